@@ -1,0 +1,64 @@
+# Developer entry points.  `make lab` opens the notebooks, `make test` runs every test.
+# Set-up is shared and idempotent: the virtualenv is made once, and the package is
+# re-installed (editable) only when pyproject.toml changes.
+
+PYTHON      ?= python3
+VENV        := .venv
+PY          := $(VENV)/bin/python
+STAMP       := $(VENV)/.installed
+LAB_STAMP   := $(VENV)/.installed-lab
+PYTEST_ARGS ?= -ra
+CONFORMANCE := ../shared/conformance/run.py
+
+# Notebooks are executed and their outputs compared by nbval, when there are any.
+NOTEBOOKS   := $(shell find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null)
+NBVAL_ARGS  := $(if $(NOTEBOOKS),--nbval --nbval-current-env notebooks)
+
+.PHONY: lab test setup bench conformance dot clean
+
+lab: $(LAB_STAMP) dot
+	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS) tests $(NBVAL_ARGS)
+
+setup: $(STAMP) dot
+
+bench: setup
+	$(PY) benchmarks/run.py
+
+# Scores JAX compatibility on the shared differential suite; e.g. ARGS="--filter jaxpr_print".
+conformance: setup
+	@if [ -f $(CONFORMANCE) ]; then \
+	  $(PY) $(CONFORMANCE) check --python $(PY) --impl glassjax $(ARGS); \
+	else \
+	  echo "No conformance suite at $(CONFORMANCE); nothing to do."; \
+	fi
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --progress-bar off -e '.[notebook,dev]'
+	touch $@
+
+$(LAB_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet --progress-bar off -e '.[notebook,dev,lab]'
+	touch $@
+
+# Graphviz's `dot` program renders jaxpr graphs; the `graphviz` Python package only calls it.
+dot:
+	@if command -v dot >/dev/null 2>&1; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "Graphviz's 'dot' is missing: installing the graphviz package with apt-get"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends graphviz >/dev/null; \
+	else \
+	  echo "WARNING: Graphviz's 'dot' program is missing, so jaxpr graphs cannot be rendered."; \
+	  echo "         Install Graphviz (Debian/Ubuntu: 'sudo apt-get install graphviz'," ; \
+	  echo "         macOS: 'brew install graphviz'), then run make again."; \
+	fi
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

@@ -1,0 +1,139 @@
+"""What every tracing API shares: static arguments, pytree flattening, abstract inputs.
+
+``jit``, ``make_jaxpr`` and ``eval_shape`` all turn ``fun(*args, **kwargs)`` into a
+function of a flat list of arrays: static arguments are pulled out (their values become
+part of the trace), the rest are flattened into leaves, and each leaf becomes an abstract
+input (``ShapedArray``; Python scalars are weakly typed).
+"""
+from __future__ import annotations
+
+import inspect
+import operator
+from typing import Callable, NamedTuple, Sequence
+
+from glassjax import core, tree_util
+from glassjax.interpreters import staging
+
+
+def normalize_argnums(argnums, nargs=None) -> tuple:
+    if argnums is None:
+        return ()
+    argnums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for a in argnums:
+        operator.index(a)
+    if nargs is not None:
+        argnums = tuple(a % nargs if -nargs <= a < 0 else a for a in argnums)
+    return argnums
+
+
+def normalize_argnames(argnames) -> tuple:
+    if argnames is None:
+        return ()
+    return (argnames,) if isinstance(argnames, str) else tuple(argnames)
+
+
+def infer_argnums_and_argnames(fun, argnums, argnames):
+    """JAX fills in static_argnames from static_argnums and vice versa, using the
+    function's signature, so either spelling marks the argument static."""
+    argnums = normalize_argnums(argnums)
+    argnames = normalize_argnames(argnames)
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return argnums, argnames
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                 p.POSITIONAL_OR_KEYWORD)]
+    if argnums and not argnames:
+        argnames = tuple(positional[i].name for i in argnums
+                         if 0 <= i < len(positional) and
+                         positional[i].kind == positional[i].POSITIONAL_OR_KEYWORD)
+    elif argnames and not argnums:
+        names = [p.name for p in positional]
+        argnums = tuple(names.index(n) for n in argnames if n in names)
+    return argnums, argnames
+
+
+class StaticArg:
+    """A static argument as a cache key: hashed and compared by value, as JAX requires."""
+    __slots__ = ("val", "_hash")
+
+    def __init__(self, val, what):
+        try:
+            self._hash = hash(val)
+        except TypeError:
+            raise ValueError(
+                f"Non-hashable static arguments are not supported. An error occurred while "
+                f"trying to hash an object of type {type(val)}, {val}. The error was:\n"
+                f"TypeError: unhashable type: '{type(val).__name__}'\n") from None
+        self.val = val
+
+    def __hash__(self):
+        return self._hash
+
+    def __eq__(self, other):
+        return type(other) is StaticArg and type(self.val) is type(other.val) and \
+            self.val == other.val
+
+
+class FlatCall(NamedTuple):
+    """``fun(*args, **kwargs)`` split into static values and a flat list of leaves."""
+    leaves: list
+    in_tree: object
+    static_args: tuple        # (StaticArg positions and values, for cache keys)
+    call: Callable            # call(*leaves) -> (flat outputs); sets out_tree
+    out_tree: list            # filled after the first call: [PyTreeDef]
+
+
+def flatten_call(fun, args, kwargs, static_argnums=(), static_argnames=()) -> FlatCall:
+    nargs = len(args)
+    static_argnums = tuple(i for i in normalize_argnums(static_argnums, nargs) if i < nargs)
+    for i in static_argnums:
+        if not 0 <= i < nargs:
+            raise ValueError(f"jitted function has static_argnums={static_argnums}, but "
+                             f"only accepts {nargs} positional arguments.")
+    dyn_args = [a for i, a in enumerate(args) if i not in static_argnums]
+    static_pos = tuple((i, StaticArg(args[i], "argnum")) for i in static_argnums)
+    dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
+    static_kw = tuple((k, StaticArg(v, "argname")) for k, v in sorted(kwargs.items())
+                      if k in static_argnames)
+    leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
+    out_tree: list = []
+
+    def call(*flat):
+        d_args, d_kwargs = tree_util.tree_unflatten(in_tree, flat)
+        full_args, it = [], iter(d_args)
+        static = dict(static_pos)
+        for i in range(nargs):
+            full_args.append(static[i].val if i in static else next(it))
+        full_kwargs = dict(d_kwargs)
+        full_kwargs.update((k, s.val) for k, s in static_kw)
+        out = fun(*full_args, **full_kwargs)
+        flat_out, tree = tree_util.tree_flatten(out)
+        out_tree[:] = [tree]
+        return flat_out
+
+    return FlatCall(leaves, in_tree, static_pos + static_kw, call, out_tree)
+
+
+def abstractify_leaves(leaves) -> list:
+    try:
+        return [core.shaped_abstractify(x) for x in leaves]
+    except TypeError as e:
+        raise TypeError(f"Error interpreting argument to a transformed function as an "
+                        f"abstract array. {e}") from None
+
+
+def check_out_leaves(flat_out, what="function"):
+    for x in flat_out:
+        if not core.valid_jaxtype(x):
+            raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
+
+
+def trace_flat_call(flat: FlatCall, in_avals: Sequence, debug):
+    """Trace a flattened call; returns (jaxpr, consts) with consts possibly tracers."""
+    def fun(*tracers):
+        outs = flat.call(*tracers)
+        check_out_leaves(outs)
+        return outs
+    jaxpr, consts, _ = staging.trace_to_jaxpr(fun, in_avals, debug)
+    return jaxpr, consts

@@ -1,0 +1,655 @@
+"""The core of glassjax: abstract values, the jaxpr IR, primitives, traces and tracers.
+
+Everything in glassjax is built from four ideas that live here:
+
+* An *abstract value* (``ShapedArray``) describes what is known about an array while
+  tracing: its shape, dtype and whether its type is "weak" (came from a Python scalar).
+* A *jaxpr* is a typed, first-order program: variables, literals and equations that apply
+  primitives. ``ClosedJaxpr`` pairs a jaxpr with the values of its constants.
+* A *primitive* is an operation the engine knows rules for. ``Primitive.bind`` hands the
+  operation to the *current trace*.
+* A *trace* interprets primitives: the ``EvalTrace`` at the bottom runs them on the device;
+  the staging trace records them into a jaxpr; the JVP and batching traces transform them.
+  Traces are *stackless*: there is one current trace, and each transformation's trace
+  keeps a reference to the trace it emits into (its parent). A transformation makes itself
+  current while it runs the user's function, so composing transformations needs no
+  special cases.
+"""
+from __future__ import annotations
+
+import contextlib
+import itertools
+import operator
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from glassjax import dtypes
+from glassjax.errors import (ConcretizationTypeError, TracerArrayConversionError,
+                             TracerBoolConversionError, TracerIntegerConversionError,
+                             UnexpectedTracerError)
+
+
+# ----------------------------------------------------------------------------------------
+# Abstract values
+# ----------------------------------------------------------------------------------------
+
+class ShapedArray:
+    """The abstract value of an array: shape, dtype and weak type, but no data."""
+    __slots__ = ("shape", "dtype", "weak_type")
+    array_abstraction_level = 1
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type)
+
+    def strip_weak_type(self):
+        return self.update(weak_type=False) if self.weak_type else self
+
+    def __eq__(self, other):
+        return (type(other) is ShapedArray and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def str_short(self, short_dtypes=False):
+        name = dtypes.short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        return f"{name}[{','.join(str(d) for d in self.shape)}]"
+
+    __str__ = str_short
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.str_short()}{weak})"
+
+    def at_least_vspace(self):
+        """The aval of a tangent/cotangent for values of this aval (weak types dropped)."""
+        return ShapedArray(self.shape, dtypes.tangent_dtype(self.dtype))
+
+
+class ShapeDtypeStruct:
+    """A duck-typed stand-in for an array: anything with ``shape`` and ``dtype`` works."""
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+
+    def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtypes.canonicalize_dtype(dtype)) if dtype is not None else None
+        self.weak_type = weak_type
+        self.sharding = sharding
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapeDtypeStruct) and
+                (self.shape, self.dtype, self.weak_type) ==
+                (other.shape, other.dtype, other.weak_type))
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+
+def _scalar_type_aval(x):
+    dtype = dtypes.dtype(x, canonicalize=True)
+    return ShapedArray((), dtype, weak_type=dtypes.is_weakly_typed(x))
+
+
+def get_aval(x) -> ShapedArray:
+    """The abstract value of any JAX-compatible value (tracer, array, scalar)."""
+    if isinstance(x, Tracer):
+        return x.aval
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval
+    if type(x) in dtypes.python_scalar_dtypes:
+        return _scalar_type_aval(x)
+    if isinstance(x, (np.ndarray, np.generic)):
+        dtypes.check_valid_dtype(x.dtype)
+        return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype))
+    raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
+
+
+def shaped_abstractify(x) -> ShapedArray:
+    """Like get_aval, but also accepts duck-typed objects with ``shape`` and ``dtype``."""
+    if isinstance(x, (ShapeDtypeStruct,)) or (
+            not isinstance(x, (Tracer, np.ndarray, np.generic)) and
+            type(x) not in dtypes.python_scalar_dtypes and
+            not isinstance(getattr(x, "aval", None), ShapedArray) and
+            hasattr(x, "shape") and hasattr(x, "dtype")):
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype),
+                           getattr(x, "weak_type", False))
+    return get_aval(x)
+
+
+def valid_jaxtype(x) -> bool:
+    try:
+        get_aval(x)
+    except TypeError:
+        return False
+    return True
+
+
+# ----------------------------------------------------------------------------------------
+# The jaxpr IR
+# ----------------------------------------------------------------------------------------
+
+class Var:
+    """A jaxpr variable. Identity is the variable; names are chosen only when printing."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Var(id={id(self)}):{self.aval.str_short(True)}"
+
+
+class DropVar(Var):
+    """An equation output nobody reads; printed as ``_``."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "_"
+
+
+class Literal:
+    """A scalar constant written inline in an equation, e.g. ``2.0:f32[]``."""
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval):
+        self.val = val
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Literal({self.val})"
+
+
+Atom = "Var | Literal"
+
+
+class JaxprEqn:
+    """``outvars = primitive[params] invars``."""
+    __slots__ = ("invars", "outvars", "primitive", "params", "effects")
+
+    def __init__(self, invars, outvars, primitive, params, effects=frozenset()):
+        self.invars = list(invars)
+        self.outvars = list(outvars)
+        self.primitive = primitive
+        self.params = params
+        self.effects = effects
+
+    def replace(self, **kw):
+        new = JaxprEqn(self.invars, self.outvars, self.primitive, self.params, self.effects)
+        for k, v in kw.items():
+            setattr(new, k, v)
+        return new
+
+    def __repr__(self):
+        from glassjax import pretty
+        return pretty.pp_eqn_standalone(self)
+
+
+class Jaxpr:
+    """A typed first-order program: ``{ lambda constvars ; invars . let eqns in outvars }``."""
+    __slots__ = ("constvars", "invars", "outvars", "eqns", "effects", "debug_info",
+                 "__weakref__")
+
+    def __init__(self, constvars, invars, outvars, eqns, effects=frozenset(),
+                 debug_info=None):
+        self.constvars = list(constvars)
+        self.invars = list(invars)
+        self.outvars = list(outvars)
+        self.eqns = list(eqns)
+        self.effects = effects
+        self.debug_info = debug_info
+
+    in_avals = property(lambda self: [v.aval for v in self.invars])
+    out_avals = property(lambda self: [v.aval for v in self.outvars])
+
+    def replace(self, **kw):
+        fields = dict(constvars=self.constvars, invars=self.invars, outvars=self.outvars,
+                      eqns=self.eqns, effects=self.effects, debug_info=self.debug_info)
+        fields.update(kw)
+        return Jaxpr(**fields)
+
+    def pretty_print(self, **kw):
+        from glassjax import pretty
+        return pretty.pp_toplevel(self, **kw)
+
+    def __str__(self):
+        return self.pretty_print()
+
+    __repr__ = __str__
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+
+class ClosedJaxpr:
+    """A jaxpr together with the values of its constvars."""
+    __slots__ = ("jaxpr", "consts", "__weakref__")
+
+    def __init__(self, jaxpr: Jaxpr, consts: Sequence):
+        assert len(consts) == len(jaxpr.constvars), (len(consts), len(jaxpr.constvars))
+        self.jaxpr = jaxpr
+        self.consts = list(consts)
+
+    literals = property(lambda self: self.consts)
+    constvars = property(lambda self: self.jaxpr.constvars)
+    invars = property(lambda self: self.jaxpr.invars)
+    outvars = property(lambda self: self.jaxpr.outvars)
+    eqns = property(lambda self: self.jaxpr.eqns)
+    effects = property(lambda self: self.jaxpr.effects)
+    in_avals = property(lambda self: [v.aval for v in self.jaxpr.invars])
+    out_avals = property(lambda self: [v.aval for v in self.jaxpr.outvars])
+
+    def map_jaxpr(self, f):
+        return ClosedJaxpr(f(self.jaxpr), self.consts)
+
+    def replace(self, *, jaxpr=None, consts=None):
+        return ClosedJaxpr(self.jaxpr if jaxpr is None else jaxpr,
+                           self.consts if consts is None else consts)
+
+    def pretty_print(self, **kw):
+        return self.jaxpr.pretty_print(**kw)
+
+    def __str__(self):
+        return str(self.jaxpr)
+
+    __repr__ = __str__
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        from glassjax.notebook import display  # imported lazily: notebooks only
+        return display.closed_jaxpr_mimebundle(self)
+
+
+def jaxprs_in_params(params):
+    """The sub-jaxprs (Jaxpr or ClosedJaxpr, also inside tuples) among an eqn's params."""
+    for val in params.values():
+        for v in (val if isinstance(val, tuple) else (val,)):
+            if isinstance(v, Jaxpr):
+                yield v
+            elif isinstance(v, ClosedJaxpr):
+                yield v.jaxpr
+
+
+def jaxpr_as_fun(closed_jaxpr: ClosedJaxpr):
+    """A Python function that evaluates ``closed_jaxpr`` with the current trace."""
+    return lambda *args: eval_jaxpr(closed_jaxpr.jaxpr, closed_jaxpr.consts, *args)
+
+
+# ----------------------------------------------------------------------------------------
+# Primitives
+# ----------------------------------------------------------------------------------------
+
+class Primitive:
+    """A named operation. Its rules live in tables filled next to its definition:
+    ``impl`` (run eagerly) and ``abstract_eval`` here; lowering, jvp, transpose and
+    batching rules in their interpreters' tables."""
+    multiple_results = False
+    call_primitive = False   # takes a jaxpr param and is transparent to transformations
+
+    def __init__(self, name: str):
+        self.name = name
+        self.impl = None
+        self.abstract_eval_rule = None
+
+    def __repr__(self):
+        return self.name
+
+    def def_impl(self, impl):
+        self.impl = impl
+        return impl
+
+    def def_abstract_eval(self, rule):
+        self.abstract_eval_rule = rule
+        return rule
+
+    def abstract_eval(self, *avals, **params):
+        """Output aval(s) for input avals; a list when ``multiple_results``."""
+        if self.abstract_eval_rule is None:
+            raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
+        return self.abstract_eval_rule(*avals, **params)
+
+    def bind(self, *args, **params):
+        """Apply the primitive: hand it to the current trace."""
+        return trace_ctx.trace.process_primitive(self, args, params)
+
+    def bind_with_trace(self, trace, args, params):
+        with set_current_trace(trace):
+            return trace.process_primitive(self, args, params)
+
+    def get_bind_params(self, params):
+        """Split eqn params into (subfunctions, bind params): identity for most primitives."""
+        return [], params
+
+
+# ----------------------------------------------------------------------------------------
+# Traces and tracers
+# ----------------------------------------------------------------------------------------
+
+class Trace:
+    """An interpretation of primitives. Subclasses implement ``process_primitive`` and, for
+    higher-order primitives that need it, ``process_custom_jvp_call`` and friends."""
+
+    def process_primitive(self, primitive, tracers, params):
+        raise NotImplementedError
+
+    def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
+        raise NotImplementedError(f"{type(self).__name__} does not support custom_jvp")
+
+    def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, out_trees,
+                                symbolic_zeros):
+        raise NotImplementedError(f"{type(self).__name__} does not support custom_vjp")
+
+    def __repr__(self):
+        return f"{type(self).__name__}"
+
+
+class EvalTrace(Trace):
+    """The bottom of every trace: runs primitives eagerly on concrete values."""
+
+    def process_primitive(self, primitive, args, params):
+        for a in args:
+            if isinstance(a, Tracer):
+                raise escaped_tracer_error(a)
+        if primitive.impl is None:
+            raise NotImplementedError(f"Evaluation rule for '{primitive.name}' not implemented")
+        return primitive.impl(*args, **params)
+
+    def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
+        del primitive, jvp, symbolic_zeros
+        with set_current_trace(self):
+            return fun.call_wrapped(*tracers)
+
+    def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, out_trees,
+                                symbolic_zeros):
+        del primitive, fwd, bwd, out_trees, symbolic_zeros
+        with set_current_trace(self):
+            return fun.call_wrapped(*tracers)
+
+
+eval_trace = EvalTrace()
+
+
+class TraceContext:
+    """What is current while Python code runs: the trace, and the named axes in scope
+    (from pmap, vmap's ``axis_name`` or make_jaxpr's ``axis_env``)."""
+
+    def __init__(self):
+        self.trace = eval_trace
+        self.axis_env: dict = {}
+
+
+trace_ctx = TraceContext()
+
+
+@contextlib.contextmanager
+def set_current_trace(trace):
+    prev = trace_ctx.trace
+    trace_ctx.trace = trace
+    try:
+        yield
+    finally:
+        trace_ctx.trace = prev
+
+
+@contextlib.contextmanager
+def extend_axis_env(axes):
+    """Bring named axes ``[(name, size), ...]`` into scope for collectives."""
+    prev = trace_ctx.axis_env
+    trace_ctx.axis_env = {**prev, **dict(axes)}
+    try:
+        yield
+    finally:
+        trace_ctx.axis_env = prev
+
+
+def axis_size(name):
+    try:
+        return trace_ctx.axis_env[name]
+    except KeyError:
+        raise NameError(f"unbound axis name: {name}") from None
+
+
+def find_top_trace(args):
+    """The current trace (kept as a function so transformations read uniformly)."""
+    del args
+    return trace_ctx.trace
+
+
+class Tracer:
+    """A stand-in for an array while a trace runs the user's function.
+
+    Tracers behave like arrays (operators and methods are installed by
+    ``glassjax.numpy.array_methods``) and turn every operation into a ``bind`` on their
+    trace. Converting one to a Python value needs a concrete value, which only some
+    traces know (``to_concrete_value``)."""
+    __slots__ = ("_trace", "__weakref__")
+    __array_priority__ = 1000
+
+    def __init__(self, trace):
+        self._trace = trace
+
+    @property
+    def aval(self):
+        raise NotImplementedError
+
+    def to_concrete_value(self):
+        """The concrete value behind this tracer when the trace knows it, else None."""
+        return None
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __bool__(self):
+        return self._concretize(bool, TracerBoolConversionError)
+
+    def __index__(self):
+        return self._concretize(operator.index, TracerIntegerConversionError)
+
+    def __int__(self):
+        return self._concretize(int, _function_error(int))
+
+    def __float__(self):
+        return self._concretize(float, _function_error(float))
+
+    def __complex__(self):
+        return self._concretize(complex, _function_error(complex))
+
+    def _concretize(self, convert, make_error):
+        value = self.to_concrete_value()
+        if value is None:
+            raise make_error(self)
+        return convert(np.asarray(value).item() if convert is operator.index
+                       else np.asarray(value))
+
+    def __array__(self, dtype=None, copy=None):
+        raise TracerArrayConversionError(self)
+
+    def __hash__(self):
+        raise TypeError(f"unhashable type: {type(self).__name__}")
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.aval})"
+
+    def __reduce__(self):
+        raise ConcretizationTypeError(self, "The tracer cannot be pickled")
+
+
+def _function_error(fun):
+    """The ConcretizationTypeError JAX raises for ``int(tracer)`` and friends."""
+    name = fun.__name__
+    context = (f"The problem arose with the `{name}` function. If trying to convert the "
+               f"data type of a value, try using `x.astype({name})` or "
+               f"`jnp.array(x, {name})` instead.")
+    return lambda tracer: ConcretizationTypeError(tracer, context)
+
+
+def escaped_tracer_error(tracer, detail=None):
+    msg = ("Encountered an unexpected tracer. A function transformed by JAX had a side "
+           "effect, allowing for a reference to an intermediate value with type "
+           f"{tracer.aval.str_short()} wrapped in a {type(tracer).__name__} to escape the "
+           "scope of the transformation.\nJAX transformations require that functions "
+           "explicitly return their outputs, and disallow saving intermediate values to "
+           "global state.")
+    if detail:
+        msg += "\n" + detail
+    return UnexpectedTracerError(msg)
+
+
+# ----------------------------------------------------------------------------------------
+# Evaluating and checking jaxprs
+# ----------------------------------------------------------------------------------------
+
+def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
+    """Interpret ``jaxpr`` by binding each equation with the current trace.
+
+    With the eval trace current this runs the program eagerly; under a transformation it
+    re-traces the program through that transformation."""
+    env: dict = {}
+
+    def read(v):
+        return v.val if isinstance(v, Literal) else env[v]
+
+    def write(v, val):
+        if not isinstance(v, DropVar):
+            env[v] = val
+
+    if len(args) != len(jaxpr.invars):
+        raise TypeError(f"jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}")
+    for v, c in zip(jaxpr.constvars, consts):
+        write(v, c)
+    for v, a in zip(jaxpr.invars, args):
+        write(v, a)
+    for eqn in jaxpr.eqns:
+        subfuns, params = eqn.primitive.get_bind_params(eqn.params)
+        outs = eqn.primitive.bind(*subfuns, *map(read, eqn.invars), **params)
+        if eqn.primitive.multiple_results:
+            for v, o in zip(eqn.outvars, outs):
+                write(v, o)
+        else:
+            write(eqn.outvars[0], outs)
+    return [read(v) for v in jaxpr.outvars]
+
+
+class JaxprTypeError(TypeError):
+    pass
+
+
+def check_jaxpr(jaxpr: Jaxpr):
+    """Type-check a jaxpr: every variable is bound once before use, and every equation's
+    output types are what its primitive's abstract evaluation says they should be."""
+    bound: set = set()
+
+    def bind_var(v):
+        if isinstance(v, DropVar):
+            return
+        if v in bound:
+            raise JaxprTypeError(f"variable {v} bound twice")
+        bound.add(v)
+
+    def read_atom(a, where):
+        if isinstance(a, Literal):
+            return a.aval
+        if a not in bound:
+            raise JaxprTypeError(f"variable {a} used before it is bound in {where}")
+        return a.aval
+
+    for v in itertools.chain(jaxpr.constvars, jaxpr.invars):
+        bind_var(v)
+    for eqn in jaxpr.eqns:
+        in_avals = [read_atom(a, eqn.primitive.name) for a in eqn.invars]
+        for sub in jaxprs_in_params(eqn.params):
+            check_jaxpr(sub)
+        expected = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
+        expected = expected if eqn.primitive.multiple_results else [expected]
+        got = [v.aval for v in eqn.outvars]
+        if [typecompat_key(a) for a in expected] != [typecompat_key(a) for a in got]:
+            raise JaxprTypeError(
+                f"equation {eqn.primitive.name} produces {[str(a) for a in got]} but its "
+                f"rule says {[str(a) for a in expected]}")
+        for v in eqn.outvars:
+            bind_var(v)
+    for v in jaxpr.outvars:
+        read_atom(v, "outvars")
+
+
+def typecompat_key(aval):
+    return (aval.shape, aval.dtype) if isinstance(aval, ShapedArray) else aval
+
+
+# ----------------------------------------------------------------------------------------
+# Small helpers shared by the interpreters
+# ----------------------------------------------------------------------------------------
+
+def concrete_or_error(convert: Callable | None, x, context: str = ""):
+    """``convert(x)`` for a value that must be known while tracing (static shapes, loop
+    bounds, ...), or a ConcretizationTypeError that says why it was needed."""
+    if isinstance(x, Tracer):
+        value = x.to_concrete_value()
+        if value is None:
+            raise ConcretizationTypeError(x, context)
+        x = value
+    return x if convert is None else convert(x)
+
+
+def concrete_dim_or_error(x, context=""):
+    return concrete_or_error(operator.index, x, context)
+
+
+def unzip2(pairs):
+    xs, ys = [], []
+    for x, y in pairs:
+        xs.append(x)
+        ys.append(y)
+    return xs, ys
+
+
+def safe_map(f, *xs):
+    n = len(xs[0])
+    for x in xs[1:]:
+        assert len(x) == n, (n, len(x))
+    return list(map(f, *xs))
+
+
+def safe_zip(*xs):
+    n = len(xs[0])
+    for x in xs[1:]:
+        assert len(x) == n, (n, len(x))
+    return list(zip(*xs))
+
+
+def new_jaxpr_eqn(invars, outvars, primitive, params, effects=frozenset()):
+    return JaxprEqn(invars, outvars, primitive, params, effects)
+

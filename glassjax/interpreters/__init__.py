@@ -1,0 +1,1 @@
+"""The interpreters: one module per transformation, each a Trace subclass and its rules."""

@@ -1,0 +1,237 @@
+"""Staging: tracing a Python function into a jaxpr (used by make_jaxpr, jit, control flow).
+
+While the staging trace is current, every primitive applied to its tracers is *recorded*
+as an equation instead of being computed. Inputs become ``invars``; values that are not
+tracers of this trace (arrays closed over by the function, or tracers of an enclosing
+trace) become ``constvars``. At the end, scalar constants are written inline as literals
+(``2.0:f32[]``) and the rest stay constvars, exactly as JAX does.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from glassjax import core
+from glassjax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+
+
+class DebugInfo(NamedTuple):
+    """What error messages say about a traced function: ``f at file.py:3 for jit``."""
+    traced_for: str
+    func_src_info: str | None
+    arg_names: tuple
+
+
+def debug_info(traced_for: str, fun: Callable, args, kwargs, static_argnums=(),
+               static_argnames=()) -> DebugInfo:
+    """Name the leaves of a call's arguments the way JAX's messages name them."""
+    from glassjax import tree_util  # late: tree_util sits above core
+    try:
+        ba = inspect.signature(fun).bind(*args, **kwargs)
+        named = list(ba.arguments.items())
+    except (TypeError, ValueError):
+        named = [(f"args[{i}]", a) for i, a in enumerate(args)] + list(kwargs.items())
+    names = []
+    static_names = set(static_argnames)
+    for i, (name, val) in enumerate(named):
+        if i in static_argnums or name in static_names:
+            continue
+        paths, _ = tree_util.tree_flatten_with_path(val)
+        names += [name + tree_util.keystr(p) for p, _ in paths]
+    return DebugInfo(traced_for, fun_sourceinfo(fun), tuple(names))
+
+
+def fun_sourceinfo(fun) -> str | None:
+    while isinstance(getattr(fun, "func", None), Callable) and hasattr(fun, "args"):
+        fun = fun.func          # look through functools.partial
+    fun = inspect.unwrap(fun)
+    try:
+        code = fun.__code__
+        return f"{fun.__name__} at {code.co_filename}:{code.co_firstlineno}"
+    except AttributeError:
+        return getattr(fun, "__name__", None)
+
+
+class StagingTracer(core.Tracer):
+    """A tracer that is just a variable of the jaxpr being built."""
+    __slots__ = ("_aval", "var")
+
+    def __init__(self, trace, aval, var):
+        super().__init__(trace)
+        self._aval = aval
+        self.var = var
+
+    aval = property(lambda self: self._aval)
+
+    def __repr__(self):
+        return f"JitTracer({self._aval.str_short()})"
+
+    def _origin_msg(self):
+        return self._trace.origin_msg(self.var)
+
+
+class StagingTrace(core.Trace):
+    """Records primitives applied to its tracers as equations of a jaxpr."""
+
+    def __init__(self, debug: DebugInfo | None = None):
+        self.debug = debug
+        self.invars: list = []
+        self.eqns: list = []
+        self.const_vars: dict = {}     # id(value) -> Var
+        self.const_vals: list = []     # (Var, value), in order of first use
+
+    # -- building -------------------------------------------------------------------------
+
+    def new_arg(self, aval) -> StagingTracer:
+        var = Var(aval)
+        self.invars.append(var)
+        return StagingTracer(self, aval, var)
+
+    def to_tracer(self, x) -> StagingTracer:
+        if isinstance(x, StagingTracer) and x._trace is self:
+            return x
+        var = self.const_vars.get(id(x))
+        if var is None:
+            var = self.const_vars[id(x)] = Var(core.get_aval(x))
+            self.const_vals.append((var, x))
+        return StagingTracer(self, var.aval, var)
+
+    def process_primitive(self, primitive, tracers, params):
+        rule = staging_rules.get(primitive)
+        if rule is not None:
+            return rule(self, *tracers, **params)
+        return self.default_process_primitive(primitive, tracers, params)
+
+    def default_process_primitive(self, primitive, tracers, params):
+        tracers = [self.to_tracer(t) for t in tracers]
+        out_avals = primitive.abstract_eval(*(t.aval for t in tracers), **params)
+        effects = effects_rules[primitive](**params) if primitive in effects_rules \
+            else frozenset()
+        return self.add_eqn(primitive, tracers, out_avals, params, effects)
+
+    def add_eqn(self, primitive, tracers, out_avals, params, effects=frozenset()):
+        """Append ``outs = primitive[params] tracers``; returns the output tracers."""
+        many = primitive.multiple_results
+        out_avals = list(out_avals) if many else [out_avals]
+        outvars = [Var(a) for a in out_avals]
+        self.eqns.append(JaxprEqn([t.var for t in tracers], outvars, primitive, params,
+                                  effects))
+        outs = [StagingTracer(self, a, v) for a, v in zip(out_avals, outvars)]
+        return outs if many else outs[0]
+
+    def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
+        from glassjax import custom_derivatives
+        return custom_derivatives.stage_custom_jvp(self, primitive, fun, jvp, tracers,
+                                                   symbolic_zeros)
+
+    def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, out_trees,
+                                symbolic_zeros):
+        from glassjax import custom_derivatives
+        return custom_derivatives.stage_custom_vjp(self, primitive, fun, fwd, bwd,
+                                                   tracers, out_trees, symbolic_zeros)
+
+    # -- finishing ------------------------------------------------------------------------
+
+    def to_jaxpr(self, out_tracers) -> tuple[Jaxpr, list]:
+        """The recorded jaxpr and the values of its constvars (some may be tracers of an
+        enclosing trace: callers that need a closed jaxpr turn those into arguments)."""
+        outvars = [self.to_tracer(t).var for t in out_tracers]
+        literals = {v: Literal(c, v.aval) for v, c in self.const_vals if is_literalable(c)}
+        sub = lambda a: literals.get(a, a) if isinstance(a, Var) else a
+        eqns = [e.replace(invars=[sub(a) for a in e.invars]) if
+                any(a in literals for a in e.invars if isinstance(a, Var)) else e
+                for e in self.eqns]
+        outvars = [sub(v) for v in outvars]
+        used = _used_vars(eqns, outvars)
+        consts = [(v, c) for v, c in self.const_vals if v not in literals and v in used]
+        effects = frozenset().union(*(e.effects for e in eqns)) if eqns else frozenset()
+        jaxpr = Jaxpr([v for v, _ in consts], self.invars, outvars, eqns, effects,
+                      self.debug)
+        return jaxpr, [c for _, c in consts]
+
+    # -- error messages -------------------------------------------------------------------
+
+    def origin_msg(self, var) -> str:
+        """Why a tracer is not concrete: which arguments it depends on (as JAX says)."""
+        if self.debug is None or self.debug.func_src_info is None:
+            return ""
+        deps = self._arg_dependencies(var)
+        msg = (f"\nThe error occurred while tracing the function "
+               f"{self.debug.func_src_info} for {self.debug.traced_for}. ")
+        if not deps:
+            return msg + "This value became a tracer due to JAX operations."
+        names = [self.debug.arg_names[i] if i < len(self.debug.arg_names) else f"args[{i}]"
+                 for i in deps]
+        if len(names) == 1:
+            which = f"the value of the argument {names[0]}"
+        else:
+            which = ("the values of the arguments " + ", ".join(names[:-1]) +
+                     f" and {names[-1]}")
+        return msg + ("This concrete value was not available in Python because it "
+                      f"depends on {which}.")
+
+    def _arg_dependencies(self, var):
+        needed = {var}
+        for eqn in reversed(self.eqns):
+            if any(v in needed for v in eqn.outvars):
+                needed.update(a for a in eqn.invars if isinstance(a, Var))
+        return [i for i, v in enumerate(self.invars) if v in needed]
+
+
+def _used_vars(eqns, outvars):
+    used = {v for v in outvars if isinstance(v, Var)}
+    for e in eqns:
+        used.update(a for a in e.invars if isinstance(a, Var))
+    return used
+
+
+def is_literalable(x) -> bool:
+    """Scalars that are not tracers are inlined as literals; arrays stay constvars."""
+    if isinstance(x, core.Tracer):
+        return False
+    if type(x) in (bool, int, float, complex):
+        return True
+    return isinstance(getattr(x, "aval", None) or x, (np.ndarray, np.generic,
+                                                      core.ShapedArray)) and not np.shape(x)
+
+
+# Primitives whose staging does more than record one equation (e.g. ``jit(inline=True)``
+# inlines its body, ``pjit`` forwards constant outputs).
+staging_rules: dict = {}
+# Primitives with side effects (debug callbacks) tell staging which effects they have.
+effects_rules: dict = {}
+
+
+def trace_to_jaxpr(fun: Callable, in_avals: Sequence, debug: DebugInfo | None = None
+                   ) -> tuple[Jaxpr, list, list]:
+    """Trace ``fun(*flat_tracers) -> flat outputs`` into ``(jaxpr, consts, out_avals)``."""
+    trace = StagingTrace(debug)
+    args = [trace.new_arg(a) for a in in_avals]
+    with core.set_current_trace(trace):
+        outs = fun(*args)
+    jaxpr, consts = trace.to_jaxpr(outs)
+    return jaxpr, consts, jaxpr.out_avals
+
+
+def convert_constvars_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
+    """Turn constvars into leading invars (how closed-over tracers become arguments)."""
+    return jaxpr.replace(constvars=[], invars=jaxpr.constvars + jaxpr.invars)
+
+
+def close_over_concrete_consts(jaxpr: Jaxpr, consts) -> tuple[ClosedJaxpr, list]:
+    """Split consts into concrete ones (kept inside the ClosedJaxpr, as JAX keeps them)
+    and tracers of enclosing traces (returned; they become leading arguments)."""
+    kept = [(v, c) for v, c in zip(jaxpr.constvars, consts) if not isinstance(c, core.Tracer)]
+    lifted = [(v, c) for v, c in zip(jaxpr.constvars, consts) if isinstance(c, core.Tracer)]
+    new = jaxpr.replace(constvars=[v for v, _ in kept],
+                        invars=[v for v, _ in lifted] + jaxpr.invars)
+    return ClosedJaxpr(new, [c for _, c in kept]), [c for _, c in lifted]
+
+
+def trace_to_closed_jaxpr(fun, in_avals, debug=None) -> tuple[ClosedJaxpr, list]:
+    """Trace for a higher-order primitive: ``(closed_jaxpr, lifted_tracer_args)``; the
+    lifted args are passed first when the primitive is bound."""
+    jaxpr, consts, _ = trace_to_jaxpr(fun, in_avals, debug)
+    return close_over_concrete_consts(jaxpr, consts)

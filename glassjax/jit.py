@@ -1,0 +1,353 @@
+"""``jit``: stage a function out to a jaxpr once, compile it with XLA, reuse it.
+
+``jit(f)(x)`` flattens the arguments, looks up (or traces) the jaxpr of ``f`` for the
+arguments' abstract values and static values, and binds the ``jit`` primitive with that
+jaxpr. What happens next depends on the current trace, like for any primitive:
+
+* the eval trace runs it: the jaxpr is compiled (once) and executed on the device;
+* the staging trace records one ``jit[name=f jaxpr={...}]`` equation, so a jit inside a
+  jit stays a call (``func.call @f`` in StableHLO);
+* JVP, transpose and batching transform the inner jaxpr and bind ``jit`` again.
+
+The ahead-of-time API (``jit(f).trace(x)``, ``.lower(x)``, ``.compile()``) exposes those
+stages one at a time.
+"""
+from __future__ import annotations
+
+import functools
+import weakref
+from typing import NamedTuple
+
+from glassjax import api_util, config, core, pretty, tree_util
+from glassjax.interpreters import staging
+from glassjax.xla import dispatch, lowering, runtime
+
+
+# ----------------------------------------------------------------------------------------
+# The jit primitive
+# ----------------------------------------------------------------------------------------
+
+class JitPrimitive(core.Primitive):
+    multiple_results = True
+    call_primitive = True
+
+
+jit_p = JitPrimitive("jit")
+jit_p.def_abstract_eval(lambda *avals, jaxpr, **params: jaxpr.out_avals)
+
+# ClosedJaxpr -> {(device, donated, keep_unused): Compiled}; entries die with the jaxpr.
+_executables: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
+    del inline
+    device = runtime.committed_device(args)
+    per_jaxpr = _executables.setdefault(jaxpr, {})
+    key = (device, donated_invars, keep_unused)
+    compiled = per_jaxpr.get(key)
+    if compiled is None:
+        compiled = per_jaxpr[key] = dispatch.compile_jaxpr(
+            name, jaxpr, device, donated_invars=donated_invars, keep_unused=keep_unused)
+    return compiled(*args)
+
+
+jit_p.def_impl(_jit_impl)
+
+
+def _jit_staging(trace, *tracers, jaxpr, inline, **params):
+    """``inline=True`` splices the body into the enclosing jaxpr instead of a call."""
+    if inline:
+        with core.set_current_trace(trace):
+            return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *tracers)
+    return trace.default_process_primitive(jit_p, tracers,
+                                           dict(jaxpr=jaxpr, inline=inline, **params))
+
+
+staging.staging_rules[jit_p] = _jit_staging
+
+
+def _jit_lowering(ctx, *args, jaxpr, name, **params):
+    return lowering.call_private_function(ctx, name, jaxpr, args)
+
+
+lowering.register_lowering(jit_p, _jit_lowering)
+
+
+def _jit_pp_rule(eqn, context, settings):
+    """``jit[name=f jaxpr={...}]``: name first, default-valued params hidden, and the
+    inner jaxpr's binders named like the outer arguments and results."""
+    params = dict(eqn.params)
+    del params["inline"]
+    if not any(params["donated_invars"]):
+        del params["donated_invars"]
+    if not params["keep_unused"]:
+        del params["keep_unused"]
+    inner = params["jaxpr"].jaxpr
+    if inner not in context.shared_jaxprs:
+        context.suggest_same_var_names(inner.invars, eqn.invars)
+        context.suggest_same_var_names(inner.outvars, eqn.outvars)
+    del params["name"]
+    return pretty.pp_eqn_default(eqn.replace(params={**params, "name": eqn.params["name"]}),
+                                 context, settings, params=["name"] + sorted(params))
+
+
+pretty.pp_eqn_rules[jit_p] = _jit_pp_rule
+
+
+# ----------------------------------------------------------------------------------------
+# The jit API
+# ----------------------------------------------------------------------------------------
+
+def fun_name(fun) -> str:
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    return getattr(fun, "__name__", type(fun).__name__)
+
+
+class TraceResult(NamedTuple):
+    closed_jaxpr: core.ClosedJaxpr   # tracer consts already turned into leading args
+    lifted: list                     # values for those leading args
+    out_tree: object
+    in_tree: object
+
+
+# fun -> {cache key: TraceResult}; traces die with the function.
+_trace_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+class Jitted:
+    """What ``jit(f)`` returns: callable, and the entry to the ahead-of-time stages."""
+
+    def __init__(self, fun, static_argnums, static_argnames, donate_argnums,
+                 donate_argnames, device, backend, inline, keep_unused):
+        self._fun = fun
+        self._static_argnums, self._static_argnames = api_util.infer_argnums_and_argnames(
+            fun, static_argnums, static_argnames)
+        self._donate_argnums, self._donate_argnames = api_util.infer_argnums_and_argnames(
+            fun, donate_argnums, donate_argnames)
+        self._device = device
+        self._backend = backend
+        self._inline = inline
+        self._keep_unused = keep_unused
+        self._name = fun_name(fun)
+        functools.update_wrapper(self, fun)
+
+    # -- tracing --------------------------------------------------------------------------
+
+    def _options_key(self):
+        return (self._static_argnums, self._static_argnames, self._donate_argnums,
+                self._donate_argnames, self._inline, self._keep_unused)
+
+    def _trace(self, args, kwargs) -> tuple[TraceResult, list]:
+        flat = api_util.flatten_call(self._fun, args, kwargs, self._static_argnums,
+                                     self._static_argnames)
+        in_avals = api_util.abstractify_leaves(flat.leaves)
+        key = (flat.in_tree, tuple(in_avals), flat.static_args, self._options_key(),
+               config.trace_context())
+        try:
+            per_fun = _trace_cache.setdefault(self._fun, {})
+        except TypeError:          # not weak-referenceable: no cache
+            per_fun = {}
+        result = per_fun.get(key)
+        if result is None:
+            debug = staging.debug_info("jit", self._fun, args, kwargs, self._static_argnums,
+                                       self._static_argnames)
+            jaxpr, consts = api_util.trace_flat_call(flat, in_avals, debug)
+            closed, lifted = staging.close_over_concrete_consts(jaxpr, consts)
+            result = TraceResult(closed, lifted, flat.out_tree[0], flat.in_tree)
+            if not lifted:
+                per_fun[key] = result
+        return result, flat.leaves
+
+    def _donated_invars(self, args, kwargs, result: TraceResult) -> tuple:
+        """One flag per flat input (closed-over tracers are never donated)."""
+        flags = []
+        dyn = [i for i in range(len(args)) if i not in self._static_argnums]
+        for i in dyn:
+            n = len(tree_util.tree_leaves(args[i]))
+            flags += [i in self._donate_argnums] * n
+        for k in sorted(kwargs):
+            if k in self._static_argnames:
+                continue
+            flags += [k in self._donate_argnames] * len(tree_util.tree_leaves(kwargs[k]))
+        return (False,) * len(result.lifted) + tuple(flags)
+
+    # -- calling --------------------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        if config.jax_disable_jit:
+            return self._fun(*args, **kwargs)
+        result, leaves = self._trace(args, kwargs)
+        donated = self._donated_invars(args, kwargs, result)
+        leaves = [self._place(x) for x in leaves]
+        outs = jit_p.bind(*result.lifted, *leaves, jaxpr=result.closed_jaxpr,
+                          name=self._name, donated_invars=donated, inline=self._inline,
+                          keep_unused=self._keep_unused)
+        return tree_util.tree_unflatten(result.out_tree, outs)
+
+    def _place(self, x):
+        """With ``device=``/``backend=``, arguments are committed there before the call."""
+        if (self._device is None and self._backend is None) or isinstance(x, core.Tracer):
+            return x
+        device = self._device or runtime.devices(self._backend)[0]
+        return runtime.device_put(x, device, committed=True)
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def __repr__(self):
+        return f"<glassjax.jit of {self._fun!r}>"
+
+    # -- ahead of time --------------------------------------------------------------------
+
+    def trace(self, *args, **kwargs) -> "Traced":
+        result, leaves = self._trace(args, kwargs)
+        return Traced(self, result, self._donated_invars(args, kwargs, result))
+
+    def lower(self, *args, **kwargs) -> "Lowered":
+        return self.trace(*args, **kwargs).lower()
+
+    def eval_shape(self, *args, **kwargs):
+        return self.trace(*args, **kwargs).out_info
+
+    def clear_cache(self):
+        _trace_cache.pop(self._fun, None)
+
+
+def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
+        donate_argnames=None, device=None, backend=None, inline=False, keep_unused=False,
+        **unsupported):
+    """Compile ``fun`` with XLA. Usable as ``@jit`` or ``@jit(static_argnames=...)``."""
+    if unsupported:
+        raise TypeError(f"jit() got unexpected keyword arguments {sorted(unsupported)}")
+    if fun is None:
+        return lambda f: jit(f, static_argnums=static_argnums,
+                             static_argnames=static_argnames, donate_argnums=donate_argnums,
+                             donate_argnames=donate_argnames, device=device,
+                             backend=backend, inline=inline, keep_unused=keep_unused)
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                  device, backend, inline, keep_unused)
+
+
+# ----------------------------------------------------------------------------------------
+# Ahead-of-time stages
+# ----------------------------------------------------------------------------------------
+
+def _result_names(out_tree) -> list[str]:
+    """``result``, ``result[0]``, ``result['a']``: how JAX labels the outputs of main."""
+    n = out_tree.num_leaves
+    leaves = tree_util.tree_unflatten(out_tree, list(range(n)))
+    paths = tree_util.tree_flatten_with_path(leaves)[0]
+    return ["result" + tree_util.keystr(p) for p, _ in paths]
+
+
+class Traced:
+    """``jit(f).trace(*args)``: the jaxpr, before lowering."""
+
+    def __init__(self, jitted: Jitted, result: TraceResult, donated_invars):
+        self._jitted = jitted
+        self._result = result
+        self._donated = donated_invars
+
+    @property
+    def jaxpr(self) -> core.ClosedJaxpr:
+        return self._result.closed_jaxpr
+
+    @property
+    def out_info(self):
+        avals = self._result.closed_jaxpr.out_avals
+        shapes = [core.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                  for a in avals]
+        return tree_util.tree_unflatten(self._result.out_tree, shapes)
+
+    def lower(self) -> "Lowered":
+        return Lowered(self._jitted._name, self._result, self._donated)
+
+
+class Lowered:
+    """``jit(f).lower(*args)``: the StableHLO module (``as_text()``), not yet compiled."""
+
+    def __init__(self, name, result: TraceResult, donated_invars):
+        self._name = name
+        self._result = result
+        self._donated = donated_invars
+        closed = result.closed_jaxpr
+        self._module_context = lowering.lower_module(
+            f"jit_{name}", closed, result_names=_result_names(result.out_tree),
+            donated_invars=list(donated_invars))
+
+    def as_text(self, dialect=None, *, debug_info=False) -> str:
+        return str(self._module_context.module)
+
+    def compiler_ir(self, dialect=None):
+        return self._module_context.module
+
+    def compile(self) -> "Compiled":
+        return Compiled(self._name, self._result, self._donated)
+
+    def cost_analysis(self):
+        return self.compile().cost_analysis()
+
+
+class Compiled:
+    """``jit(f).lower(*args).compile()``: an executable for exactly those input types."""
+
+    def __init__(self, name, result: TraceResult, donated_invars):
+        self._result = result
+        self._exe = dispatch.compile_jaxpr(
+            name, result.closed_jaxpr, None, donated_invars=donated_invars,
+            result_names=_result_names(result.out_tree))
+
+    def __call__(self, *args, **kwargs):
+        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        expected = [a.strip_weak_type() for a in self._result.closed_jaxpr.in_avals
+                    [len(self._result.lifted):]]
+        got = [core.get_aval(x).strip_weak_type() for x in leaves]
+        if in_tree != self._result.in_tree or got != expected:
+            raise TypeError(
+                "Argument types differ from the types for which this computation was "
+                f"compiled. The mismatches are:\n{_describe_mismatch(expected, got)}")
+        outs = self._exe(*self._result.lifted, *leaves)
+        return tree_util.tree_unflatten(self._result.out_tree, outs)
+
+    def as_text(self) -> str:
+        return runtime.optimized_hlo_text(self._exe.executable)
+
+    def cost_analysis(self):
+        return runtime.cost_analysis(self._exe.executable)
+
+
+def _describe_mismatch(expected, got) -> str:
+    lines = []
+    for i, (e, g) in enumerate(zip(expected, got)):
+        if e != g:
+            lines.append(f"Argument {i} compiled with {e.str_short()} and called with "
+                         f"{g.str_short()}")
+    if len(expected) != len(got):
+        lines.append(f"compiled for {len(expected)} arguments, called with {len(got)}")
+    return "\n".join(lines)
+
+
+def named_call(fun, *, name=None):
+    """Give ``fun`` a name in staged programs. In JAX 0.10 this no longer adds an
+    equation; the name only labels the function, so the call is transparent."""
+    @functools.wraps(fun)
+    def named(*args, **kwargs):
+        return fun(*args, **kwargs)
+    if name is not None:
+        named.__name__ = name
+    return named
+
+
+def eval_shape(fun, *args, **kwargs):
+    """The output shapes/dtypes of ``fun`` for these arguments, found by tracing only."""
+    flat = api_util.flatten_call(fun, args, kwargs)
+    in_avals = api_util.abstractify_leaves(flat.leaves)
+    jaxpr, _ = api_util.trace_flat_call(flat, in_avals,
+                                        staging.debug_info("eval_shape", fun, args, kwargs))
+    shapes = [core.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+              for a in jaxpr.out_avals]
+    return tree_util.tree_unflatten(flat.out_tree[0], shapes)
+

@@ -1,0 +1,258 @@
+"""The machinery shared by lax primitives: shape, dtype and weak-type rules.
+
+A *standard* primitive computes its output aval from three small rules (shape, dtype,
+weak type), runs eagerly through ``dispatch.apply_primitive`` and lowers through a rule
+registered with the lowering module. Elementwise primitives are built by ``unop`` and
+``naryop``, which add JAX's dtype checks and its messages.
+"""
+from __future__ import annotations
+
+import functools
+import operator
+
+import numpy as np
+
+from glassjax import core, dtypes
+from glassjax.interpreters import batching
+from glassjax.xla import dispatch, lowering
+
+
+def all_weak(*avals, **params):
+    """JAX's default: a result is weakly typed only if every input is."""
+    return all(a.weak_type for a in avals)
+
+
+def standard_primitive(shape_rule, dtype_rule, name, weak_type_rule=all_weak):
+    prim = core.Primitive(name)
+    prim.def_impl(functools.partial(dispatch.apply_primitive, prim))
+
+    def abstract_eval(*avals, **params):
+        return core.ShapedArray(shape_rule(*avals, **params), dtype_rule(*avals, **params),
+                                weak_type_rule(*avals, **params))
+    prim.def_abstract_eval(abstract_eval)
+    return prim
+
+
+def standard_multi_result_primitive(shape_rule, dtype_rule, weak_type_rule, name):
+    """Like ``standard_primitive`` for primitives with several results (``split``,
+    ``sort``, ...): each rule returns one entry per result."""
+    prim = core.Primitive(name)
+    prim.multiple_results = True
+    prim.def_impl(functools.partial(dispatch.apply_primitive, prim))
+
+    def abstract_eval(*avals, **params):
+        return [core.ShapedArray(s, d, w) for s, d, w in zip(
+            shape_rule(*avals, **params), dtype_rule(*avals, **params),
+            weak_type_rule(*avals, **params))]
+    prim.def_abstract_eval(abstract_eval)
+    return prim
+
+
+# -- dtype rules --------------------------------------------------------------------------
+
+# lax functions whose jnp counterparts promote types (named in the dtype error's tip).
+JNP_EQUIVALENTS = {
+    "abs": "fabs", "acos": "arccos", "acosh": "arccosh", "add": "add", "asin": "arcsin",
+    "asinh": "arcsinh", "atan": "arctan", "atan2": "arctan2", "atanh": "arctanh",
+    "bitwise_and": "bitwise_and", "bitwise_not": "bitwise_not", "bitwise_or": "bitwise_or",
+    "bitwise_xor": "bitwise_xor", "cbrt": "cbrt", "ceil": "ceil",
+    "concatenate": "concatenate", "cos": "cos", "cosh": "cosh", "div": "divide",
+    "eq": "equal", "exp": "exp", "expm1": "expm1", "floor": "floor", "greater": "greater",
+    "greater_equal": "greater_equal", "less": "less", "less_equal": "less_equal",
+    "log": "log", "logical_and": "logical_and", "logical_not": "logical_not",
+    "logical_or": "logical_or", "logical_xor": "logical_xor", "log1p": "log1p",
+    "max": "maximum", "min": "minimum", "mul": "multiply", "ne": "not_equal",
+    "neg": "negative", "nextafter": "nextafter", "pow": "float_power", "round": "round",
+    "select": "where", "shift_left": "left_shift", "shift_right_logical": "right_shift",
+    "shift_right_arithmetic": "right_shift", "sign": "sign", "sin": "sin", "sinh": "sinh",
+    "sqrt": "sqrt", "sub": "subtract", "tan": "tan", "tanh": "tanh"}
+
+
+def check_same_dtypes(name, *avals):
+    if len({a.dtype for a in avals}) > 1:
+        msg = (f"lax.{name} requires arguments to have the same dtypes, got "
+               f"{', '.join(str(a.dtype) for a in avals)}.")
+        if name in JNP_EQUIVALENTS:
+            msg += (f" (Tip: jnp.{JNP_EQUIVALENTS[name]} is a similar function that does "
+                    "automatic type promotion on inputs).")
+        raise TypeError(msg)
+
+
+def _typenames(types):
+    return ", ".join(t.__name__ for t in types)
+
+
+def _float0_error(name, i):
+    return TypeError(
+        f"Called {name} with a float0 at position {i}. float0s do not support any "
+        "operations by design, because they are not compatible with non-trivial vector "
+        "spaces. No implicit dtype conversion is done. You can use "
+        "np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular zeros "
+        "array. \nIf you didn't expect to get a float0 you might have accidentally taken "
+        "a gradient with respect to an integer argument.")
+
+
+def unop_dtype_rule(result_dtype, accepted, name, aval, **params):
+    if not any(dtypes.issubdtype(aval.dtype, t) for t in accepted):
+        if aval.dtype == dtypes.float0:
+            raise _float0_error(name, 0)
+        raise TypeError(f"{name} does not accept dtype {dtypes.dtype_to_string(aval.dtype)}."
+                        f" Accepted dtypes are subtypes of {_typenames(accepted)}.")
+    return result_dtype(aval.dtype)
+
+
+def naryop_dtype_rule(result_dtype, accepted, name, *avals, require_same=True, **params):
+    for i, (aval, types) in enumerate(zip(avals, accepted)):
+        if not any(dtypes.issubdtype(aval.dtype, t) for t in types):
+            if aval.dtype == dtypes.float0:
+                raise _float0_error(name, i)
+            raise TypeError(
+                f"{name} does not accept dtype {dtypes.dtype_to_string(aval.dtype)} at "
+                f"position {i}. Accepted dtypes at position {i} are subtypes of "
+                f"{_typenames(types)}.")
+    if require_same:
+        check_same_dtypes(name, *avals)
+    return result_dtype(*(a.dtype for a in avals))
+
+
+# -- shape rules --------------------------------------------------------------------------
+
+def broadcast_shapes(*shapes, name):
+    """Shapes of one rank broadcast where axes are equal or 1; rank-0 operands are left
+    out before calling (they broadcast against anything)."""
+    if len({len(s) for s in shapes}) != 1:
+        raise TypeError(f"{name}: arrays must have the same number of dimensions, got "
+                        f"{ {len(s) for s in shapes} }")
+    out = []
+    for ds in zip(*shapes):
+        non_1s = [d for d in ds if d != 1]
+        if not non_1s:
+            out.append(1)
+        elif all(d == non_1s[0] for d in non_1s):
+            out.append(non_1s[0])
+        else:
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                            f"{', '.join(str(tuple(s)) for s in shapes)}.")
+    return tuple(out)
+
+
+def broadcasting_shape_rule(name, *avals, **params):
+    shapes = [a.shape for a in avals if a.shape]
+    return broadcast_shapes(*shapes, name=name) if shapes else ()
+
+
+# -- elementwise primitives ---------------------------------------------------------------
+
+_num = (np.integer, np.floating, np.complexfloating)
+_float = (np.floating,)
+_complex = (np.complexfloating,)
+_inexact = (np.floating, np.complexfloating)
+_int = (np.integer,)
+_bool = (np.bool_,)
+_bool_or_int = (np.integer, np.bool_)
+_any = (np.integer, np.floating, np.complexfloating, np.bool_)
+_signedint = (np.signedinteger,)
+_ordered = (np.integer, np.floating, np.bool_)
+
+_same = lambda *dts: dts[0]
+
+
+def unop(name, accepted, lower_op, result_dtype=_same):
+    """An elementwise one-input primitive (shape and weak type pass through)."""
+    prim = standard_primitive(lambda x, **p: x.shape,
+                              functools.partial(unop_dtype_rule, result_dtype, accepted,
+                                                name), name)
+    batching.defvectorized(prim)
+    lowering.register_lowering(prim, lambda ctx, x, **p: lower_op(x, **p))
+    return prim
+
+
+def naryop(name, accepted, lower_op, result_dtype=_same, require_same=True):
+    """An elementwise n-input primitive whose operands broadcast (rank-0 or size-1 axes)."""
+    prim = standard_primitive(
+        functools.partial(broadcasting_shape_rule, name),
+        functools.partial(naryop_dtype_rule, result_dtype, accepted, name,
+                          require_same=require_same), name)
+    batching.defbroadcasting(prim)
+    lowering.register_lowering(prim, functools.partial(_nary_lower, lower_op))
+    return prim
+
+
+def _nary_lower(lower_op, ctx, *args, **params):
+    """Broadcast operands to the output shape explicitly (StableHLO does not broadcast),
+    then apply the op."""
+    out = ctx.avals_out[0]
+    args = [multi_broadcast(x, aval, out.shape) for x, aval in zip(args, ctx.avals_in)]
+    return lower_op(*args, **params)
+
+
+def multi_broadcast(x, aval, shape):
+    """broadcast_in_dim aligns trailing axes and expands size-1 axes."""
+    if aval.shape == tuple(shape):
+        return x
+    return lowering.broadcast_in_dim(x, shape, range(len(shape) - aval.ndim, len(shape)))
+
+
+# -- static arguments: shapes and axes ----------------------------------------------------
+
+def is_array(x) -> bool:
+    """JAX's ``isinstance(x, jax.Array)``: a device array or a tracer (NumPy arrays and
+    Python scalars are not). Functions return such an operand unchanged when an
+    operation would be the identity."""
+    return isinstance(x, core.Tracer) or isinstance(getattr(x, "aval", None),
+                                                    core.ShapedArray)
+
+
+def canonicalize_shape(shape, context: str = "") -> tuple:
+    """A user-provided shape as a tuple of Python ints (a lone int is a 1-D shape)."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        pass
+    msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
+    if context:
+        msg += f" {context}."
+    tracers = [d for d in shape if isinstance(d, core.Tracer)]
+    if tracers:
+        msg += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to "
+                "smaller subfunctions.")
+        msg += "".join(t._origin_msg() for t in tracers if hasattr(t, "_origin_msg"))
+    raise TypeError(msg)
+
+
+def canonicalize_axis(axis, num_dims: int) -> int:
+    """An axis in ``[-num_dims, num_dims)`` as one in ``[0, num_dims)``."""
+    axis = operator.index(axis)
+    if not -num_dims <= axis < num_dims:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {num_dims}")
+    return axis + num_dims if axis < 0 else axis
+
+
+def ensure_index_tuple(x) -> tuple:
+    """A static index or sequence of indices as a tuple of Python ints."""
+    x = core.concrete_or_error(None, x, "expected a static index or sequence of indices.")
+    try:
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(map(operator.index, x))
+
+
+def check_shapelike(fun_name: str, arg_name: str, obj, non_zero_shape=False):
+    """The checks shape rules make of shape-like params (tuples of nonnegative ints)."""
+    if not isinstance(obj, (tuple, list, np.ndarray)):
+        raise TypeError(f"{fun_name} {arg_name} must be of type tuple/list/ndarray, got "
+                        f"{type(obj)}.")
+    if not len(obj):
+        return
+    try:
+        canonicalize_shape(list(np.array(obj)))
+    except TypeError as err:
+        raise TypeError(f"{fun_name} {arg_name} must have every element be an integer "
+                        f"type, got {tuple(map(type, obj))}.") from err
+    lower_bound, bound_error = (1, "strictly positive") if non_zero_shape else \
+        (0, "nonnegative")
+    if not all(d >= lower_bound for d in obj):
+        raise TypeError(f"{fun_name} {arg_name} must have every element be {bound_error}, "
+                        f"got {obj}.")

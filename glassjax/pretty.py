@@ -1,0 +1,281 @@
+"""The jaxpr printer: character-identical to JAX 0.10.2.
+
+A jaxpr is turned into a *document* of text, breaks, groups and nesting (Wadler's
+"prettier printer"); the layout engine then decides which breaks become newlines so that
+lines fit in 80 columns. We build the same document JAX builds and lay it out with the
+same C++ layout engine that ships in jaxlib (``jaxlib._pretty_printer``), so short jaxprs
+print on one line (``{ lambda ; a:f32[]. let b:f32[] = sin a in (b,) }``) and long ones
+break exactly where JAX breaks them.
+
+Variables get names only here, in print order: a..z, ba, bb, ... One naming context is
+shared by a jaxpr and all its sub-jaxprs, so names never clash across nesting levels.
+"""
+from __future__ import annotations
+
+import collections
+import itertools
+import re
+from typing import Callable, NamedTuple
+
+import numpy as np
+from jaxlib import _pretty_printer as _pp
+
+from glassjax import core
+
+# ----------------------------------------------------------------------------------------
+# Document builders (thin names over jaxlib's C++ document type)
+# ----------------------------------------------------------------------------------------
+
+text = _pp.text
+brk = _pp.brk
+group = _pp.group
+nest = _pp.nest
+nil = _pp.nil
+
+
+def concat(docs):
+    return _pp.concat(list(docs))
+
+
+def join(sep, docs):
+    docs = list(docs)
+    if not docs:
+        return nil()
+    out = [docs[0]]
+    for d in docs[1:]:
+        out += [sep, d]
+    return concat(out)
+
+
+def type_annotation(doc):
+    return _pp.color(doc, foreground=_pp.Color.MAGENTA, intensity=_pp.Intensity.NORMAL)
+
+
+def keyword(doc):
+    return _pp.color(doc, foreground=_pp.Color.BLUE, intensity=_pp.Intensity.BRIGHT)
+
+
+def format_doc(doc, width=80, use_color=False, html=False):
+    fmt = _pp.OutputFormat.HTML if html else _pp.OutputFormat.TEXT
+    return doc._format(width, use_color=use_color, output_format=fmt,
+                       separable_lines=False, annotation_prefix=" # ", source_map=None)
+
+
+# ----------------------------------------------------------------------------------------
+# Naming context and settings
+# ----------------------------------------------------------------------------------------
+
+class Settings(NamedTuple):
+    print_shapes: bool = True
+    custom_pp_eqn_rules: bool = True
+
+
+def _alphabetic(n: int) -> str:
+    """0 -> a, 25 -> z, 26 -> ba, ...: base-26 digits written with letters."""
+    s = ""
+    while not s or n:
+        n, i = divmod(n, 26)
+        s = chr(97 + i) + s
+    return s
+
+
+class Context:
+    """Names of variables (assigned on first print) and of hoisted shared jaxprs."""
+
+    def __init__(self, var_names=None):
+        self.shared_jaxprs: dict = {}
+        self.shared_jaxpr_names: set = set()
+        fresh = (name for i in itertools.count()
+                 if (name := _alphabetic(i)) not in self.shared_jaxpr_names)
+        self.var_names = collections.defaultdict(fresh.__next__, var_names or {})
+
+    def suggest_same_var_names(self, for_vars, like_vars):
+        """Give ``for_vars`` (a sub-jaxpr's binders) the names of ``like_vars`` (the
+        atoms the enclosing equation passes in or binds), so inlined calls read naturally."""
+        if len(for_vars) != len(like_vars):
+            return
+        used = set()
+        for for_v, like_v in zip(for_vars, like_vars):
+            if (isinstance(like_v, core.Var) and like_v not in used and
+                    isinstance(for_v, core.Var) and for_v not in self.var_names):
+                used.add(like_v)
+                self.var_names[for_v] = atom_name(like_v, self)
+
+
+def atom_name(v, context: Context, print_dtype=True) -> str:
+    if isinstance(v, core.Literal):
+        val = "[...]" if np.shape(v.val) else str(np.asarray(v.val).item())
+        return f"{val}:{v.aval.str_short(True)}" if print_dtype else val
+    if isinstance(v, core.DropVar):
+        return "_"
+    return context.var_names[v]
+
+
+# ----------------------------------------------------------------------------------------
+# Jaxprs and equations
+# ----------------------------------------------------------------------------------------
+
+def pp_vars(vs, context, *, separator="", print_shapes=False):
+    if print_shapes:
+        items = [text(atom_name(v, context)) +
+                 type_annotation(text(":" + v.aval.str_short(True))) for v in vs]
+    else:
+        items = [text(atom_name(v, context)) for v in vs]
+    return nest(2, group(join(text(separator) + group(brk()), items)))
+
+
+def pp_param_value(v, context, settings):
+    if type(v) is tuple and v and all(isinstance(j, (core.Jaxpr, core.ClosedJaxpr))
+                                      for j in v):
+        return pp_jaxprs(v, context, settings)
+    if isinstance(v, core.Jaxpr):
+        return pp_jaxpr(v, context, settings)
+    if isinstance(v, core.ClosedJaxpr):
+        return pp_jaxpr(v.jaxpr, context, settings)
+    if isinstance(v, frozenset):
+        return text(f"frozenset({{{', '.join(repr(e) for e in sorted(v))}}})")
+    s = re.sub(r" at 0x([0-9a-fA-F]+)", lambda m: " at 0x" + "X" * len(m.group(1)),
+               str(v))
+    return text(s)
+
+
+def pp_kv_pairs(pairs, context, settings):
+    if not pairs:
+        return nil()
+    items = [text(f"{k}=") + pp_param_value(v, context, settings) for k, v in pairs]
+    return group(concat([nest(2, concat([text("["), brk(""), join(brk(), items)])),
+                         brk(""), text("]")]))
+
+
+def pp_eqn_default(eqn, context, settings, params=None):
+    """``outvars = name[params] invars``, with params sorted unless an order is given."""
+    if params is None:
+        params = sorted(eqn.params)
+    rhs = [text(eqn.primitive.name),
+           pp_kv_pairs([(p, eqn.params[p]) for p in params], context, settings),
+           text(" ") + pp_vars(eqn.invars, context)]
+    if not eqn.outvars:
+        return concat(rhs)
+    lhs = pp_vars(eqn.outvars, context, print_shapes=settings.print_shapes)
+    return concat([lhs, text(" = "), *rhs])
+
+
+# Custom printing rules, keyed by primitive (e.g. ``jit`` shows ``name`` first and hides
+# default-valued params). Filled next to each primitive's definition.
+pp_eqn_rules: dict = {}
+
+
+def hide_params(hidden: Callable[[dict], dict]):
+    """A printing rule that prints the equation with ``hidden(params)`` instead of its
+    params: the common case of a rule that leaves out implied or default params."""
+    def rule(eqn, context, settings):
+        return pp_eqn_default(eqn.replace(params=hidden(dict(eqn.params))), context,
+                              settings)
+    return rule
+
+
+def pp_eqn(eqn, context, settings):
+    rule = pp_eqn_rules.get(eqn.primitive) if settings.custom_pp_eqn_rules else None
+    return (rule or pp_eqn_default)(eqn, context, settings)
+
+
+def pp_jaxpr_skeleton(jaxpr, eqns_doc, context, settings):
+    constvars = pp_vars(jaxpr.constvars, context, print_shapes=settings.print_shapes)
+    invars = pp_vars(jaxpr.invars, context, print_shapes=settings.print_shapes)
+    eqns = eqns_doc()
+    outvars = concat([text("("), pp_vars(jaxpr.outvars, context, separator=","),
+                      text(")" if len(jaxpr.outvars) != 1 else ",)")])
+    return group(nest(2, concat([
+        text("{ "), keyword(text("lambda ")), constvars, text("; "), invars,
+        text(". "), keyword(text("let")), nest(2, brk() + eqns), brk(),
+        keyword(text("in ")), outvars])) + text(" }"))
+
+
+def pp_jaxpr(jaxpr, context, settings):
+    if name := context.shared_jaxprs.get(jaxpr):
+        return text(name)
+    eqns = lambda: join(brk("; "), [pp_eqn(e, context, settings) for e in jaxpr.eqns])
+    return pp_jaxpr_skeleton(jaxpr, eqns, context, settings)
+
+
+def pp_jaxprs(jaxprs, context, settings):
+    jaxprs = [j.jaxpr if isinstance(j, core.ClosedJaxpr) else j for j in jaxprs]
+    return group(concat([
+        nest(2, concat([text("("), brk(""),
+                        join(brk(), [pp_jaxpr(j, context, settings) for j in jaxprs])])),
+        brk(""), text(")")]))
+
+
+def _dropvars(jaxpr):
+    """Top-level equation outputs that nothing reads print as ``_``."""
+    names = {}
+    used = {v for v in jaxpr.outvars if isinstance(v, core.Var)}
+    for eqn in reversed(jaxpr.eqns):
+        for v in eqn.outvars:
+            if v not in used:
+                names[v] = "_"
+        used.update(v for v in eqn.invars if isinstance(v, core.Var))
+    return names
+
+
+def _shared_jaxprs(top):
+    """Sub-jaxprs used more than once, or with more than 10 equations, are printed once
+    up front as ``let name = { ... } in`` and referred to by name."""
+    names = collections.defaultdict(lambda: "jaxpr")
+    counts = collections.Counter()
+    queue = collections.deque([top])
+    while queue:
+        jaxpr = queue.popleft()
+        counts[jaxpr] += 1
+        if jaxpr is not top and len(jaxpr.eqns) > 10:
+            counts[jaxpr] += 1
+        for eqn in jaxpr.eqns:
+            name = eqn.params.get("name")
+            subs = list(core.jaxprs_in_params(eqn.params))
+            queue.extend(subs)
+            if isinstance(name, str):
+                for sub in subs:
+                    names.setdefault(sub, name.strip("<>"))
+    name_counts = collections.Counter()
+    shared = []
+    for jaxpr, c in counts.items():
+        if c == 1:
+            continue
+        name = names[jaxpr]
+        if (n := name_counts[name]) > 0:
+            name_counts[name] += 1
+            name += str(n)
+        name_counts[name] += 1
+        shared.append((name, jaxpr))
+    return shared
+
+
+def pp_toplevel_doc(jaxpr, settings=Settings()):
+    context = Context(_dropvars(jaxpr))
+    shared = _shared_jaxprs(jaxpr)
+    for name, sub in shared:
+        context.shared_jaxpr_names.add(name)
+        context.shared_jaxprs[sub] = name
+    docs = []
+    for name, sub in shared:
+        eqns = lambda sub=sub: join(brk("; "), [pp_eqn(e, context, settings)
+                                                for e in sub.eqns])
+        docs.append(concat([text("let "), text(name), text(" = "),
+                            pp_jaxpr_skeleton(sub, eqns, context, settings),
+                            text(" in"), brk()]))
+    docs.append(pp_jaxpr(jaxpr, context, settings))
+    return concat(docs)
+
+
+def pp_toplevel(jaxpr, *, print_shapes=True, custom_pp_eqn_rules=True, width=80,
+                use_color=False, html=False, source_info=False, name_stack=False,
+                print_effects=False):
+    """``str(jaxpr)``. ``source_info``/``name_stack``/``print_effects`` are accepted for
+    API compatibility; glassjax records no source locations or name stacks."""
+    del source_info, name_stack, print_effects
+    doc = pp_toplevel_doc(jaxpr, Settings(print_shapes, custom_pp_eqn_rules))
+    return format_doc(doc, width, use_color, html)
+
+
+def pp_eqn_standalone(eqn):
+    return format_doc(pp_eqn(eqn, Context(), Settings()))

@@ -1,0 +1,112 @@
+"""Dispatch: running jaxprs and single primitives on a device.
+
+Eager execution (``jnp.sin(x)`` outside any transformation) is ``apply_primitive``: the
+primitive is staged into a one-equation jaxpr, lowered, compiled once per (primitive,
+params, input types) and executed. So an eager result is computed by exactly the same
+XLA code as the jitted one.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from glassjax import config, core
+from glassjax.xla import lowering, runtime
+
+
+class Compiled:
+    """An XLA executable together with what is needed to call it."""
+    __slots__ = ("executable", "in_avals", "out_avals", "kept_invars", "device",
+                 "donated_invars", "module_context")
+
+    def __init__(self, executable, in_avals, out_avals, kept_invars, device,
+                 donated_invars, module_context):
+        self.executable = executable
+        self.in_avals = in_avals
+        self.out_avals = out_avals
+        self.kept_invars = kept_invars
+        self.device = device
+        self.donated_invars = donated_invars
+        self.module_context = module_context
+
+    def __call__(self, *args):
+        args = [a for a, keep in zip(args, self.kept_invars) if keep]
+        arrays = [runtime.to_device(a, self.device) for a in args]
+        return runtime.execute(self.executable, arrays, self.out_avals, self.device,
+                               host_callbacks=self.module_context.host_callbacks)
+
+
+def compile_jaxpr(name: str, closed: core.ClosedJaxpr, device=None, *,
+                  donated_invars=None, keep_unused=False, result_names=None) -> Compiled:
+    """Lower and compile a closed jaxpr as the ``main`` of a module named ``jit_<name>``.
+
+    Unused inputs are dropped from the compiled signature unless ``keep_unused`` (JAX's
+    default too), so XLA does not hold buffers it never reads."""
+    jaxpr = closed.jaxpr
+    used = lowering_used_invars(jaxpr)
+    kept = [keep_unused or u for u in used]
+    pruned = jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k])
+    donated = [d for d, k in zip(donated_invars or [False] * len(kept), kept) if k]
+    mctx = lowering.lower_module(f"jit_{name}", core.ClosedJaxpr(pruned, closed.consts),
+                                 donated_invars=donated, result_names=result_names)
+    device = device or runtime.default_device()
+    exe = runtime.compile(mctx.module, devices=[device],
+                          host_callbacks=mctx.host_callbacks)
+    return Compiled(exe, closed.in_avals, closed.out_avals, kept, device, donated, mctx)
+
+
+def lowering_used_invars(jaxpr: core.Jaxpr) -> list[bool]:
+    used = {v for v in jaxpr.outvars if isinstance(v, core.Var)}
+    for eqn in jaxpr.eqns:
+        used.update(a for a in eqn.invars if isinstance(a, core.Var))
+    return [v in used for v in jaxpr.invars]
+
+
+def _hashable_params(params):
+    return tuple(sorted((k, _hashable(v)) for k, v in params.items()))
+
+
+def _hashable(v):
+    if isinstance(v, (list, tuple)):
+        return tuple(_hashable(x) for x in v)
+    if isinstance(v, (core.Jaxpr, core.ClosedJaxpr)):
+        return ("jaxpr", id(v))
+    if isinstance(v, np.ndarray):
+        return ("ndarray", v.tobytes(), v.shape, v.dtype)
+    if isinstance(v, dict):
+        return tuple(sorted((k, _hashable(x)) for k, x in v.items()))
+    return v
+
+
+def _compile_primitive(primitive, params, in_avals, device) -> Compiled:
+    invars = [core.Var(a) for a in in_avals]
+    out_avals = primitive.abstract_eval(*in_avals, **params)
+    outs = list(out_avals) if primitive.multiple_results else [out_avals]
+    outvars = [core.Var(a) for a in outs]
+    eqn = core.JaxprEqn(invars, outvars, primitive, params)
+    closed = core.ClosedJaxpr(core.Jaxpr([], invars, outvars, [eqn]), [])
+    return compile_jaxpr(primitive.name, closed, device, keep_unused=True)
+
+
+# (primitive, params, input avals, device, x64) -> Compiled
+_primitive_cache: dict = {}
+
+
+def apply_primitive(primitive, *args, **params):
+    """Run one primitive eagerly on concrete arguments (its ``impl``)."""
+    in_avals = tuple(core.get_aval(a) for a in args)
+    device = runtime.committed_device(args)
+    key = (primitive, _hashable_params(params), in_avals, device, config.jax_enable_x64)
+    compiled = _primitive_cache.get(key)
+    if compiled is None:
+        compiled = _primitive_cache[key] = _compile_primitive(primitive, params,
+                                                              in_avals, device)
+    outs = compiled(*args)
+    return outs if primitive.multiple_results else outs[0]
+
+
+def execute_closed_jaxpr(name: str, closed: core.ClosedJaxpr, args: Sequence, **kw):
+    """Compile (uncached) and run: used by ``jit`` primitives met in eager interpretation
+    of a jaxpr; the ``jit`` API keeps its own cache."""
+    return compile_jaxpr(name, closed, runtime.committed_device(args), **kw)(*args)

@@ -1,0 +1,265 @@
+"""Lowering: jaxpr -> StableHLO (an MLIR module XLA compiles).
+
+Each primitive has a lowering rule next to its definition, registered here with
+``register_lowering(prim, rule)``. A rule receives a ``LoweringRuleContext`` (the input and
+output avals, and the module being built) and one MLIR value per operand, and returns the
+MLIR value(s) of its result(s). ``lower_jaxpr`` walks the equations of a jaxpr and calls
+the rules in order; ``lower_module`` wraps that into a ``main`` function, which is what
+``jit(f).lower(x).as_text()`` shows.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Callable, NamedTuple, Sequence
+
+import numpy as np
+import ml_dtypes
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func as func_dialect
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from glassjax import core, dtypes
+from glassjax.xla import runtime
+
+lowering_rules: dict = {}
+
+
+def register_lowering(primitive, rule: Callable):
+    lowering_rules[primitive] = rule
+    return rule
+
+
+# ----------------------------------------------------------------------------------------
+# Types and constants
+# ----------------------------------------------------------------------------------------
+
+_IR_TYPES = {
+    np.dtype(np.bool_): lambda: ir.IntegerType.get_signless(1),
+    np.dtype(np.int8): lambda: ir.IntegerType.get_signless(8),
+    np.dtype(np.int16): lambda: ir.IntegerType.get_signless(16),
+    np.dtype(np.int32): lambda: ir.IntegerType.get_signless(32),
+    np.dtype(np.int64): lambda: ir.IntegerType.get_signless(64),
+    np.dtype(np.uint8): lambda: ir.IntegerType.get_unsigned(8),
+    np.dtype(np.uint16): lambda: ir.IntegerType.get_unsigned(16),
+    np.dtype(np.uint32): lambda: ir.IntegerType.get_unsigned(32),
+    np.dtype(np.uint64): lambda: ir.IntegerType.get_unsigned(64),
+    np.dtype(np.float16): ir.F16Type.get,
+    np.dtype(ml_dtypes.bfloat16): ir.BF16Type.get,
+    np.dtype(np.float32): ir.F32Type.get,
+    np.dtype(np.float64): ir.F64Type.get,
+    np.dtype(np.complex64): lambda: ir.ComplexType.get(ir.F32Type.get()),
+    np.dtype(np.complex128): lambda: ir.ComplexType.get(ir.F64Type.get()),
+}
+
+
+def dtype_to_ir_type(dtype) -> ir.Type:
+    dtype = np.dtype(dtype)
+    if dtype == dtypes.float0:       # float0 tangents are lowered as booleans, as in JAX
+        dtype = np.dtype(np.bool_)
+    return _IR_TYPES[dtype]()
+
+
+def aval_to_ir_type(aval) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(aval.shape, dtype_to_ir_type(aval.dtype))
+
+
+def ir_constant(val) -> ir.Value:
+    """A ``stablehlo.constant`` holding ``val`` (a NumPy array or scalar)."""
+    val = np.asarray(val)
+    if val.dtype == dtypes.float0:
+        val = np.zeros(val.shape, np.bool_)
+    ir_type = ir.RankedTensorType.get(val.shape, dtype_to_ir_type(val.dtype))
+    if val.dtype == np.bool_:
+        attr = ir.DenseElementsAttr.get(np.packbits(val, bitorder="little"), type=ir_type,
+                                        signless=True) if val.size != 1 else \
+            ir.DenseElementsAttr.get_splat(ir_type, ir.BoolAttr.get(bool(val.reshape(-1)[0])))
+    else:
+        attr = ir.DenseElementsAttr.get(np.ascontiguousarray(val), type=ir_type)
+    return hlo.constant(attr)
+
+
+def full_like_aval(value, aval) -> ir.Value:
+    """A constant of ``aval``'s shape filled with ``value`` (a splat, then broadcast)."""
+    scalar = ir_constant(np.array(value, aval.dtype))
+    return broadcast_in_dim(scalar, aval.shape, ())
+
+
+def broadcast_in_dim(x: ir.Value, shape, broadcast_dimensions) -> ir.Value:
+    elt = ir.RankedTensorType(x.type).element_type
+    return hlo.broadcast_in_dim(ir.RankedTensorType.get(tuple(shape), elt), x,
+                                list(broadcast_dimensions))
+
+
+def convert(x: ir.Value, aval_out) -> ir.Value:
+    return hlo.convert(aval_to_ir_type(aval_out), x)
+
+
+def i64_array(xs) -> ir.Attribute:
+    return ir.DenseI64ArrayAttr.get([int(x) for x in xs])
+
+
+# ----------------------------------------------------------------------------------------
+# Contexts
+# ----------------------------------------------------------------------------------------
+
+class ModuleContext:
+    """What rules share while one module is built: the module itself, private functions
+    already emitted (inner ``jit``s are lowered once per jaxpr), host callbacks, and the
+    replica axes of pmap."""
+
+    def __init__(self, name: str, *, platform="cpu", axis_env=None, num_replicas=1,
+                 num_partitions=1):
+        self.context = runtime.mlir_context()
+        self.platform = platform
+        self.axis_env = dict(axis_env or {})
+        self.num_replicas = num_replicas
+        self.num_partitions = num_partitions
+        self.host_callbacks: list = []
+        self.keepalives: list = []
+        self._func_names: dict = {}
+        self._names_used: set = set()
+        with self.context, ir.Location.unknown(self.context):
+            self.module = ir.Module.create()
+            self.module.operation.attributes["sym_name"] = ir.StringAttr.get(name)
+        self.symbol_table = ir.SymbolTable(self.module.operation)
+
+    def unique_name(self, base: str) -> str:
+        name = base
+        for i in itertools.count(1):
+            if name not in self._names_used:
+                break
+            name = f"{base}_{i}"
+        self._names_used.add(name)
+        return name
+
+
+class LoweringRuleContext(NamedTuple):
+    module_context: ModuleContext
+    primitive: core.Primitive | None
+    avals_in: Sequence
+    avals_out: Sequence
+
+
+# ----------------------------------------------------------------------------------------
+# Lowering jaxprs
+# ----------------------------------------------------------------------------------------
+
+def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value],
+                args: Sequence[ir.Value]) -> list[ir.Value]:
+    """Emit the equations of ``jaxpr`` at the current insertion point."""
+    env: dict = {}
+
+    def read(a):
+        if isinstance(a, core.Literal):
+            return ir_constant(np.asarray(a.val, a.aval.dtype))
+        return env[a]
+
+    env.update(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+    for eqn in jaxpr.eqns:
+        rule = lowering_rules.get(eqn.primitive)
+        if rule is None:
+            raise NotImplementedError(f"MLIR translation rule for primitive "
+                                      f"'{eqn.primitive.name}' not found")
+        rule_ctx = LoweringRuleContext(ctx, eqn.primitive,
+                                       [a.aval for a in eqn.invars],
+                                       [v.aval for v in eqn.outvars])
+        outs = rule(rule_ctx, *map(read, eqn.invars), **eqn.params)
+        if not eqn.primitive.multiple_results:
+            outs = [outs]
+        for v, o in zip(eqn.outvars, outs):
+            env[v] = o
+    return [read(v) for v in jaxpr.outvars]
+
+
+def lower_closed_jaxpr(ctx: ModuleContext, closed: core.ClosedJaxpr, args):
+    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+    return lower_jaxpr(ctx, closed.jaxpr, consts, args)
+
+
+def lower_fun(fun: Callable, multiple_results: bool = False):
+    """Make a lowering rule from a Python function written with glassjax ops: trace it at
+    the rule's input avals and lower the resulting jaxpr inline. Used where an op is
+    most clearly expressed in terms of other ops (e.g. ``logistic`` as ``1/(1+exp(-x))``)."""
+    from glassjax.interpreters import staging
+
+    def rule(ctx: LoweringRuleContext, *args, **params):
+        traced = lambda *xs: (fun(*xs, **params) if multiple_results
+                              else [fun(*xs, **params)])
+        jaxpr, consts, _ = staging.trace_to_jaxpr(traced, ctx.avals_in)
+        outs = lower_closed_jaxpr(ctx.module_context, core.ClosedJaxpr(jaxpr, consts), args)
+        return outs if multiple_results else outs[0]
+    return rule
+
+
+def call_private_function(ctx: LoweringRuleContext, name: str,
+                          closed: core.ClosedJaxpr, args) -> list[ir.Value]:
+    """``func.call`` a private function holding ``closed`` (emitted once per jaxpr)."""
+    mctx = ctx.module_context
+    key = id(closed.jaxpr)
+    fn_name = mctx._func_names.get(key)
+    if fn_name is None:
+        fn_name = mctx._func_names[key] = mctx.unique_name(name)
+        mctx.keepalives.append(closed)
+        _emit_function(mctx, fn_name, closed, public=False)
+    out_types = [aval_to_ir_type(a) for a in closed.out_avals]
+    call = func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn_name), list(args))
+    return list(call.results)
+
+
+def _emit_function(mctx: ModuleContext, name: str, closed: core.ClosedJaxpr, *,
+                   public: bool, arg_attrs=None, result_attrs=None):
+    in_types = [aval_to_ir_type(a) for a in closed.in_avals]
+    out_types = [aval_to_ir_type(a) for a in closed.out_avals]
+    with ir.InsertionPoint(mctx.module.body):
+        fn = func_dialect.FuncOp(name, ir.FunctionType.get(in_types, out_types))
+    fn.attributes["sym_visibility"] = ir.StringAttr.get("public" if public else "private")
+    if arg_attrs is not None:
+        fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in arg_attrs])
+    if result_attrs is not None:
+        fn.result_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in result_attrs])
+    block = fn.add_entry_block()
+    with ir.InsertionPoint(block):
+        outs = lower_closed_jaxpr(mctx, closed, list(block.arguments))
+        func_dialect.ReturnOp(outs)
+    return fn
+
+
+def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
+                 donated_invars=None, axis_env=None, num_replicas=1, num_partitions=1,
+                 platform="cpu") -> ModuleContext:
+    """The whole program as a module with a public ``main``, as ``jit(f).lower`` shows."""
+    mctx = ModuleContext(name, platform=platform, axis_env=axis_env,
+                         num_replicas=num_replicas, num_partitions=num_partitions)
+    with mctx.context, ir.Location.unknown(mctx.context):
+        i32 = ir.IntegerType.get_signless(32)
+        mctx.module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(
+            i32, num_partitions)
+        mctx.module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(
+            i32, num_replicas)
+        mctx.unique_name("main")
+        donated = donated_invars or [False] * len(closed.in_avals)
+        arg_attrs = _donation_attrs(closed, donated)
+        result_attrs = None
+        if result_names is not None:
+            result_attrs = [{"jax.result_info": ir.StringAttr.get(n)} for n in result_names]
+        _emit_function(mctx, "main", closed, public=True, arg_attrs=arg_attrs,
+                       result_attrs=result_attrs)
+    return mctx
+
+
+def _donation_attrs(closed, donated):
+    """A donated input whose buffer can hold an output is aliased to it
+    (``tf.aliasing_output``), so XLA writes the result in place."""
+    attrs = [{} for _ in closed.in_avals]
+    free_outputs = list(enumerate(closed.out_avals))
+    for i, (aval, d) in enumerate(zip(closed.in_avals, donated)):
+        if not d:
+            continue
+        for k, (j, out) in enumerate(free_outputs):
+            if (out.shape, out.dtype) == (aval.shape, aval.dtype):
+                attrs[i]["tf.aliasing_output"] = ir.IntegerAttr.get(
+                    ir.IntegerType.get_signless(32), j)
+                del free_outputs[k]
+                break
+    return attrs if any(attrs) else None
