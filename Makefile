@@ -30,7 +30,7 @@ bench: setup
 # Scores JAX compatibility on the shared differential suite; e.g. ARGS="--filter jaxpr_print".
 conformance: setup
 	@if [ -f $(CONFORMANCE) ]; then \
-	  $(PY) $(CONFORMANCE) check --python $(PY) --impl glassjax $(ARGS); \
+	  $(PY) $(CONFORMANCE) check --python $(abspath $(PY)) --impl glassjax $(ARGS); \
 	else \
 	  echo "No conformance suite at $(CONFORMANCE); nothing to do."; \
 	fi

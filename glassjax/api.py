@@ -42,3 +42,32 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
 
     make_jaxpr_f.__module__ = "glassjax"
     return make_jaxpr_f
+
+
+# ----------------------------------------------------------------------------------------
+# Moving data between host and devices
+# ----------------------------------------------------------------------------------------
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """Put every leaf of ``x`` on ``device`` (committing it there), or on the default
+    device uncommitted when ``device`` is None."""
+    del src, donate, may_alias
+    from glassjax.xla import runtime
+    return tree_util.tree_map(
+        lambda leaf: runtime.device_put(leaf, device, committed=device is not None), x)
+
+
+def device_get(x):
+    """Copy every device array leaf of ``x`` to a NumPy array; other leaves pass."""
+    from glassjax.xla import runtime
+    return tree_util.tree_map(
+        lambda leaf: runtime.to_numpy(leaf) if isinstance(leaf, runtime.ArrayImpl) else leaf,
+        x)
+
+
+def block_until_ready(x):
+    """Wait until every device array in ``x`` has been computed; returns ``x``."""
+    for leaf in tree_util.tree_leaves(x):
+        if hasattr(leaf, "block_until_ready"):
+            leaf.block_until_ready()
+    return x

@@ -63,7 +63,8 @@ class ShapedArray:
         return hash((self.shape, self.dtype, self.weak_type))
 
     def str_short(self, short_dtypes=False):
-        name = dtypes.short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        name = (dtypes.short_dtype_name(self.dtype) if short_dtypes
+                else dtypes.dtype_to_string(self.dtype))
         return f"{name}[{','.join(str(d) for d in self.shape)}]"
 
     __str__ = str_short
@@ -72,9 +73,12 @@ class ShapedArray:
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self.str_short()}{weak})"
 
-    def at_least_vspace(self):
-        """The aval of a tangent/cotangent for values of this aval (weak types dropped)."""
-        return ShapedArray(self.shape, dtypes.tangent_dtype(self.dtype))
+    def to_tangent_aval(self):
+        """The aval of a tangent/cotangent for values of this aval: same shape and weak
+        type; integer and boolean values have ``float0`` tangents."""
+        return ShapedArray(self.shape, dtypes.tangent_dtype(self.dtype), self.weak_type)
+
+    at_least_vspace = to_tangent_aval
 
 
 class ShapeDtypeStruct:
@@ -486,8 +490,9 @@ class Tracer:
         value = self.to_concrete_value()
         if value is None:
             raise make_error(self)
-        return convert(np.asarray(value).item() if convert is operator.index
-                       else np.asarray(value))
+        value = np.asarray(value)
+        return convert(value.item() if convert is operator.index and value.size == 1
+                       else value)
 
     def __array__(self, dtype=None, copy=None):
         raise TracerArrayConversionError(self)

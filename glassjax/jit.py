@@ -19,7 +19,7 @@ import weakref
 from typing import NamedTuple
 
 from glassjax import api_util, config, core, pretty, tree_util
-from glassjax.interpreters import staging
+from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.xla import dispatch, lowering, runtime
 
 
@@ -92,6 +92,147 @@ def _jit_pp_rule(eqn, context, settings):
 
 
 pretty.pp_eqn_rules[jit_p] = _jit_pp_rule
+
+
+def _jit_batching(axis_data, vals, dims, *, jaxpr, **params):
+    """vmap of a jit call is a jit call of the batched body: batch axes stay where they
+    are on the way in and come out wherever the body's rules leave them. (An axis-aware
+    rule: the body may use collectives over the vmapped axis.)"""
+    batched, out_dims = batching.batch_jaxpr2(jaxpr, axis_data, dims)
+    return jit_p.bind(*vals, jaxpr=batched, **params), out_dims
+
+
+batching.fancy_primitive_batchers[jit_p] = _jit_batching
+
+
+# ----------------------------------------------------------------------------------------
+# Differentiation rules: AD through jit keeps one jit call (written by the AD owner)
+# ----------------------------------------------------------------------------------------
+
+def _filter(flags, xs):
+    return tuple(x for f, x in zip(flags, xs) if f)
+
+
+def _jit_jvp(primals, tangents, *, jaxpr, donated_invars, **params):
+    """One call computing primal and tangent outputs: ``jit`` of the JVP jaxpr."""
+    nonzeros = [type(t) is not ad.Zero for t in tangents]
+    jvp_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
+    outs = jit_p.bind(*primals, *_filter(nonzeros, tangents), jaxpr=jvp_jaxpr,
+                      donated_invars=(*donated_invars, *_filter(nonzeros, donated_invars)),
+                      **params)
+    n = len(jaxpr.out_avals)
+    primals_out, nz_tangents_out = outs[:n], iter(outs[n:])
+    return primals_out, [next(nz_tangents_out) if nz else ad.Zero(a.to_tangent_aval())
+                         for a, nz in zip(jaxpr.out_avals, out_nonzeros)]
+
+
+ad.primitive_jvps[jit_p] = _jit_jvp
+
+
+def _jit_linearize(nonzeros, *primals, jaxpr, donated_invars, **params):
+    """Two calls: a primal ``jit`` returning the outputs and the residuals, and a tangent
+    ``jit`` (recorded into the linear jaxpr) taking residuals and tangents. Outputs that
+    merely forward an input, and residuals that are inputs or primal outputs, are not
+    returned twice."""
+    primal_jaxpr, num_res, out_nonzeros, res_forwards, tangent_jaxpr = ad.linearize_jaxpr(
+        jaxpr, nonzeros)
+    num_outs = len(primal_jaxpr.out_avals) - num_res
+    invar_index = {v: i for i, v in enumerate(primal_jaxpr.jaxpr.invars)}
+    in_fwd = [invar_index.get(v) if i < num_outs and isinstance(v, core.Var) else None
+              for i, v in enumerate(primal_jaxpr.jaxpr.outvars)]
+    primal_jaxpr = _prune_outputs(primal_jaxpr, [f is None for f in in_fwd])
+    num_kept_outs = num_outs - sum(f is not None for f in in_fwd)
+    out_vars = primal_jaxpr.jaxpr.outvars[:num_kept_outs]
+    out_index = {id(v): i for i, v in enumerate(out_vars)}
+    out_fwd = [None] * num_kept_outs + [out_index.get(id(v)) for v in
+                                        primal_jaxpr.jaxpr.outvars[num_kept_outs:]]
+    primal_jaxpr = _prune_outputs(primal_jaxpr, [f is None for f in out_fwd])
+    ans = jit_p.bind(*primals, jaxpr=primal_jaxpr, donated_invars=donated_invars, **params)
+    ans = _substitute(out_fwd, ans, ans)
+    ans = _substitute(in_fwd, primals, ans)
+    primals_out, residuals = ans[:num_outs], ans[num_outs:]
+    residuals = _substitute(res_forwards, [*jaxpr.consts, *primals], residuals)
+    tangent_avals = [a.to_tangent_aval() for a in jaxpr.out_avals]
+
+    def linearized(residuals, *tangents):
+        nz_outs = iter(jit_p.bind(
+            *residuals, *_filter(nonzeros, tangents), jaxpr=tangent_jaxpr,
+            donated_invars=(False,) * len(residuals) + _filter(nonzeros, donated_invars),
+            **params))
+        return [next(nz_outs) if nz else ad.Zero(a)
+                for a, nz in zip(tangent_avals, out_nonzeros)]
+
+    return primals_out, out_nonzeros, residuals, linearized
+
+
+ad.primitive_linearizations[jit_p] = _jit_linearize
+
+
+def _prune_outputs(closed, keep):
+    jaxpr = closed.jaxpr.replace(outvars=_filter(keep, closed.jaxpr.outvars))
+    return core.ClosedJaxpr(jaxpr, closed.consts)
+
+
+def _substitute(forwards, sources, rest):
+    """``sources[i]`` where ``forwards`` names an index ``i``, else the next of ``rest``."""
+    rest = iter(rest)
+    return [next(rest) if i is None else sources[i] for i in forwards]
+
+
+def _jit_transpose(cts, *args, jaxpr, donated_invars, **params):
+    """The transpose of a call is a call of the transposed jaxpr (same name)."""
+    linear = [ad.is_undefined_primal(x) for x in args]
+    transposed, in_zeros = ad.transpose_jaxpr(jaxpr, linear,
+                                              [type(ct) is ad.Zero for ct in cts])
+    operands = [*(x for x, lin in zip(args, linear) if not lin),
+                *(ct for ct in cts if type(ct) is not ad.Zero)]
+    outs = iter(jit_p.bind(*operands, jaxpr=transposed,
+                           donated_invars=(False,) * len(operands), **params))
+    zeros = iter(in_zeros)
+    return [(ad.Zero(x.aval) if next(zeros) else next(outs)) if lin else None
+            for x, lin in zip(args, linear)]
+
+
+ad.primitive_transposes[jit_p] = _jit_transpose
+
+
+def _jit_partial_eval(trace, *args, jaxpr, donated_invars, **params):
+    """Partly known inputs: a known call (outputs and residuals) now, an unknown call
+    taking the residuals and the unknown inputs."""
+    unknowns = [trace.is_unknown(a) for a in args]
+    known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr_nounits(
+        jaxpr, unknowns, instantiate=False)
+    knowns = [not u for u in unknowns]
+    known_outs = jit_p.bind_with_trace(
+        trace.known_trace, _filter(knowns, args),
+        dict(params, jaxpr=known, donated_invars=_filter(knowns, donated_invars)))
+    num_known_outs = len(known_outs) - num_res
+    residuals = known_outs[num_known_outs:]
+    unknown_outs = iter(jit_p.bind_with_trace(
+        trace.unknown_trace, [*residuals, *_filter(unknowns, args)],
+        dict(params, jaxpr=unknown,
+             donated_invars=(False,) * num_res + _filter(unknowns, donated_invars))))
+    known_outs = iter(known_outs[:num_known_outs])
+    return [next(unknown_outs) if uk else next(known_outs) for uk in out_unknowns]
+
+
+pe.partial_eval_rules[jit_p] = _jit_partial_eval
+
+
+def _jit_dce(used_outputs, eqn):
+    """Unused outputs are removed from the call, and so are the inputs only they used."""
+    if not any(used_outputs) and not eqn.effects:
+        return [False] * len(eqn.invars), None
+    closed = eqn.params["jaxpr"]
+    jaxpr, used_inputs = pe.dce_jaxpr(closed.jaxpr, used_outputs)
+    params = dict(eqn.params, jaxpr=core.ClosedJaxpr(jaxpr, closed.consts),
+                  donated_invars=_filter(used_inputs, eqn.params["donated_invars"]))
+    return used_inputs, eqn.replace(invars=list(_filter(used_inputs, eqn.invars)),
+                                    outvars=list(_filter(used_outputs, eqn.outvars)),
+                                    params=params)
+
+
+pe.dce_rules[jit_p] = _jit_dce
 
 
 # ----------------------------------------------------------------------------------------
@@ -275,7 +416,8 @@ class Lowered:
         self._donated = donated_invars
         closed = result.closed_jaxpr
         self._module_context = lowering.lower_module(
-            f"jit_{name}", closed, result_names=_result_names(result.out_tree),
+            lowering.module_name("jit", name), closed,
+            result_names=_result_names(result.out_tree),
             donated_invars=list(donated_invars))
 
     def as_text(self, dialect=None, *, debug_info=False) -> str:

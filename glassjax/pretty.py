@@ -151,12 +151,13 @@ def pp_eqn_default(eqn, context, settings, params=None):
     """``outvars = name[params] invars``, with params sorted unless an order is given."""
     if params is None:
         params = sorted(eqn.params)
+    # Binders are named before the params, so a sub-jaxpr's variables come after them.
+    lhs = pp_vars(eqn.outvars, context, print_shapes=settings.print_shapes)
     rhs = [text(eqn.primitive.name),
            pp_kv_pairs([(p, eqn.params[p]) for p in params], context, settings),
            text(" ") + pp_vars(eqn.invars, context)]
     if not eqn.outvars:
         return concat(rhs)
-    lhs = pp_vars(eqn.outvars, context, print_shapes=settings.print_shapes)
     return concat([lhs, text(" = "), *rhs])
 
 

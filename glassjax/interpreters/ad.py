@@ -7,12 +7,17 @@ cotangents for the linear inputs (marked ``UndefinedPrimal``).
 
 Tangents that are known to be zero are kept symbolic (``Zero(aval)``) so that no zeros are
 materialised and no work is done for them.
+
+The second half of this module holds the interpreters that use these rules: forward mode
+(``JVPTrace``), linearization (``LinearizeTrace``) and transposition (``backward_pass``).
 """
 from __future__ import annotations
 
 import functools
 
-from glassjax import core
+import numpy as np
+
+from glassjax import core, dtypes
 
 primitive_jvps: dict = {}        # prim -> rule(primals, tangents, **params) -> (out, t_out)
 primitive_transposes: dict = {}  # prim -> rule(ct, *args, **params) -> cts (None if not linear)
@@ -49,8 +54,15 @@ def is_undefined_primal(x) -> bool:
 
 
 def zeros_like_aval(aval):
+    """An array of zeros of type ``aval`` (keeping its weak type, as JAX's instantiated
+    zeros do), broadcast from a scalar constant."""
     from glassjax import lax
-    return lax.full(aval.shape, 0, aval.dtype)
+    from glassjax.xla import runtime
+    if aval.dtype == dtypes.float0:      # no arithmetic on float0: a host constant
+        zero = np.zeros((), dtypes.float0)
+        return lax.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
+    zero = runtime.device_put(np.zeros((), aval.dtype), aval=aval.update(shape=()))
+    return lax.broadcast(zero, aval.shape)
 
 
 def instantiate_zeros(t):
@@ -147,3 +159,589 @@ def _bilinear_transpose(lhs_rule, rhs_rule, ct, x, y, **params):
     if is_undefined_primal(x):
         return (Zero(x.aval) if type(ct) is Zero else lhs_rule(ct, x, y, **params)), None
     return None, (Zero(y.aval) if type(ct) is Zero else rhs_rule(ct, x, y, **params))
+
+
+# ========================================================================================
+# The AD interpreters
+# ========================================================================================
+#
+# Everything below is written against the rule tables above. Three interpreters:
+#
+# * ``JVPTrace`` (forward mode): every value carries a tangent; each primitive's JVP rule
+#   computes the output and its tangent together, on the parent trace.
+# * ``LinearizeTrace`` (reverse mode, step one): primals are computed on the parent trace
+#   as usual, while the tangent computation -- which is linear -- is *recorded* into a
+#   jaxpr on a separate staging trace. This is JAX's "direct linearize".
+# * ``backward_pass`` (reverse mode, step two): walks that linear jaxpr backwards, calling
+#   each primitive's transpose rule and summing cotangents.
+#
+# A primitive needs no separate linearization rule: by default its JVP rule is run with
+# the tangents *unknown* (partial evaluation, see partial_eval.py); the known parts run now
+# and become residuals, the unknown parts form the linear function. A primitive can
+# override this in ``primitive_linearizations`` (``jit`` does, to stay one call).
+
+primitive_linearizations: dict = {}   # prim -> rule(nonzeros, *primals, **params)
+#   -> (primal_out, out_nonzeros, residuals, linearized(residuals, *tangents) -> tangents)
+
+
+def _short(x) -> str:
+    """How AD tracers show their primal/tangent: tracers by repr, arrays by str."""
+    return repr(x) if isinstance(x, core.Tracer) else str(x)
+
+
+def _tangent_aval(x):
+    return core.get_aval(x).to_tangent_aval()
+
+
+def _is_float0(aval) -> bool:
+    return aval.dtype == dtypes.float0
+
+
+# -- forward mode -------------------------------------------------------------------------
+
+class JVPTracer(core.Tracer):
+    """A primal value paired with its (non-zero) tangent."""
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace, primal, tangent):
+        super().__init__(trace)
+        self.primal = primal
+        self.tangent = tangent
+
+    aval = property(lambda self: core.get_aval(self.primal))
+
+    def to_concrete_value(self):
+        return _concrete_value(self.primal)
+
+    def __repr__(self):
+        return f"JVPTracer(primal={_short(self.primal)}, tangent={_short(self.tangent)})"
+
+
+def _concrete_value(x):
+    """Python control flow on a differentiated value looks at its primal."""
+    return x.to_concrete_value() if isinstance(x, core.Tracer) else x
+
+
+class JVPTrace(core.Trace):
+    """Forward-mode AD: computes primals and tangents together on ``parent_trace``."""
+
+    def __init__(self, parent_trace):
+        self.parent_trace = parent_trace
+
+    def to_primal_tangent_pair(self, x):
+        """Values that are not this trace's tracers are constants: zero tangent."""
+        if isinstance(x, JVPTracer) and x._trace is self:
+            return x.primal, x.tangent
+        return x, Zero.from_primal_value(x)
+
+    def process_primitive(self, primitive, tracers, params):
+        primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
+        if all(type(t) is Zero for t in tangents):
+            return primitive.bind_with_trace(self.parent_trace, primals, params)
+        rule = get_jvp_rule(primitive)
+        with core.set_current_trace(self.parent_trace):
+            primal_out, tangent_out = rule(primals, tangents, **params)
+        if primitive.multiple_results:
+            return [maybe_jvp_tracer(self, p, t) for p, t in zip(primal_out, tangent_out)]
+        return maybe_jvp_tracer(self, primal_out, tangent_out)
+
+    def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
+        primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
+        if all(type(t) is Zero for t in tangents):
+            return primitive.bind_with_trace(self.parent_trace, (fun, jvp, *primals),
+                                             dict(symbolic_zeros=symbolic_zeros))
+        with core.set_current_trace(self.parent_trace):
+            tangents = _tangents_for_custom_rule(tangents, symbolic_zeros)
+            outs = jvp.call_wrapped(*primals, *tangents)
+        primals_out, tangents_out = outs[:len(outs) // 2], outs[len(outs) // 2:]
+        return [maybe_jvp_tracer(self, p, _from_symbolic_zero(t))
+                for p, t in zip(primals_out, tangents_out)]
+
+    def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, out_trees,
+                                symbolic_zeros):
+        primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
+        if all(type(t) is Zero for t in tangents):
+            return primitive.bind_with_trace(
+                self.parent_trace, (fun, fwd, bwd, *primals),
+                dict(out_trees=out_trees, symbolic_zeros=symbolic_zeros))
+        with core.set_current_trace(self.parent_trace):
+            primals_out, lin_args, lin_params = _custom_vjp_fwd(
+                fwd, bwd, primals, tangents, out_trees, symbolic_zeros)
+            tangents_out = custom_lin_p.bind(*lin_args, **lin_params)
+        return [maybe_jvp_tracer(self, p, t) for p, t in zip(primals_out, tangents_out)]
+
+
+def get_jvp_rule(primitive):
+    rule = primitive_jvps.get(primitive)
+    if rule is None:
+        raise NotImplementedError(f"Differentiation rule for '{primitive}' not implemented")
+    return rule
+
+
+def maybe_jvp_tracer(trace, primal, tangent):
+    """Zero (and float0) tangents are not carried: the value is just its primal."""
+    if type(tangent) is Zero or _is_float0(core.get_aval(tangent)):
+        return primal
+    return JVPTracer(trace, primal, tangent)
+
+
+def jvp(fun, primals, tangents, *, has_aux=False, instantiate=True):
+    """Forward mode on flat lists: ``fun(*primals) -> outs`` (or ``(outs, aux)``).
+
+    Returns ``(out_primals, out_tangents, aux)``; out tangents are symbolic ``Zero``s
+    unless ``instantiate`` (one bool, or one per output) asks for arrays."""
+    trace = JVPTrace(core.trace_ctx.trace)
+    tangents = [Zero(core.get_aval(t)) if type(t) is not Zero and
+                _is_float0(core.get_aval(t)) else t for t in tangents]
+    tracers = [maybe_jvp_tracer(trace, p, t) for p, t in zip(primals, tangents)]
+    with core.set_current_trace(trace):
+        outs = fun(*tracers)
+    aux = None
+    if has_aux:
+        outs, aux = outs
+        aux = _strip_tracers(aux, JVPTracer, trace)
+    out_primals, out_tangents = core.unzip2(map(trace.to_primal_tangent_pair, outs))
+    if isinstance(instantiate, bool):
+        instantiate = [instantiate] * len(out_tangents)
+    out_tangents = [instantiate_zeros(t) if inst else t
+                    for t, inst in zip(out_tangents, instantiate)]
+    return out_primals, out_tangents, aux
+
+
+def _strip_tracers(tree, tracer_type, trace):
+    """Auxiliary outputs are not differentiated: replace our tracers by their primals."""
+    from glassjax import tree_util
+    return tree_util.tree_map(
+        lambda x: x.primal if isinstance(x, tracer_type) and x._trace is trace else x, tree)
+
+
+def jvp_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate):
+    """The JVP of a closed jaxpr, as a closed jaxpr from ``(primals, nonzero tangents)``
+    to ``(primal outs, nonzero tangent outs)``; also says which tangent outs are nonzero.
+    Used by primitives that carry a jaxpr (``jit``, ``remat``, control flow)."""
+    from glassjax.interpreters import staging
+    nonzeros = tuple(nonzeros)
+    if isinstance(instantiate, bool):
+        instantiate = (instantiate,) * len(jaxpr.out_avals)
+    n_in = len(nonzeros)
+    tangent_avals = [a.to_tangent_aval() for a, nz in zip(jaxpr.in_avals, nonzeros) if nz]
+    out_nonzeros = []
+
+    def jvp_fun(*args):
+        primals, nz_tangents = args[:n_in], iter(args[n_in:])
+        tangents = [next(nz_tangents) if nz else Zero(a.to_tangent_aval())
+                    for a, nz in zip(jaxpr.in_avals, nonzeros)]
+        outs, out_tangents, _ = jvp(core.jaxpr_as_fun(jaxpr), primals, tangents,
+                                    instantiate=instantiate)
+        out_nonzeros[:] = [type(t) is not Zero for t in out_tangents]
+        return [*outs, *(t for t in out_tangents if type(t) is not Zero)]
+
+    closed, lifted = staging.trace_to_closed_jaxpr(
+        jvp_fun, [*jaxpr.in_avals, *tangent_avals], jaxpr.jaxpr.debug_info)
+    assert not lifted, "a closed jaxpr's constants are concrete"
+    return closed, out_nonzeros
+
+
+# -- custom derivative rules inside AD ------------------------------------------------------
+
+def _tangents_for_custom_rule(tangents, symbolic_zeros):
+    """A custom JVP rule sees zeros as arrays, or as SymbolicZero if it asked for them."""
+    from glassjax.custom_derivatives import SymbolicZero
+    if symbolic_zeros:
+        return [SymbolicZero(t.aval) if type(t) is Zero else t for t in tangents]
+    return [instantiate_zeros(t) for t in tangents]
+
+
+def _from_symbolic_zero(t):
+    from glassjax.custom_derivatives import SymbolicZero
+    return Zero(t.aval) if type(t) is SymbolicZero else t
+
+
+def _custom_vjp_fwd(fwd, bwd, primals, tangents, out_trees, symbolic_zeros):
+    """Run a custom_vjp's forward rule now. Returns the primal outputs and the arguments
+    and params of its linear part, ``custom_lin``, applied to the nonzero input tangents.
+    Forward mode cannot evaluate ``custom_lin``; reverse mode transposes it into a call
+    of the bwd rule."""
+    perturbed = [type(t) is not Zero for t in tangents]
+    res_and_primals_out = fwd.call_wrapped(*primals, perturbed=perturbed)
+    _, res_tree, input_fwds = out_trees()
+    num_res_out = res_tree.num_leaves - sum(f is not None for f in input_fwds)
+    res_out, primals_out = (res_and_primals_out[:num_res_out],
+                            res_and_primals_out[num_res_out:])
+    res_out = iter(res_out)
+    res = [next(res_out) if f is None else primals[f] for f in input_fwds]
+    out_avals = [_tangent_aval(p) for p in primals_out]
+    nz_tangents = [t for t in tangents if type(t) is not Zero]
+    return primals_out, [*res, *nz_tangents], dict(
+        num_res=res_tree.num_leaves, bwd=bwd, out_avals=out_avals,
+        symbolic_zeros=symbolic_zeros, in_zeros=[not p for p in perturbed])
+
+
+class CustomLinPrimitive(core.Primitive):
+    multiple_results = True
+
+
+custom_lin_p = CustomLinPrimitive("custom_lin")
+custom_lin_p.def_abstract_eval(lambda *args, out_avals, **params: out_avals)
+
+
+def _custom_lin_impl(*args, **params):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+custom_lin_p.def_impl(_custom_lin_impl)
+
+
+def _custom_lin_transpose(cts_out, *args, num_res, bwd, out_avals, symbolic_zeros,
+                          in_zeros):
+    """The linear part of a custom_vjp transposes to its bwd rule."""
+    from glassjax.custom_derivatives import SymbolicZero
+    res = args[:num_res]
+    if symbolic_zeros:
+        cts_out = [SymbolicZero(ct.aval) if type(ct) is Zero else ct for ct in cts_out]
+    else:
+        cts_out = [instantiate_zeros(ct) for ct in cts_out]
+    cts_in = [_from_symbolic_zero(ct) for ct in bwd.call_wrapped(*res, *cts_out)]
+    return [None] * num_res + [ct for ct, z in zip(cts_in, in_zeros) if not z]
+
+
+primitive_transposes[custom_lin_p] = _custom_lin_transpose
+
+
+# -- reverse mode, step one: linearize -----------------------------------------------------
+
+class LinearizeTracer(core.Tracer):
+    """A primal value (of the parent trace) and its tangent (a variable of the linear
+    jaxpr being recorded)."""
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace, primal, tangent):
+        super().__init__(trace)
+        self.primal = primal
+        self.tangent = tangent
+
+    aval = property(lambda self: core.get_aval(self.primal))
+
+    def to_concrete_value(self):
+        return _concrete_value(self.primal)
+
+    def __repr__(self):
+        tangent = core.get_aval(self.tangent).str_short(True)
+        return f"GradTracer(primal={_short(self.primal)}, typeof(tangent)={tangent})"
+
+
+class LinearizeTrace(core.Trace):
+    """Computes primals on ``parent_trace`` and records tangents on ``tangent_trace``."""
+
+    def __init__(self, parent_trace, tangent_trace):
+        self.parent_trace = parent_trace
+        self.tangent_trace = tangent_trace
+
+    def to_primal_tangent_pair(self, x):
+        if isinstance(x, LinearizeTracer) and x._trace is self:
+            return x.primal, x.tangent
+        return x, Zero.from_primal_value(x)
+
+    def process_primitive(self, primitive, tracers, params):
+        primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
+        if all(type(t) is Zero for t in tangents):
+            return primitive.bind_with_trace(self.parent_trace, primals, params)
+        nonzeros = [type(t) is not Zero for t in tangents]
+        rule = primitive_linearizations.get(primitive)
+        with core.set_current_trace(self.parent_trace):
+            if rule is None:
+                out = fallback_linearize_rule(primitive, nonzeros, *primals, **params)
+            else:
+                out = rule(nonzeros, *primals, **params)
+        primal_out, out_nonzeros, residuals, linearized = out
+        with core.set_current_trace(self.tangent_trace):
+            tangent_out = linearized(residuals, *tangents)
+        if primitive.multiple_results:
+            return [self._tracer(p, nz, t)
+                    for p, nz, t in zip(primal_out, out_nonzeros, tangent_out)]
+        return self._tracer(primal_out, out_nonzeros, tangent_out)
+
+    def _tracer(self, primal, nonzero, tangent):
+        return LinearizeTracer(self, primal, tangent) if nonzero else primal
+
+    def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
+        primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
+        if all(type(t) is Zero for t in tangents):
+            return primitive.bind_with_trace(self.parent_trace, (fun, jvp, *primals),
+                                             dict(symbolic_zeros=symbolic_zeros))
+
+        def jvp_pair(primals, tangents):
+            if symbolic_zeros:
+                tangents = _tangents_for_custom_rule(tangents, True)
+            outs = jvp.call_wrapped(*primals, *tangents)
+            return outs[:len(outs) // 2], [_from_symbolic_zero(t)
+                                           for t in outs[len(outs) // 2:]]
+
+        nonzeros = [type(t) is not Zero for t in tangents]
+        with core.set_current_trace(self.parent_trace):
+            primals_out, out_nonzeros, residuals, linearized = linearize_from_jvp(
+                jvp_pair, True, nonzeros, primals, {},
+                instantiate_input_zeros=not symbolic_zeros)
+        with core.set_current_trace(self.tangent_trace):
+            tangents_out = linearized(residuals, *tangents)
+        return [self._tracer(p, nz, t)
+                for p, nz, t in zip(primals_out, out_nonzeros, tangents_out)]
+
+    def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, out_trees,
+                                symbolic_zeros):
+        primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
+        if all(type(t) is Zero for t in tangents):
+            return primitive.bind_with_trace(
+                self.parent_trace, (fun, fwd, bwd, *primals),
+                dict(out_trees=out_trees, symbolic_zeros=symbolic_zeros))
+        with core.set_current_trace(self.parent_trace):
+            primals_out, lin_args, lin_params = _custom_vjp_fwd(
+                fwd, bwd, primals, tangents, out_trees, symbolic_zeros)
+        with core.set_current_trace(self.tangent_trace):
+            tangents_out = custom_lin_p.bind(*lin_args, **lin_params)
+        return [self._tracer(p, True, t) for p, t in zip(primals_out, tangents_out)]
+
+
+def fallback_linearize_rule(primitive, nonzeros, *primals, **params):
+    """Linearize a primitive by partially evaluating its JVP rule (tangents unknown)."""
+    rule = get_jvp_rule(primitive)
+    return linearize_from_jvp(lambda p, t: rule(p, t, **params),
+                              primitive.multiple_results, nonzeros, primals, params)
+
+
+def linearize_from_jvp(jvp_rule, multiple_results, nonzeros, primals, params, *,
+                       instantiate_input_zeros=False):
+    """Run ``jvp_rule(primals, tangents)`` with the nonzero tangents unknown.
+
+    Everything that depends only on primals runs now, on the current trace; the rest is
+    recorded as a small linear jaxpr whose constants (the *residuals*) are values computed
+    now. Returns ``(primal_out, out_nonzeros, residuals, linearized)`` where
+    ``linearized(residuals, *tangents)`` replays the linear jaxpr on the current trace."""
+    from glassjax.interpreters import partial_eval as pe, staging
+    del params
+    tangent_avals = [_tangent_aval(p) for p in primals]
+    nonzeros = [nz and not _is_float0(a) for a, nz in zip(tangent_avals, nonzeros)]
+    unknown = staging.StagingTrace()
+    trace = pe.PartialEvalTrace(core.trace_ctx.trace, unknown)
+    with core.set_current_trace(trace):
+        tangent_args = [unknown.new_arg(a) if nz else
+                        zeros_like_aval(a) if instantiate_input_zeros else Zero(a)
+                        for a, nz in zip(tangent_avals, nonzeros)]
+        out_primals, out_tangents = jvp_rule(list(primals), tangent_args)
+    if not multiple_results:
+        out_primals, out_tangents = [out_primals], [out_tangents]
+    if any(trace.is_unknown(p) for p in out_primals):
+        raise ValueError(
+            "Linearization failed to produce known values for all output primals. This "
+            "is typically caused by attempting to differentiate a function uses an "
+            "operation that does not support reverse-mode autodiff.")
+    out_nonzeros = [type(t) is not Zero and trace.is_unknown(t) for t in out_tangents]
+    out_tangent_avals = [_tangent_aval(p) for p in out_primals]
+    jaxpr, residuals = unknown.to_jaxpr([t for t, nz in zip(out_tangents, out_nonzeros)
+                                         if nz])
+    jaxpr, residuals = pe.dce_jaxpr_consts(jaxpr, residuals)
+
+    def linearized(residuals, *tangents):
+        nz_tangents = [t for t, nz in zip(tangents, nonzeros) if nz]
+        nz_outs = iter(core.eval_jaxpr(jaxpr, residuals, *nz_tangents))
+        outs = [next(nz_outs) if nz else Zero(a)
+                for a, nz in zip(out_tangent_avals, out_nonzeros)]
+        return outs if multiple_results else outs[0]
+
+    if multiple_results:
+        return out_primals, out_nonzeros, residuals, linearized
+    return out_primals[0], out_nonzeros[0], residuals, linearized
+
+
+def linearize(fun, primals, *, has_aux=False):
+    """Reverse mode, step one, on flat lists: run ``fun(*primals)`` computing primals
+    now and recording the tangent computation.
+
+    Returns ``(out_primals, out_nonzeros, jaxpr, consts, aux)``: ``jaxpr`` maps the input
+    tangents to the nonzero output tangents; its constants ``consts`` are the residuals."""
+    from glassjax.interpreters import partial_eval as pe, staging
+    tangent_trace = staging.StagingTrace()
+    trace = LinearizeTrace(core.trace_ctx.trace, tangent_trace)
+    tracers = []
+    for p in primals:
+        t = tangent_trace.new_arg(_tangent_aval(p))
+        tracers.append(p if _is_float0(t.aval) else LinearizeTracer(trace, p, t))
+    with core.set_current_trace(trace):
+        outs = fun(*tracers)
+        aux = None
+        if has_aux:
+            outs, aux = outs
+            aux = _strip_tracers(aux, LinearizeTracer, trace)
+        out_primals, out_tangents = core.unzip2(map(trace.to_primal_tangent_pair, outs))
+    out_nonzeros = [type(t) is not Zero for t in out_tangents]
+    jaxpr, consts = tangent_trace.to_jaxpr([t for t in out_tangents if type(t) is not Zero])
+    jaxpr, consts = pe.dce_jaxpr_consts(jaxpr, consts)
+    return out_primals, out_nonzeros, jaxpr, consts, aux
+
+
+def linearize_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate=False, allow_fwds=True):
+    """Split a closed jaxpr into a primal jaxpr and a linear (tangent) jaxpr.
+
+    Returns ``(primal_jaxpr, num_residuals, out_nonzeros, residual_forwards,
+    tangent_jaxpr)``. ``primal_jaxpr`` computes the primal outputs followed by the
+    residuals; ``tangent_jaxpr`` takes ``(*residuals, *nonzero tangents)``. Residuals that
+    are just inputs (or consts) of ``jaxpr`` are not recomputed: ``residual_forwards[i]``
+    is then their index in ``(*consts, *inputs)``, else None. ``allow_fwds`` (a bool, or
+    one per const and input) says which may be forwarded that way (control flow asks for
+    some residuals to be outputs even when they are inputs)."""
+    from glassjax.interpreters import partial_eval as pe, staging
+    primal_trace = staging.StagingTrace(jaxpr.jaxpr.debug_info)
+    tangent_trace = staging.StagingTrace()
+    trace = LinearizeTrace(primal_trace, tangent_trace)
+    in_primals, tracers = [], []
+    for aval, nz in zip(jaxpr.in_avals, nonzeros):
+        p = primal_trace.new_arg(aval)
+        in_primals.append(p)
+        tracers.append(LinearizeTracer(trace, p, tangent_trace.new_arg(
+            aval.to_tangent_aval())) if nz else p)
+    if isinstance(instantiate, bool):
+        instantiate = [instantiate] * len(jaxpr.out_avals)
+    with core.set_current_trace(trace):
+        outs = core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *tracers)
+        out_primals, out_tangents = core.unzip2(map(trace.to_primal_tangent_pair, outs))
+        out_tangents = [instantiate_zeros(t) if inst else t
+                        for t, inst in zip(out_tangents, instantiate)]
+    out_nonzeros = [type(t) is not Zero for t in out_tangents]
+    tangent_jaxpr, residuals = tangent_trace.to_jaxpr(
+        [t for t in out_tangents if type(t) is not Zero])
+    tangent_jaxpr, residuals = pe.dce_jaxpr_consts(tangent_jaxpr, residuals)
+    tangent_jaxpr = core.ClosedJaxpr(staging.convert_constvars_jaxpr(tangent_jaxpr), [])
+    if isinstance(allow_fwds, bool):
+        allow_fwds = [allow_fwds] * (len(jaxpr.consts) + len(in_primals))
+    inputs = {id(x): i for i, (x, ok) in enumerate(zip([*jaxpr.consts, *in_primals],
+                                                       allow_fwds)) if ok}
+    forwards = [inputs.get(id(r)) for r in residuals]
+    residuals = [r for r, f in zip(residuals, forwards) if f is None]
+    primal_jaxpr, primal_consts = primal_trace.to_jaxpr([*out_primals, *residuals])
+    primal_jaxpr, primal_consts = pe.dce_jaxpr_consts(primal_jaxpr, primal_consts)
+    return (core.ClosedJaxpr(primal_jaxpr, primal_consts), len(residuals), out_nonzeros,
+            forwards, tangent_jaxpr)
+
+
+# -- reverse mode, step two: transpose -----------------------------------------------------
+
+def get_transpose_rule(primitive):
+    rule = primitive_transposes.get(primitive)
+    if rule is None:
+        raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
+                                  f"'{primitive}' not implemented")
+    return rule
+
+
+def backward_pass(jaxpr: core.Jaxpr, consts, args, cts_out):
+    """Transpose a linear jaxpr: the cotangents of its inputs from those of its outputs.
+
+    ``args`` gives each input's value, or ``UndefinedPrimal`` for the inputs the jaxpr is
+    linear in. Equations that depend only on defined values are evaluated first (they
+    compute residual-like values); the others are *linear* and are transposed in reverse
+    order, each transpose rule turning its output cotangents into input cotangents, which
+    accumulate (``add_any``) where a value was used more than once. Returns one cotangent
+    per input: a value or ``Zero`` for undefined inputs, None for the others."""
+    if all(type(ct) is Zero for ct in cts_out) and not jaxpr.effects:
+        return [Zero(a.aval) if is_undefined_primal(a) else None for a in args]
+    env: dict = {}
+    linear: set = set()
+    for v, c in zip(jaxpr.constvars, consts):
+        env[v] = c
+    for v, a in zip(jaxpr.invars, args):
+        if is_undefined_primal(a):
+            linear.add(v)
+        else:
+            env[v] = a
+
+    def is_linear(x):
+        return isinstance(x, core.Var) and x in linear
+
+    def read(x):
+        return x.val if isinstance(x, core.Literal) else env[x]
+
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        if any(map(is_linear, eqn.invars)):
+            linear.update(eqn.outvars)
+            linear_eqns.append(eqn)
+            continue
+        subfuns, params = eqn.primitive.get_bind_params(eqn.params)
+        outs = eqn.primitive.bind(*subfuns, *map(read, eqn.invars), **params)
+        for v, o in zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]):
+            env[v] = o
+
+    cts: dict = {}
+
+    def accumulate(v, ct):
+        if ct is None or not is_linear(v):
+            return
+        _check_cotangent(v.aval, ct)
+        cts[v] = add_tangents(cts[v], ct) if v in cts else ct
+
+    def pop_ct(v):
+        ct = cts.pop(v, None)
+        return Zero(v.aval.to_tangent_aval()) if ct is None else ct
+
+    for v, ct in zip(jaxpr.outvars, cts_out):
+        accumulate(v, ct)
+    for eqn in reversed(linear_eqns):
+        eqn_cts = [pop_ct(v) for v in eqn.outvars]
+        rule = get_transpose_rule(eqn.primitive)
+        invals = [UndefinedPrimal(x.aval) if is_linear(x) else read(x) for x in eqn.invars]
+        ct_in = rule(eqn_cts if eqn.primitive.multiple_results else eqn_cts[0], *invals,
+                     **eqn.params)
+        for x, ct in zip(eqn.invars, ct_in):
+            accumulate(x, ct)
+    return [pop_ct(v) if is_undefined_primal(a) else None
+            for v, a in zip(jaxpr.invars, args)]
+
+
+def _check_cotangent(aval, ct):
+    ct_aval = ct.aval if type(ct) is Zero else core.get_aval(ct)
+    if ct_aval.shape != aval.shape:
+        expected = aval.to_tangent_aval()
+        raise ValueError(f"Expected cotangent type {expected.str_short()} but got "
+                         f"{ct_aval.str_short()}")
+
+
+def transpose_jaxpr(jaxpr: core.ClosedJaxpr, linear, ct_zeros, *, partial_eval=False):
+    """Transpose a closed jaxpr linear in the inputs flagged ``linear``.
+
+    The result is a closed jaxpr from ``(*nonlinear inputs, *nonzero output cotangents)``
+    to the nonzero cotangents of the linear inputs; also returns which of those are zero.
+    Used by ``jit`` and ``remat``, whose transposes stay a single call. With
+    ``partial_eval``, the non-linear part is first split off by partial evaluation (needed
+    when linear equations also compute non-linear values, as a remat inside a remat
+    does) and recomputed before the backward pass."""
+    from glassjax.interpreters import partial_eval as pe, staging
+    linear, ct_zeros = list(linear), list(ct_zeros)
+    in_avals = [a for a, lin in zip(jaxpr.in_avals, linear) if not lin]
+    ct_avals = [a.to_tangent_aval() for a, z in zip(jaxpr.out_avals, ct_zeros) if not z]
+    lin_avals = [a.to_tangent_aval() for a, lin in zip(jaxpr.in_avals, linear) if lin]
+    if partial_eval:
+        known, lin_jaxpr, _, num_res = pe.partial_eval_jaxpr_nounits(jaxpr, linear, True)
+    in_zeros: list = []
+
+    def transposed(*args):
+        nonlinear, cts = args[:len(in_avals)], iter(args[len(in_avals):])
+        cts_out = [Zero(a.to_tangent_aval()) if z else next(cts)
+                   for a, z in zip(jaxpr.out_avals, ct_zeros)]
+        if partial_eval:
+            residuals = core.jaxpr_as_fun(known)(*nonlinear)
+            undefined = [UndefinedPrimal(a) for a in lin_avals]
+            cts_in = backward_pass(lin_jaxpr.jaxpr, lin_jaxpr.consts,
+                                   [*residuals, *undefined], cts_out)[num_res:]
+        else:
+            nonlinear = iter(nonlinear)
+            primals = [UndefinedPrimal(a) if lin else next(nonlinear)
+                       for a, lin in zip(jaxpr.in_avals, linear)]
+            cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, primals, cts_out)
+            cts_in = [ct for ct, lin in zip(cts_in, linear) if lin]
+        in_zeros[:] = [type(ct) is Zero for ct in cts_in]
+        return [ct for ct in cts_in if type(ct) is not Zero]
+
+    closed, lifted = staging.trace_to_closed_jaxpr(transposed, [*in_avals, *ct_avals],
+                                                   jaxpr.jaxpr.debug_info)
+    assert not lifted, "a closed jaxpr's constants are concrete"
+    return closed, in_zeros

@@ -1,40 +1,73 @@
-"""Vectorisation (vmap): rule tables and the helpers primitives use to fill them.
+"""Vectorisation (vmap): rule tables, the helpers primitives use to fill them, and the
+batching interpreter.
 
 A *batching rule* says how to apply a primitive to inputs that carry an extra mapped
 axis: ``rule(args, dims, **params) -> (out, out_dim)``, where ``dims[i]`` is the position
 of the mapped axis in ``args[i]`` or ``not_mapped`` (None) when that input is the same for
 every element of the batch. Rules move the mapped axis only when they must, so the jaxpr
 of ``vmap(f)`` stays close to the jaxpr of ``f``.
+
+The interpreter is ``BatchTrace``: a value of the batch is a ``BatchTracer`` holding the
+whole stack of values (``val``, an array of the parent trace) and where its batch axis is
+(``batch_dim``). The user's function sees only one element (the tracer's ``aval`` has the
+batch axis removed); each primitive applied to such tracers is handed to its batching
+rule, which runs on the parent trace.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
+import operator
+import weakref
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from glassjax import core
+
 not_mapped = None
 
-primitive_batchers: dict = {}    # prim -> rule(args, dims, **params) -> (out, out_dim)
+# prim -> rule(args, dims, **params) -> (out, out_dim). Called only when some input is
+# mapped; otherwise the primitive simply runs on the parent trace.
+primitive_batchers: dict = {}
+# prim -> rule(axis_data, args, dims, **params) -> (out, out_dim), for primitives that
+# must know the mapped axis itself (its size and name): collectives (``psum`` over the
+# vmapped axis), and primitives with a jaxpr inside (``jit``, control flow), whose body
+# may use collectives. Called even when no input is mapped.
+fancy_primitive_batchers: dict = {}
+
+
+# ----------------------------------------------------------------------------------------
+# Moving batch axes around
+# ----------------------------------------------------------------------------------------
+
+def canonicalize_axis(axis, ndim: int) -> int:
+    """An axis in ``[-ndim, ndim)`` as one in ``[0, ndim)`` (JAX's error otherwise)."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis + ndim if axis < 0 else axis
 
 
 def moveaxis(x, src: int, dst: int):
     """Move axis ``src`` of ``x`` to ``dst`` (a transpose, or nothing when src == dst)."""
     from glassjax import lax
-    ndim = np.ndim(x)
-    src, dst = src % ndim, dst % ndim
     if src == dst:
         return x
+    ndim = np.ndim(x)
+    src, dst = canonicalize_axis(src, ndim), canonicalize_axis(dst, ndim)
     perm = [i for i in range(ndim) if i != src]
     perm.insert(dst, src)
     return lax.transpose(x, tuple(perm))
 
 
 def broadcast(x, size: int, axis: int):
-    """Give an unmapped value a mapped axis of ``size`` at ``axis``."""
+    """Give an unmapped value a mapped axis of ``size`` at ``axis``. (The kept axes are
+    NumPy ints, as in JAX, which prints them as ``broadcast_dimensions=(np.int64(1),)``.)"""
     from glassjax import lax
     shape = list(np.shape(x))
     shape.insert(axis, size)
-    dims = tuple(i for i in range(len(shape)) if i != axis)
+    dims = tuple(np.delete(np.arange(len(shape)), axis))
     return lax.broadcast_in_dim(x, tuple(shape), dims)
 
 
@@ -45,14 +78,33 @@ def bdim_at_front(x, bdim, size: int):
     return moveaxis(x, bdim, 0)
 
 
+def mapped_aval(aval: core.ShapedArray, axis: int) -> core.ShapedArray:
+    """The type of one element of a batch whose batch axis is ``axis``."""
+    return aval.update(shape=tuple(d for i, d in enumerate(aval.shape) if i != axis))
+
+
+def unmapped_aval(aval: core.ShapedArray, size: int, axis) -> core.ShapedArray:
+    """The type of a batch of ``size`` values of type ``aval`` stacked at ``axis``."""
+    if axis is not_mapped:
+        return aval
+    shape = list(aval.shape)
+    shape.insert(axis, size)
+    return aval.update(shape=tuple(shape))
+
+
+# ----------------------------------------------------------------------------------------
+# Helpers for writing rules
+# ----------------------------------------------------------------------------------------
+
 def defvectorized(primitive):
-    """Elementwise unary primitives: apply to the whole batch; the axis stays put."""
+    """Elementwise primitives whose inputs share one shape: apply to the whole batch; the
+    axis stays put."""
     primitive_batchers[primitive] = functools.partial(_vectorized_batcher, primitive)
 
 
 def _vectorized_batcher(primitive, args, dims, **params):
-    (x,), (d,) = args, dims
-    return primitive.bind(x, **params), d
+    assert all(d == dims[0] for d in dims[1:]), dims
+    return primitive.bind(*args, **params), dims[0]
 
 
 def defbroadcasting(primitive):
@@ -65,14 +117,14 @@ def broadcast_batcher(primitive, args, dims, **params):
 
     If every non-scalar operand is mapped at the same axis with the same shape, the
     primitive applies as is (scalars broadcast on their own). Otherwise mapped axes are
-    moved to the front (unmapped operands are broadcast to the batch size), and lower-rank
-    operands get trailing size-1 axes so they broadcast against the rest."""
+    moved to the front and unmapped operands get a size-1 front axis, so the primitive's
+    own broadcasting spreads them over the batch; lower-rank mapped operands get
+    trailing size-1 axes so they line up with the rest."""
     shape, dim = next((np.shape(x), d) for x, d in zip(args, dims) if d is not not_mapped)
     if all(np.shape(x) == shape and d == dim for x, d in zip(args, dims) if np.ndim(x)):
         out = primitive.bind(*args, **params)
         return (out, [dim] * len(out)) if primitive.multiple_results else (out, dim)
-    size = shape[dim]
-    args = [bdim_at_front(x, d, size) if np.ndim(x) else x for x, d in zip(args, dims)]
+    args = [bdim_at_front(x, d, 1) if np.ndim(x) else x for x, d in zip(args, dims)]
     ndim = max(np.ndim(x) for x in args)
     args = [_expand_trailing(x, ndim) if d is not not_mapped else x
             for x, d in zip(args, dims)]
@@ -82,6 +134,354 @@ def broadcast_batcher(primitive, args, dims, **params):
 
 def _expand_trailing(x, ndim):
     from glassjax import lax
-    if np.ndim(x) in (0, ndim):
+    if np.ndim(x) == ndim:
         return x
     return lax.expand_dims(x, tuple(range(np.ndim(x), ndim)))
+
+
+# ----------------------------------------------------------------------------------------
+# The batching interpreter
+# ----------------------------------------------------------------------------------------
+
+class AxisData(NamedTuple):
+    """The axis being vectorised over: its name (None when vmap has no ``axis_name``) and
+    its size."""
+    name: Any
+    size: int
+
+
+class BatchTracer(core.Tracer):
+    """One element of a batch, as the vectorised function sees it: ``val`` holds all the
+    elements, stacked along axis ``batch_dim``."""
+    __slots__ = ("val", "batch_dim")
+
+    def __init__(self, trace, val, batch_dim: int):
+        super().__init__(trace)
+        self.val = val
+        self.batch_dim = batch_dim
+
+    @property
+    def aval(self):
+        return mapped_aval(core.get_aval(self.val), self.batch_dim)
+
+    def __repr__(self):
+        return f"VmapTracer(aval={self.aval}, batched={core.get_aval(self.val)})"
+
+    __str__ = __repr__
+
+
+class BatchTrace(core.Trace):
+    """Runs every primitive on whole batches, on ``parent_trace``, via batching rules.
+
+    ``tag`` identifies one vmap: a function handed to a higher-order primitive (custom
+    derivative rules) is batched later by a fresh BatchTrace with the same tag, which must
+    recognise this trace's tracers as its own."""
+
+    def __init__(self, parent_trace, tag, axis_data: AxisData):
+        self.parent_trace = parent_trace
+        self.tag = tag
+        self.axis_data = axis_data
+
+    def to_batch_info(self, x):
+        """``(value on the parent trace, batch dim)``; other values are unmapped."""
+        if isinstance(x, BatchTracer) and x._trace.tag is self.tag:
+            return x.val, x.batch_dim
+        return x, not_mapped
+
+    def wrap(self, val, dim):
+        return val if dim is not_mapped else BatchTracer(self, val, dim)
+
+    def process_primitive(self, primitive, tracers, params):
+        vals, dims = core.unzip2(map(self.to_batch_info, tracers))
+        fancy_rule = fancy_primitive_batchers.get(primitive)
+        if fancy_rule is None and all(d is not_mapped for d in dims):
+            return primitive.bind_with_trace(self.parent_trace, vals, params)
+        with core.set_current_trace(self.parent_trace):
+            if fancy_rule is not None:
+                out, out_dim = fancy_rule(self.axis_data, vals, dims, **params)
+            else:
+                out, out_dim = get_batching_rule(primitive)(vals, dims, **params)
+        if primitive.multiple_results:
+            return [self.wrap(v, d) for v, d in zip(out, out_dim)]
+        return self.wrap(out, out_dim)
+
+    def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
+        vals, dims = core.unzip2(map(self.to_batch_info, tracers))
+        fun, fun_dims = batch_subtrace(fun, self.tag, self.axis_data, dims)
+        jvp, jvp_dims = _batch_custom_jvp_subtrace(jvp, self.tag, self.axis_data, dims)
+        outs = primitive.bind_with_trace(self.parent_trace, (fun, jvp, *vals),
+                                         dict(symbolic_zeros=symbolic_zeros))
+        out_dims = fun_dims or jvp_dims
+        return [self.wrap(v, d) for v, d in zip(outs, out_dims)]
+
+    def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, out_trees,
+                                symbolic_zeros):
+        vals, dims = core.unzip2(map(self.to_batch_info, tracers))
+        fun, fun_dims = batch_subtrace(fun, self.tag, self.axis_data, dims)
+        fwd, fwd_dims = batch_subtrace(fwd, self.tag, self.axis_data, dims)
+
+        def bwd_in_dims():
+            """Residuals where the batched fwd left them (or where the forwarded inputs
+            are), then output cotangents, batched like the outputs."""
+            _, _, forwards = out_trees()
+            rest = iter(fwd_dims)
+            res_dims = [next(rest) if f is None else dims[f] for f in forwards]
+            return [*res_dims, *rest]
+
+        bwd = _batch_custom_vjp_bwd(bwd, self.tag, self.axis_data, bwd_in_dims, dims)
+        outs = primitive.bind_with_trace(
+            self.parent_trace, (fun, fwd, bwd, *vals),
+            dict(out_trees=out_trees, symbolic_zeros=symbolic_zeros))
+        if fun_dims:
+            out_dims = fun_dims
+        else:   # the forward rule ran: its outputs start with the residuals
+            _, res_tree, forwards = out_trees()
+            num_res = res_tree.num_leaves - sum(f is not None for f in forwards)
+            out_dims = fwd_dims[num_res:]
+        return [self.wrap(v, d) for v, d in zip(outs, out_dims)]
+
+
+def get_batching_rule(primitive):
+    rule = primitive_batchers.get(primitive)
+    if rule is None:
+        raise NotImplementedError(f"Batching rule for '{primitive}' not implemented")
+    return rule
+
+
+# ----------------------------------------------------------------------------------------
+# Matching output axes
+# ----------------------------------------------------------------------------------------
+
+class SpecMatchError(Exception):
+    """An output is mapped but ``out_axes`` says None (vmap turns it into a ValueError
+    naming the output)."""
+
+    def __init__(self, leaf_idx, src, dst):
+        super().__init__(leaf_idx, src, dst)
+        self.leaf_idx, self.src, self.dst = leaf_idx, src, dst
+
+
+def matchaxis(axis_data: AxisData, src, dst, x, sum_match=False):
+    """Put the batch axis of ``x`` (now at ``src``) at ``dst``: move it, broadcast an
+    unmapped value, or (``sum_match``, for cotangents of unmapped inputs) sum it away."""
+    if not core.valid_jaxtype(x):
+        raise TypeError(f"Output from batched function {x!r} with type {type(x)} is not a "
+                        "valid JAX type")
+    if src == dst:
+        return x
+    if src is not_mapped:
+        return broadcast(x, axis_data.size, canonicalize_axis(dst, np.ndim(x) + 1))
+    if dst is not_mapped:
+        if sum_match:
+            return x.sum(src)
+        if axis_data.name is not None:
+            raise ValueError(f"vmap has mapped output (axis_name={axis_data.name}) but "
+                             f"out_axes is {dst}")
+        raise SpecMatchError(None, src, dst)
+    return moveaxis(x, src, dst)
+
+
+# ----------------------------------------------------------------------------------------
+# Batching functions
+# ----------------------------------------------------------------------------------------
+
+def batch(fun: Callable, axis_data: AxisData, in_dims, out_dim_dests):
+    """Run ``fun(*flat_args) -> flat_outs`` on batches: argument i is mapped along
+    ``in_dims[i]`` (None: not mapped); output j comes back with its batch axis at
+    ``out_dim_dests[j]`` (a list, or a thunk called once ``fun`` has run, for when the
+    number of outputs is only known then). Returns the flat outputs."""
+    def batched(*args):
+        parent = core.trace_ctx.trace
+        trace = BatchTrace(parent, object(), axis_data)
+        tracers = [trace.wrap(x, d if d is not_mapped else canonicalize_axis(d, np.ndim(x)))
+                   for x, d in zip(args, in_dims)]
+        with core.set_current_trace(trace), _axis_env(axis_data):
+            outs = fun(*tracers)
+            dests = out_dim_dests() if callable(out_dim_dests) else out_dim_dests
+            with core.set_current_trace(parent):
+                out_vals = []
+                for i, (out, dst) in enumerate(zip(outs, dests)):
+                    val, src = trace.to_batch_info(out)
+                    try:
+                        out_vals.append(matchaxis(axis_data, src, dst, val))
+                    except SpecMatchError:
+                        raise SpecMatchError(i, src, dst) from None
+        return out_vals
+    return batched
+
+
+def _axis_env(axis_data: AxisData):
+    """A named vmap axis is in scope (for collectives) while the function runs."""
+    return core.extend_axis_env([] if axis_data.name is None else
+                                [(axis_data.name, axis_data.size)])
+
+
+def batch_subtrace(fun, tag, axis_data: AxisData, in_dims):
+    """``fun`` (a custom rule with ``call_wrapped``) as a function of whole batches, run
+    later by whichever trace calls it. Returns it with a list that is filled with the
+    output batch dims when it runs."""
+    from glassjax.custom_derivatives import Rule
+    out_dims: list = []
+
+    def batched(*args, **kwargs):
+        with _subtrace(tag, axis_data, in_dims, args) as (trace, tracers):
+            outs = fun.call_wrapped(*tracers, **kwargs)
+            vals, out_dims[:] = core.unzip2(map(trace.to_batch_info, outs))
+        return vals
+
+    return Rule(batched, fun.name), out_dims
+
+
+@contextlib.contextmanager
+def _subtrace(tag, axis_data, in_dims, args):
+    """A BatchTrace (with ``tag``) over the current trace, made current, and ``args`` as
+    its tracers (``in_dims`` may be a thunk)."""
+    trace = BatchTrace(core.trace_ctx.trace, tag, axis_data)
+    dims = in_dims() if callable(in_dims) else in_dims
+    with core.set_current_trace(trace), _axis_env(axis_data):
+        yield trace, [trace.wrap(x, d) for x, d in zip(args, dims)]
+
+
+def _batch_custom_jvp_subtrace(jvp, tag, axis_data: AxisData, in_dims):
+    """A custom JVP rule on batches: tangents are batched like their primals, and each
+    output's primal and tangent leave with one batch dim."""
+    from glassjax.custom_derivatives import Rule, SymbolicZero
+    out_dims: list = []
+
+    def batched(*args):
+        dims = list(in_dims) * 2
+        args = [SymbolicZero(mapped_aval(x.aval, d)) if type(x) is SymbolicZero and
+                d is not not_mapped else x for x, d in zip(args, dims)]
+        dims = [not_mapped if type(x) is SymbolicZero else d for x, d in zip(args, dims)]
+        with _subtrace(tag, axis_data, dims, args) as (trace, tracers):
+            outs = jvp.call_wrapped(*tracers)
+            vals, dims_out = core.unzip2(map(trace.to_batch_info, outs))
+        n = len(vals) // 2
+        merged = [_merge_bdims(p, t) for p, t in zip(dims_out[:n], dims_out[n:])]
+        primals = [matchaxis(axis_data, s, d, x) for s, d, x in zip(dims_out[:n], merged,
+                                                                   vals[:n])]
+        tangents = [_matchaxis_symzeros(axis_data, s, d, x)
+                    for s, d, x in zip(dims_out[n:], merged, vals[n:])]
+        out_dims[:] = merged
+        return [*primals, *tangents]
+
+    return Rule(batched, jvp.name), out_dims
+
+
+def _batch_custom_vjp_bwd(bwd, tag, axis_data: AxisData, in_dims, out_dim_dests):
+    """A custom VJP's backward rule on batches; each input cotangent leaves batched like
+    its primal input, summed over the batch for unmapped inputs."""
+    from glassjax.custom_derivatives import Rule, SymbolicZero
+
+    def batched(*args):
+        dims = in_dims()
+        args = [SymbolicZero(mapped_aval(x.aval, d)) if type(x) is SymbolicZero and
+                d is not not_mapped else x for x, d in zip(args, dims)]
+        dims = [not_mapped if type(x) is SymbolicZero else d for x, d in zip(args, dims)]
+        with _subtrace(tag, axis_data, dims, args) as (trace, tracers):
+            outs = bwd.call_wrapped(*tracers)
+            vals, dims_out = core.unzip2(map(trace.to_batch_info, outs))
+            with core.set_current_trace(trace.parent_trace):
+                return [_matchaxis_symzeros(axis_data, s, d, x, sum_match=True)
+                        for s, d, x in zip(dims_out, out_dim_dests, vals)]
+
+    return Rule(batched, bwd.name)
+
+
+def _merge_bdims(x, y):
+    return y if x is not_mapped else x
+
+
+def _matchaxis_symzeros(axis_data: AxisData, src, dst, x, sum_match=False):
+    """``matchaxis`` that also moves symbolic zeros (by changing their type)."""
+    from glassjax.custom_derivatives import SymbolicZero
+    from glassjax.interpreters.ad import Zero
+    if type(x) not in (Zero, SymbolicZero):
+        return matchaxis(axis_data, src, dst, x, sum_match=sum_match)
+    if src == dst:
+        return x
+    if src is not_mapped:
+        return type(x)(unmapped_aval(x.aval, axis_data.size, dst))
+    if dst is not_mapped and sum_match:
+        return type(x)(mapped_aval(x.aval, src))
+    if dst is not_mapped:
+        raise ValueError((axis_data.name, x, src, dst))
+    return type(x)(unmapped_aval(mapped_aval(x.aval, src), axis_data.size, dst))
+
+
+# ----------------------------------------------------------------------------------------
+# Batching jaxprs (for primitives that carry one: jit, control flow)
+# ----------------------------------------------------------------------------------------
+
+# ClosedJaxpr -> {(axis_data, in_axes, out_axes_dest): result}. Batching the same jaxpr
+# the same way gives the same jaxpr object, so a jitted function called twice under vmap
+# prints its body once, as in JAX.
+_batch_jaxpr_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def batch_jaxpr2(closed_jaxpr: core.ClosedJaxpr, axis_data: AxisData, in_axes):
+    """Batch a jaxpr with inputs mapped at ``in_axes``, leaving each output's batch axis
+    where the rules put it. Returns ``(batched closed jaxpr, out_axes)``."""
+    return _batch_jaxpr_axes(closed_jaxpr, axis_data, tuple(in_axes), None)
+
+
+def batch_jaxpr(closed_jaxpr: core.ClosedJaxpr, axis_data: AxisData, in_batched,
+                instantiate):
+    """Batch a jaxpr whose batched inputs have their batch axis first; batched outputs
+    get it first too, and outputs in ``instantiate`` (a bool, or one per output) are
+    batched even if they do not depend on the batch. Returns ``(batched closed jaxpr,
+    out_batched)``."""
+    if isinstance(instantiate, bool):
+        instantiate = [instantiate] * len(closed_jaxpr.out_avals)
+    in_axes = [0 if b else not_mapped for b in in_batched]
+    out_dests = [0 if inst else zero_if_mapped for inst in instantiate]
+    return batch_jaxpr_axes(closed_jaxpr, axis_data, in_axes, out_dests)
+
+
+def batch_jaxpr_axes(closed_jaxpr: core.ClosedJaxpr, axis_data: AxisData, in_axes,
+                     out_axes_dest):
+    """Batch a jaxpr with inputs mapped at ``in_axes`` and outputs moved to
+    ``out_axes_dest`` (an axis, None, or ``zero_if_mapped``). Returns ``(batched closed
+    jaxpr, out_batched)``."""
+    jaxpr, out_axes = _batch_jaxpr_axes(closed_jaxpr, axis_data, tuple(in_axes),
+                                        tuple(out_axes_dest))
+    return jaxpr, [d is not not_mapped for d in out_axes]
+
+
+class _ZeroIfMapped:
+    def __repr__(self):
+        return "zero_if_mapped"
+
+
+zero_if_mapped = _ZeroIfMapped()   # an out_axes_dest: axis 0 if batched, else unbatched
+
+
+def _batch_jaxpr_axes(closed_jaxpr, axis_data, in_axes, out_axes_dest):
+    from glassjax.interpreters import staging
+    per_jaxpr = _batch_jaxpr_cache.setdefault(closed_jaxpr, {})
+    key = (axis_data, in_axes, out_axes_dest)
+    if key in per_jaxpr:
+        return per_jaxpr[key]
+    out_axes: list = []
+
+    def batched(*args):
+        trace = BatchTrace(core.trace_ctx.trace, object(), axis_data)
+        tracers = [trace.wrap(x, d) for x, d in zip(args, in_axes)]
+        with core.set_current_trace(trace), _axis_env(axis_data):
+            outs = core.jaxpr_as_fun(closed_jaxpr)(*tracers)
+        vals, srcs = core.unzip2(map(trace.to_batch_info, outs))
+        if out_axes_dest is None:
+            out_axes[:] = srcs
+            return vals
+        dests = [(not_mapped if s is not_mapped else 0) if d is zero_if_mapped else d
+                 for s, d in zip(srcs, out_axes_dest)]
+        out_axes[:] = dests
+        return [matchaxis(axis_data, s, d, v) for s, d, v in zip(srcs, dests, vals)]
+
+    in_avals = [unmapped_aval(a, axis_data.size, d)
+                for a, d in zip(closed_jaxpr.in_avals, in_axes)]
+    jaxpr, lifted = staging.trace_to_closed_jaxpr(batched, in_avals,
+                                                  closed_jaxpr.jaxpr.debug_info)
+    assert not lifted, "a closed jaxpr's constants are concrete"
+    per_jaxpr[key] = result = (jaxpr, tuple(out_axes))
+    return result

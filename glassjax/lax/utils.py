@@ -82,9 +82,9 @@ def _typenames(types):
     return ", ".join(t.__name__ for t in types)
 
 
-def _float0_error(name, i):
+def _float0_error(name, where):
     return TypeError(
-        f"Called {name} with a float0 at position {i}. float0s do not support any "
+        f"Called {name} with a float0 {where}. float0s do not support any "
         "operations by design, because they are not compatible with non-trivial vector "
         "spaces. No implicit dtype conversion is done. You can use "
         "np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular zeros "
@@ -95,7 +95,7 @@ def _float0_error(name, i):
 def unop_dtype_rule(result_dtype, accepted, name, aval, **params):
     if not any(dtypes.issubdtype(aval.dtype, t) for t in accepted):
         if aval.dtype == dtypes.float0:
-            raise _float0_error(name, 0)
+            raise _float0_error(name, "array")
         raise TypeError(f"{name} does not accept dtype {dtypes.dtype_to_string(aval.dtype)}."
                         f" Accepted dtypes are subtypes of {_typenames(accepted)}.")
     return result_dtype(aval.dtype)
@@ -105,11 +105,14 @@ def naryop_dtype_rule(result_dtype, accepted, name, *avals, require_same=True, *
     for i, (aval, types) in enumerate(zip(avals, accepted)):
         if not any(dtypes.issubdtype(aval.dtype, t) for t in types):
             if aval.dtype == dtypes.float0:
-                raise _float0_error(name, i)
+                raise _float0_error(name, f"at position {i}")
             raise TypeError(
                 f"{name} does not accept dtype {dtypes.dtype_to_string(aval.dtype)} at "
                 f"position {i}. Accepted dtypes at position {i} are subtypes of "
                 f"{_typenames(types)}.")
+    out_dtype = params.get("out_dtype")     # mul's: both operands are converted to it
+    if out_dtype is not None:
+        return dtypes.canonicalize_dtype(out_dtype)
     if require_same:
         check_same_dtypes(name, *avals)
     return result_dtype(*(a.dtype for a in avals))
@@ -158,23 +161,28 @@ _same = lambda *dts: dts[0]
 
 
 def unop(name, accepted, lower_op, result_dtype=_same):
-    """An elementwise one-input primitive (shape and weak type pass through)."""
+    """An elementwise one-input primitive (shape and weak type pass through), lowered by
+    ``lower_op(x, **params)``; with ``lower_op=None`` the caller registers a rule."""
     prim = standard_primitive(lambda x, **p: x.shape,
                               functools.partial(unop_dtype_rule, result_dtype, accepted,
                                                 name), name)
     batching.defvectorized(prim)
-    lowering.register_lowering(prim, lambda ctx, x, **p: lower_op(x, **p))
+    if lower_op is not None:
+        lowering.register_lowering(prim, lambda ctx, x, **p: lower_op(x, **p))
     return prim
 
 
 def naryop(name, accepted, lower_op, result_dtype=_same, require_same=True):
-    """An elementwise n-input primitive whose operands broadcast (rank-0 or size-1 axes)."""
+    """An elementwise n-input primitive whose operands broadcast (rank-0 or size-1 axes),
+    lowered by ``lower_op(*xs, **params)``; with ``lower_op=None`` the caller registers
+    a rule."""
     prim = standard_primitive(
         functools.partial(broadcasting_shape_rule, name),
         functools.partial(naryop_dtype_rule, result_dtype, accepted, name,
                           require_same=require_same), name)
     batching.defbroadcasting(prim)
-    lowering.register_lowering(prim, functools.partial(_nary_lower, lower_op))
+    if lower_op is not None:
+        lowering.register_lowering(prim, functools.partial(_nary_lower, lower_op))
     return prim
 
 

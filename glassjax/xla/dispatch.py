@@ -32,9 +32,10 @@ class Compiled:
 
     def __call__(self, *args):
         args = [a for a, keep in zip(args, self.kept_invars) if keep]
-        arrays = [runtime.to_device(a, self.device) for a in args]
-        return runtime.execute(self.executable, arrays, self.out_avals, self.device,
-                               host_callbacks=self.module_context.host_callbacks)
+        committed = runtime.committed_device(args) is not None
+        arrays = [runtime.device_put(a, self.device) for a in args]
+        return runtime.execute(self.executable, arrays, self.out_avals,
+                               committed=committed)
 
 
 def compile_jaxpr(name: str, closed: core.ClosedJaxpr, device=None, *,
@@ -48,7 +49,8 @@ def compile_jaxpr(name: str, closed: core.ClosedJaxpr, device=None, *,
     kept = [keep_unused or u for u in used]
     pruned = jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k])
     donated = [d for d, k in zip(donated_invars or [False] * len(kept), kept) if k]
-    mctx = lowering.lower_module(f"jit_{name}", core.ClosedJaxpr(pruned, closed.consts),
+    mctx = lowering.lower_module(lowering.module_name("jit", name),
+                                 core.ClosedJaxpr(pruned, closed.consts),
                                  donated_invars=donated, result_names=result_names)
     device = device or runtime.default_device()
     exe = runtime.compile(mctx.module, devices=[device],
@@ -71,7 +73,7 @@ def _hashable(v):
     if isinstance(v, (list, tuple)):
         return tuple(_hashable(x) for x in v)
     if isinstance(v, (core.Jaxpr, core.ClosedJaxpr)):
-        return ("jaxpr", id(v))
+        return ("jaxpr", v)     # hashed by identity; the key keeps it alive
     if isinstance(v, np.ndarray):
         return ("ndarray", v.tobytes(), v.shape, v.dtype)
     if isinstance(v, dict):

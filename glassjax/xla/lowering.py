@@ -10,6 +10,7 @@ the rules in order; ``lower_module`` wraps that into a ``main`` function, which 
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -96,6 +97,15 @@ def convert(x: ir.Value, aval_out) -> ir.Value:
 
 def i64_array(xs) -> ir.Attribute:
     return ir.DenseI64ArrayAttr.get([int(x) for x in xs])
+
+
+def module_name(api_name: str, fun_name: str) -> str:
+    """``jit(<lambda>)`` becomes ``jit__lambda``: JAX's module names, usable as symbols."""
+    return sanitize_name(f"{api_name}({fun_name})").rstrip("_")
+
+
+def sanitize_name(name: str) -> str:
+    return re.sub(r"[^\w.-]", "_", name)
 
 
 # ----------------------------------------------------------------------------------------
@@ -199,7 +209,7 @@ def call_private_function(ctx: LoweringRuleContext, name: str,
     key = id(closed.jaxpr)
     fn_name = mctx._func_names.get(key)
     if fn_name is None:
-        fn_name = mctx._func_names[key] = mctx.unique_name(name)
+        fn_name = mctx._func_names[key] = mctx.unique_name(sanitize_name(name))
         mctx.keepalives.append(closed)
         _emit_function(mctx, fn_name, closed, public=False)
     out_types = [aval_to_ir_type(a) for a in closed.out_avals]

@@ -1,0 +1,34 @@
+"""glassjax: a glass-box JAX.
+
+A complete tracing / transformation / XLA-compile engine with JAX's public API, written
+to be read. ``import glassjax as jax`` behaves like JAX 0.10.2.
+"""
+from glassjax.config import config, disable_jit, enable_x64
+from glassjax import errors, tree, tree_util, dtypes, core
+from glassjax.array import Array
+from glassjax.core import ShapeDtypeStruct
+from glassjax.dtypes import float0
+from glassjax.api import block_until_ready, device_get, device_put, make_jaxpr
+from glassjax.jit import eval_shape, jit, named_call
+from glassjax.ad_api import (grad, hessian, jacfwd, jacobian, jacrev, jvp, linear_transpose,
+                             linearize, value_and_grad, vjp)
+from glassjax.vmap_api import vmap
+from glassjax.custom_derivatives import closure_convert, custom_jvp, custom_vjp
+from glassjax.checkpoint import checkpoint, checkpoint_policies, remat
+from glassjax.xla.runtime import (default_backend, device_count, devices, local_device_count,
+                                  local_devices, process_count, process_index)
+from glassjax import lax, numpy
+
+__version__ = "0.1.0"
+
+
+def load_ipython_extension(ip):
+    """``%load_ext glassjax``: the notebook layer (imported only now, never by
+    ``import glassjax``)."""
+    from glassjax.notebook import magics
+    magics.load(ip)
+
+
+def unload_ipython_extension(ip):
+    from glassjax.notebook import magics
+    magics.unload(ip)

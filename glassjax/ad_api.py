@@ -1,0 +1,585 @@
+"""The differentiation API: ``jvp``, ``linearize``, ``vjp``, ``grad``, ``value_and_grad``,
+``jacfwd``, ``jacrev``, ``hessian`` and ``linear_transpose``.
+
+Each function flattens its pytree arguments, hands a flat function to the interpreters in
+``interpreters/ad.py`` and rebuilds pytrees, checking along the way what JAX checks (with
+JAX's messages). Reverse mode is two steps: ``linearize`` runs the function, computing
+primal outputs and recording the linear tangent computation as a jaxpr; the function
+``vjp`` returns transposes that jaxpr when given output cotangents. ``grad`` is ``vjp``
+with a cotangent of 1.0 for a scalar output.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import operator
+
+import numpy as np
+
+from glassjax import core, dtypes, tree_util
+from glassjax.interpreters import ad, partial_eval, staging
+from glassjax.tree_util import Partial, tree_flatten, tree_map, tree_unflatten
+
+
+# ----------------------------------------------------------------------------------------
+# Shared plumbing
+# ----------------------------------------------------------------------------------------
+
+def _check_callable(fun):
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+    if inspect.isgeneratorfunction(fun):
+        raise TypeError(f"Expected a function, got a generator function: {fun}")
+
+
+def _check_arg(x):
+    if not core.valid_jaxtype(x):
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
+
+
+def _check_output(x):
+    if not core.valid_jaxtype(x):
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
+
+
+def _flat_fun(fun, in_tree, has_aux=False):
+    """``fun`` on a flat list of leaves; ``out_tree[0]`` is set when it runs. With
+    ``has_aux`` the flat function returns ``(flat outputs, aux)``."""
+    out_tree = []
+
+    def flat(*leaves):
+        ans = fun(*tree_unflatten(in_tree, leaves))
+        if has_aux:
+            if not isinstance(ans, (list, tuple)) or len(ans) != 2:
+                raise TypeError("expected function with aux output to return a two-element "
+                                f"tuple, but got type {type(ans)} with value {ans!r}")
+            ans, aux = ans
+        outs, tree = tree_flatten(ans)
+        for x in outs:
+            _check_output(x)
+        out_tree[:] = [tree]
+        return (outs, aux) if has_aux else outs
+
+    return flat, out_tree
+
+
+def _wraps(fun, docstr, argnums=None):
+    """Name the transformed function after ``fun``, with a docstring saying what it is."""
+    def decorate(wrapper):
+        name = getattr(fun, "__name__", "<unnamed function>")
+        wrapper.__name__ = name
+        wrapper.__qualname__ = getattr(fun, "__qualname__", name)
+        wrapper.__module__ = getattr(fun, "__module__", None)
+        wrapper.__doc__ = docstr.format(fun=name, doc=getattr(fun, "__doc__", None) or "",
+                                        argnums=argnums)
+        wrapper.__wrapped__ = fun
+        return wrapper
+    return decorate
+
+
+def _ensure_index(x):
+    """argnums: an int or a tuple of ints."""
+    try:
+        return operator.index(x)
+    except TypeError:
+        return tuple(map(operator.index, x))
+
+
+def _argnums_partial(fun, argnums, args, kwargs):
+    """``fun`` as a function of only the arguments in ``argnums`` (others fixed)."""
+    nums = (argnums,) if isinstance(argnums, int) else argnums
+    nums = tuple(i % len(args) for i in nums)
+    dyn_args = tuple(args[i] for i in nums)
+
+    def f_partial(*dyn):
+        full = list(args)
+        for i, x in zip(nums, dyn):
+            full[i] = x
+        return fun(*full, **kwargs)
+
+    return f_partial, dyn_args
+
+
+# ----------------------------------------------------------------------------------------
+# Forward mode
+# ----------------------------------------------------------------------------------------
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """Jacobian-vector product of ``fun`` at ``primals`` along ``tangents``.
+
+    Returns ``(fun(*primals), tangent_out)`` (plus ``aux`` with ``has_aux``)::
+
+        >>> y, t = jvp(jnp.sin, (0.1,), (0.2,))   # t == cos(0.1) * 0.2
+    """
+    _check_callable(fun)
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; "
+                        f"found {type(primals).__name__} and {type(tangents).__name__}.")
+    return _jvp(fun, primals, tangents, has_aux=has_aux)
+
+
+def _jvp(fun, primals, tangents, has_aux=False):
+    ps, tree = tree_flatten(primals)
+    ts, tree2 = tree_flatten(tangents)
+    if tree != tree2:
+        raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
+                        f"structure; primals have tree structure {tree} whereas tangents "
+                        f"have tree structure {tree2}.")
+    for p, t in zip(ps, ts):
+        _check_tangent(p, t)
+    flat, out_tree = _flat_fun(lambda *a: fun(*a), tree, has_aux)
+    out_primals, out_tangents, aux = ad.jvp(flat, ps, ts, has_aux=has_aux)
+    out = (tree_unflatten(out_tree[0], out_primals), tree_unflatten(out_tree[0], out_tangents))
+    return (*out, aux) if has_aux else out
+
+
+def _check_tangent(p, t):
+    expected = dtypes.tangent_dtype(dtypes.dtype(p))
+    if expected != dtypes.dtype(t):
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, "
+            "or in case of int/bool primal dtype the tangent dtype must be float0."
+            f"Got primal dtype {dtypes.dtype(p)} and so expected tangent dtype {expected}, "
+            f"but got tangent dtype {dtypes.dtype(t)} instead.")
+    if np.shape(p) != np.shape(t):
+        raise ValueError("jvp called with different primal and tangent shapes;"
+                         f"Got primal shape {np.shape(p)} and tangent shape as "
+                         f"{np.shape(t)}")
+
+
+def linearize(fun, *primals, has_aux=False):
+    """``fun(*primals)`` and its JVP as a function of the tangents, computed once::
+
+        >>> y, f_jvp = linearize(f, 2.)
+        >>> f_jvp(3.)        # == jvp(f, (2.,), (3.,))[1]
+    """
+    _check_callable(fun)
+    leaves, in_tree = tree_flatten(primals)
+    flat, out_tree = _flat_fun(fun, in_tree, has_aux)
+    out_primals, out_nonzeros, jaxpr, consts, aux = ad.linearize(flat, leaves,
+                                                                  has_aux=has_aux)
+    in_avals = [core.get_aval(x) for x in leaves]
+    out_avals = [core.get_aval(x) for x in out_primals]
+    f_jvp = Partial(functools.partial(_lifted_jvp, jaxpr, in_tree, in_avals, out_tree[0],
+                                      out_avals, tuple(out_nonzeros)), consts)
+    out = tree_unflatten(out_tree[0], out_primals)
+    return (out, f_jvp, aux) if has_aux else (out, f_jvp)
+
+
+def _lifted_jvp(jaxpr, in_tree, in_avals, out_tree, out_avals, out_nonzeros, consts,
+                *tangents):
+    ts, tree = tree_flatten(tangents)
+    if tree != in_tree:
+        raise TypeError(f"expected {in_tree}, got {tree}")
+    for primal_aval, t in zip(in_avals, ts):
+        expected, got = primal_aval.to_tangent_aval(), core.get_aval(t)
+        if (expected.shape, expected.dtype) != (got.shape, got.dtype):
+            raise ValueError(
+                "linearized function called on tangent values inconsistent with the "
+                f"original primal values:\nGot tangent aval {_weak_str(got)} for primal "
+                f"aval {_weak_str(primal_aval)} but expected {_weak_str(expected)}.")
+    nz_outs = iter(core.eval_jaxpr(jaxpr, consts, *ts))
+    outs = [next(nz_outs) if nz else ad.zeros_like_aval(a.to_tangent_aval())
+            for a, nz in zip(out_avals, out_nonzeros)]
+    return tree_unflatten(out_tree, outs)
+
+
+def _weak_str(aval):
+    return ("~" if aval.weak_type else "") + aval.str_short()
+
+
+# ----------------------------------------------------------------------------------------
+# Reverse mode
+# ----------------------------------------------------------------------------------------
+
+def vjp(fun, *primals, has_aux=False, reduce_axes=()):
+    """``fun(*primals)`` and a function mapping output cotangents to input cotangents::
+
+        >>> y, f_vjp = vjp(f, x)
+        >>> x_bar, = f_vjp(y_bar)
+    """
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to vjp is deprecated")
+    _check_callable(fun)
+    leaves, in_tree = tree_flatten(primals)
+    for x in leaves:
+        _check_arg(x)
+    flat, out_tree = _flat_fun(fun, in_tree, has_aux)
+    out_primals, out_nonzeros, jaxpr, consts, aux = ad.linearize(flat, leaves,
+                                                                  has_aux=has_aux)
+    out_avals = [core.get_aval(x) for x in out_primals]
+    name = staging.fun_sourceinfo(fun)
+    f_vjp = Partial(functools.partial(_vjp_pullback, jaxpr, in_tree, out_tree[0], out_avals,
+                                      tuple(out_nonzeros), name), consts)
+    out = tree_unflatten(out_tree[0], out_primals)
+    return (out, f_vjp, aux) if has_aux else (out, f_vjp)
+
+
+def _vjp_pullback(jaxpr, in_tree, out_tree, out_avals, out_nonzeros, fun_info, consts,
+                  *args):
+    if len(args) != 1:
+        raise TypeError(_VJP_TOO_MANY_ARGS.format(fun_info.split(" at ")[0], len(args)))
+    cts, tree = tree_flatten(args[0], is_leaf=lambda x: isinstance(x, ad.Zero))
+    if tree != out_tree:
+        raise ValueError(_vjp_tree_error(fun_info, out_tree, tree))
+    for ct, aval in zip(cts, out_avals):
+        _check_vjp_cotangent(ct, aval)
+    cts = [ct for ct, nz in zip(cts, out_nonzeros) if nz]
+    undefined = [ad.UndefinedPrimal(v.aval) for v in jaxpr.invars]
+    cts_in = ad.backward_pass(jaxpr, consts, undefined, cts)
+    return tree_unflatten(in_tree, [ad.instantiate_zeros(ct) for ct in cts_in])
+
+
+_VJP_TOO_MANY_ARGS = """
+The function returned by `jax.vjp` applied to {} was called with {} arguments,
+but functions returned by `jax.vjp` must be called with a single argument
+corresponding to the single value returned by the function being differentiated
+(even if that returned value is a tuple or other container).
+
+For example, if we have:
+
+  def f(x):
+    return (x, x)
+  _, f_vjp = jax.vjp(f, 1.0)
+
+the function `f` returns a single tuple as output, and so we call `f_vjp` with a
+single tuple as its argument:
+
+  x_bar, = f_vjp((2.0, 2.0))
+
+If we instead call `f_vjp(2.0, 2.0)`, with the values 'splatted out' as
+arguments rather than in a tuple, this error can arise.
+"""
+
+
+def _vjp_tree_error(fun_info, out_tree, ct_tree):
+    msg = ("unexpected tree structure.\n\nThe argument to a VJP function returned by "
+           "`jax.vjp` must match the pytree\nstructure of the differentiated function "
+           f"{fun_info}.\n\nBut the tree structures differ:\n")
+    return msg + "\n".join(
+        f"  * out{tree_util.keystr(path)} was a {thing1} in the original output, but a "
+        f"{thing2} here, so {explanation}."
+        for path, thing1, thing2, explanation
+        in tree_util.equality_errors_pytreedef(out_tree, ct_tree))
+
+
+def _check_vjp_cotangent(ct, aval):
+    if isinstance(ct, ad.Zero):
+        return
+    got, expected = core.get_aval(ct), aval.to_tangent_aval()
+    if got.shape == expected.shape and (got.dtype == expected.dtype or
+                                        got.dtype == dtypes.float0):
+        return
+    raise ValueError(
+        "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+        f"{got.str_short()}, but expected {expected.str_short()} because the "
+        "corresponding output of the differentiated function had JAX type "
+        f"{aval.str_short()}")
+
+
+def _one_vjp(ans):
+    """The cotangent 1 for a scalar output: an array of its (tangent) type, weak if the
+    output is (so that gradients of weakly typed functions stay weak, as in JAX)."""
+    from glassjax.xla import runtime
+    aval = core.get_aval(ans).to_tangent_aval()
+    return runtime.device_put(np.ones((), aval.dtype), aval=aval)
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+                   reduce_axes=()):
+    """A function returning ``(fun(*args), gradient of fun at args)``; see ``grad``."""
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to grad is deprecated")
+    _check_callable(fun)
+    argnums = core.concrete_or_error(_ensure_index, argnums)
+    docstr = ("Value and gradient of {fun} with respect to positional argument(s) "
+              "{argnums}. Takes the same arguments as {fun} but returns a two-element "
+              "tuple where the first element is the value of {fun} and the second "
+              "element is the gradient, which has the same shape as the arguments at "
+              "positions {argnums}.")
+
+    @_wraps(fun, docstr, argnums)
+    def value_and_grad_f(*args, **kwargs):
+        max_argnum = argnums if isinstance(argnums, int) else max(argnums)
+        if max_argnum >= len(args):
+            raise TypeError(f"differentiating with respect to {argnums=} requires at least "
+                            f"{max_argnum + 1} positional arguments to be passed by the "
+                            f"caller, but got only {len(args)} positional arguments.")
+        f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
+        for leaf in tree_util.tree_leaves(dyn_args):
+            _check_input_dtype_revderiv("grad", holomorphic, allow_int, leaf)
+        ans, f_vjp, *aux = vjp(f_partial, *dyn_args, has_aux=has_aux)
+        _check_scalar(ans)
+        tree_map(functools.partial(_check_output_dtype_revderiv, "grad", holomorphic), ans)
+        g = f_vjp(_one_vjp(ans))
+        g = g[0] if isinstance(argnums, int) else g
+        return ((ans, *aux) if has_aux else ans), g
+
+    return value_and_grad_f
+
+
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+         reduce_axes=()):
+    """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``::
+
+        >>> grad(jnp.tanh)(0.2)
+        Array(0.961043, dtype=float32, weak_type=True)
+    """
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to grad is deprecated")
+    value_and_grad_f = value_and_grad(fun, argnums, has_aux=has_aux,
+                                      holomorphic=holomorphic, allow_int=allow_int)
+    docstr = ("Gradient of {fun} with respect to positional argument(s) {argnums}. Takes "
+              "the same arguments as {fun} but returns the gradient, which has the same "
+              "shape as the arguments at positions {argnums}.")
+
+    @_wraps(fun, docstr, argnums)
+    def grad_f(*args, **kwargs):
+        return value_and_grad_f(*args, **kwargs)[1]
+
+    @_wraps(fun, docstr, argnums)
+    def grad_f_aux(*args, **kwargs):
+        (_, aux), g = value_and_grad_f(*args, **kwargs)
+        return g, aux
+
+    return grad_f_aux if has_aux else grad_f
+
+
+def _check_scalar(x):
+    msg = "Gradient only defined for scalar-output functions. Output {}.".format
+    try:
+        aval = core.get_aval(x)
+    except TypeError as e:
+        raise TypeError(msg(f"was {x}")) from e
+    if aval.shape != ():
+        raise TypeError(msg(f"had shape: {aval.shape}"))
+
+
+def _check_input_dtype_revderiv(name, holomorphic, allow_int, x):
+    _check_arg(x)
+    dtype = core.get_aval(x).dtype
+    if holomorphic and not dtypes.issubdtype(dtype, np.complexfloating):
+        raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
+                        f"but got {dtype.name}.")
+    if (dtypes.issubdtype(dtype, dtypes.extended) or dtypes.issubdtype(dtype, np.integer)
+            or dtypes.issubdtype(dtype, np.bool_)):
+        if not allow_int:
+            raise TypeError(
+                f"{name} requires real- or complex-valued inputs (input dtype that is a "
+                f"sub-dtype of np.inexact), but got {dtype.name}. If you want to use "
+                "Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+    elif not dtypes.issubdtype(dtype, np.inexact):
+        raise TypeError(f"{name} requires numerical-valued inputs (input dtype that is a "
+                        "sub-dtype of np.bool_ or np.number), but got {dtype.name}.")
+
+
+def _check_output_dtype_revderiv(name, holomorphic, x):
+    dtype = core.get_aval(x).dtype
+    if dtypes.issubdtype(dtype, dtypes.extended):
+        raise TypeError(f"{name} with output element type {dtype.name}")
+    if holomorphic:
+        if not dtypes.issubdtype(dtype, np.complexfloating):
+            raise TypeError(f"{name} with holomorphic=True requires outputs with complex "
+                            f"dtype, but got {dtype.name}.")
+    elif dtypes.issubdtype(dtype, np.complexfloating):
+        raise TypeError(
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {dtype.name}. For holomorphic differentiation, pass "
+            "holomorphic=True. For differentiation of non-holomorphic functions involving "
+            "complex outputs, use jax.vjp directly.")
+    elif not dtypes.issubdtype(dtype, np.floating):
+        raise TypeError(
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {dtype.name}. For differentiation of functions with "
+            "integer outputs, use jax.vjp directly.")
+
+
+# ----------------------------------------------------------------------------------------
+# Jacobians
+# ----------------------------------------------------------------------------------------
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Jacobian of ``fun``, one column per input direction (forward mode + vmap)."""
+    from glassjax.vmap_api import vmap
+    _check_callable(fun)
+    argnums = _ensure_index(argnums)
+    docstr = ("Jacobian of {fun} with respect to positional argument(s) {argnums}. Takes "
+              "the same arguments as {fun} but returns the jacobian of the output with "
+              "respect to the arguments at positions {argnums}.")
+
+    @_wraps(fun, docstr, argnums)
+    def jacfun(*args, **kwargs):
+        f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
+        tree_map(functools.partial(_check_input_dtype_jacfwd, holomorphic), dyn_args)
+        pushfwd = functools.partial(_jvp, f_partial, dyn_args, has_aux=has_aux)
+        if has_aux:
+            y, jac, aux = vmap(pushfwd, out_axes=(None, -1, None))(_std_basis(dyn_args))
+        else:
+            y, jac = vmap(pushfwd, out_axes=(None, -1))(_std_basis(dyn_args))
+        tree_map(functools.partial(_check_output_dtype_jacfwd, holomorphic), y)
+        example_args = dyn_args[0] if isinstance(argnums, int) else dyn_args
+        jac_tree = tree_map(functools.partial(_jacfwd_unravel, example_args), y, jac)
+        return (jac_tree, aux) if has_aux else jac_tree
+
+    return jacfun
+
+
+def _check_input_dtype_jacfwd(holomorphic, x):
+    _check_arg(x)
+    dtype = core.get_aval(x).dtype
+    if dtypes.issubdtype(dtype, dtypes.extended):
+        raise TypeError(f"jacfwd with input element type {dtype.name}")
+    if holomorphic:
+        if not dtypes.issubdtype(dtype, np.complexfloating):
+            raise TypeError("jacfwd with holomorphic=True requires inputs with complex "
+                            f"dtype, but got {dtype.name}.")
+    elif not dtypes.issubdtype(dtype, np.floating):
+        raise TypeError(
+            "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
+            f"np.floating), but got {dtype.name}. For holomorphic differentiation, pass "
+            "holomorphic=True. For differentiation of non-holomorphic functions involving "
+            "complex inputs or integer inputs, use jax.jvp directly.")
+
+
+def _check_output_dtype_jacfwd(holomorphic, x):
+    dtype = core.get_aval(x).dtype
+    if holomorphic and not dtypes.issubdtype(dtype, np.complexfloating):
+        raise TypeError("jacfwd with holomorphic=True requires outputs with complex dtype, "
+                        f"but got {dtype.name}.")
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """The Jacobian of ``fun``, one row per output direction (reverse mode + vmap)."""
+    from glassjax.vmap_api import vmap
+    _check_callable(fun)
+    docstr = ("Jacobian of {fun} with respect to positional argument(s) {argnums}. Takes "
+              "the same arguments as {fun} but returns the jacobian of the output with "
+              "respect to the arguments at positions {argnums}.")
+
+    @_wraps(fun, docstr, argnums)
+    def jacfun(*args, **kwargs):
+        f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
+        tree_map(functools.partial(_check_input_dtype_revderiv, "jacrev", holomorphic,
+                                   allow_int), dyn_args)
+        y, pullback, *aux = vjp(f_partial, *dyn_args, has_aux=has_aux)
+        tree_map(functools.partial(_check_output_dtype_revderiv, "jacrev", holomorphic), y)
+        jac = vmap(pullback)(_std_basis(y))
+        jac = jac[0] if isinstance(argnums, int) else jac
+        example_args = dyn_args[0] if isinstance(argnums, int) else dyn_args
+        jac_tree = tree_map(functools.partial(_jacrev_unravel, y), example_args, jac)
+        jac_tree = tree_util.tree_transpose(tree_util.tree_structure(example_args),
+                                            tree_util.tree_structure(y), jac_tree)
+        return (jac_tree, *aux) if has_aux else jac_tree
+
+    return jacfun
+
+
+def jacobian(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """Alias of ``jacrev``."""
+    return jacrev(fun, argnums=argnums, has_aux=has_aux, holomorphic=holomorphic,
+                  allow_int=allow_int)
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Hessian of ``fun``: ``jacfwd(jacrev(fun))``, also for pytree inputs/outputs."""
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic),
+                  argnums, has_aux=has_aux, holomorphic=holomorphic)
+
+
+def _std_basis(pytree):
+    """The standard basis of the space of ``pytree``: an identity matrix split into one
+    pytree per row (batched along axis 0)."""
+    from glassjax import numpy as jnp
+    leaves, _ = tree_flatten(pytree)
+    ndim = sum(map(np.size, leaves))
+    dtype = dtypes.result_type(*leaves)
+    flat_basis = jnp.eye(ndim, dtype=dtype)
+    return _unravel_array_into_pytree(pytree, 1, None, flat_basis, always_convert=True)
+
+
+def _jacfwd_unravel(input_pytree, output_pytree_leaf, arr):
+    return _unravel_array_into_pytree(input_pytree, -1 % arr.ndim, output_pytree_leaf, arr)
+
+
+def _jacrev_unravel(output_pytree, input_pytree_leaf, arr):
+    return _unravel_array_into_pytree(output_pytree, 0, input_pytree_leaf, arr)
+
+
+def _unravel_array_into_pytree(pytree, axis, example, arr, always_convert=False):
+    """Split ``arr`` along ``axis`` into pieces shaped like the leaves of ``pytree``, each
+    cast to the dtype of ``example`` (or of its leaf). JAX's basis construction always
+    emits the cast; elsewhere it is emitted only when the type changes."""
+    from glassjax import lax
+    leaves, treedef = tree_flatten(pytree)
+    shapes = [arr.shape[:axis] + np.shape(leaf) + arr.shape[axis + 1:] for leaf in leaves]
+    # Piece sizes computed from split points, as JAX does (they print as np.int64).
+    split_points = np.cumsum([np.size(leaf) for leaf in leaves[:-1]], dtype=np.int64)
+    sizes = tuple(np.diff(np.concatenate([[0], split_points, [arr.shape[axis]]])))
+    parts = lax.split(arr, sizes, axis)
+    return tree_unflatten(treedef, [
+        _possible_downcast(part.reshape(shape), leaf if example is None else example,
+                           always_convert)
+        for part, shape, leaf in zip(parts, shapes, leaves)])
+
+
+def _possible_downcast(x, example, always_convert):
+    from glassjax.lax.elementwise import convert_element_type_p
+    if (dtypes.issubdtype(x.dtype, np.complexfloating) and
+            not dtypes.issubdtype(dtypes.dtype(example), np.complexfloating)):
+        x = x.real
+    dtype, weak = dtypes.dtype(example), dtypes.is_weakly_typed(example)
+    if not always_convert and (x.dtype, core.get_aval(x).weak_type) == (dtype, weak):
+        return x
+    return convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak, sharding=None)
+
+
+# ----------------------------------------------------------------------------------------
+# Transposition
+# ----------------------------------------------------------------------------------------
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """Transpose a function promised to be linear; ``primals`` give the input types
+    (values or ``ShapeDtypeStruct``s). The forward pass is never computed."""
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to transpose is deprecated")
+    leaves, in_tree = tree_flatten(primals)
+    flat, out_tree = _flat_fun(fun, in_tree)
+    in_avals = [core.shaped_abstractify(x) for x in leaves]
+    jaxpr, consts, out_avals = _trace_linear(flat, in_avals)
+    in_dtypes = [a.dtype for a in in_avals]
+    out_dtypes = [a.dtype for a in out_avals]
+    if not (all(dtypes.issubdtype(d, np.inexact) for d in in_dtypes + out_dtypes) or
+            all(dtypes.issubdtype(d, np.integer) for d in in_dtypes + out_dtypes)):
+        raise TypeError("linear_transpose only supports [float or complex] -> "
+                        "[float or complex], and integer -> integer functions, "
+                        f"but got {in_dtypes} -> {out_dtypes}.")
+    return Partial(functools.partial(_transposed, jaxpr, in_tree, in_avals, out_tree[0],
+                                     out_avals), consts)
+
+
+def _trace_linear(flat, in_avals):
+    """Trace with every input unknown: computations on constants alone run now, the rest
+    becomes the (linear) jaxpr."""
+    unknown = staging.StagingTrace()
+    trace = partial_eval.PartialEvalTrace(core.trace_ctx.trace, unknown)
+    args = [unknown.new_arg(a) for a in in_avals]
+    with core.set_current_trace(trace):
+        outs = flat(*args)
+    out_avals = tuple(core.get_aval(o) for o in outs)
+    jaxpr, consts = unknown.to_jaxpr(outs)
+    jaxpr, consts = partial_eval.dce_jaxpr_consts(jaxpr, consts)
+    return jaxpr, consts, out_avals
+
+
+def _transposed(jaxpr, in_tree, in_avals, out_tree, out_avals, consts, out_cotangent):
+    cts, tree = tree_flatten(out_cotangent)
+    if tree != out_tree:
+        raise TypeError("cotangent tree does not match function output, "
+                        f"expected {out_tree} but got {tree}")
+    if not all(core.get_aval(ct).shape == a.shape and
+               core.get_aval(ct).dtype == a.dtype for ct, a in zip(cts, out_avals)):
+        raise TypeError("cotangent type does not match function output, "
+                        f"expected {out_avals} but got {cts}")
+    undefined = [ad.UndefinedPrimal(a.to_tangent_aval()) for a in in_avals]
+    cts_in = ad.backward_pass(jaxpr, consts, undefined, cts)
+    return tree_unflatten(in_tree, [ad.instantiate_zeros(ct) for ct in cts_in])

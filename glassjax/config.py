@@ -1,0 +1,217 @@
+"""JAX's configuration: ``config.update("jax_enable_x64", True)`` and friends.
+
+Every option's value lives in a ``jaxlib._jax.config.Config`` object, a small C++ cell
+holding a process-wide value plus an optional thread-local override. We use jaxlib's cell
+rather than a Python attribute because jaxlib's C++ code reads some options directly: the
+jit fast path (``jaxlib._jax.pjit``) checks ``disable_jit`` and keys its cache on the options
+created with ``include_in_jit_key``. Registering the very same cells with
+``jax_jit.set_*_state`` means Python and C++ can never disagree about a value.
+
+Precedence, as in JAX: a context manager (thread-local) beats ``config.update`` (global),
+which beats the ``JAX_<NAME>`` environment variable read at import, which beats the default.
+"""
+import contextlib
+import os
+import re
+
+from jaxlib import _jax
+
+_cells = _jax.config
+
+
+def _env_text(text, name):
+    """Most options take the environment variable's text as their value."""
+    return text
+
+
+class Option:
+    """One named option: its C++ cell, how to validate new values, who to notify."""
+
+    def __init__(self, name, default, parse, *, from_env=_env_text, in_jit_key=False,
+                 in_trace_context=False):
+        env = os.environ.get(name.upper())
+        value = parse(default if env is None else from_env(env, name))
+        self.name = name
+        self.parse = parse
+        self.cell = _cells.Config(name, value, include_in_jit_key=in_jit_key,
+                                  include_in_trace_context=in_trace_context)
+        self.subscribers = []
+
+    @property
+    def value(self):
+        return self.cell.value
+
+    def set_global(self, value):
+        self.cell.set_global(self.parse(value))
+        self._notify()
+
+    def override(self, value):
+        """Give the option ``value`` in this thread for the duration of a ``with`` block
+        (also usable as a decorator). The value is checked now, not on entry."""
+        return self._override(self.parse(value))
+
+    @contextlib.contextmanager
+    def _override(self, value):
+        previous = self.cell.swap_local(value)
+        self._notify()
+        try:
+            yield
+        finally:
+            self.cell.set_local(previous)   # `previous` may be `unset`: back to the global
+            self._notify()
+
+    def _notify(self):
+        for callback in self.subscribers:
+            callback(self.value)
+
+
+# -- validators (each returns the value to store, or raises ValueError like JAX) ---------
+
+def _parse_bool(value):
+    return bool(value)
+
+
+def _bool_from_env(text, name):
+    text = text.lower()
+    if text in ("y", "yes", "t", "true", "on", "1"):
+        return True
+    if text in ("n", "no", "f", "false", "off", "0"):
+        return False
+    raise ValueError(f"invalid truth value {text!r} for environment {name.upper()!r}")
+
+
+def _parse_int(value):
+    if value is not None and not isinstance(value, int):
+        raise ValueError("new int config value must be None or of type int, "
+                         f"got {value} of type {type(value)}")
+    return value
+
+
+def _int_from_env(text, name):
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f'Invalid value "{text}" for JAX flag {name}') from None
+
+
+def _parse_optional_str(value):
+    if value is not None and not isinstance(value, str):
+        raise ValueError("new string config value must be None or of type str, "
+                         f"got {value} of type {type(value)}.")
+    return value
+
+
+def _enum(choices, optional=False):
+    """A validator accepting one of the strings ``choices`` (or None if ``optional``)."""
+    def parse(value):
+        if optional and value is None:
+            return None
+        if type(value) is not str or value not in choices:
+            allowed = "None or in" if optional else "in"
+            raise ValueError(f"new enum value must be {allowed} {choices}, "
+                             f"got {value} of type {type(value)}.")
+        return value
+    return parse
+
+
+_MATMUL_PRECISIONS = [
+    "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
+    "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
+    "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16",
+    "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9",
+    "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64",
+]
+
+
+# -- the config object -------------------------------------------------------------------
+
+class Config:
+    """``jax.config``: read options as attributes, change them with ``update``."""
+
+    def __init__(self):
+        self._options = {}
+
+    def define(self, name, default, parse, **kwargs):
+        """Create an option and expose it as the read-only attribute ``config.<name>``."""
+        if name in self._options:
+            raise ValueError(f"Config option {name} already defined")
+        option = self._options[name] = Option(name, default, parse, **kwargs)
+        setattr(Config, name, property(lambda self: option.cell.value))
+        return option
+
+    def option(self, name):
+        try:
+            return self._options[name]
+        except KeyError:
+            raise AttributeError(f"Unrecognized config option: {name}") from None
+
+    def update(self, name, value):
+        self.option(name).set_global(value)
+
+    def read(self, name):
+        return self.option(name).value
+
+    @property
+    def values(self):
+        return {name: option.value for name, option in self._options.items()}
+
+    @property
+    def x64_enabled(self):
+        return self.jax_enable_x64
+
+    def on_change(self, name, callback):
+        """Call ``callback(new_value)`` whenever option ``name`` changes, globally or in a
+        ``with`` block (e.g. to install a NaN-checking post hook for jax_debug_nans)."""
+        self.option(name).subscribers.append(callback)
+
+    @staticmethod
+    def trace_context():
+        """The values of every option that changes what tracing produces, as a hashable
+        tuple: part of the key of each trace/compile cache. jaxlib collects it in C++ from
+        all cells created with ``in_trace_context=True``."""
+        return _cells.trace_context()
+
+
+config = Config()
+
+_enable_x64 = config.define(
+    "jax_enable_x64", False, _parse_bool, from_env=_bool_from_env,
+    in_jit_key=True, in_trace_context=True)
+_disable_jit = config.define(
+    "jax_disable_jit", False, _parse_bool, from_env=_bool_from_env, in_trace_context=True)
+config.define("jax_platforms", None, _parse_optional_str)
+config.define("jax_num_cpu_devices", -1, _parse_int, from_env=_int_from_env)
+config.define("jax_numpy_rank_promotion", "allow", _enum(["allow", "warn", "raise"]),
+              in_jit_key=True, in_trace_context=True)
+config.define("jax_numpy_dtype_promotion", "standard", _enum(["standard", "strict"]),
+              in_jit_key=True, in_trace_context=True)
+config.define("jax_default_matmul_precision", None, _enum(_MATMUL_PRECISIONS, optional=True),
+              in_jit_key=True, in_trace_context=True)
+config.define("jax_debug_nans", False, _parse_bool, from_env=_bool_from_env)
+
+# A function the C++ jit calls on every fast-path result (JAX uses it for debug_nans).
+post_hook = _cells.Config("post_hook", None)
+
+_jax.jax_jit.set_enable_x64_state(_enable_x64.cell)
+_jax.jax_jit.set_disable_jit_state(_disable_jit.cell)
+_jax.jax_jit.set_post_hook_state(post_hook)
+
+
+def enable_x64(new_val=True):
+    """Context manager (or decorator) turning 64-bit types on or off in this thread."""
+    return _enable_x64.override(new_val)
+
+
+def disable_jit(disable=True):
+    """Context manager (or decorator) running jitted functions as plain Python, op by op."""
+    return _disable_jit.override(disable)
+
+
+def cpu_device_count():
+    """How many CPU devices to create: ``jax_num_cpu_devices`` when set (>= 0), else XLA's
+    own ``--xla_force_host_platform_device_count`` from $XLA_FLAGS, else 1."""
+    if config.jax_num_cpu_devices >= 0:
+        return config.jax_num_cpu_devices
+    match = re.search(r"--xla_force_host_platform_device_count=(\d+)",
+                      os.environ.get("XLA_FLAGS", ""))
+    return int(match.group(1)) if match else 1

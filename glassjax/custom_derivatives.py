@@ -1,0 +1,820 @@
+"""Custom differentiation rules: ``custom_jvp``, ``custom_vjp`` and ``closure_convert``.
+
+A ``custom_jvp`` function is applied with the ``custom_jvp_call`` primitive, which carries
+both the function and its JVP rule. Every trace decides which one it needs: evaluation and
+staging run (or record) the function; the JVP trace calls the rule; linearization
+partially evaluates the rule, so reverse mode also uses it.
+
+A ``custom_vjp`` function is applied with ``custom_vjp_call``, carrying the function, the
+forward rule (primal outputs and residuals) and the backward rule. Under AD the forward
+rule runs now and the tangent becomes ``custom_lin(residuals, tangents)``, a linear
+primitive whose transpose calls the backward rule. Forward mode cannot evaluate it, so
+``jvp`` of a ``custom_vjp`` function raises a TypeError, as in JAX.
+
+Staged out (``make_jaxpr``, ``jit``), the equations print as JAX prints them::
+
+    custom_jvp_call[name=f call_jaxpr={...} jvp=f_jvp symbolic_zeros=False]
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from glassjax import core, dtypes, pretty, tree_util
+from glassjax.errors import UnexpectedTracerError
+from glassjax.interpreters import ad, batching, staging
+from glassjax.tree_util import tree_flatten, tree_map, tree_unflatten
+from glassjax.xla import lowering
+
+
+class SymbolicZero:
+    """A zero tangent handed to custom rules that asked for ``symbolic_zeros``: it has
+    the tangent's ``aval`` (and so ``shape``/``dtype``) but no data."""
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+
+    def __repr__(self):
+        return "SymbolicZero"
+
+    @staticmethod
+    def from_primal_value(val):
+        return SymbolicZero(core.get_aval(val).to_tangent_aval())
+
+
+class CustomVJPPrimal:
+    """What a ``symbolic_zeros`` forward rule receives per input leaf."""
+    __slots__ = ("value", "perturbed")
+
+    def __init__(self, value, perturbed):
+        self.value = value
+        self.perturbed = perturbed
+
+    def __repr__(self):
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
+def custom_vjp_primal_tree_values(tree):
+    """Strip the ``CustomVJPPrimal`` records from a ``symbolic_zeros`` fwd rule's input."""
+    def value(leaf):
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+    return tree_map(value, tree)
+
+
+class Rule:
+    """A flat function handed to a custom-derivative primitive, with the name of the user
+    function it comes from (shown when the equation is printed)."""
+
+    def __init__(self, fun, name):
+        self.fun = fun
+        self.name = name
+
+    def call_wrapped(self, *args, **kwargs):
+        return self.fun(*args, **kwargs)
+
+
+def _name(fun) -> str:
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    return getattr(fun, "__name__", type(fun).__name__)
+
+
+def _resolve_kwargs(fun, args, kwargs, kind, name):
+    """Keyword arguments become positional, following ``fun``'s signature (a
+    ``functools.partial`` has none, so it takes positional arguments only)."""
+    sig_fun = (lambda *a, **k: None) if isinstance(fun, functools.partial) else fun
+    try:
+        bound = inspect.signature(sig_fun).bind(*args, **kwargs)
+        bound.apply_defaults()
+        passed = [k for k in bound.kwargs if k in kwargs]
+        if passed:
+            raise TypeError("The following keyword arguments could not be resolved to "
+                            f"positions: {', '.join(passed)}")
+    except TypeError as e:
+        raise TypeError(
+            f"The input arguments to the {kind}-decorated function {name} could not be "
+            f"resolved to positional-only arguments. Binding failed with the error:\n{e}"
+        ) from e
+    return bound.args
+
+
+def _nondiff_argnums(fun, nondiff_argnums, nondiff_argnames):
+    nums = set(nondiff_argnums)
+    if nondiff_argnames:
+        params = list(inspect.signature(fun).parameters)
+        nums.update(params.index(n) for n in nondiff_argnames if n in params)
+    return tuple(sorted(nums))
+
+
+def _split_static(args, static_argnums):
+    static = [args[i] for i in static_argnums]
+    dyn = [x for i, x in enumerate(args) if i not in static_argnums]
+    return static, dyn
+
+
+def _merge_static(static_argnums, static, dyn):
+    """Inverse of ``_split_static``: the full argument list."""
+    n = len(static) + len(dyn)
+    static, dyn = iter(static), iter(dyn)
+    return [next(static) if i in static_argnums else next(dyn) for i in range(n)]
+
+
+def _tree_types(tree, avals):
+    return str(tree_unflatten(tree, [a.str_short() for a in avals])).replace("'", "")
+
+
+# ----------------------------------------------------------------------------------------
+# custom_jvp
+# ----------------------------------------------------------------------------------------
+
+class custom_jvp:
+    """A function with a custom JVP rule, used by forward and reverse mode::
+
+        @custom_jvp
+        def f(x, y):
+            return jnp.sin(x) * y
+
+        @f.defjvp
+        def f_jvp(primals, tangents):
+            x, y = primals
+            x_dot, y_dot = tangents
+            return f(x, y), jnp.cos(x) * x_dot * y + jnp.sin(x) * y_dot
+    """
+
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = _nondiff_argnums(fun, nondiff_argnums, nondiff_argnames)
+        self.jvp = None
+        self.symbolic_zeros = False
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def defjvp(self, jvp, symbolic_zeros=False):
+        """Set the JVP rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``
+        (with ``nondiff_argnums``, those arguments come first). Returns ``jvp``."""
+        self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
+        return jvp
+
+    def defjvps(self, *jvps):
+        """One rule per argument, ``jvp_i(t_i, primal_out, *primals)``; None for
+        arguments with zero derivative. The tangents are summed."""
+        if self.nondiff_argnums:
+            raise TypeError("Can't use ``defjvps`` with ``nondiff_argnums``.")
+
+        def jvp(primals, tangents):
+            primal_out = self(*primals)
+            zeros = tree_map(lambda x: ad.zeros_like_aval(
+                core.get_aval(x).to_tangent_aval()), primal_out)
+            tangents_out = [rule(t, primal_out, *primals) if rule else zeros
+                            for t, rule in zip(tangents, jvps)]
+            return primal_out, tree_map(lambda _, *ts: functools.reduce(ad.add_tangents, ts),
+                                        primal_out, *tangents_out)
+
+        self.defjvp(jvp)
+
+    def __call__(self, *args, **kwargs):
+        name = _name(self.fun)
+        if not self.jvp:
+            raise AttributeError(f"No JVP defined for custom_jvp function {name} using "
+                                 "defjvp.")
+        args = _resolve_kwargs(self.fun, args, kwargs, "custom_jvp", name)
+        nondiff = self.nondiff_argnums
+        if nondiff:
+            args = [_stop_gradient(x) if i in nondiff else x for i, x in enumerate(args)]
+            static, dyn_args = _split_static(args, nondiff)
+            fun = lambda *dyn: self.fun(*_merge_static(nondiff, static, dyn))
+            jvp = lambda primals, tangents: self.jvp(*static, primals, tangents)
+        else:
+            dyn_args, fun, jvp = args, self.fun, self.jvp
+        args_flat, in_tree = tree_flatten(tuple(dyn_args))
+        out_type: list = []
+        flat_fun = Rule(_flatten_fun(fun, in_tree, out_type), name)
+        flat_jvp = Rule(_flatten_jvp(jvp, in_tree, out_type, name, _name(self.jvp)),
+                        _name(self.jvp))
+        outs = custom_jvp_call_p.bind(flat_fun, flat_jvp, *args_flat,
+                                      symbolic_zeros=self.symbolic_zeros)
+        return tree_unflatten(out_type[0][0], outs)
+
+
+def _stop_gradient(x):
+    from glassjax import lax
+    return tree_map(lambda v: lax.stop_gradient(v) if isinstance(v, core.Tracer) else v, x)
+
+
+def _flatten_fun(fun, in_tree, out_type):
+    """``fun`` on flat leaves; records ``(out_tree, out_avals)`` in ``out_type``."""
+    def flat(*args):
+        outs, tree = tree_flatten(fun(*tree_unflatten(in_tree, args)))
+        out_type[:] = [(tree, [core.get_aval(x) for x in outs])]
+        return outs
+    return flat
+
+
+def _flatten_jvp(jvp, in_tree, out_type, primal_name, jvp_name):
+    """The user's JVP rule on flat ``(*primals, *tangents)``, returning flat
+    ``(*primals_out, *tangents_out)``, with JAX's checks of what the rule returned."""
+    def flat(*args):
+        n = len(args) // 2
+        primals = tree_unflatten(in_tree, args[:n])
+        tangents = tree_unflatten(in_tree, args[n:])
+        pair = jvp(primals, tangents)
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise TypeError(f"Custom JVP rule {jvp_name} for function {primal_name} must "
+                            "produce a pair (list or tuple of length two) representing "
+                            f"primal and tangent outputs, but got {pair}.")
+        primals_out, tree = tree_flatten(pair[0])
+        tangents_out, tree2 = tree_flatten(pair[1])
+        if tree != tree2:
+            raise TypeError(f"Custom JVP rule {jvp_name} for function {primal_name} must "
+                            "produce primal and tangent outputs with equal container "
+                            f"(pytree) structures, but got {tree} and {tree2} "
+                            "respectively.")
+        primal_avals = [core.get_aval(x) for x in primals_out]
+        if out_type:
+            _check_jvp_primal_out(out_type[0], tree, primal_avals, primal_name, jvp_name)
+        _check_jvp_tangent_out(primal_avals, tangents_out)
+        out_type[:] = [(tree, primal_avals)]
+        return [*primals_out, *tangents_out]
+    return flat
+
+
+def _check_jvp_primal_out(expected, tree, avals, primal_name, jvp_name):
+    tree_, avals_ = expected
+    intro = (f"Custom JVP rule {jvp_name} for function {primal_name} must produce a pair "
+             "(list or tuple of length two) where the first element represents the "
+             "primal output (equal in value to the output of the custom_jvp-decorated "
+             f"function {primal_name}, and in particular ")
+    if tree != tree_:
+        raise TypeError(
+            intro + "of the same container/pytree structure), but instead the JVP rule "
+            "output's first element had container/pytree structure:\n"
+            f"    {_tree_types(tree, avals)}\nwhile the custom_jvp-decorated function "
+            f"{primal_name} had output container/pytree structure:\n"
+            f"    {_tree_types(tree_, avals_)}.")
+    if any((a.shape, a.dtype) != (b.shape, b.dtype) for a, b in zip(avals, avals_)):
+        raise TypeError(
+            intro + "with leaves of the same shape/dtype), but instead the JVP rule "
+            "output's first element had shapes/dtypes of:\n"
+            f"    {_tree_types(tree, avals)}\nwhile the custom_jvp-decorated function "
+            f"{primal_name} had output shapes/dtypes of:\n    {_tree_types(tree_, avals_)}")
+
+
+def _check_jvp_tangent_out(primal_avals, tangents_out):
+    primal_avals = [a.strip_weak_type() for a in primal_avals]
+    expected = [a.to_tangent_aval() for a in primal_avals]
+    got = [(t.aval if type(t) is SymbolicZero else core.get_aval(t)).strip_weak_type()
+           for t in tangents_out]
+    if all((e.shape, e.dtype) == (g.shape, g.dtype) for e, g in zip(expected, got)):
+        return
+    if len(expected) == 1:
+        raise TypeError(
+            "Custom JVP rule must produce primal and tangent outputs with corresponding "
+            f"shapes and dtypes. Expected {expected[0].str_short()} (tangent type of "
+            f"{primal_avals[0].str_short()}) but got {got[0].str_short()}.")
+    raise TypeError(
+        "Custom JVP rule must produce primal and tangent outputs with corresponding shapes "
+        "and dtypes, but got:\n" + "\n".join(
+            f"  primal {p.str_short()} with tangent {g.str_short()}, expecting tangent "
+            f"{e.str_short()}" for p, e, g in zip(primal_avals, expected, got) if e != g))
+
+
+class CustomJVPCallPrimitive(core.Primitive):
+    """``custom_jvp_call(fun, jvp, *args)``: each trace picks the function or the rule."""
+    multiple_results = True
+
+    def bind(self, fun, jvp, *args, symbolic_zeros):
+        return self.bind_with_trace(core.trace_ctx.trace, (fun, jvp, *args),
+                                    dict(symbolic_zeros=symbolic_zeros))
+
+    def bind_with_trace(self, trace, args, params):
+        fun, jvp, *args = args
+        with core.set_current_trace(trace):
+            return trace.process_custom_jvp_call(self, fun, jvp, args, **params)
+
+    def get_bind_params(self, params):
+        """From a staged equation back to ``bind``'s arguments (to re-trace it)."""
+        call_jaxpr, jvp_jaxpr_fun = params["call_jaxpr"], params["jvp_jaxpr_fun"]
+        fun = Rule(core.jaxpr_as_fun(call_jaxpr), _jaxpr_name(call_jaxpr))
+        jvp = Rule(functools.partial(_lifted_jvp, params["num_consts"], jvp_jaxpr_fun),
+                   jvp_jaxpr_fun.name)
+        return [fun, jvp], dict(symbolic_zeros=params["symbolic_zeros"])
+
+
+custom_jvp_call_p = CustomJVPCallPrimitive("custom_jvp_call")
+custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **params: call_jaxpr.out_avals)
+
+
+def _lifted_jvp(num_consts, jvp_jaxpr_fun, *args):
+    """A staged custom_jvp_call's rule: run the rule's jaxpr for these zero patterns."""
+    n = len(args) // 2
+    primals, tangents = args[num_consts:n], args[n + num_consts:]
+    zeros = [type(t) is SymbolicZero for t in tangents]
+    jaxpr, consts, out_zeros = jvp_jaxpr_fun(*zeros)
+    outs = core.eval_jaxpr(jaxpr, consts, *primals,
+                           *(t for t in tangents if type(t) is not SymbolicZero))
+    out_primals, nz_tangents = outs[:len(out_zeros)], iter(outs[len(out_zeros):])
+    return [*out_primals, *(SymbolicZero.from_primal_value(p) if z else next(nz_tangents)
+                            for p, z in zip(out_primals, out_zeros))]
+
+
+class JVPJaxprThunk:
+    """The JVP rule of a staged ``custom_jvp_call``, traced to a jaxpr on demand (once per
+    pattern of symbolic-zero tangents). Prints as the rule's name."""
+
+    def __init__(self, jvp, in_avals, name):
+        self.jvp = jvp
+        self.in_avals = in_avals
+        self.name = name
+        self._cache: dict = {}
+
+    def __call__(self, *in_zeros):
+        if in_zeros not in self._cache:
+            self._cache[in_zeros] = self._trace(in_zeros)
+        return self._cache[in_zeros]
+
+    def _trace(self, in_zeros):
+        n = len(self.in_avals)
+        tangent_avals = [a.to_tangent_aval() for a in self.in_avals]
+        out_zeros: list = []
+
+        def jvp_fun(*args):
+            nz = iter(args[n:])
+            tangents = [SymbolicZero(a) if z else next(nz)
+                        for a, z in zip(tangent_avals, in_zeros)]
+            outs = self.jvp.call_wrapped(*args[:n], *tangents)
+            primals_out, tangents_out = outs[:len(outs) // 2], outs[len(outs) // 2:]
+            out_zeros[:] = [type(t) is SymbolicZero for t in tangents_out]
+            return [*primals_out, *(t for t in tangents_out if type(t) is not SymbolicZero)]
+
+        avals = [*self.in_avals, *(a for a, z in zip(tangent_avals, in_zeros) if not z)]
+        jaxpr, consts, _ = staging.trace_to_jaxpr(jvp_fun, avals)
+        return jaxpr, consts, out_zeros
+
+    def __str__(self):
+        return self.name
+
+
+def _jaxpr_name(closed):
+    info = closed.jaxpr.debug_info
+    return info.func_src_info.split(" at ")[0] if info and info.func_src_info else "unknown"
+
+
+def _trace_call(fun, in_avals, traced_for):
+    """Trace a custom rule's function: ``(closed jaxpr with consts as leading inputs,
+    consts)`` -- the consts are passed as the equation's first operands."""
+    debug = staging.DebugInfo(traced_for, fun.name, ())
+    jaxpr, consts, _ = staging.trace_to_jaxpr(fun.call_wrapped, in_avals, debug)
+    return core.ClosedJaxpr(staging.convert_constvars_jaxpr(jaxpr), []), consts
+
+
+def stage_custom_jvp(trace, primitive, fun, jvp, tracers, symbolic_zeros):
+    """How the staging trace records a custom_jvp function: one equation holding the
+    function's jaxpr and (lazily) its JVP rule's."""
+    tracers = [trace.to_tracer(t) for t in tracers]
+    in_avals = [t.aval for t in tracers]
+    call_jaxpr, consts = _trace_call(fun, in_avals, "custom_jvp fun")
+    const_avals = [core.get_aval(c) for c in consts]
+    thunk = JVPJaxprThunk(
+        Rule(functools.partial(_jvp_with_consts, len(consts), jvp), jvp.name),
+        [*const_avals, *in_avals], jvp.name)
+    params = dict(call_jaxpr=call_jaxpr, jvp_jaxpr_fun=thunk, num_consts=len(consts),
+                  symbolic_zeros=symbolic_zeros)
+    return trace.add_eqn(primitive, [*map(trace.to_tracer, consts), *tracers],
+                         call_jaxpr.out_avals, params)
+
+
+def _jvp_with_consts(num_consts, jvp, *args):
+    """The rule seen with the function's closed-over constants as leading (constant)
+    inputs: they get zero tangents and are not passed to the rule."""
+    n = len(args) // 2
+    return jvp.call_wrapped(*args[num_consts:n], *args[n + num_consts:])
+
+
+def _custom_jvp_call_pp(eqn, context, settings):
+    params = dict(eqn.params)
+    if not params["num_consts"]:
+        del params["num_consts"]
+    params["jvp"] = params.pop("jvp_jaxpr_fun").name
+    names = sorted(params)
+    params["name"] = _jaxpr_name(eqn.params["call_jaxpr"])
+    return pretty.pp_eqn_default(eqn.replace(params=params), context, settings,
+                                 params=["name", *names])
+
+
+pretty.pp_eqn_rules[custom_jvp_call_p] = _custom_jvp_call_pp
+
+
+def _custom_call_lowering(ctx, *args, call_jaxpr, **params):
+    return lowering.lower_closed_jaxpr(ctx.module_context, call_jaxpr, args)
+
+
+lowering.register_lowering(custom_jvp_call_p, _custom_call_lowering)
+
+
+def _custom_jvp_call_transpose(cts, *args, call_jaxpr, **params):
+    """A custom_jvp_call can end up in a linear jaxpr (e.g. a linear custom function
+    applied to tangents): transpose its body."""
+    return ad.backward_pass(call_jaxpr.jaxpr, call_jaxpr.consts, args, cts)
+
+
+ad.primitive_transposes[custom_jvp_call_p] = _custom_jvp_call_transpose
+
+
+# ----------------------------------------------------------------------------------------
+# custom_vjp
+# ----------------------------------------------------------------------------------------
+
+class custom_vjp:
+    """A function with a custom VJP rule, used by reverse mode::
+
+        @custom_vjp
+        def f(x, y):
+            return jnp.sin(x) * y
+
+        def f_fwd(x, y):
+            return f(x, y), (jnp.cos(x), jnp.sin(x), y)   # output, residuals
+
+        def f_bwd(res, g):
+            cos_x, sin_x, y = res
+            return (cos_x * g * y, sin_x * g)             # one cotangent per input
+
+        f.defvjp(f_fwd, f_bwd)
+    """
+
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = _nondiff_argnums(fun, nondiff_argnums, nondiff_argnames)
+        self.fwd = None
+        self.bwd = None
+        self.symbolic_zeros = False
+        self.optimize_remat = False
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        """Set the forward rule ``fwd(*args) -> (out, residuals)`` and the backward rule
+        ``bwd(residuals, out_cotangent) -> tuple of input cotangents`` (None for zero)."""
+        self.fwd = fwd
+        self.bwd = bwd
+        self.symbolic_zeros = symbolic_zeros
+        self.optimize_remat = optimize_remat
+        if symbolic_zeros and optimize_remat:
+            raise NotImplementedError(
+                "remat optimization for custom_vjp does not support symbolic zeros")
+
+    def __call__(self, *args, **kwargs):
+        name = _name(self.fun)
+        if not self.fwd or not self.bwd:
+            raise AttributeError(f"No VJP defined for custom_vjp function {name} using "
+                                 "defvjp.")
+        args = _resolve_kwargs(self.fun, args, kwargs, "custom_vjp", name)
+        nondiff = self.nondiff_argnums
+        if nondiff:
+            for i in nondiff:
+                _check_for_tracers(args[i])
+            static, dyn_args = _split_static(args, nondiff)
+            fun = lambda *dyn: self.fun(*_merge_static(nondiff, static, dyn))
+            fwd = lambda *dyn: self.fwd(*_merge_static(nondiff, static, dyn))
+            bwd = lambda res, ct: self.bwd(*static, res, ct)
+        else:
+            dyn_args, fun, fwd, bwd = args, self.fun, self.fwd, self.bwd
+        args_flat, in_tree = tree_flatten(tuple(dyn_args))
+        in_avals = [core.get_aval(x) for x in args_flat]
+        out_type: list = []
+        trees: list = []
+        flat_fun = Rule(_flatten_fun(fun, in_tree, out_type), name)
+        flat_fwd = Rule(_flatten_fwd(fwd, in_tree, out_type, trees, self.symbolic_zeros,
+                                     name, _name(self.fwd)), _name(self.fwd))
+        flat_bwd = Rule(_flatten_bwd(bwd, in_tree, in_avals, lambda: trees[0]),
+                        _name(self.bwd))
+        outs = custom_vjp_call_p.bind(flat_fun, flat_fwd, flat_bwd, *args_flat,
+                                      out_trees=lambda: trees[0],
+                                      symbolic_zeros=self.symbolic_zeros)
+        return tree_unflatten(out_type[0][0], outs)
+
+
+def _check_for_tracers(x):
+    for leaf in tree_util.tree_leaves(x):
+        if isinstance(leaf, core.Tracer):
+            raise UnexpectedTracerError(
+                "Found a JAX Tracer object passed as an argument to a custom_vjp function "
+                "in a position indicated by nondiff_argnums as non-differentiable. "
+                "Tracers cannot be passed as non-differentiable arguments to custom_vjp "
+                "functions; instead, nondiff_argnums should only be used for arguments "
+                "that can't be or contain JAX tracers, e.g. function-valued arguments. "
+                "In particular, array-valued arguments should typically not be indicated "
+                "as nondiff_argnums.")
+
+
+def _flatten_fwd(fwd, in_tree, out_type, trees, symbolic_zeros, primal_name, fwd_name):
+    """The forward rule on flat primals (and which of them are perturbed). Returns the
+    residuals that are not simply inputs, then the primal outputs; records
+    ``(out_tree, res_tree, input_forwards)`` in ``trees``."""
+    def flat(*args, perturbed):
+        if symbolic_zeros:
+            args = [CustomVJPPrimal(x, p) for x, p in zip(args, perturbed)]
+        pair = fwd(*tree_unflatten(in_tree, args))
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise TypeError(
+                f"Custom VJP fwd rule {fwd_name} for function {primal_name} must produce a "
+                "pair (list or tuple of length two) where the first element represents "
+                "the primal output (equal to those of the custom_vjp-decorated function "
+                f"{primal_name}) and the second element represents residuals (i.e. "
+                "values stored from the forward pass for use on the backward pass), but "
+                f"instead of a pair the fwd rule {fwd_name} produced {pair}.")
+        primals_out, out_tree = tree_flatten(pair[0])
+        res, res_tree = tree_flatten(pair[1])
+        avals = [core.get_aval(x) for x in primals_out]
+        if out_type:
+            _check_fwd_primal_out(out_type[0], out_tree, avals, primal_name, fwd_name)
+        out_type[:] = [(out_tree, avals)]
+        inputs = {id(x): i for i, x in enumerate(args)}
+        forwards = [inputs.get(id(r)) for r in res]
+        trees[:] = [(out_tree, res_tree, forwards)]
+        return [*(r for r, f in zip(res, forwards) if f is None), *primals_out]
+    return flat
+
+
+def _check_fwd_primal_out(expected, tree, avals, primal_name, fwd_name):
+    tree_, avals_ = expected
+    intro = (f"Custom VJP fwd rule {fwd_name} for function {primal_name} must produce a "
+             "pair (list or tuple of length two) where the first element represents the "
+             "primal output (equal to the output of the custom_vjp-decorated function "
+             f"{primal_name}) and the second element represents residuals (i.e. values "
+             "stored from the forward pass for use on the backward pass), but instead the "
+             "fwd rule output's first element had ")
+    if tree != tree_:
+        raise TypeError(
+            intro + f"container/pytree structure:\n    {_tree_types(tree, avals)}\nwhile "
+            f"the custom_vjp-decorated function {primal_name} had output container/pytree "
+            f"structure:\n    {_tree_types(tree_, avals_)}.")
+    if any((a.shape, a.dtype) != (b.shape, b.dtype) for a, b in zip(avals, avals_)):
+        raise TypeError(
+            intro + f"shapes/dtypes of:\n    {_tree_types(tree, avals)}\nwhile the "
+            f"custom_vjp-decorated function {primal_name} had output shapes/dtypes of:\n"
+            f"    {_tree_types(tree_, avals_)}")
+
+
+def _flatten_bwd(bwd, in_tree, in_avals, out_trees):
+    """The backward rule on flat ``(*residuals, *output cotangents)``, returning one
+    cotangent per primal input (``Zero`` where the rule returned None), checked against
+    the inputs' structure and types."""
+    def flat(*args):
+        out_tree, res_tree, _ = out_trees()
+        res = tree_unflatten(res_tree, args[:res_tree.num_leaves])
+        cts_out = tree_unflatten(out_tree, args[res_tree.num_leaves:])
+        cts_in = bwd(res, cts_out)
+        if isinstance(cts_in, list) and len(cts_in) == len(in_tree.children()):
+            cts_in = tuple(cts_in)
+        zero = object()
+        dummy = tree_unflatten(in_tree, [object()] * in_tree.num_leaves)
+        keypaths = [p for p, _ in tree_util.tree_flatten_with_path(dummy)[0]]
+        flat_cts = []
+
+        def append(x, d):
+            n = len(tree_flatten(d)[0])
+            if x is None and d is not None:
+                flat_cts.extend([zero] * n)
+            elif x is not None:
+                flat_cts.extend([x] * n)
+            return x
+
+        try:
+            if not isinstance(cts_in, tuple):
+                raise ValueError
+            tree_map(append, cts_in, dummy, is_leaf=lambda x: x is None)
+        except ValueError:
+            tree2 = tree_flatten(cts_in)[1]
+            raise TypeError(
+                "Custom VJP bwd rule must produce an output with the same container "
+                "(pytree) structure as the args tuple of the primal function, and in "
+                "particular must produce a tuple of length equal to the number of "
+                "arguments to the primal function, but got bwd output structure "
+                f"{tree2} for primal input structure {in_tree}.") from None
+        return [_bwd_cotangent(kp, a, ct, zero)
+                for kp, a, ct in zip(keypaths, in_avals, flat_cts)]
+    return flat
+
+
+def _bwd_cotangent(keypath, aval, ct, zero):
+    ct_aval = aval.to_tangent_aval()
+    if ct is zero or ct_aval.dtype == dtypes.float0:
+        return ad.Zero(ct_aval)
+    if type(ct) is SymbolicZero:
+        if (ct.aval.shape, ct.aval.dtype) != (ct_aval.shape, ct_aval.dtype):
+            raise ValueError(
+                "Custom VJP bwd rule produced a SymbolicZero with a shape/dtype that does "
+                "not match the corresponding input tangent shape/dtype: at output"
+                f"{tree_util.keystr(keypath)} the SymbolicZero had shape/dtype "
+                f"{ct.aval.str_short()} while the corresponding input had shape/dtype "
+                f"{aval.str_short()}. Consider just returning a None here instead of a "
+                "SymbolicZero object.")
+        return ad.Zero(ct.aval)
+    got = core.get_aval(ct)
+    if got.shape != ct_aval.shape or (got.dtype != ct_aval.dtype and not (
+            dtypes.issubdtype(ct_aval.dtype, np.inexact))):
+        raise ValueError(
+            "Custom VJP bwd rule must produce an output with the same type as the args "
+            f"tuple of the primal function, but at output{tree_util.keystr(keypath)} the "
+            f"bwd rule produced an output of type {got.str_short()} corresponding to an "
+            f"input of type {aval.str_short()}{_mismatch_extra(aval, got)}")
+    return ct
+
+
+def _mismatch_extra(a, b) -> str:
+    """``, so the shapes do not match`` and the like, as JAX explains a type mismatch."""
+    mismatches = [what for what, differ in (("the dtypes do not match", a.dtype != b.dtype),
+                                            ("the shapes do not match", a.shape != b.shape))
+                  if differ]
+    if not mismatches:
+        return ""
+    return ", so " + (mismatches[0] if len(mismatches) == 1 else
+                      ", ".join(mismatches[:-1]) + ", and " + mismatches[-1])
+
+
+class CustomVJPCallPrimitive(core.Primitive):
+    """``custom_vjp_call(fun, fwd, bwd, *args)``: each trace picks what it needs."""
+    multiple_results = True
+
+    def bind(self, fun, fwd, bwd, *args, out_trees, symbolic_zeros):
+        return self.bind_with_trace(core.trace_ctx.trace, (fun, fwd, bwd, *args),
+                                    dict(out_trees=out_trees, symbolic_zeros=symbolic_zeros))
+
+    def bind_with_trace(self, trace, args, params):
+        fun, fwd, bwd, *args = args
+        with core.set_current_trace(trace):
+            return trace.process_custom_vjp_call(self, fun, fwd, bwd, args, **params)
+
+    def get_bind_params(self, params):
+        call_jaxpr, num_consts = params["call_jaxpr"], params["num_consts"]
+        fun = Rule(core.jaxpr_as_fun(call_jaxpr), _jaxpr_name(call_jaxpr))
+        fwd_thunk, bwd = params["fwd_jaxpr_thunk"], params["bwd"]
+        fwd = Rule(functools.partial(_lifted_fwd, num_consts, fwd_thunk), fwd_thunk.name)
+        const_avals = call_jaxpr.in_avals[:num_consts]
+        bwd = Rule(functools.partial(_bwd_with_consts, const_avals, bwd), bwd.name)
+        return [fun, fwd, bwd], dict(out_trees=params["out_trees"],
+                                     symbolic_zeros=params["symbolic_zeros"])
+
+
+custom_vjp_call_p = CustomVJPCallPrimitive("custom_vjp_call")
+custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **params: call_jaxpr.out_avals)
+lowering.register_lowering(custom_vjp_call_p, _custom_call_lowering)
+
+
+class CustomVJPException(Exception):
+    def __init__(self):
+        super().__init__(
+            "Detected differentiation of a custom_vjp function with respect to a "
+            "closed-over value. That isn't supported because the custom VJP rule only "
+            "specifies how to differentiate the custom_vjp function with respect to "
+            "explicit input parameters. Try passing the closed-over value into the "
+            "custom_vjp function as an argument, and adapting the custom_vjp fwd and bwd "
+            "rules.")
+
+
+def _lifted_fwd(num_consts, fwd_jaxpr_thunk, *args, perturbed):
+    if any(perturbed[:num_consts]):
+        raise CustomVJPException()
+    jaxpr, consts = fwd_jaxpr_thunk(*perturbed[num_consts:])
+    return core.eval_jaxpr(jaxpr, consts, *args[num_consts:])
+
+
+def _bwd_with_consts(const_avals, bwd, *args):
+    return [*(ad.Zero(a.to_tangent_aval()) for a in const_avals), *bwd.call_wrapped(*args)]
+
+
+class FwdJaxprThunk:
+    """The forward rule of a staged ``custom_vjp_call``, traced to a jaxpr on demand (once
+    per pattern of perturbed inputs). Prints as the rule's name."""
+
+    def __init__(self, fwd, in_avals, name):
+        self.fwd = fwd
+        self.in_avals = in_avals
+        self.name = name
+        self._cache: dict = {}
+
+    def __call__(self, *perturbed):
+        if perturbed not in self._cache:
+            fwd = lambda *args: self.fwd.call_wrapped(*args, perturbed=list(perturbed))
+            jaxpr, consts, _ = staging.trace_to_jaxpr(fwd, self.in_avals)
+            self._cache[perturbed] = (jaxpr, consts)
+        return self._cache[perturbed]
+
+    def __str__(self):
+        return self.name
+
+
+def stage_custom_vjp(trace, primitive, fun, fwd, bwd, tracers, out_trees, symbolic_zeros):
+    """How the staging trace records a custom_vjp function: one equation holding the
+    function's jaxpr, the forward rule (traced lazily) and the backward rule."""
+    tracers = [trace.to_tracer(t) for t in tracers]
+    in_avals = [t.aval for t in tracers]
+    call_jaxpr, consts = _trace_call(fun, in_avals, "custom_vjp fun")
+    num_consts = len(consts)
+
+    def out_trees_with_consts():
+        out_tree, res_tree, forwards = out_trees()
+        return out_tree, res_tree, [f if f is None else f + num_consts for f in forwards]
+
+    params = dict(call_jaxpr=call_jaxpr,
+                  fwd_jaxpr_thunk=FwdJaxprThunk(fwd, in_avals, fwd.name),
+                  num_consts=num_consts, bwd=bwd, out_trees=out_trees_with_consts,
+                  symbolic_zeros=symbolic_zeros)
+    return trace.add_eqn(primitive, [*map(trace.to_tracer, consts), *tracers],
+                         call_jaxpr.out_avals, params)
+
+
+def _custom_vjp_call_pp(eqn, context, settings):
+    params = dict(eqn.params)
+    if not params["num_consts"]:
+        del params["num_consts"]
+    del params["out_trees"]
+    params["fwd"] = params.pop("fwd_jaxpr_thunk").name
+    params["bwd"] = params["bwd"].name
+    names = sorted(params)
+    params["name"] = _jaxpr_name(eqn.params["call_jaxpr"])
+    return pretty.pp_eqn_default(eqn.replace(params=params), context, settings,
+                                 params=["name", *names])
+
+
+pretty.pp_eqn_rules[custom_vjp_call_p] = _custom_vjp_call_pp
+
+
+def _custom_lin_pp(eqn, context, settings):
+    params = dict(eqn.params)
+    del params["out_avals"]
+    params["bwd"] = params["bwd"].name
+    return pretty.pp_eqn_default(eqn.replace(params=params), context, settings)
+
+
+pretty.pp_eqn_rules[ad.custom_lin_p] = _custom_lin_pp
+
+
+def _custom_lin_batch(*args, **params):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+batching.primitive_batchers[ad.custom_lin_p] = _custom_lin_batch
+
+
+# ----------------------------------------------------------------------------------------
+# closure_convert
+# ----------------------------------------------------------------------------------------
+
+def closure_convert(fun, *example_args):
+    """``fun`` with the values it closes over that might be differentiated (tracers with
+    possibly nonzero tangents) turned into extra trailing arguments.
+
+    Returns ``(converted_fun, hoisted_consts)``: ``converted_fun(*args, *hoisted_consts)``
+    equals ``fun(*args)``. Custom derivative rules need this to differentiate with
+    respect to closed-over values (they only see explicit arguments)."""
+    flat_args, in_tree = tree_flatten(example_args)
+    in_avals = [core.get_aval(x) for x in flat_args]
+    out_tree: list = []
+
+    def flat_fun(*args):
+        outs, tree = tree_flatten(fun(*tree_unflatten(in_tree, args)))
+        out_tree[:] = [tree]
+        return outs
+
+    jaxpr, consts, _ = staging.trace_to_jaxpr(flat_fun, in_avals)
+    perturbed = [_maybe_perturbed(c) for c in consts]
+    closure_consts = [c for c, p in zip(consts, perturbed) if not p]
+    hoisted = [c for c, p in zip(consts, perturbed) if p]
+
+    def converted_fun(*args_and_consts):
+        n = len(args_and_consts) - len(hoisted)
+        args, hoisted_ = args_and_consts[:n], iter(args_and_consts[n:])
+        closure = iter(closure_consts)
+        all_consts = [next(hoisted_) if p else next(closure) for p in perturbed]
+        flat, tree = tree_flatten(tuple(args))
+        if tree != in_tree:
+            raise TypeError(
+                "The inputs to the closure produced by closure_convert must have the same "
+                "Pytree structure as the example arguments passed when closure_convert was "
+                f"called. Expected {in_tree}, but got {tree}")
+        return tree_unflatten(out_tree[0], core.eval_jaxpr(jaxpr, all_consts, *flat))
+
+    return converted_fun, hoisted
+
+
+def _maybe_perturbed(x) -> bool:
+    """Could ``x`` carry a nonzero tangent? Not if it is a constant, or a staged value of
+    a type without tangents (float0); AD tracers might."""
+    if not isinstance(x, core.Tracer):
+        return False
+    if isinstance(x, staging.StagingTracer):
+        return x.aval.to_tangent_aval().dtype != dtypes.float0
+    return True

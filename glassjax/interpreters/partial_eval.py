@@ -1,0 +1,271 @@
+"""Partial evaluation: run what is known now, stage out what is not; and dead-code
+elimination.
+
+Reverse-mode AD needs to split a computation in two. When a primitive is linearized, its
+JVP rule runs with the tangents *unknown*: everything that depends only on primals can be
+computed right away, while operations touching a tangent are recorded for later (they form
+the linear function that gets transposed). ``PartialEvalTrace`` does this split: known
+values live on one trace (usually the trace the user's computation runs on), unknown
+values are variables of a staging trace. Known values that an unknown operation needs
+become constants of the staged jaxpr: the *residuals*.
+
+The same split applied to whole jaxprs (``partial_eval_jaxpr_nounits``,
+``partial_eval_jaxpr_custom``) serves ``jit`` and ``checkpoint``/``remat``: the latter
+decides, with a *policy*, which known intermediates are saved as residuals and which are
+recomputed in the staged part.
+
+``dce_jaxpr`` removes equations whose results are unused, asking primitives that carry a
+jaxpr (``dce_rules``) to prune their insides too.
+"""
+from __future__ import annotations
+
+from glassjax import core
+from glassjax.core import ClosedJaxpr, Jaxpr, Var
+from glassjax.interpreters import staging
+
+# Primitives whose partial evaluation is more than "stage the whole equation if any input
+# is unknown", e.g. ``remat`` (which computes its known part now) and ``jit`` (which is
+# split into a known call and an unknown call).
+# rule(trace, *args, **params) -> outputs (known values or unknown tracers)
+partial_eval_rules: dict = {}
+
+# The same idea on jaxprs, for ``partial_eval_jaxpr_custom``:
+# rule(saveable, unknowns_in, instantiated_in, eqn)
+#   -> (known eqn or None, staged eqn or None, unknowns_out, instantiated_out, residuals)
+partial_eval_jaxpr_custom_rules: dict = {}
+
+# rule(used_outputs, eqn) -> (used_inputs, new eqn or None)
+dce_rules: dict = {}
+
+
+# ----------------------------------------------------------------------------------------
+# The known/unknown split on traces
+# ----------------------------------------------------------------------------------------
+
+class PartialEvalTrace(core.Trace):
+    """Interprets primitives whose inputs are partly known.
+
+    A value is *unknown* if it is a tracer of ``unknown_trace`` (a staging trace);
+    anything else is known and belongs to ``known_trace``. An operation with only known
+    inputs runs on the known trace; otherwise it is staged on the unknown trace, which
+    turns the known inputs it needs into constants (residuals)."""
+
+    def __init__(self, known_trace, unknown_trace: staging.StagingTrace):
+        self.known_trace = known_trace
+        self.unknown_trace = unknown_trace
+
+    def is_unknown(self, x) -> bool:
+        return isinstance(x, core.Tracer) and x._trace is self.unknown_trace
+
+    def process_primitive(self, primitive, args, params):
+        if not any(map(self.is_unknown, args)):
+            return primitive.bind_with_trace(self.known_trace, args, params)
+        rule = partial_eval_rules.get(primitive)
+        if rule is not None:
+            return rule(self, *args, **params)
+        return primitive.bind_with_trace(self.unknown_trace, args, params)
+
+    def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
+        if not any(map(self.is_unknown, tracers)):
+            return primitive.bind_with_trace(self.known_trace, (fun, jvp, *tracers),
+                                             dict(symbolic_zeros=symbolic_zeros))
+        # Partial evaluation only builds linear functions, which are not differentiated
+        # again: the custom rule is no longer needed, the function body is.
+        with core.set_current_trace(self):
+            return fun.call_wrapped(*tracers)
+
+    def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, out_trees,
+                                symbolic_zeros):
+        if not any(map(self.is_unknown, tracers)):
+            return primitive.bind_with_trace(
+                self.known_trace, (fun, fwd, bwd, *tracers),
+                dict(out_trees=out_trees, symbolic_zeros=symbolic_zeros))
+        with core.set_current_trace(self):
+            return fun.call_wrapped(*tracers)
+
+
+# ----------------------------------------------------------------------------------------
+# The known/unknown split on jaxprs
+# ----------------------------------------------------------------------------------------
+
+def partial_eval_jaxpr_nounits(jaxpr: ClosedJaxpr, unknowns, instantiate):
+    """Split ``jaxpr`` given which inputs are unknown.
+
+    Returns ``(known, unknown, out_unknowns, num_res)``: ``known`` maps the known inputs
+    to the known outputs followed by ``num_res`` residuals; ``unknown`` maps
+    ``(*residuals, *unknown inputs)`` to the unknown outputs. ``instantiate`` (a bool or
+    one per output) forces outputs to be unknown."""
+    known_trace = staging.StagingTrace(jaxpr.jaxpr.debug_info)
+    unknown_trace = staging.StagingTrace()
+    trace = PartialEvalTrace(known_trace, unknown_trace)
+    args = [unknown_trace.new_arg(a) if uk else known_trace.new_arg(a)
+            for a, uk in zip(jaxpr.in_avals, unknowns)]
+    with core.set_current_trace(trace):
+        outs = core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+    if isinstance(instantiate, bool):
+        instantiate = [instantiate] * len(outs)
+    out_unknowns = [trace.is_unknown(o) or inst for o, inst in zip(outs, instantiate)]
+    unknown_jaxpr, residuals = unknown_trace.to_jaxpr(
+        [o for o, uk in zip(outs, out_unknowns) if uk])
+    unknown_jaxpr, residuals = dce_jaxpr_consts(unknown_jaxpr, residuals)
+    known_jaxpr, known_consts = known_trace.to_jaxpr(
+        [*(o for o, uk in zip(outs, out_unknowns) if not uk), *residuals])
+    return (ClosedJaxpr(known_jaxpr, known_consts),
+            ClosedJaxpr(staging.convert_constvars_jaxpr(unknown_jaxpr), []),
+            out_unknowns, len(residuals))
+
+
+def partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns, in_inst, ensure_out_unknowns,
+                              ensure_out_inst, saveable):
+    """Split ``jaxpr`` (no constvars) into a known and a staged jaxpr, equation by
+    equation, letting ``saveable`` decide what the staged part may reuse.
+
+    Each variable is *unknown* or known, and *instantiated* or not: a known variable is
+    instantiated when the staged jaxpr can compute it itself. A known equation always goes
+    to the known jaxpr; if ``saveable(primitive, *in_avals, **params)`` says its outputs
+    may be saved, they are residuals the staged jaxpr reads; otherwise a copy of the
+    equation is also staged, to recompute them. Equations with unknown inputs are staged,
+    and the known non-instantiated values they read become residuals.
+
+    Returns ``(known, staged, out_unknowns, out_inst, num_res)``: ``known`` maps the known
+    inputs to the known outputs and the residuals; ``staged`` maps ``(*residuals,
+    *instantiated inputs)`` to the instantiated outputs."""
+    if isinstance(in_inst, bool):
+        in_inst = [in_inst] * len(jaxpr.invars)
+    if isinstance(ensure_out_unknowns, bool):
+        ensure_out_unknowns = [ensure_out_unknowns] * len(jaxpr.outvars)
+    if isinstance(ensure_out_inst, bool):
+        ensure_out_inst = [ensure_out_inst] * len(jaxpr.outvars)
+    env: dict = {}
+    residuals: dict = {}                 # an ordered set
+
+    def read(x):
+        return env[x] if isinstance(x, Var) else (False, True)
+
+    def write(v, unknown, inst):
+        env[v] = (unknown, inst)
+
+    def instantiate(x, inst):
+        if isinstance(x, Var) and not inst:
+            residuals[x] = None
+        return x
+
+    known_eqns, staged_eqns = [], []
+    for v, uk, inst in zip(jaxpr.invars, in_unknowns, in_inst):
+        write(v, uk, inst)
+    for eqn in jaxpr.eqns:
+        unks_in, inst_in = core.unzip2(map(read, eqn.invars))
+        rule = partial_eval_jaxpr_custom_rules.get(eqn.primitive)
+        if rule is not None:
+            known, staged, unks_out, inst_out, res = rule(saveable, unks_in, inst_in, eqn)
+            if known is not None:
+                known_eqns.append(known)
+            if staged is not None:
+                staged_eqns.append(staged)
+            residuals.update(dict.fromkeys(res))
+            for v, uk, inst in zip(eqn.outvars, unks_out, inst_out):
+                write(v, uk, inst)
+        elif any(unks_in):
+            staged_eqns.append(eqn.replace(invars=list(map(instantiate, eqn.invars,
+                                                           inst_in))))
+            for v in eqn.outvars:
+                write(v, True, True)
+        else:
+            known_eqns.append(eqn)
+            if eqn.effects or saveable(eqn.primitive, *(x.aval for x in eqn.invars),
+                                       **eqn.params):
+                for v in eqn.outvars:
+                    write(v, False, False)
+            else:
+                staged_eqns.append(eqn.replace(invars=list(map(instantiate, eqn.invars,
+                                                               inst_in))))
+                for v in eqn.outvars:
+                    write(v, False, True)
+    out_unknowns, out_inst = map(list, core.unzip2(map(read, jaxpr.outvars)))
+    for x, inst, ensure in zip(jaxpr.outvars, out_inst, ensure_out_inst):
+        if ensure:
+            instantiate(x, inst)
+    out_unknowns = [a or b for a, b in zip(out_unknowns, ensure_out_unknowns)]
+    out_inst = [a or b for a, b in zip(out_inst, ensure_out_inst)]
+    residuals = list(residuals)
+    known = Jaxpr([], [v for v, uk in zip(jaxpr.invars, in_unknowns) if not uk],
+                  [*(v for v, uk in zip(jaxpr.outvars, out_unknowns) if not uk),
+                   *residuals], known_eqns, _effects(known_eqns))
+    staged = Jaxpr([], [*residuals, *(v for v, i in zip(jaxpr.invars, in_inst) if i)],
+                   [v for v, i in zip(jaxpr.outvars, out_inst) if i], staged_eqns,
+                   _effects(staged_eqns))
+    return known, staged, out_unknowns, out_inst, len(residuals)
+
+
+def _effects(eqns):
+    return frozenset().union(*(e.effects for e in eqns))
+
+
+# ----------------------------------------------------------------------------------------
+# Dead-code elimination
+# ----------------------------------------------------------------------------------------
+
+def dce_jaxpr(jaxpr: Jaxpr, used_outputs, instantiate=False):
+    """Drop the outputs not in ``used_outputs``, then every equation (without effects)
+    whose results nobody uses, then the inputs nobody reads (unless ``instantiate``, a
+    bool or one per input, keeps them). Returns ``(new jaxpr, used_inputs)``."""
+    if isinstance(instantiate, bool):
+        instantiate = [instantiate] * len(jaxpr.invars)
+    used: set = {v for v, u in zip(jaxpr.outvars, used_outputs)
+                 if u and isinstance(v, Var)}
+    new_eqns = []
+    for eqn in reversed(jaxpr.eqns):
+        used_outs = [v in used for v in eqn.outvars]
+        rule = dce_rules.get(eqn.primitive, _default_dce_rule)
+        used_ins, new_eqn = rule(used_outs, eqn)
+        if new_eqn is not None:
+            new_eqns.append(new_eqn)
+        used.update(v for v, u in zip(eqn.invars, used_ins) if u and isinstance(v, Var))
+    used_inputs = [v in used or inst for v, inst in zip(jaxpr.invars, instantiate)]
+    new = jaxpr.replace(
+        invars=[v for v, u in zip(jaxpr.invars, used_inputs) if u],
+        outvars=[v for v, u in zip(jaxpr.outvars, used_outputs) if u],
+        eqns=new_eqns[::-1], effects=_effects(new_eqns))
+    return new, used_inputs
+
+
+def _default_dce_rule(used_outputs, eqn):
+    if not any(used_outputs) and not eqn.effects:
+        return [False] * len(eqn.invars), None
+    return [True] * len(eqn.invars), eqn
+
+
+def dce_jaxpr_consts(jaxpr: Jaxpr, consts):
+    """Remove dead equations and the constants only they used; keep every input and
+    output. Returns ``(new jaxpr, remaining consts)``."""
+    n = len(jaxpr.constvars)
+    as_inputs = jaxpr.replace(constvars=[], invars=[*jaxpr.constvars, *jaxpr.invars])
+    new, used = dce_jaxpr(as_inputs, [True] * len(jaxpr.outvars),
+                          [False] * n + [True] * len(jaxpr.invars))
+    constvars = [v for v, u in zip(jaxpr.constvars, used) if u]
+    return (new.replace(constvars=constvars, invars=jaxpr.invars),
+            [c for c, u in zip(consts, used) if u])
+
+
+def call_partial_eval_custom_rule(jaxpr_param, params_updater, saveable, unks_in, inst_in,
+                                  eqn):
+    """``partial_eval_jaxpr_custom`` rule for a primitive that calls an open jaxpr held in
+    param ``jaxpr_param``: split the callee, giving a known call (which also returns the
+    residuals) and a staged call (which takes them first).
+    ``params_updater(unks_in, inst_in, params_known, params_staged)`` adjusts the rest."""
+    known, staged, unks_out, inst_out, num_res = partial_eval_jaxpr_custom(
+        eqn.params[jaxpr_param], unks_in, inst_in, False, False, saveable)
+    residuals = [Var(v.aval) for v in staged.invars[:num_res]]
+    params_known, params_staged = params_updater(
+        unks_in, inst_in, {**eqn.params, jaxpr_param: known},
+        {**eqn.params, jaxpr_param: staged})
+    eqn_known = eqn.replace(
+        invars=[x for x, uk in zip(eqn.invars, unks_in) if not uk],
+        outvars=[*(v for v, uk in zip(eqn.outvars, unks_out) if not uk), *residuals],
+        params=params_known, effects=known.effects)
+    eqn_staged = eqn.replace(
+        invars=[*residuals, *(x for x, i in zip(eqn.invars, inst_in) if i)],
+        outvars=[v for v, i in zip(eqn.outvars, inst_out) if i],
+        params=params_staged, effects=staged.effects)
+    new_inst = [x for x, i in zip(eqn.invars, inst_in) if isinstance(x, Var) and not i]
+    return eqn_known, eqn_staged, unks_out, inst_out, new_inst + residuals

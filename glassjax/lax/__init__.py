@@ -1,0 +1,40 @@
+"""``glassjax.lax``: the primitives, and the functions that bind them (JAX's ``jax.lax``)."""
+from glassjax.lax.elementwise import (
+    AccuracyMode, RoundingMethod, Tolerance, abs, abs_p, acos, acos_p, acosh, acosh_p, add,
+    add_any, add_any_p, add_p, and_p, asin, asin_p, asinh, asinh_p, atan, atan2, atan2_p,
+    atan_p, atanh, atanh_p, bitcast_convert_type, bitcast_convert_type_p, bitwise_and,
+    bitwise_not, bitwise_or, bitwise_xor, cbrt, cbrt_p, ceil, ceil_p, clamp, clamp_p, clz,
+    clz_p, complex, complex_p, conj, conj_p, convert_element_type, convert_element_type_p,
+    cos, cos_p, cosh, cosh_p, digamma, digamma_p, div, div_p, eq, eq_p, erf, erf_inv,
+    erf_inv_p, erf_p, erfc, erfc_p, exp, exp2, exp2_p, exp_p, expm1, expm1_p, floor,
+    floor_p, ge, ge_p, gt, gt_p, imag, imag_p, integer_pow, integer_pow_p, is_finite,
+    is_finite_p, le, le_p, lgamma, lgamma_p, log, log1p, log1p_p, log_p, logistic,
+    logistic_p, lt, lt_p, max, max_p, min, min_p, mul, mul_p, ne, ne_p, neg, neg_p,
+    nextafter, nextafter_p, not_p, or_p, polygamma, polygamma_p, population_count,
+    population_count_p, pow, pow_p, real, real_p, reciprocal, reduce_precision,
+    reduce_precision_p, rem, rem_p, round, round_p, rsqrt, rsqrt_p, select, select_n,
+    select_n_p, shift_left, shift_left_p, shift_right_arithmetic, shift_right_arithmetic_p,
+    shift_right_logical, shift_right_logical_p, sign, sign_p, sin, sin_p, sinh, sinh_p,
+    sqrt, sqrt_p, square, square_p, stop_gradient, sub, sub_p, tan, tan_p, tanh, tanh_p,
+    xor_p)
+from glassjax.lax.structural import (
+    broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcast_to_rank, broadcasted_iota,
+    collapse, concatenate, concatenate_p, expand_dims, full, full_like, iota, iota_p, pad,
+    pad_p, reshape, reshape_p, rev, rev_p, split, split_p, squeeze, squeeze_p, stack,
+    stack_p, tile, tile_p, transpose, transpose_p, unstack, unstack_p)
+from glassjax.lax.reductions import (
+    argmax, argmax_p, argmin, argmin_p, associative_scan, cumlogsumexp, cumlogsumexp_p,
+    cummax, cummax_p, cummin, cummin_p, cumprod, cumprod_p, cumsum, cumsum_p, reduce,
+    reduce_and, reduce_and_p, reduce_max, reduce_max_p, reduce_min, reduce_min_p,
+    reduce_or, reduce_or_p, reduce_p, reduce_prod, reduce_prod_p, reduce_sum, reduce_sum_p,
+    reduce_xor, reduce_xor_p, sort, sort_key_val, sort_p, top_k, top_k_p)
+from glassjax.lax.dot import (Precision, batch_matmul, dot, dot_general, dot_general_p)
+from glassjax.lax.slicing import (
+    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, dynamic_index_in_dim,
+    dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p, dynamic_update_index_in_dim,
+    dynamic_update_slice, dynamic_update_slice_in_dim, dynamic_update_slice_p, gather,
+    gather_p, index_in_dim, index_take, scatter, scatter_add, scatter_add_p, scatter_max,
+    scatter_max_p, scatter_min, scatter_min_p, scatter_mul, scatter_mul_p, scatter_p, slice,
+    slice_in_dim, slice_p)
+from glassjax.lax.control_flow import (cond, cond_p, fori_loop, map, scan, scan_p, switch,
+                                       while_loop, while_p)

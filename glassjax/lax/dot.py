@@ -1,0 +1,351 @@
+"""``dot_general``: the one contraction primitive behind ``@``, ``dot``, ``matmul``,
+``einsum`` and ``tensordot``.
+
+``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))`` names the
+axes that are summed over (contracting) and the axes that are matched elementwise
+(batch). The result's axes are: batch axes, then the remaining lhs axes, then the
+remaining rhs axes. The primitive is *bilinear*, so its transpose with respect to either
+operand is again a ``dot_general`` (of the cotangent with the other operand), followed
+by a ``transpose`` that puts the axes back in the operand's order.
+"""
+from __future__ import annotations
+
+import enum
+import itertools
+
+import numpy as np
+
+from glassjax import dtypes, pretty
+from glassjax.interpreters import ad, batching
+from glassjax.lax.structural import transpose
+from glassjax.lax.utils import canonicalize_axis, ensure_index_tuple, standard_primitive
+from glassjax.xla import lowering
+from glassjax.xla.lowering import hlo, ir
+
+
+class Precision(enum.Enum):
+    """How precisely matmuls on accelerators compute float32 products (no effect on
+    CPU): ``DEFAULT`` (fastest), ``HIGH``, ``HIGHEST``."""
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value):
+        return _PRECISION_STRINGS.get(value)
+
+    def __repr__(self):
+        return f"{type(self).__name__}.{self.name}"
+
+    def __str__(self):
+        return self.name
+
+
+_PRECISION_STRINGS = {
+    "highest": Precision.HIGHEST, "float32": Precision.HIGHEST, "high": Precision.HIGH,
+    "bfloat16_3x": Precision.HIGH, "tensorfloat32": Precision.HIGH,
+    "default": Precision.DEFAULT, "bfloat16": Precision.DEFAULT,
+    "fastest": Precision.DEFAULT, None: Precision.DEFAULT}
+
+
+def canonicalize_precision(precision):
+    """None, or a pair of ``Precision`` values (one per operand)."""
+    if precision is None:
+        return None
+    if isinstance(precision, str) and precision in _PRECISION_STRINGS:
+        return Precision(precision), Precision(precision)
+    if isinstance(precision, Precision):
+        return precision, precision
+    if isinstance(precision, (list, tuple)) and len(precision) == 2:
+        if all(isinstance(p, Precision) for p in precision):
+            return tuple(precision)
+        if all(isinstance(s, str) for s in precision):
+            return (canonicalize_precision(precision[0])[0],
+                    canonicalize_precision(precision[1])[0])
+    raise ValueError(
+        "Precision argument must be one of:\n- None,\n"
+        f"- a string in {list(_PRECISION_STRINGS)},\n- a lax.Precision value,\n"
+        "- a tuple of two lax.Precision values or strings,\n"
+        "- a lax.DotAlgorithmPreset or the name of one of these presets, or\n"
+        f"- a lax.DotAlgorithm value;\nbut got {precision}.")
+
+
+# -- shape and dtype rules ----------------------------------------------------------------
+
+def _delete(tup, idx):
+    idx = set(idx)
+    return tuple(t for i, t in enumerate(tup) if i not in idx)
+
+
+def _check_dims(side, ndim, contracting, batch):
+    if not all(0 <= d < ndim for d in (*contracting, *batch)):
+        raise TypeError(f"dot_general requires {side} dimension numbers to be nonnegative "
+                        f"and less than the number of axes of the {side} value, got "
+                        f"{side}_batch of {batch} and {side}_contracting of {contracting} "
+                        f"for {side} of rank {ndim}")
+
+
+def _dot_general_shape_rule(lhs, rhs, *, dimension_numbers, precision,
+                            preferred_element_type, out_sharding):
+    (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
+    _check_dims("lhs", lhs.ndim, lhs_contracting, lhs_batch)
+    _check_dims("rhs", rhs.ndim, rhs_contracting, rhs_batch)
+    if len(lhs_batch) != len(rhs_batch):
+        raise TypeError("dot_general requires equal numbers of lhs_batch and rhs_batch "
+                        f"dimensions, got lhs_batch {lhs_batch} and rhs_batch {rhs_batch}.")
+    for side, what, dims in [("lhs", "batch", lhs_batch), ("rhs", "batch", rhs_batch),
+                             ("lhs", "contracting", lhs_contracting),
+                             ("rhs", "contracting", rhs_contracting)]:
+        if len(set(dims)) != len(dims):
+            raise TypeError(f"dot_general requires {side} {what} dimensions to be "
+                            f"distinct, got {side}_{what} {dims}.")
+    for side, batch, contracting in [("lhs", lhs_batch, lhs_contracting),
+                                     ("rhs", rhs_batch, rhs_contracting)]:
+        if set(batch) & set(contracting):
+            raise TypeError(f"dot_general requires {side} batch dimensions to be disjoint "
+                            f"from contracting dimensions, got {side}_batch {batch} and "
+                            f"{side}_contracting {contracting}.")
+    lhs_batch_shape = tuple(lhs.shape[i] for i in lhs_batch)
+    rhs_batch_shape = tuple(rhs.shape[i] for i in rhs_batch)
+    if lhs_batch_shape != rhs_batch_shape:
+        raise TypeError("dot_general requires lhs batch dimensions and rhs batch "
+                        f"dimensions to have the same shape, got {lhs_batch_shape} and "
+                        f"{rhs_batch_shape}.")
+    lhs_contracting_shape = tuple(lhs.shape[i] for i in lhs_contracting)
+    rhs_contracting_shape = tuple(rhs.shape[i] for i in rhs_contracting)
+    if lhs_contracting_shape != rhs_contracting_shape:
+        raise TypeError("dot_general requires contracting dimensions to have the same "
+                        f"shape, got {lhs_contracting_shape} and {rhs_contracting_shape}.")
+    return _dot_general_shape(lhs.shape, rhs.shape, dimension_numbers)
+
+
+def _dot_general_shape(lhs_shape, rhs_shape, dimension_numbers):
+    (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
+    batch_shape = tuple(lhs_shape[i] for i in lhs_batch)
+    lhs_tensored = _delete(lhs_shape, (*lhs_contracting, *lhs_batch))
+    rhs_tensored = _delete(rhs_shape, (*rhs_contracting, *rhs_batch))
+    return batch_shape + lhs_tensored + rhs_tensored
+
+
+def _bit_width(dtype):
+    if dtypes.issubdtype(dtype, np.inexact):
+        return dtypes.finfo(dtype).bits
+    if dtypes.issubdtype(dtype, np.integer):
+        return dtypes.iinfo(dtype).bits
+    return 1   # bool
+
+
+def _dot_general_dtype_rule(lhs, rhs, *, dimension_numbers, precision,
+                            preferred_element_type, out_sharding):
+    """Mixed input types are allowed when one is "wider" in XLA's sense (complex, then
+    exponent range, mantissa, bit width, signedness); the result has that type unless
+    ``preferred_element_type`` asks for a wider one."""
+    def type_properties(dt):
+        c = dtypes.complex_real_dtype(dt) if dtypes.issubdtype(dt, np.complexfloating) \
+            else dt
+        floating = dtypes.issubdtype(c, np.floating)
+        return (dtypes.issubdtype(dt, np.complexfloating),
+                dtypes.finfo(c).maxexp if floating else -1,
+                dtypes.finfo(c).nmant if floating else -1,
+                _bit_width(c), not dtypes.issubdtype(c, np.unsignedinteger))
+    lhs_prop, rhs_prop = type_properties(lhs.dtype), type_properties(rhs.dtype)
+    if lhs_prop > rhs_prop:
+        result = lhs.dtype
+    elif rhs_prop > lhs_prop:
+        result = rhs.dtype
+    else:
+        if lhs.dtype != rhs.dtype:
+            raise TypeError(f"lax.dot_general argument type error: {lhs.dtype}, "
+                            f"{rhs.dtype}")
+        result = lhs.dtype
+    if preferred_element_type is None or result == preferred_element_type:
+        return result
+    if (not dtypes.issubdtype(result, np.floating) and
+            _bit_width(preferred_element_type) < _bit_width(result)):
+        raise TypeError("`preferred_element_type` must not be narrower than the original "
+                        f"type, got preferred_element_type of {preferred_element_type} for "
+                        f"result type of {result}.")
+    return preferred_element_type
+
+
+# -- transpose rules ----------------------------------------------------------------------
+
+def _ranges_like(*xs):
+    """Consecutive ranges with the lengths of ``xs``: the result axes of each group."""
+    start = 0
+    for x in xs:
+        yield range(start, start + len(x))
+        start += len(x)
+
+
+def _remaining(original, *removed_lists):
+    removed = set(itertools.chain(*removed_lists))
+    return [i for i in original if i not in removed]
+
+
+def _dot_general_transpose_lhs(ct, x, y, *, dimension_numbers, precision,
+                               preferred_element_type, out_sharding, swap_ans=False):
+    """The cotangent of ``x``: contract the output cotangent with ``y`` over the axes
+    that came from ``y``; what is left are x's axes (batch, kept, contracted), which
+    a ``transpose`` puts back in x's order."""
+    from glassjax.lax.elementwise import _convert_element_type
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    x_ndim = x.aval.ndim
+    x_kept = _remaining(range(x_ndim), x_contract, x_batch)
+    y_kept = _remaining(range(np.ndim(y)), y_contract, y_batch)
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    dims = ((ans_y, y_kept), (ans_batch, y_batch))
+    x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract)))
+    unsorted_axes = list(x_batch) + x_kept + x_contract_sorted_by_y
+    out_axes = np.argsort(unsorted_axes)
+    out = dot_general(ct, y, dims, precision=precision,
+                      preferred_element_type=preferred_element_type)
+    x_bar = transpose(out, tuple(out_axes))
+    if x_bar.dtype != x.aval.dtype:
+        x_bar = _convert_element_type(x_bar, x.aval.dtype, x.aval.weak_type)
+    return x_bar
+
+
+def _dot_general_transpose_rhs(ct, x, y, *, dimension_numbers, precision,
+                               preferred_element_type, out_sharding):
+    """By symmetry: the lhs rule with the roles of the operands swapped."""
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    swapped = ((y_contract, x_contract), (y_batch, x_batch))
+    return _dot_general_transpose_lhs(ct, y, x, dimension_numbers=swapped,
+                                      precision=precision,
+                                      preferred_element_type=preferred_element_type,
+                                      out_sharding=out_sharding, swap_ans=True)
+
+
+# -- batching -----------------------------------------------------------------------------
+
+def _batch_dimension_numbers(ndims, batch_dims, dimension_numbers):
+    """Dimension numbers for operands with a mapped axis. If both operands are mapped,
+    the mapped axes become a new (first) batch dimension; if only one is, its mapped
+    axis is just one more free axis, which lands at a known place in the result."""
+    lhs_ndim, _ = ndims
+    lbd, rbd = batch_dims
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    bump = lambda dims, b: tuple(np.add(dims, np.greater_equal(dims, b)))
+    if lbd is not None and rbd is not None:
+        lhs_batch = (lbd,) + bump(lhs_batch, lbd)
+        rhs_batch = (rbd,) + bump(rhs_batch, rbd)
+        lhs_contract = bump(lhs_contract, lbd)
+        rhs_contract = bump(rhs_contract, rbd)
+        result_batch_dim = 0
+    elif rbd is None:
+        lhs_tensor = [d for d in range(lhs_ndim)
+                      if d not in lhs_batch and d not in lhs_contract]
+        result_batch_dim = len(lhs_batch) + int(sum(np.less(lhs_tensor, lbd)))
+        lhs_batch = bump(lhs_batch, lbd)
+        lhs_contract = bump(lhs_contract, lbd)
+    else:
+        rhs_tensor = _remaining(range(ndims[1]), rhs_batch, rhs_contract)
+        result_batch_dim = (lhs_ndim - len(lhs_contract) +
+                            int(sum(np.less(rhs_tensor, rbd))))
+        rhs_batch = bump(rhs_batch, rbd)
+        rhs_contract = bump(rhs_contract, rbd)
+    return ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)), result_batch_dim
+
+
+def _dot_general_batch(args, dims, *, dimension_numbers, precision, preferred_element_type,
+                       out_sharding):
+    lhs, rhs = args
+    lbd, rbd = dims
+    new_dims, result_stack_dim = _batch_dimension_numbers(
+        (np.ndim(lhs), np.ndim(rhs)), (lbd, rbd), dimension_numbers)
+    result_shape = _dot_general_shape(np.shape(lhs), np.shape(rhs), new_dims)
+    out = dot_general(lhs, rhs, new_dims, precision=precision,
+                      preferred_element_type=preferred_element_type)
+    return out, canonicalize_axis(result_stack_dim, len(result_shape))
+
+
+# -- lowering and printing ----------------------------------------------------------------
+
+def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision,
+                       preferred_element_type, out_sharding):
+    """``stablehlo.dot_general``. Mixed-type operands are first converted to the result
+    type (CPU and GPU backends cannot multiply mixed types)."""
+    lhs_aval, rhs_aval = ctx.avals_in
+    aval_out = ctx.avals_out[0]
+    if lhs_aval.dtype != rhs_aval.dtype:
+        lhs = lowering.convert(lhs, lhs_aval.update(dtype=aval_out.dtype))
+        rhs = lowering.convert(rhs, rhs_aval.update(dtype=aval_out.dtype))
+    (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
+    dnums = hlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=[int(d) for d in lhs_batch],
+        rhs_batching_dimensions=[int(d) for d in rhs_batch],
+        lhs_contracting_dimensions=[int(d) for d in lhs_contracting],
+        rhs_contracting_dimensions=[int(d) for d in rhs_contracting])
+    pair = (Precision.DEFAULT, Precision.DEFAULT) if precision is None else precision
+    precision_config = ir.ArrayAttr.get([hlo.PrecisionAttr.get(str(p)) for p in pair])
+    return hlo.dot_general(lowering.aval_to_ir_type(aval_out), lhs, rhs, dnums,
+                           precision_config=precision_config)
+
+
+def _dot_general_printed_params(params):
+    """None-valued params are hidden, and dimension numbers print as lists (shorter)."""
+    printed = {k: v for k, v in params.items() if v is not None and k != "out_sharding"}
+    (lhs_cont, rhs_cont), (lhs_batch, rhs_batch) = params["dimension_numbers"]
+    printed["dimension_numbers"] = ((list(lhs_cont), list(rhs_cont)),
+                                    (list(lhs_batch), list(rhs_batch)))
+    return printed
+
+
+dot_general_p = standard_primitive(_dot_general_shape_rule, _dot_general_dtype_rule,
+                                   "dot_general")
+lowering.register_lowering(dot_general_p, _dot_general_lower)
+ad.defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)
+batching.primitive_batchers[dot_general_p] = _dot_general_batch
+pretty.pp_eqn_rules[dot_general_p] = pretty.hide_params(_dot_general_printed_params)
+
+
+# -- public functions ---------------------------------------------------------------------
+
+def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
+        out_sharding=None):
+    """General dot product. Without ``dimension_numbers``: the ordinary vector/matrix
+    product of operands of rank 1 or 2 (the last axis of lhs with the first of rhs)."""
+    lhs_shape, rhs_shape = np.shape(lhs), np.shape(rhs)
+    if dimension_numbers is None:
+        if (1 <= len(lhs_shape) <= 2 and 1 <= len(rhs_shape) <= 2 and
+                lhs_shape[-1] == rhs_shape[0]):
+            dimension_numbers = (((len(lhs_shape) - 1,), (0,)), ((), ()))
+        else:
+            raise ValueError(
+                "jax.lax.dot: dimension_numbers must be specified when not performing "
+                "simple un-batched matrix-matrix, matrix-vector, or vector-vector "
+                f"products; got lhs_shape={lhs_shape} rhs_shape={rhs_shape}")
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    cdims = (ensure_index_tuple(lhs_contract), ensure_index_tuple(rhs_contract))
+    bdims = (ensure_index_tuple(lhs_batch), ensure_index_tuple(rhs_batch))
+    if preferred_element_type is not None:
+        preferred_element_type = dtypes.check_and_canonicalize_user_dtype(
+            preferred_element_type, "dot")
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=(cdims, bdims),
+                              precision=canonicalize_precision(precision),
+                              preferred_element_type=preferred_element_type,
+                              out_sharding=out_sharding)
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
+                *, out_sharding=None):
+    """``dot`` with explicit ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``."""
+    return dot(lhs, rhs, dimension_numbers=dimension_numbers, precision=precision,
+               preferred_element_type=preferred_element_type, out_sharding=out_sharding)
+
+
+def batch_matmul(lhs, rhs, precision=None):
+    """Matrix products over the leading (batch) axes of two arrays of equal rank."""
+    if min(lhs.ndim, rhs.ndim) < 2:
+        raise ValueError("Arguments to batch_matmul must be at least 2D, got "
+                         f"{lhs.ndim}, {rhs.ndim}")
+    if lhs.ndim != rhs.ndim:
+        raise ValueError("Arguments to batch_matmul must have same ndim, got "
+                         f"{lhs.ndim}, {rhs.ndim}")
+    batch = tuple(range(lhs.ndim - 2))
+    return dot_general(lhs, rhs, (((lhs.ndim - 1,), (rhs.ndim - 2,)), (batch, batch)),
+                       precision=precision)

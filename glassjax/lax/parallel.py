@@ -1,0 +1,578 @@
+"""Collectives: operations across the elements of a *named* mapped axis.
+
+Inside ``vmap(f, axis_name='i')`` (and, later, ``pmap``), ``f`` sees one element of the
+batch, and ``psum(x, 'i')`` is the sum of ``x`` over all the elements. A collective names
+axes; ``axes`` may also hold ints -- positional axes of the operand -- which is how the
+batching rules express a collective over the vmapped axis: ``psum(x, 'i')`` under vmap
+becomes ``psum[axes=(0,)]`` of the whole batch, an ordinary reduction.
+
+Every collective's abstract evaluation checks that its axis names are in scope (bound by
+vmap's ``axis_name``, or by ``make_jaxpr(..., axis_env=[('i', 4)])``). Lowering: the
+positional reductions lower to ordinary reductions; lowering collectives over named axes
+to XLA's cross-replica ops belongs to pmap (its rules register here when it lands).
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from glassjax import core, dtypes, tree_util
+from glassjax.interpreters import ad, batching
+from glassjax.lax import elementwise, reductions, structural
+from glassjax.lax.elementwise import _const
+from glassjax.xla import dispatch, lowering
+
+
+def _named(axes) -> tuple:
+    return tuple(a for a in axes if not isinstance(a, int))
+
+
+def _check_axis_names(axes, api_name):
+    for name in _named(axes):
+        if name not in core.trace_ctx.axis_env:
+            raise NameError(f"Found an unbound axis name: {name}. To fix this, please call "
+                            f"{api_name} under `jax.shard_map`.")
+
+
+def _as_tuple(axis_name) -> tuple:
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _canonicalize_axis_index_groups(axis_index_groups):
+    if axis_index_groups is None:
+        return None
+    return tuple(map(tuple, axis_index_groups))
+
+
+def _validate_reduce_axis_index_groups(axis_index_groups):
+    if axis_index_groups is None:
+        return
+    axis_space = range(sum(len(group) for group in axis_index_groups))
+    if {i for g in axis_index_groups for i in g} != set(axis_space):
+        raise ValueError("axis_index_groups must cover all indices exactly once")
+
+
+def _moveaxis(x, src, dst):
+    """Move axes ``src`` to positions ``dst`` (ints or equally long tuples of ints)."""
+    src, dst = (src, dst) if isinstance(src, tuple) else ((src,), (dst,))
+    perm = [i for i in range(np.ndim(x)) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return structural.transpose(x, perm)
+
+
+def _splitaxis(axis, factor, x):
+    """Split axis ``axis`` into ``(factor, size // factor)``."""
+    shape = list(np.shape(x))
+    shape[axis:axis + 1] = [factor, shape[axis] // factor]
+    return x.reshape(shape)
+
+
+def _foldaxis(axis, x):
+    """Merge axes ``axis`` and ``axis + 1``."""
+    shape = list(np.shape(x))
+    shape[axis:axis + 2] = [shape[axis] * shape[axis + 1]]
+    return x.reshape(shape)
+
+
+# ----------------------------------------------------------------------------------------
+# psum, pmax, pmin: all-reduce
+# ----------------------------------------------------------------------------------------
+
+def _allreduce_abstract_eval(aval, *, axes, axis_index_groups):
+    _check_axis_names(axes, "psum")
+    positional = [a for a in axes if isinstance(a, int)]
+    if axis_index_groups is not None and positional:
+        raise ValueError("axis_index_groups can only be used with reductions over named "
+                         f"axes, but got: {axes}")
+    shape = tuple(d for i, d in enumerate(aval.shape) if i not in positional)
+    return core.ShapedArray(shape, aval.dtype)
+
+
+def _allreduce_impl(primitive, positional_reducer, x, *, axes, axis_index_groups):
+    """Eagerly, only reductions over positional axes (what vmap leaves) can run."""
+    if all(isinstance(a, int) for a in axes):
+        return positional_reducer(x, axes)
+    return dispatch.apply_primitive(primitive, x, axes=axes,
+                                    axis_index_groups=axis_index_groups)
+
+
+def _allreduce_lowering(positional_reducer, ctx, x, *, axes, axis_index_groups):
+    named = _named(axes)
+    if named:
+        raise NotImplementedError(f"lowering {ctx.primitive} over the named axes {named} "
+                                  "needs pmap, which glassjax does not implement yet")
+    return lowering.lower_fun(positional_reducer)(ctx, x, axes=axes)
+
+
+def _allreduce_primitive(name, positional_reducer):
+    prim = core.Primitive(name)
+    prim.def_impl(functools.partial(_allreduce_impl, prim, positional_reducer))
+    prim.def_abstract_eval(_allreduce_abstract_eval)
+    lowering.register_lowering(prim, functools.partial(_allreduce_lowering,
+                                                       positional_reducer))
+    return prim
+
+
+psum_p = _allreduce_primitive("psum", reductions.reduce_sum)
+pmax_p = _allreduce_primitive("pmax", reductions.reduce_max)
+pmin_p = _allreduce_primitive("pmin", reductions.reduce_min)
+
+
+def _psum_transpose(ct, x, *, axes, axis_index_groups):
+    """The cotangent of a sum is broadcast back over the positional axes, and -- psum
+    being a sum followed by a broadcast to every element -- summed over the named ones."""
+    positional = tuple(a for a in axes if isinstance(a, int))
+    if positional:
+        ct = ad.get_transpose_rule(reductions.reduce_sum_p)(
+            ct, x, axes=positional, out_sharding=None)[0]
+    return [psum_p.bind(ct, axes=_named(axes), axis_index_groups=axis_index_groups)]
+
+
+ad.deflinear2(psum_p, _psum_transpose)
+
+
+def _constant_reduction(prim, axis_data, x, axes, axis_index_groups):
+    """A collective over the vmapped axis of a value that is the same for every element:
+    ``size * x`` for a sum, ``x`` for a max or min."""
+    if axis_index_groups:
+        raise NotImplementedError
+    rest = tuple(a for a in axes if a != axis_data.name)
+    if rest:
+        x = prim.bind(x, axes=rest, axis_index_groups=axis_index_groups)
+    if prim is psum_p:
+        return _const(x, axis_data.size) * x, None
+    return x, None
+
+
+def _reduce_positional(prim, x, d, axes, name=None):
+    """Bind ``prim`` on a batch with its batch axis moved to the front, positional axes
+    shifted past it, and the vmapped axis's ``name`` (if given) replaced by 0."""
+    x = x if d == 0 else _moveaxis(x, d, 0)
+    axes = tuple(a + 1 if isinstance(a, int) else 0 if a == name else a for a in axes)
+    return prim.bind(x, axes=axes, axis_index_groups=None)
+
+
+def _allreduce_batcher(prim, axis_data, vals, dims, *, axes, axis_index_groups):
+    (x,), (d,) = vals, dims
+    ours = axis_data.name in axes
+    if d is None:
+        if ours:
+            return _constant_reduction(prim, axis_data, x, axes, axis_index_groups)
+        return prim.bind(x, axes=axes, axis_index_groups=axis_index_groups), None
+    if not ours:
+        if not any(isinstance(a, int) for a in axes):
+            return prim.bind(x, axes=axes, axis_index_groups=axis_index_groups), d
+        if axis_index_groups is not None:
+            raise NotImplementedError("axis_index_groups not supported in vmap "
+                                      "collectives. Please open a feature request!")
+        return _reduce_positional(prim, x, d, axes), 0
+    if axis_index_groups is not None:
+        raise NotImplementedError("axis_index_groups not supported in vmap collectives. "
+                                  "Please open a feature request!")
+    return _reduce_positional(prim, x, d, axes, axis_data.name), None
+
+
+for _prim in (psum_p, pmax_p, pmin_p):
+    batching.fancy_primitive_batchers[_prim] = functools.partial(_allreduce_batcher, _prim)
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """The sum of ``x`` (a pytree) over the mapped axis (or axes) ``axis_name``. Booleans
+    are summed as int32; values that are not traced (the same for every element) are
+    just multiplied by the axis size."""
+    axes = _as_tuple(axis_name)
+    if not axes:
+        return x
+    if any(isinstance(a, int) for a in axes) and axis_index_groups is not None:
+        raise ValueError("axis_index_groups only supported for sums over just named axes")
+    _validate_reduce_axis_index_groups(axis_index_groups)
+    leaves, treedef = tree_util.tree_flatten(x)
+    leaves = [elementwise.convert_element_type(leaf, np.int32)
+              if dtypes.dtype(leaf) == np.bool_ else leaf for leaf in leaves]
+    axis_index_groups = _canonicalize_axis_index_groups(axis_index_groups)
+    if not any(isinstance(leaf, core.Tracer) for leaf in leaves):
+        size = (len(axis_index_groups[0]) if axis_index_groups is not None else
+                math.prod(core.axis_size(a) for a in _named(axes)))
+        positional = [a for a in axes if isinstance(a, int)]
+
+        def positional_sum(leaf):
+            if not positional:
+                return leaf
+            return reductions.reduce_sum(leaf, [batching.canonicalize_axis(
+                a, np.ndim(leaf)) for a in positional])
+        outs = [_const(leaf, size) * positional_sum(leaf) for leaf in leaves]
+    else:
+        outs = [psum_p.bind(leaf, axes=axes, axis_index_groups=axis_index_groups)
+                for leaf in leaves]
+    return tree_util.tree_unflatten(treedef, outs)
+
+
+def axis_size(axis_name):
+    """The size of the mapped axis ``axis_name`` (a weakly typed int)."""
+    return psum(1, axis_name)
+
+
+def pmean(x, axis_name, *, axis_index_groups=None):
+    """The mean of ``x`` (a pytree) over the mapped axis ``axis_name``."""
+    x = psum(x, axis_name=axis_name, axis_index_groups=axis_index_groups)
+    n = psum(1, axis_name, axis_index_groups=axis_index_groups)
+    return tree_util.tree_map(lambda v: v / n, x)
+
+
+def _pminmax(prim, x, axis_name, axis_index_groups):
+    axes = _as_tuple(axis_name)
+    if any(isinstance(a, int) for a in axes) and axis_index_groups is not None:
+        raise ValueError("axis_index_groups only supported for sums over just named axes")
+    _validate_reduce_axis_index_groups(axis_index_groups)
+    groups = _canonicalize_axis_index_groups(axis_index_groups)
+    return tree_util.tree_map(
+        lambda leaf: prim.bind(leaf, axes=axes, axis_index_groups=groups), x)
+
+
+def pmax(x, axis_name, *, axis_index_groups=None):
+    """The maximum of ``x`` (a pytree) over the mapped axis ``axis_name``."""
+    return _pminmax(pmax_p, x, axis_name, axis_index_groups)
+
+
+def pmin(x, axis_name, *, axis_index_groups=None):
+    """The minimum of ``x`` (a pytree) over the mapped axis ``axis_name``."""
+    return _pminmax(pmin_p, x, axis_name, axis_index_groups)
+
+
+# ----------------------------------------------------------------------------------------
+# axis_index
+# ----------------------------------------------------------------------------------------
+
+def _axis_index_abstract_eval(*, axis_name):
+    _check_axis_names(_as_tuple(axis_name), "axis_index")
+    return core.ShapedArray((), np.int32)
+
+
+def _axis_index_batcher(axis_data, vals, dims, *, axis_name):
+    if axis_data.name not in _as_tuple(axis_name):
+        return axis_index_p.bind(axis_name=axis_name), None
+    return structural.iota(np.int32, axis_data.size), 0
+
+
+axis_index_p = core.Primitive("axis_index")
+axis_index_p.def_impl(functools.partial(dispatch.apply_primitive, axis_index_p))
+axis_index_p.def_abstract_eval(_axis_index_abstract_eval)
+batching.fancy_primitive_batchers[axis_index_p] = _axis_index_batcher
+
+
+def axis_index(axis_name):
+    """The position of the current element along the mapped axis ``axis_name`` (an int32
+    scalar). For a tuple of names, the position in the flattened product of the axes."""
+    if not isinstance(axis_name, (tuple, list)):
+        return axis_index_p.bind(axis_name=axis_name)
+    inner_size = 1
+    index = structural._asarray(0)
+    for name in reversed(axis_name):
+        index += axis_index(name) * inner_size
+        inner_size *= axis_size(name)
+    return index
+
+
+# ----------------------------------------------------------------------------------------
+# all_gather
+# ----------------------------------------------------------------------------------------
+
+def _all_gather_abstract_eval(x, *, all_gather_dimension, axis_name, axis_index_groups,
+                              axis_size, tiled):
+    _check_axis_names(_as_tuple(axis_name), "all_gather")
+    shape = list(x.shape)
+    if tiled:
+        shape[all_gather_dimension] *= axis_size
+    else:
+        shape.insert(all_gather_dimension, axis_size)
+    return x.update(shape=tuple(shape))
+
+
+def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_groups,
+                          axis_size, tiled):
+    return [psum_scatter(ct, axis_name, scatter_dimension=all_gather_dimension,
+                         axis_index_groups=axis_index_groups, tiled=tiled)]
+
+
+def _all_gather_batcher(axis_data, vals, dims, *, all_gather_dimension, axis_name,
+                        axis_index_groups, axis_size, tiled):
+    (x,), (d,) = vals, dims
+    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
+                  axis_size=axis_size, tiled=tiled)
+    if axis_data.name not in axis_name:
+        if d is not None:
+            if d <= all_gather_dimension:
+                all_gather_dimension += 1
+            elif not tiled:        # the gathered axis is new: it lands before the batch
+                d += 1
+        return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension,
+                                 **params), d
+    if axis_index_groups is not None:
+        raise NotImplementedError("axis_index_groups not supported in vmap")
+    if len(axis_name) > 1:
+        raise NotImplementedError("Please open a feature request!")
+    # Gathering over the vmapped axis: every element gets the whole batch.
+    if d is None:
+        shape = list(np.shape(x))
+        shape.insert(all_gather_dimension, axis_size)
+        kept = [i for i in range(len(shape)) if i != all_gather_dimension]
+        y = structural.broadcast_in_dim(x, shape, kept)
+    else:
+        y = _moveaxis(x, d, all_gather_dimension)
+    if tiled:
+        y = _foldaxis(all_gather_dimension, y)
+    return y, None
+
+
+all_gather_p = core.Primitive("all_gather")
+all_gather_p.def_impl(functools.partial(dispatch.apply_primitive, all_gather_p))
+all_gather_p.def_abstract_eval(_all_gather_abstract_eval)
+ad.deflinear2(all_gather_p, _all_gather_transpose)
+batching.fancy_primitive_batchers[all_gather_p] = _all_gather_batcher
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+    """Every element's ``x`` (a pytree), stacked along a new axis ``axis`` (or, with
+    ``tiled``, concatenated along the existing axis ``axis``)."""
+    axis_name = _as_tuple(axis_name)
+    if not axis_name:
+        return x
+    groups = _canonicalize_axis_index_groups(axis_index_groups)
+    size = psum(1, axis_name, axis_index_groups=groups)
+
+    def bind(leaf):
+        dim = batching.canonicalize_axis(axis, np.ndim(leaf) if tiled else
+                                         np.ndim(leaf) + 1)
+        return all_gather_p.bind(leaf, all_gather_dimension=dim, axis_name=axis_name,
+                                 axis_index_groups=groups, axis_size=size, tiled=tiled)
+    return tree_util.tree_map(bind, x)
+
+
+# ----------------------------------------------------------------------------------------
+# psum_scatter (the reduce_scatter primitive)
+# ----------------------------------------------------------------------------------------
+
+def _reduce_scatter_abstract_eval(x, *, axis_name, scatter_dimension, axis_index_groups,
+                                  axis_size, tiled):
+    _check_axis_names(_as_tuple(axis_name), "reduce_scatter")
+    shape = list(x.shape)
+    size_in = x.shape[scatter_dimension]
+    if tiled:
+        if size_in % axis_size != 0:
+            raise ValueError(f"tiled reduce_scatter operand scatter dimension size "
+                             f"{size_in} must be divisible by shard_count {axis_size}")
+        shape[scatter_dimension] = size_in // axis_size
+    else:
+        if size_in != axis_size:
+            raise ValueError(f"reduce_scatter operand scatter dimension size {size_in} "
+                             f"must match shard count {axis_size}")
+        del shape[scatter_dimension]
+    return x.update(shape=tuple(shape))
+
+
+def _reduce_scatter_transpose(ct, x, *, axis_name, scatter_dimension, axis_index_groups,
+                              axis_size, tiled):
+    return [all_gather(ct, axis_name, axis_index_groups=axis_index_groups,
+                       axis=scatter_dimension, tiled=tiled)]
+
+
+def _reduce_scatter_batcher(axis_data, vals, dims, *, scatter_dimension, axis_name,
+                            axis_index_groups, axis_size, tiled):
+    (x,), (d,) = vals, dims
+    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
+                  axis_size=axis_size, tiled=tiled)
+    if axis_data.name not in axis_name:
+        if d is not None:
+            if d <= scatter_dimension:
+                scatter_dimension += 1
+            elif not tiled:        # the scattered axis disappears before the batch axis
+                d -= 1
+        return reduce_scatter_p.bind(x, scatter_dimension=scatter_dimension,
+                                     **params), d
+    if axis_index_groups is not None:
+        raise NotImplementedError("axis_index_groups not supported in vmap")
+    if len(axis_name) > 1:
+        raise NotImplementedError("Please open a feature request!")
+    # Over the vmapped axis: sum the batch; element i keeps slice i of scatter_dimension,
+    # i.e. the batch axis comes back at scatter_dimension.
+    if d is None:
+        y = x * axis_size
+    else:
+        y = reductions.reduce(x, 0., elementwise.add, (d,))
+    if tiled:
+        y = _splitaxis(scatter_dimension, axis_size, y)
+    return y, scatter_dimension
+
+
+reduce_scatter_p = core.Primitive("reduce_scatter")
+reduce_scatter_p.def_impl(functools.partial(dispatch.apply_primitive, reduce_scatter_p))
+reduce_scatter_p.def_abstract_eval(_reduce_scatter_abstract_eval)
+ad.deflinear2(reduce_scatter_p, _reduce_scatter_transpose)
+batching.fancy_primitive_batchers[reduce_scatter_p] = _reduce_scatter_batcher
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None,
+                 tiled=False):
+    """Like ``psum(x, axis_name)``, but element i keeps only slice i of the sum along
+    ``scatter_dimension`` (with ``tiled``, block i of size ``n // axis_size``)."""
+    axis_name = _as_tuple(axis_name)
+    if not axis_name:
+        return x
+    size = psum(1, axis_name, axis_index_groups=axis_index_groups)
+    groups = _canonicalize_axis_index_groups(axis_index_groups)
+    return tree_util.tree_map(
+        lambda leaf: reduce_scatter_p.bind(
+            leaf, axis_name=axis_name, scatter_dimension=scatter_dimension,
+            axis_index_groups=groups, axis_size=size, tiled=tiled), x)
+
+
+# ----------------------------------------------------------------------------------------
+# ppermute
+# ----------------------------------------------------------------------------------------
+
+def _ppermute_abstract_eval(x, *, axis_name, perm):
+    _check_axis_names(axis_name, "ppermute")
+    return x
+
+
+def _ppermute_transpose(ct, x, *, axis_name, perm):
+    return [ppermute(ct, axis_name, [(dst, src) for src, dst in perm])]
+
+
+def _ppermute_batcher(axis_data, vals, dims, *, axis_name, perm):
+    (x,), (d,) = vals, dims
+    if axis_data.name not in axis_name:
+        return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
+    rest = tuple(a for a in axis_name if a != axis_data.name)
+    if rest:
+        return ppermute_p.bind(x, axis_name=rest, perm=perm), d
+    if d is None:
+        return x, None
+    # Element dst receives element src; elements no pair sends to receive element 0.
+    sources = np.zeros(axis_data.size, dtype=int)
+    for src, dst in perm:
+        sources[dst] = src
+    return x.take(sources, d), d
+
+
+ppermute_p = core.Primitive("ppermute")
+ppermute_p.def_impl(functools.partial(dispatch.apply_primitive, ppermute_p))
+ppermute_p.def_abstract_eval(_ppermute_abstract_eval)
+ad.deflinear2(ppermute_p, _ppermute_transpose)
+batching.fancy_primitive_batchers[ppermute_p] = _ppermute_batcher
+
+
+def ppermute(x, axis_name, perm):
+    """Send each element's ``x`` (a pytree) along the mapped axis: ``perm`` is a list of
+    ``(source, destination)`` index pairs; destinations nobody sends to get zeros."""
+    axis_name = _as_tuple(axis_name)
+    perm = tuple(map(tuple, perm))
+    return tree_util.tree_map(
+        lambda leaf: ppermute_p.bind(leaf, axis_name=axis_name, perm=perm), x)
+
+
+def pshuffle(x, axis_name, perm):
+    """``ppermute`` with ``perm`` given as the source index of each destination."""
+    if set(perm) != set(range(len(perm))):
+        raise ValueError(f"`perm` does not represent a permutation: {perm}")
+    return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
+
+
+# ----------------------------------------------------------------------------------------
+# all_to_all
+# ----------------------------------------------------------------------------------------
+
+def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_index_groups,
+                              tiled):
+    names = _as_tuple(axis_name)
+    _check_axis_names(names, "all_to_all")
+    size = (psum(1, names) if axis_index_groups is None else len(axis_index_groups[0]))
+    shape = list(x.shape)
+    assert shape[split_axis] % size == 0, (shape[split_axis], size)
+    shape[split_axis] //= size
+    shape[concat_axis] *= size
+    return core.ShapedArray(shape, x.dtype)
+
+
+def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_index_groups,
+                          tiled):
+    return [all_to_all(ct, axis_name, split_axis=concat_axis, concat_axis=split_axis,
+                       axis_index_groups=axis_index_groups, tiled=tiled)]
+
+
+def _all_to_all_batcher(axis_data, vals, dims, *, axis_name, split_axis, concat_axis,
+                        axis_index_groups, tiled):
+    if axis_index_groups is not None:
+        raise NotImplementedError("Please open a feature request!")
+    (x,), (d,) = vals, dims
+    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups, tiled=tiled)
+    if axis_data.name not in _as_tuple(axis_name):
+        if d is not None:
+            split_axis += d <= split_axis
+            concat_axis += d <= concat_axis
+        return all_to_all_p.bind(x, split_axis=split_axis, concat_axis=concat_axis,
+                                 **params), d
+    if len(_as_tuple(axis_name)) > 1:
+        raise NotImplementedError("all_to_all over several axes including a vmapped one")
+    size = axis_data.size
+    if d is None:
+        x, d = structural.broadcast(x, (size, *np.shape(x))), 0
+    if split_axis == concat_axis:
+        # Chunk c of the axis on element b becomes chunk b on element c: split the axis
+        # into (size, chunk) and swap that size axis with the batch axis.
+        axis = split_axis + (d <= split_axis)
+        d_before = d
+        x = _splitaxis(axis, size, x)
+        d += axis <= d
+        return _foldaxis(axis, _moveaxis(x, (d, axis), (axis, d))), d_before
+    x = _foldaxis(concat_axis, _moveaxis(x, d, concat_axis))
+    return _splitaxis(split_axis, size, x), split_axis
+
+
+all_to_all_p = core.Primitive("all_to_all")
+all_to_all_p.def_impl(functools.partial(dispatch.apply_primitive, all_to_all_p))
+all_to_all_p.def_abstract_eval(_all_to_all_abstract_eval)
+ad.deflinear2(all_to_all_p, _all_to_all_transpose)
+batching.fancy_primitive_batchers[all_to_all_p] = _all_to_all_batcher
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
+               tiled=False):
+    """Split axis ``split_axis`` of each element's ``x`` into ``axis_size`` chunks and send
+    chunk j to element j, which stacks what it receives along ``concat_axis`` (with
+    ``tiled``, concatenates along it)."""
+    groups = _canonicalize_axis_index_groups(axis_index_groups)
+
+    def bind(x, split_axis=split_axis, concat_axis=concat_axis):
+        group_size = psum(1, axis_name, axis_index_groups=groups)
+        if tiled:
+            if np.shape(x)[split_axis] % group_size != 0:
+                raise ValueError(f"The size of all_to_all split_axis "
+                                 f"({np.shape(x)[split_axis]}) has to be divisible by the "
+                                 f"size of the named axis {axis_name} ({group_size})")
+        else:
+            if group_size != np.shape(x)[split_axis]:
+                raise ValueError("all_to_all requires the size of the mapped axis "
+                                 "axis_name to equal x.shape[split_axis], but they are "
+                                 f"{group_size} and {np.shape(x)[split_axis]} respectively.")
+            if split_axis < concat_axis:
+                concat_axis += 1   # concat_axis is a position after split_axis is removed
+                x = structural.expand_dims(x, (concat_axis,))
+            elif concat_axis < split_axis:
+                x = structural.expand_dims(x, (concat_axis,))
+                split_axis += 1
+        out = all_to_all_p.bind(x, split_axis=split_axis, concat_axis=concat_axis,
+                                axis_name=axis_name, axis_index_groups=groups, tiled=tiled)
+        if not tiled and split_axis != concat_axis:
+            out = structural.squeeze(out, (split_axis,))
+        return out
+
+    return tree_util.tree_map(bind, x)
+
+
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+    """Swap the mapped axis ``axis_name`` with the positional axis ``axis``."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)

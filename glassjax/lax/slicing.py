@@ -1,0 +1,1248 @@
+"""Slicing and indexing: static ``slice``, ``dynamic_slice`` / ``dynamic_update_slice``
+(start indices known only at run time), and the general ``gather`` / ``scatter`` that
+NumPy-style indexing and ``x.at[...]`` are built on.
+
+Two dualities organise the AD rules: the transpose of taking a slice is *padding* the
+cotangent back to the operand's shape (``slice`` -> ``pad``, ``dynamic_slice`` ->
+``dynamic_update_slice`` into zeros), and the transpose of a ``gather`` is a
+``scatter-add`` of the cotangent.
+
+Out-of-bounds start indices are *clamped* by XLA for ``dynamic_slice``,
+``dynamic_update_slice`` and ``gather`` so that the whole window fits; negative indices
+count from the end (the wrappers add the axis size before binding).
+"""
+from __future__ import annotations
+
+import enum
+import functools
+import math
+import operator
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from glassjax import core, dtypes
+from glassjax.interpreters import ad, batching
+from glassjax.jit import jit
+from glassjax.lax import elementwise
+from glassjax.lax.reductions import reduce_and, reduction_jaxpr
+from glassjax.lax.structural import (broadcast, broadcast_in_dim, concatenate, expand_dims,
+                                     full, full_like, iota, pad, reshape, squeeze)
+from glassjax.lax.utils import (canonicalize_shape, check_same_dtypes, check_shapelike,
+                                is_array, standard_primitive)
+from glassjax.xla import dispatch, lowering
+from glassjax.xla.lowering import hlo, ir
+
+_input_dtype = lambda x, *args, **params: x.dtype
+_operand_weak_type = lambda x, *args, **params: x.weak_type
+
+
+def _const(example, val):
+    """``val`` as a constant of ``example``'s dtype (a NumPy scalar array)."""
+    return np.array(val, dtypes.dtype(example))
+
+
+# -- slice --------------------------------------------------------------------------------
+
+def _slice_shape_rule(x, *, start_indices, limit_indices, strides):
+    check_shapelike("slice", "start_indices", start_indices)
+    check_shapelike("slice", "limit_indices", limit_indices)
+    if x.ndim != len(start_indices):
+        raise TypeError("slice start_indices must have length equal to the number of "
+                        f"dimensions of the operand, got indices {start_indices} for "
+                        f"operand shape {x.shape}.")
+    if len(start_indices) != len(limit_indices):
+        raise TypeError("slice limit_indices must have the same length as start_indices, "
+                        f"got start_indices {start_indices} and limit_indices "
+                        f"{limit_indices}.")
+    if not all(map(operator.ge, x.shape, limit_indices)):
+        raise TypeError("slice limit_indices must be less than or equal to operand shape, "
+                        f"got limit_indices {limit_indices} for operand shape {x.shape}.")
+    if not all(s >= 0 for s in start_indices):
+        raise TypeError("slice start_indices must be greater than or equal to zero, got "
+                        f"start_indices of {start_indices}.")
+    if not all(map(operator.ge, limit_indices, start_indices)):
+        raise TypeError("slice limit_indices must be greater than or equal to "
+                        f"start_indices, got start_indices {start_indices} and "
+                        f"limit_indices {limit_indices}.")
+    diff = tuple(map(operator.sub, limit_indices, start_indices))
+    if strides is None or tuple(strides) == (1,) * x.ndim:
+        return diff
+    check_shapelike("slice", "strides", strides)
+    if len(strides) != x.ndim:
+        raise TypeError("slice strides must have length equal to the number of dimensions "
+                        f"of the operand, got strides {strides} for operand shape "
+                        f"{x.shape}.")
+    if not all(s >= 0 for s in strides):
+        raise TypeError(f"slice strides must be positive, got {strides}")
+    return tuple(0 if d == 0 else (d - 1) // s + 1 for d, s in zip(diff, strides))
+
+
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+    """Pad the cotangent back to the operand's shape: zeros before the start, after the
+    limit, and (for strides > 1) between the taken elements."""
+    shape = x.aval.shape
+    if strides is None or np.all(np.equal(strides, 1)):
+        pads = zip(start_indices, np.subtract(shape, limit_indices), (0,) * len(shape))
+    else:
+        real_limits = np.add(start_indices, np.where(
+            np.array(np.shape(ct)) == 0, 0,
+            np.add(1, np.multiply(np.subtract(np.shape(ct), 1), strides))))
+        pads = zip(start_indices, np.subtract(shape, real_limits), np.subtract(strides, 1))
+    return [pad(ct, _const(ct, 0), pads)]
+
+
+def _slice_batch(args, dims, *, start_indices, limit_indices, strides):
+    (x,), (d,) = args, dims
+    starts, limits = list(start_indices), list(limit_indices)
+    starts.insert(d, 0)
+    limits.insert(d, np.shape(x)[d])
+    if strides is not None:
+        strides = list(strides)
+        strides.insert(d, 1)
+    return slice(x, starts, limits, strides), d
+
+
+def _slice_impl(x, *, start_indices, limit_indices, strides):
+    """Eagerly, an unstrided slice runs as a ``dynamic_slice``: one compiled program
+    then serves every slice of the same size, wherever it starts."""
+    if strides is not None:
+        return dispatch.apply_primitive(slice_p, x, start_indices=start_indices,
+                                        limit_indices=limit_indices, strides=strides)
+    sizes = tuple(np.array(limit_indices) - np.array(start_indices))
+    return dispatch.apply_primitive(dynamic_slice_p, x, *start_indices, slice_sizes=sizes)
+
+
+slice_p = standard_primitive(_slice_shape_rule, _input_dtype, "slice")
+slice_p.def_impl(_slice_impl)
+lowering.register_lowering(slice_p, lambda ctx, x, *, start_indices, limit_indices, strides:
+                           hlo.slice(x, [int(i) for i in start_indices],
+                                     [int(i) for i in limit_indices],
+                                     [int(i) for i in strides or [1] * len(start_indices)]))
+ad.deflinear2(slice_p, _slice_transpose)
+batching.primitive_batchers[slice_p] = _slice_batch
+
+
+def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 - lax name
+    """``operand[start:limit:stride]`` along every axis, with static bounds."""
+    return slice_p.bind(operand, start_indices=tuple(start_indices),
+                        limit_indices=tuple(limit_indices),
+                        strides=None if strides is None else tuple(strides))
+
+
+def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int = 0):
+    """``slice`` along one axis (``None`` bounds and negative indices as in Python)."""
+    start_indices = [0] * operand.ndim
+    limit_indices = list(operand.shape)
+    strides = [1] * operand.ndim
+    axis_size = operand.shape[axis]
+    start = operator.index(start_index) if start_index is not None else 0
+    limit = operator.index(limit_index) if limit_index is not None else axis_size
+    if start < 0:
+        start += axis_size
+    if limit < 0:
+        limit += axis_size
+    axis = int(axis)
+    start_indices[axis], limit_indices[axis] = start, limit
+    strides[axis] = operator.index(stride)
+    return slice(operand, start_indices, limit_indices, strides)
+
+
+def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
+    """``operand[..., index]`` along ``axis`` with a static index."""
+    index, axis = operator.index(index), int(axis)
+    axis_size = operand.shape[axis]
+    wrapped = index + axis_size if index < 0 else index
+    if not 0 <= wrapped < axis_size:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size "
+                         f"{axis_size}")
+    result = slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
+    return result if keepdims else squeeze(result, (axis,))
+
+
+# -- dynamic_slice and dynamic_update_slice -----------------------------------------------
+
+def _check_index_dtypes(name, indices, sep):
+    if any(i.dtype != indices[0].dtype or not dtypes.issubdtype(i.dtype, np.integer)
+           for i in indices):
+        raise TypeError(f"index arguments to {name} must be integers of the same type, "
+                        f"got{sep}{', '.join(i.dtype.name for i in indices)}")
+
+
+def _dynamic_slice_shape_rule(x, *start_indices, slice_sizes):
+    if not all(map(operator.ge, x.shape, slice_sizes)):
+        raise TypeError("slice slice_sizes must be less than or equal to operand shape, "
+                        f"got slice_sizes {slice_sizes} for operand shape {x.shape}.")
+    if not all(s >= 0 for s in slice_sizes):
+        raise TypeError("slice slice_sizes must be greater than or equal to zero, got "
+                        f"slice_sizes of {slice_sizes}.")
+    if any(i.ndim != 0 for i in start_indices):
+        raise TypeError("start_indices arguments to dynamic_slice must be scalars, "
+                        f" got indices {list(start_indices)}")
+    return tuple(slice_sizes)
+
+
+def _dynamic_slice_dtype_rule(x, *start_indices, slice_sizes):
+    _check_index_dtypes("dynamic_slice", start_indices, ": ")
+    return x.dtype
+
+
+def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
+    t_out = tangents[0]
+    if type(t_out) is not ad.Zero:
+        t_out = dynamic_slice_p.bind(t_out, *primals[1:], slice_sizes=slice_sizes)
+    out = dynamic_slice_p.bind(primals[0], *primals[1:], slice_sizes=slice_sizes)
+    return out, (ad.Zero.from_primal_value(out) if type(t_out) is ad.Zero else t_out)
+
+
+def _dynamic_slice_transpose(ct, x, *start_indices, slice_sizes):
+    """Write the cotangent into zeros of the operand's shape at the same place."""
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval)] + [None] * len(start_indices)
+    zeros = full(x.aval.shape, 0, x.aval.dtype)
+    return [dynamic_update_slice_p.bind(zeros, ct, *start_indices)] + \
+        [None] * len(start_indices)
+
+
+def _batch_dynamic_slice_indices(indices, dims):
+    """Scalar start indices (some batched) as one ``(batch, n)`` index array for a
+    gather or scatter."""
+    if len(indices) == 0:
+        return np.array([], "int32"), None
+    size = next((np.shape(x)[d] for x, d in zip(indices, dims) if d is not None), None)
+    if size is None:
+        return concatenate([broadcast(i, (1,)) for i in indices], 0), None
+    return concatenate([broadcast_in_dim(x, (size, 1), (0,) if d is not None else ())
+                        for x, d in zip(indices, dims)], dimension=1), 0
+
+
+def _dynamic_slice_batch(args, dims, *, slice_sizes):
+    """A batched dynamic_slice is a gather (with clamping, as dynamic_slice clamps)."""
+    x, *start_indices = args
+    x_d, *index_dims = dims
+    ndims = np.ndim(x) - (0 if x_d is None else 1)
+    axes = tuple(range(ndims))
+    dnums = GatherDimensionNumbers(offset_dims=axes, collapsed_slice_dims=(),
+                                   start_index_map=axes)
+    index, index_d = _batch_dynamic_slice_indices(start_indices, index_dims)
+    return _gather_batch([x, index], [x_d, index_d], dimension_numbers=dnums,
+                         slice_sizes=slice_sizes, unique_indices=True,
+                         indices_are_sorted=True, mode=GatherScatterMode.CLIP,
+                         fill_value=None)
+
+
+dynamic_slice_p = standard_primitive(_dynamic_slice_shape_rule, _dynamic_slice_dtype_rule,
+                                     "dynamic_slice", weak_type_rule=_operand_weak_type)
+lowering.register_lowering(dynamic_slice_p, lambda ctx, x, *starts, slice_sizes:
+                           hlo.dynamic_slice(x, list(starts),
+                                             [int(s) for s in slice_sizes]))
+ad.primitive_jvps[dynamic_slice_p] = _dynamic_slice_jvp
+ad.primitive_transposes[dynamic_slice_p] = _dynamic_slice_transpose
+batching.primitive_batchers[dynamic_slice_p] = _dynamic_slice_batch
+
+
+def _dynamic_update_slice_shape_rule(x, update, *start_indices):
+    if x.ndim != update.ndim:
+        raise TypeError("dynamic_update_slice update must have the same rank as operand, "
+                        f"got update shape {update.shape} for operand shape {x.shape}.")
+    if x.ndim != len(start_indices):
+        raise TypeError("dynamic_update_slice start_indices must have length equal to the "
+                        f"rank of operand, got indices {list(start_indices)} for operand "
+                        f"shape {x.shape}.")
+    if not all(map(operator.ge, x.shape, update.shape)):
+        raise TypeError("dynamic_update_slice update shape must be smaller than operand "
+                        f"shape, got update shape {update.shape} for operand shape "
+                        f"{x.shape}.")
+    if any(i.ndim != 0 for i in start_indices):
+        raise TypeError("start_indices arguments to dynamic_update_slice must be scalars, "
+                        f"got indices {list(start_indices)}")
+    return x.shape
+
+
+def _dynamic_update_slice_dtype_rule(x, update, *start_indices):
+    check_same_dtypes("dynamic_update_slice", x, update)
+    _check_index_dtypes("dynamic_update_slice", start_indices, " ")
+    return x.dtype
+
+
+def _dynamic_update_slice_jvp(primals, tangents):
+    x, update, *start_indices = primals
+    g_x, g_update = tangents[:2]
+    out = dynamic_update_slice_p.bind(x, update, *start_indices)
+    if type(g_x) is ad.Zero and type(g_update) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    t_out = dynamic_update_slice_p.bind(ad.instantiate_zeros(g_x),
+                                        ad.instantiate_zeros(g_update), *start_indices)
+    return out, t_out
+
+
+def _dynamic_update_slice_transpose(ct, x, update, *start_indices):
+    """The operand gets the cotangent with the updated window zeroed; the update gets
+    the window of the cotangent."""
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval) if ad.is_undefined_primal(x) else None,
+                ad.Zero(update.aval) if ad.is_undefined_primal(update) else None] + \
+            [None] * len(start_indices)
+    update_shape = update.aval.shape if ad.is_undefined_primal(update) else np.shape(update)
+    zeros = full_like(ct, 0, shape=update_shape)
+    ct_x = (dynamic_update_slice_p.bind(ct, zeros, *start_indices)
+            if ad.is_undefined_primal(x) else None)
+    ct_update = (dynamic_slice_p.bind(ct, *start_indices, slice_sizes=update_shape)
+                 if ad.is_undefined_primal(update) else None)
+    return [ct_x, ct_update] + [None] * len(start_indices)
+
+
+def _dynamic_update_slice_batch(args, dims):
+    """A batched dynamic_update_slice is a scatter (with clamping)."""
+    import glassjax  # the transformations (a layer above lax)
+    x, update, *start_indices = args
+    x_d, update_d, *index_dims = dims
+    update_shape = (np.shape(update) if update_d is None
+                    else tuple(np.delete(np.shape(update), update_d)))
+    axes = tuple(range(len(update_shape)))
+    dnums = ScatterDimensionNumbers(update_window_dims=axes, inserted_window_dims=(),
+                                    scatter_dims_to_operand_dims=axes)
+    index, index_d = _batch_dynamic_slice_indices(start_indices, index_dims)
+    scatter_fn = functools.partial(scatter, dimension_numbers=dnums,
+                                   indices_are_sorted=True, unique_indices=True,
+                                   mode=GatherScatterMode.CLIP)
+    return glassjax.vmap(scatter_fn, in_axes=(x_d, index_d, update_d),
+                         out_axes=0)(x, index, update), 0
+
+
+dynamic_update_slice_p = standard_primitive(
+    _dynamic_update_slice_shape_rule, _dynamic_update_slice_dtype_rule,
+    "dynamic_update_slice")
+lowering.register_lowering(dynamic_update_slice_p, lambda ctx, x, update, *starts:
+                           hlo.dynamic_update_slice(x, update, list(starts)))
+ad.primitive_jvps[dynamic_update_slice_p] = _dynamic_update_slice_jvp
+ad.primitive_transposes[dynamic_update_slice_p] = _dynamic_update_slice_transpose
+batching.primitive_batchers[dynamic_update_slice_p] = _dynamic_update_slice_batch
+
+
+def _dynamic_slice_indices(operand, start_indices, allow_negative_indices):
+    """Start indices with negative ones counted from the end of their axis: static
+    ints are fixed here, traced ones get ``select(i < 0, i + size, i)``."""
+    if len(start_indices) != operand.ndim:
+        raise ValueError("Length of slice indices must match number of operand dimensions "
+                         f"({len(start_indices)} vs {operand.shape})")
+    if not isinstance(start_indices, Sequence):
+        if start_indices.ndim != 1:
+            raise ValueError("Slice indices must be a 1D sequence, got "
+                             f"{start_indices.shape}")
+        start_indices = list(start_indices)
+    if isinstance(allow_negative_indices, bool):
+        allow_negative_indices = [allow_negative_indices] * len(start_indices)
+    result = []
+    for i, d, allow_negative in zip(start_indices, operand.shape, allow_negative_indices):
+        dtype = dtypes.dtype(i, canonicalize=True)
+        if dtypes.issubdtype(dtype, np.unsignedinteger):
+            result.append(i)
+        elif isinstance(i, (int, np.integer)):
+            if i < 0 and not allow_negative:
+                raise ValueError(f"Index {i} is out of bounds for dimension {d} if "
+                                 "allow_negative_indices=False")
+            result.append(elementwise.convert_element_type(i + d if i < 0 else i, dtype))
+        elif allow_negative and not is_array(i):    # a host value: plain arithmetic
+            size = elementwise.convert_element_type(d, dtype)
+            result.append(elementwise.select(i < 0, i + size, i))
+        elif allow_negative:
+            size = elementwise.convert_element_type(d, dtype)
+            is_negative = elementwise.lt(i, _const(i, 0))
+            wrapped = elementwise.add(
+                elementwise._convert_element_type(i, dtype, weak_type=False), size)
+            result.append(elementwise.select(is_negative, wrapped, i))
+        else:
+            result.append(i)
+    return result
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+    """The window of ``slice_sizes`` starting at (traced) ``start_indices``. Windows
+    that would run past the end are shifted back inside the array."""
+    start_indices = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
+    return dynamic_slice_p.bind(operand, *start_indices,
+                                slice_sizes=tuple(canonicalize_shape(slice_sizes)))
+
+
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+    """``operand`` with the window at ``start_indices`` replaced by ``update``."""
+    start_indices = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
+    return dynamic_update_slice_p.bind(operand, update, *start_indices)
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *,
+                         allow_negative_indices: bool = True):
+    """``dynamic_slice`` along one axis (whole extent along the others)."""
+    start_indices = [_const(start_index, 0)] * operand.ndim
+    slice_sizes = list(operand.shape)
+    axis = int(axis)
+    allow_negative = [False] * operand.ndim
+    allow_negative[axis] = allow_negative_indices
+    start_indices[axis] = start_index
+    slice_sizes[axis] = operator.index(slice_size)
+    return dynamic_slice(operand, start_indices, slice_sizes,
+                         allow_negative_indices=allow_negative)
+
+
+@functools.partial(jit, static_argnames=["axis", "keepdims", "allow_negative_indices"])
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True, *,
+                         allow_negative_indices: bool = True):
+    """``operand[..., index]`` along ``axis`` with a traced index (a jitted helper,
+    printed as ``jit[name=dynamic_index_in_dim]``, as in JAX)."""
+    result = dynamic_slice_in_dim(operand, index, 1, axis,
+                                  allow_negative_indices=allow_negative_indices)
+    return result if keepdims else squeeze(result, (axis,))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis: int, *,
+                                allow_negative_indices: bool = True):
+    """``dynamic_update_slice`` at ``start_index`` along one axis (0 along the others)."""
+    axis = int(axis)
+    start_indices = [_const(start_index, 0)] * np.ndim(operand)
+    start_indices[axis] = start_index
+    allow_negative = [False] * operand.ndim
+    allow_negative[axis] = allow_negative_indices
+    return dynamic_update_slice(operand, update, start_indices,
+                                allow_negative_indices=allow_negative)
+
+
+@functools.partial(jit, static_argnames=["axis", "allow_negative_indices"])
+def dynamic_update_index_in_dim(operand, update, index, axis: int, *,
+                                allow_negative_indices: bool = True):
+    """Replace ``operand[..., index]`` along ``axis`` (``update`` may lack that axis)."""
+    axis = int(axis)
+    if np.ndim(update) != np.ndim(operand):
+        update = expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis,
+                                       allow_negative_indices=allow_negative_indices)
+
+
+# -- gather -------------------------------------------------------------------------------
+
+class GatherDimensionNumbers(NamedTuple):
+    """How a gather's operand, indices and output axes relate (XLA's Gather).
+
+    ``offset_dims``: output axes that index into a gathered slice; ``collapsed_slice_dims``:
+    operand axes of slice size 1 dropped from the output; ``start_index_map``: which
+    operand axis each entry of an index vector (the last axis of the indices) starts;
+    ``operand_batching_dims`` / ``start_indices_batching_dims``: axes matched between
+    operand and indices (like dot_general's batch dims)."""
+    offset_dims: tuple
+    collapsed_slice_dims: tuple
+    start_index_map: tuple
+    operand_batching_dims: tuple = ()
+    start_indices_batching_dims: tuple = ()
+
+
+class GatherScatterMode(enum.Enum):
+    """Out-of-bounds indices: ``CLIP`` clamps them so the window fits; ``FILL_OR_DROP``
+    fills gathered windows with a fill value and drops scattered ones;
+    ``PROMISE_IN_BOUNDS`` leaves it to the implementation."""
+    CLIP = enum.auto()
+    FILL_OR_DROP = enum.auto()
+    PROMISE_IN_BOUNDS = enum.auto()
+    ONE_HOT = enum.auto()
+
+    @staticmethod
+    def from_any(s):
+        if isinstance(s, GatherScatterMode):
+            return s
+        if s == "clip":
+            return GatherScatterMode.CLIP
+        if s is None or s == "fill" or s == "drop":
+            return GatherScatterMode.FILL_OR_DROP
+        if s == "promise_in_bounds":
+            return GatherScatterMode.PROMISE_IN_BOUNDS
+        if s == "one_hot":
+            return GatherScatterMode.ONE_HOT
+        raise ValueError(f'Unknown gather mode "{s}"')
+
+
+def _is_sorted(dims, op_name, name):
+    if any(dims[i] < dims[i - 1] for i in range(1, len(dims))):
+        raise TypeError(f"{name} in {op_name} op must be sorted; got {dims}")
+
+
+def _dims_in_range(dims, rank, op_name, name):
+    for dim in dims:
+        if dim < 0 or dim >= rank:
+            raise TypeError(f"Invalid {name} set in {op_name} op; valid range is "
+                            f"[0, {rank}); got: {dim}.")
+
+
+def _sorted_dims_in_range(dims, rank, op_name, name):
+    if len(dims) == 0:
+        return
+    invalid = dims[0] if dims[0] < 0 else dims[-1] if dims[-1] >= rank else None
+    if invalid:
+        raise TypeError(f"Invalid {name} set in {op_name} op; valid range is "
+                        f"[0, {rank}); got: {invalid}.")
+
+
+def _no_duplicate_dims(dims, op_name, name):
+    if len(set(dims)) != len(dims):
+        raise TypeError(f"{name} in {op_name} op must not repeat; got: {dims}.")
+
+
+def _disjoint_dims(dims1, dims2, op_name, name1, name2):
+    if not set(dims1).isdisjoint(set(dims2)):
+        raise TypeError(f"{name1} and {name2} in {op_name} op must be disjoint; "
+                        f"got: {dims1} and {dims2}.")
+
+
+def _check_operand_batching_dims(dims, rank, op_name):
+    _no_duplicate_dims(dims, op_name, "operand_batching_dims")
+    _is_sorted(dims, op_name, "operand_batching_dims")
+    _sorted_dims_in_range(dims, rank, op_name, "operand_batching_dims")
+
+
+def _gather_shape_rule(operand, indices, *, dimension_numbers, slice_sizes,
+                       unique_indices, indices_are_sorted, mode, fill_value):
+    """XLA's checks of a gather (ShapeInference::InferGatherShape), with its messages."""
+    dn = dimension_numbers
+    offset_dims, collapsed = dn.offset_dims, dn.collapsed_slice_dims
+    operand_batching, indices_batching = dn.operand_batching_dims, \
+        dn.start_indices_batching_dims
+    start_index_map = dn.start_index_map
+    index_vector_dim = indices.ndim - 1
+    if index_vector_dim < 0:
+        raise TypeError("Gather index leaf dimension must be within [0, rank(indices) + "
+                        f"1). rank(indices) is {indices.ndim} and gather index leaf "
+                        f"dimension is {index_vector_dim}.")
+    _is_sorted(offset_dims, "gather", "offset_dims")
+    _no_duplicate_dims(offset_dims, "gather", "offset_dims")
+    output_rank = len(offset_dims) + indices.ndim - 1
+    for i, offset_dim in enumerate(offset_dims):
+        if offset_dim < 0 or offset_dim >= output_rank:
+            raise TypeError(f"Offset dimension {i} in gather op is out of bounds; got "
+                            f"{offset_dim}, but should have been in [0, {output_rank})")
+    if len(start_index_map) != indices.shape[index_vector_dim]:
+        raise TypeError(f"Gather op has {len(start_index_map)} elements in "
+                        "start_index_map and the bound of dimension "
+                        f"index_vector_dim={index_vector_dim} of indices is "
+                        f"{indices.shape[index_vector_dim]}. These two numbers must be "
+                        "equal.")
+    for i, d in enumerate(start_index_map):
+        if d < 0 or d >= operand.ndim:
+            raise TypeError(f"Invalid start_index_map; domain is [0, {operand.ndim}), "
+                            f"got: {i}->{d}.")
+    _no_duplicate_dims(start_index_map, "gather", "start_index_map")
+    _is_sorted(collapsed, "gather", "collapsed_slice_dims")
+    _sorted_dims_in_range(collapsed, operand.ndim, "gather", "collapsed_slice_dims")
+    _no_duplicate_dims(collapsed, "gather", "collapsed_slice_dims")
+    _check_operand_batching_dims(operand_batching, operand.ndim, "gather")
+    _disjoint_dims(collapsed, operand_batching, "gather", "collapsed_slice_dims",
+                   "operand_batching_dims")
+    _disjoint_dims(start_index_map, operand_batching, "gather", "start_index_map",
+                   "operand_batching_dims")
+    _no_duplicate_dims(indices_batching, "gather", "start_indices_batching_dims")
+    _dims_in_range(indices_batching, indices.ndim, "gather", "start_indices_batching_dims")
+    if index_vector_dim in indices_batching:
+        raise TypeError("Gather op cannot have the index vector dimension as a batching "
+                        f"dimension; got {indices_batching}.")
+    if len(operand_batching) != len(indices_batching):
+        raise TypeError("Gather op requires equal numbers of operand_batching_dims and "
+                        f"start_indices_batching_dims, got {operand_batching} and"
+                        f"{indices_batching}.")
+    operand_batch_shape = tuple(operand.shape[i] for i in operand_batching)
+    indices_batch_shape = tuple(indices.shape[i] for i in indices_batching)
+    if operand_batch_shape != indices_batch_shape:
+        raise TypeError("Gather op requires operand batching dimensions and indices "
+                        "batching dimensions to have the same shape, got "
+                        f"{operand_batch_shape} and {indices_batch_shape}.")
+    if operand.ndim != len(slice_sizes):
+        raise TypeError("Gather op must have one slice size for every input dimension; "
+                        f"got: len(slice_sizes)={len(slice_sizes)}, "
+                        f"input_shape.rank={operand.ndim}")
+    if len(slice_sizes) != len(offset_dims) + len(collapsed) + len(operand_batching):
+        raise TypeError("All components of the offset index in a gather op must either "
+                        "be a offset dimension or explicitly collapsed/batching; got "
+                        f"len(slice_sizes)={len(slice_sizes)}, output_slice_sizes="
+                        f"{offset_dims}, collapsed_slice_dims={collapsed}, "
+                        f"operand_batching_dims={operand_batching}.")
+    for i, (size, bound) in enumerate(zip(slice_sizes, operand.shape)):
+        if math.prod(indices.shape) != 0 and not 0 <= size <= bound:
+            raise TypeError(f"Slice size at index {i} in gather op is out of range, must "
+                            f"be within [0, {bound} + 1), got {size}.")
+    for i, d in enumerate(collapsed):
+        if slice_sizes[d] != 1:
+            raise TypeError("Gather op can only collapse slice dims with bound 1, but "
+                            f"bound is {slice_sizes[d]} for index {d} at position {i}.")
+    for i, d in enumerate(operand_batching):
+        if slice_sizes[d] > 1:
+            raise TypeError("Gather op can only have operand batching dims with bound "
+                            f"0/1, but bound is {slice_sizes[d]} for index {d} at "
+                            f"position {i}.")
+    return _gather_shape(indices.shape, dimension_numbers, slice_sizes)
+
+
+def _gather_shape(indices_shape, dimension_numbers, slice_sizes):
+    """Output axes: offset dims take the kept slice sizes, the others the index
+    array's batch axes (all but its last, the index vector)."""
+    dn = dimension_numbers
+    output_rank = len(dn.offset_dims) + len(indices_shape) - 1
+    batch_sizes = iter(indices_shape[:-1])
+    kept_sizes = iter(s for i, s in enumerate(slice_sizes)
+                      if i not in dn.collapsed_slice_dims and
+                      i not in dn.operand_batching_dims)
+    return tuple(next(kept_sizes) if i in dn.offset_dims else next(batch_sizes)
+                 for i in range(output_rank))
+
+
+def _gather_dtype_rule(operand, indices, **params):
+    if not dtypes.issubdtype(indices.dtype, np.integer):
+        raise ValueError("indices must have an integer type")
+    return operand.dtype
+
+
+def _gather_fill(operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
+                 indices_are_sorted, fill_value, output_shape):
+    """FILL_OR_DROP: an in-bounds gather, then windows whose start was out of bounds
+    are replaced by ``fill_value``."""
+    dn = dimension_numbers
+    too_big = any(d > np.iinfo(np.int32).max for d in np.shape(operand))
+    index_dtype = np.dtype(np.int64 if too_big else np.int32)
+    indices = elementwise.convert_element_type(indices, index_dtype)
+    num_batch_dims = np.ndim(indices) - 1
+    upper_bound = np.array([np.shape(operand)[i] - slice_sizes[i]
+                            for i in dn.start_index_map], index_dtype)
+    mask = elementwise.bitwise_and(
+        elementwise.ge(indices, index_dtype.type(0)),
+        elementwise.le(indices, expand_dims(upper_bound, tuple(range(num_batch_dims)))))
+    mask = reduce_and(mask, [num_batch_dims])
+    batch_dims_in_output = np.delete(np.arange(num_batch_dims + len(dn.offset_dims)),
+                                     dn.offset_dims).tolist()
+    out = gather(operand, indices, dn, slice_sizes, indices_are_sorted=indices_are_sorted,
+                 mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+    return elementwise.select(broadcast_in_dim(mask, output_shape, batch_dims_in_output),
+                              out, full_like(out, fill_value=fill_value))
+
+
+def _gather_lower(ctx, operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
+                  indices_are_sorted, mode, fill_value):
+    """``stablehlo.gather`` (which clamps windows into bounds); FILL_OR_DROP masks."""
+    aval_out = ctx.avals_out[0]
+    if mode == GatherScatterMode.FILL_OR_DROP:
+        return lowering.lower_fun(_gather_fill)(
+            ctx, operand, indices, dimension_numbers=dimension_numbers,
+            slice_sizes=slice_sizes, unique_indices=unique_indices,
+            indices_are_sorted=indices_are_sorted, fill_value=fill_value,
+            output_shape=aval_out.shape)
+    if mode not in (GatherScatterMode.PROMISE_IN_BOUNDS, GatherScatterMode.CLIP):
+        raise NotImplementedError(f"gather mode {mode} is not supported")
+    dn = dimension_numbers
+    dnums = hlo.GatherDimensionNumbers.get(
+        collapsed_slice_dims=[int(d) for d in dn.collapsed_slice_dims],
+        operand_batching_dims=[int(d) for d in dn.operand_batching_dims],
+        start_indices_batching_dims=[int(d) for d in dn.start_indices_batching_dims],
+        index_vector_dim=ctx.avals_in[1].ndim - 1,
+        offset_dims=[int(d) for d in dn.offset_dims],
+        start_index_map=[int(d) for d in dn.start_index_map])
+    if math.prod(aval_out.shape) == 0:
+        return lowering.full_like_aval(0, aval_out)
+    return hlo.gather(operand, indices, dnums, [int(s) for s in slice_sizes],
+                      indices_are_sorted=ir.BoolAttr.get(indices_are_sorted))
+
+
+def _gather_jvp(g, operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
+                indices_are_sorted, mode, fill_value):
+    return gather(g, indices, dimension_numbers, slice_sizes,
+                  unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                  mode=mode, fill_value=0)
+
+
+def _gather_to_scatter_dnums(dn):
+    return ScatterDimensionNumbers(
+        update_window_dims=dn.offset_dims, inserted_window_dims=dn.collapsed_slice_dims,
+        scatter_dims_to_operand_dims=dn.start_index_map,
+        operand_batching_dims=dn.operand_batching_dims,
+        scatter_indices_batching_dims=dn.start_indices_batching_dims)
+
+
+def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
+                      unique_indices, indices_are_sorted, mode, fill_value):
+    """Scatter-add the cotangent into zeros: every gathered element sends its
+    cotangent back to where it was read (repeated reads accumulate)."""
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval), None]
+    zeros = full(operand.aval.shape, 0, dtypes.dtype(ct))
+    return [scatter_add(zeros, indices, ct, _gather_to_scatter_dnums(dimension_numbers),
+                        unique_indices=unique_indices,
+                        indices_are_sorted=indices_are_sorted, mode=mode), None]
+
+
+def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, unique_indices,
+                  indices_are_sorted, mode, fill_value):
+    """Three cases: only the operand is batched (its batch axis becomes one more
+    offset axis), only the indices are (one more index batch axis), or both (a new
+    pair of batching dims, like dot_general's)."""
+    operand, indices = args
+    operand_d, indices_d = dims
+    dn = dimension_numbers
+    if operand_d is not None and indices_d is None:
+        operand = batching.moveaxis(operand, operand_d, 0)
+        dnums = GatherDimensionNumbers(
+            offset_dims=(0,) + tuple(np.add(1, dn.offset_dims)),
+            collapsed_slice_dims=tuple(np.add(1, dn.collapsed_slice_dims)),
+            start_index_map=tuple(np.add(1, dn.start_index_map)),
+            operand_batching_dims=tuple(np.add(1, dn.operand_batching_dims)),
+            start_indices_batching_dims=dn.start_indices_batching_dims)
+        return gather(operand, indices, dimension_numbers=dnums,
+                      slice_sizes=(np.shape(operand)[0],) + tuple(slice_sizes),
+                      unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                      mode=mode, fill_value=fill_value), 0
+    if operand_d is None and indices_d is not None:
+        indices = batching.moveaxis(indices, indices_d, 0)
+        dnums = GatherDimensionNumbers(
+            offset_dims=tuple(1 + d for d in dn.offset_dims),
+            collapsed_slice_dims=dn.collapsed_slice_dims,
+            start_index_map=dn.start_index_map,
+            operand_batching_dims=dn.operand_batching_dims,
+            start_indices_batching_dims=tuple(np.add(1, dn.start_indices_batching_dims)))
+        # Batched accesses into one array may no longer be sorted or unique.
+        return gather(operand, indices, dimension_numbers=dnums, slice_sizes=slice_sizes,
+                      unique_indices=False, indices_are_sorted=False, mode=mode,
+                      fill_value=fill_value), 0
+    operand = batching.moveaxis(operand, operand_d, 0)
+    indices = batching.moveaxis(indices, indices_d, 0)
+    slice_sizes = ((0,) if np.shape(operand)[0] == 0 else (1,)) + tuple(slice_sizes)
+    dnums = GatherDimensionNumbers(
+        offset_dims=tuple(np.add(1, dn.offset_dims)),
+        collapsed_slice_dims=tuple(np.add(1, dn.collapsed_slice_dims)),
+        start_index_map=tuple(np.add(1, dn.start_index_map)),
+        operand_batching_dims=(0,) + tuple(np.add(1, dn.operand_batching_dims)),
+        start_indices_batching_dims=(0,) + tuple(np.add(1, dn.start_indices_batching_dims)))
+    return gather(operand, indices, dimension_numbers=dnums, slice_sizes=slice_sizes,
+                  unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                  mode=mode, fill_value=fill_value), 0
+
+
+gather_p = standard_primitive(_gather_shape_rule, _gather_dtype_rule, "gather",
+                              weak_type_rule=_operand_weak_type)
+lowering.register_lowering(gather_p, _gather_lower)
+ad.defjvp(gather_p, _gather_jvp, None)
+ad.primitive_transposes[gather_p] = _gather_transpose
+batching.primitive_batchers[gather_p] = _gather_batch
+
+
+def _default_fill_value(dtype):
+    """What out-of-bounds gathers return: NaN, the most negative / largest integer, or
+    True, so that such values stand out."""
+    if dtypes.issubdtype(dtype, np.inexact):
+        return np.nan
+    if dtypes.issubdtype(dtype, np.signedinteger):
+        return dtypes.iinfo(dtype).min
+    if dtypes.issubdtype(dtype, np.unsignedinteger):
+        return dtypes.iinfo(dtype).max
+    if dtype == np.bool_:
+        return True
+    raise ValueError(f"Unsupported dtype for gather fill_value {dtype}")
+
+
+def gather(operand, start_indices, dimension_numbers, slice_sizes, *,
+           unique_indices=False, indices_are_sorted=False, mode=None, fill_value=None):
+    """Take slices of ``slice_sizes`` from ``operand`` at each index vector in
+    ``start_indices`` (XLA's Gather; see ``GatherDimensionNumbers``)."""
+    parsed_mode = GatherScatterMode.from_any(
+        GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else mode)
+    if parsed_mode == GatherScatterMode.FILL_OR_DROP:
+        if fill_value is None:
+            fill_value = _default_fill_value(dtypes.dtype(operand, canonicalize=True))
+    else:
+        fill_value = None
+    return gather_p.bind(operand, start_indices, dimension_numbers=dimension_numbers,
+                         slice_sizes=canonicalize_shape(slice_sizes),
+                         unique_indices=bool(unique_indices),
+                         indices_are_sorted=bool(indices_are_sorted), mode=parsed_mode,
+                         fill_value=fill_value)
+
+
+def index_take(src, idxs, axes):
+    """``src[idxs[0], idxs[1], ...]`` on ``axes`` (indices wrap around)."""
+    indices = concatenate([expand_dims(i, (1,)) for i in idxs], 1)
+    max_idx = expand_dims(np.array([src.shape[ax] for ax in axes]),
+                          tuple(range(indices.ndim - 1)))
+    indices = indices % max_idx
+    slice_sizes = list(src.shape)
+    for ax in axes:
+        slice_sizes[ax] = 1
+    dnums = GatherDimensionNumbers(offset_dims=tuple(range(1, src.ndim -
+                                                           indices.shape[1] + 1)),
+                                   collapsed_slice_dims=tuple(axes),
+                                   start_index_map=tuple(axes))
+    return gather(src, indices, dimension_numbers=dnums, slice_sizes=tuple(slice_sizes))
+
+
+# -- scatter ------------------------------------------------------------------------------
+
+class ScatterDimensionNumbers(NamedTuple):
+    """How a scatter's operand, indices and updates axes relate (XLA's Scatter); the
+    mirror image of ``GatherDimensionNumbers``: ``update_window_dims`` are the axes of
+    ``updates`` that lie within a window, ``inserted_window_dims`` the size-1 operand
+    axes the windows lack, ``scatter_dims_to_operand_dims`` the operand axis each
+    entry of an index vector addresses."""
+    update_window_dims: tuple
+    inserted_window_dims: tuple
+    scatter_dims_to_operand_dims: tuple
+    operand_batching_dims: tuple = ()
+    scatter_indices_batching_dims: tuple = ()
+
+
+def _scatter_shape_rule(operand, indices, updates, *, update_jaxpr, update_consts,
+                        dimension_numbers, indices_are_sorted, unique_indices, mode):
+    """XLA's checks of a scatter (ShapeInference::InferScatterShape), with its messages."""
+    dn = dimension_numbers
+    update_window_dims, inserted = dn.update_window_dims, dn.inserted_window_dims
+    operand_batching, indices_batching = dn.operand_batching_dims, \
+        dn.scatter_indices_batching_dims
+    to_operand = dn.scatter_dims_to_operand_dims
+    index_vector_dim = indices.ndim - 1
+    if index_vector_dim < 0:
+        raise TypeError("Scatter index leaf dimension must be within [0, rank(indices) + "
+                        f"1). rank(indices) is {indices.ndim} and scatter index leaf "
+                        f"dimension is {index_vector_dim}.")
+    expected_updates_rank = indices.ndim - 1 + len(update_window_dims)
+    if updates.ndim != expected_updates_rank:
+        raise TypeError(f"Updates tensor must be of rank {expected_updates_rank}; got "
+                        f"{updates.ndim}.")
+    for dims, rank, name in [(update_window_dims, updates.ndim, "update_window_dims"),
+                             (inserted, operand.ndim, "inserted_window_dims")]:
+        _is_sorted(dims, "scatter", name)
+        _no_duplicate_dims(dims, "scatter", name)
+        _sorted_dims_in_range(dims, rank, "scatter", name)
+    _check_operand_batching_dims(operand_batching, operand.ndim, "scatter")
+    _disjoint_dims(inserted, operand_batching, "scatter", "inserted_window_dims",
+                   "operand_batching_dims")
+    _disjoint_dims(to_operand, operand_batching, "scatter",
+                   "scatter_dims_to_operand_dims", "operand_batching_dims")
+    _no_duplicate_dims(indices_batching, "scatter", "scatter_indices_batching_dims")
+    _dims_in_range(indices_batching, indices.ndim, "scatter",
+                   "scatter_indices_batching_dims")
+    if index_vector_dim in indices_batching:
+        raise TypeError("Scatter op cannot have the index vector dimension as a batching "
+                        f"dimension; got {indices_batching}.")
+    if len(operand_batching) != len(indices_batching):
+        raise TypeError("Scatter op requires equal numbers of operand_batching_dims and "
+                        f"scatter_indices_batching_dims, got {operand_batching} and "
+                        f"{indices_batching}.")
+    operand_batch_shape = tuple(operand.shape[i] for i in operand_batching)
+    indices_batch_shape = tuple(indices.shape[i] for i in indices_batching)
+    if operand_batch_shape != indices_batch_shape:
+        raise TypeError("Scatter op requires operand batching dimensions and indices "
+                        "batching dimensions to have the same shape, got "
+                        f"{operand_batch_shape} and {indices_batch_shape}.")
+    scatter_dim_in_updates = list(range(index_vector_dim))
+    for i in update_window_dims:
+        scatter_dim_in_updates.insert(i, None)
+    updates_batch_shape = tuple(updates.shape[scatter_dim_in_updates.index(i)]
+                                for i in indices_batching)
+    if operand_batch_shape != updates_batch_shape:
+        raise TypeError("Scatter op requires operand batching dimensions and updates "
+                        "batching dimensions to have the same shape, got "
+                        f"{operand_batch_shape} and {updates_batch_shape}.")
+    window_size = len(update_window_dims) + len(inserted) + len(operand_batching)
+    if operand.ndim != window_size:
+        raise TypeError(f"Scatter op has window of size {window_size}; doesn't match "
+                        f"operand of rank {operand.ndim}.")
+    if len(to_operand) != indices.shape[index_vector_dim]:
+        raise TypeError(f"Scatter op has {len(to_operand)} elements in "
+                        "scatter_dims_to_operand_dims and the bound of dimension "
+                        f"index_vector_dim={index_vector_dim} of indices is "
+                        f"{indices.shape[index_vector_dim]}. These two numbers must be "
+                        "equal")
+    for i, d in enumerate(to_operand):
+        if d < 0 or d >= operand.ndim:
+            raise TypeError("Invalid scatter_dims_to_operand_dims mapping; domain is "
+                            f"[0, {operand.ndim}), got: {i}->{d}.")
+    _no_duplicate_dims(to_operand, "scatter", "scatter_dims_to_operand_dims")
+    max_window_sizes = [operand.shape[i] for i in range(operand.ndim)
+                        if i not in set(inserted) and i not in set(operand_batching)]
+    for i, d in enumerate(update_window_dims):
+        if max_window_sizes[i] < updates.shape[d]:
+            raise TypeError("Bounds of the window dimensions of updates must not exceed "
+                            "the bounds of the corresponding dimensions of operand. For "
+                            f"dimension {d}, updates bound is {updates.shape[d]}, "
+                            f"operand bound is {max_window_sizes[i]}.")
+    seen = 0
+    for i in (d for d in range(updates.ndim) if d not in set(update_window_dims)):
+        if seen == index_vector_dim:
+            seen += 1
+        if updates.shape[i] != indices.shape[seen]:
+            raise TypeError("Bounds of the scatter dimensions of updates must be the same "
+                            "as the bounds of the corresponding dimensions of scatter "
+                            f"indices. For scatter dimension {i}, updates bound is "
+                            f"{updates.shape[i]}, indices bound is "
+                            f"{indices.shape[seen]}.")
+        seen += 1
+    return operand.shape
+
+
+def _scatter_dtype_rule(operand, indices, updates, **params):
+    if not dtypes.issubdtype(indices.dtype, np.integer):
+        raise ValueError("indices must have an integer type")
+    check_same_dtypes("scatter", operand, updates)
+    return operand.dtype
+
+
+def _scatter_to_gather(dn, operand_shape, updates_shape):
+    """The gather that reads exactly the windows a scatter writes (its inverse)."""
+    gather_dnums = GatherDimensionNumbers(
+        offset_dims=dn.update_window_dims, collapsed_slice_dims=dn.inserted_window_dims,
+        start_index_map=dn.scatter_dims_to_operand_dims,
+        operand_batching_dims=dn.operand_batching_dims,
+        start_indices_batching_dims=dn.scatter_indices_batching_dims)
+    slice_sizes, pos = [], 0
+    for i in range(len(operand_shape)):
+        if i in dn.inserted_window_dims or i in dn.operand_batching_dims:
+            slice_sizes.append(1)
+        else:
+            slice_sizes.append(updates_shape[dn.update_window_dims[pos]])
+            pos += 1
+    return gather_dnums, slice_sizes
+
+
+def _clamp_scatter_indices(operand, indices, updates, *, dnums):
+    """CLIP mode: clamp each index vector so its whole window lies in the operand."""
+    _, slice_sizes = _scatter_to_gather(dnums, np.shape(operand), np.shape(updates))
+    index_dtype = dtypes.dtype(indices)
+    upper_bound = np.array([np.shape(operand)[i] - slice_sizes[i]
+                            for i in dnums.scatter_dims_to_operand_dims], index_dtype)
+    upper_bound = broadcast_in_dim(upper_bound, np.shape(indices), (np.ndim(indices) - 1,))
+    return elementwise.clamp(index_dtype.type(0), indices, upper_bound)
+
+
+def _scatter_lower(ctx, operand, indices, updates, *, update_jaxpr, update_consts,
+                   dimension_numbers, indices_are_sorted, unique_indices, mode):
+    """``stablehlo.scatter`` whose update region combines old and new values (the
+    lowered ``update_jaxpr``; plain ``scatter`` keeps the new one)."""
+    aval_out = ctx.avals_out[0]
+    if update_jaxpr is None:
+        update_jaxpr, update_consts = reduction_jaxpr(_keep_update,
+                                                      core.ShapedArray((), aval_out.dtype))
+    if mode == GatherScatterMode.CLIP:
+        indices = lowering.lower_fun(_clamp_scatter_indices)(
+            ctx, operand, indices, updates, dnums=dimension_numbers)
+    dn = dimension_numbers
+    scatter_dnums = hlo.ScatterDimensionNumbers.get(
+        update_window_dims=[int(d) for d in dn.update_window_dims],
+        inserted_window_dims=[int(d) for d in dn.inserted_window_dims],
+        input_batching_dims=[int(d) for d in dn.operand_batching_dims],
+        scatter_indices_batching_dims=[int(d) for d in dn.scatter_indices_batching_dims],
+        scattered_dims_to_operand_dims=[int(d) for d in dn.scatter_dims_to_operand_dims],
+        index_vector_dim=ctx.avals_in[1].ndim - 1)
+    op = hlo.ScatterOp([lowering.aval_to_ir_type(aval_out)], [operand], indices, [updates],
+                       scatter_dnums,
+                       indices_are_sorted=ir.BoolAttr.get(indices_are_sorted),
+                       unique_indices=ir.BoolAttr.get(unique_indices))
+    scalar = lowering.aval_to_ir_type(core.ShapedArray((), aval_out.dtype))
+    block = op.update_computation.blocks.append(scalar, scalar)
+    with ir.InsertionPoint(block):
+        consts = [lowering.ir_constant(np.asarray(c)) for c in update_consts]
+        outs = lowering.lower_jaxpr(ctx.module_context, update_jaxpr, consts,
+                                    list(block.arguments))
+        hlo.return_(outs)
+    return op.results[0]
+
+
+def _keep_update(x, y):
+    return y
+
+
+def _scatter_batch(prim, args, dims, *, update_jaxpr, update_consts, dimension_numbers,
+                   indices_are_sorted, unique_indices, mode):
+    operand, indices, updates = args
+    operand_d, indices_d, updates_d = dims
+    params = dict(update_jaxpr=update_jaxpr, update_consts=update_consts,
+                  indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                  mode=mode)
+    dn = dimension_numbers
+    size = next(np.shape(x)[d] for x, d in zip(args, dims) if d is not None)
+    operand = batching.bdim_at_front(operand, operand_d, size)
+    updates = batching.bdim_at_front(updates, updates_d, size)
+    if indices_d is None:
+        dnums = ScatterDimensionNumbers(
+            update_window_dims=(0,) + tuple(np.add(1, dn.update_window_dims)),
+            inserted_window_dims=tuple(np.add(1, dn.inserted_window_dims)),
+            scatter_dims_to_operand_dims=tuple(np.add(1, dn.scatter_dims_to_operand_dims)),
+            operand_batching_dims=tuple(np.add(1, dn.operand_batching_dims)),
+            scatter_indices_batching_dims=dn.scatter_indices_batching_dims)
+        return prim.bind(operand, indices, updates, dimension_numbers=dnums, **params), 0
+    indices = batching.bdim_at_front(indices, indices_d, size)
+    dnums = ScatterDimensionNumbers(
+        update_window_dims=tuple(np.add(1, dn.update_window_dims)),
+        inserted_window_dims=tuple(np.add(1, dn.inserted_window_dims)),
+        scatter_dims_to_operand_dims=tuple(np.add(1, dn.scatter_dims_to_operand_dims)),
+        operand_batching_dims=(0,) + tuple(np.add(1, dn.operand_batching_dims)),
+        scatter_indices_batching_dims=(0,) + tuple(np.add(1,
+                                                         dn.scatter_indices_batching_dims)))
+    return prim.bind(operand, indices, updates, dimension_numbers=dnums, **params), 0
+
+
+def _scatter_primitive(name):
+    prim = standard_primitive(_scatter_shape_rule, _scatter_dtype_rule, name,
+                              weak_type_rule=_operand_weak_type)
+    lowering.register_lowering(prim, _scatter_lower)
+    batching.primitive_batchers[prim] = functools.partial(_scatter_batch, prim)
+    return prim
+
+
+def _scatter_add_jvp(primals, tangents, *, update_jaxpr, update_consts, dimension_numbers,
+                     indices_are_sorted, unique_indices, mode):
+    operand, indices, updates = primals
+    g_operand, _, g_updates = tangents
+    params = dict(update_jaxpr=update_jaxpr, update_consts=update_consts,
+                  dimension_numbers=dimension_numbers,
+                  indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                  mode=mode)
+    out = scatter_add_p.bind(operand, indices, updates, **params)
+    if type(g_operand) is ad.Zero and type(g_updates) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    return out, scatter_add_p.bind(ad.instantiate_zeros(g_operand), indices,
+                                   ad.instantiate_zeros(g_updates), **params)
+
+
+def _scatter_add_transpose(ct, operand, indices, updates, *, update_jaxpr, update_consts,
+                           dimension_numbers, indices_are_sorted, unique_indices, mode):
+    """The operand's cotangent passes through; the updates' is gathered back."""
+    updates_shape = (updates.aval.shape if ad.is_undefined_primal(updates)
+                     else np.shape(updates))
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval) if ad.is_undefined_primal(operand) else None, None,
+                ad.Zero(updates.aval) if ad.is_undefined_primal(updates) else None]
+    ct_operand = ct if ad.is_undefined_primal(operand) else None
+    ct_updates = None
+    if ad.is_undefined_primal(updates):
+        gather_dnums, slice_sizes = _scatter_to_gather(dimension_numbers, np.shape(ct),
+                                                       updates_shape)
+        ct_updates = gather(ct, indices, dimension_numbers=gather_dnums,
+                            slice_sizes=slice_sizes, mode=mode, fill_value=0)
+    return [ct_operand, None, ct_updates]
+
+
+scatter_add_p = _scatter_primitive("scatter-add")
+ad.primitive_jvps[scatter_add_p] = _scatter_add_jvp
+ad.primitive_transposes[scatter_add_p] = _scatter_add_transpose
+
+
+def _scatter_mul_jvp_rhs(g, x, i, y, *, dimension_numbers, indices_are_sorted,
+                         unique_indices, mode, **params):
+    if not unique_indices:
+        raise NotImplementedError(
+            "scatter_mul gradients are only implemented if `unique_indices=True`")
+    return elementwise.mul(x, scatter_add(
+        full_like(x, 0), i, g, dimension_numbers=dimension_numbers,
+        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode))
+
+
+def _scatter_mul_transpose(ct, operand, indices, updates, *, update_jaxpr, update_consts,
+                           dimension_numbers, indices_are_sorted, unique_indices, mode):
+    updates_shape = (updates.aval.shape if ad.is_undefined_primal(updates)
+                     else np.shape(updates))
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval) if ad.is_undefined_primal(operand) else None, None,
+                ad.Zero(updates.aval) if ad.is_undefined_primal(updates) else None]
+    ct_operand = ct_updates = None
+    if ad.is_undefined_primal(operand):
+        ct_operand = scatter_mul(ct, indices, updates, dimension_numbers=dimension_numbers,
+                                 indices_are_sorted=indices_are_sorted,
+                                 unique_indices=unique_indices, mode=mode)
+    if ad.is_undefined_primal(updates):
+        if not unique_indices:
+            raise NotImplementedError(
+                "scatter_mul gradients are only implemented if `unique_indices=True`")
+        gather_dnums, slice_sizes = _scatter_to_gather(dimension_numbers, np.shape(ct),
+                                                       updates_shape)
+        ct_updates = gather(elementwise.mul(ct, operand), indices,
+                            dimension_numbers=gather_dnums, slice_sizes=slice_sizes,
+                            mode=mode, fill_value=0)
+    return [ct_operand, None, ct_updates]
+
+
+scatter_mul_p = _scatter_primitive("scatter-mul")
+ad.defjvp(scatter_mul_p, lambda g, x, i, y, **params: scatter_mul_p.bind(g, i, y, **params),
+          None, _scatter_mul_jvp_rhs)
+ad.primitive_transposes[scatter_mul_p] = _scatter_mul_transpose
+
+
+def _scatter_extremal_jvp(prim, primals, tangents, *, update_jaxpr, update_consts,
+                          dimension_numbers, indices_are_sorted, unique_indices, mode):
+    """The tangent of scatter-min/max: where updates win, their tangents (averaged
+    among ties, including the operand's own value when it is retained)."""
+    ew = elementwise
+    operand, indices, updates = primals
+    g_operand, _, g_updates = tangents
+    dn = dimension_numbers
+    out = prim.bind(operand, indices, updates, update_jaxpr=update_jaxpr,
+                    update_consts=update_consts, dimension_numbers=dn,
+                    indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                    mode=mode)
+    if type(g_operand) is ad.Zero and type(g_updates) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    g_operand = ad.instantiate_zeros(g_operand)
+    g_updates = ad.instantiate_zeros(g_updates)
+    gather_dnums, slice_sizes = _scatter_to_gather(dn, np.shape(operand), np.shape(updates))
+    initial_vals = gather(operand, indices, gather_dnums, slice_sizes)
+    target_vals = gather(out, indices, gather_dnums, slice_sizes)
+    successful_updates = ew.eq(updates, target_vals)
+    retained_values = ew.eq(initial_vals, target_vals)
+    num_updates = gather(
+        scatter_add(full_like(operand, 0), indices,
+                    ew.select(successful_updates, full_like(updates, 1),
+                              full_like(updates, 0)), dn),
+        indices, gather_dnums, slice_sizes)
+    num_refs = gather(scatter_add(full_like(operand, 0), indices, full_like(updates, 1),
+                                  dn), indices, gather_dnums, slice_sizes)
+    updates_normalizer = ew.select(retained_values, ew.div(1.0, ew.add(num_updates, 1)),
+                                   ew.div(1.0, num_updates))
+    updates_coef = ew.select(successful_updates, updates_normalizer, full_like(updates, 0))
+    operand_normalizer = ew.select(retained_values, ew.div(1.0, ew.add(num_updates, 1)),
+                                   full_like(num_updates, 0))
+    operand_coef = ew.div(ew.add(-1.0, operand_normalizer), num_refs)
+    target_tangents = gather(g_operand, indices, gather_dnums, slice_sizes)
+    tangent_updates = ew.add(ew.mul(target_tangents, operand_coef),
+                             ew.mul(g_updates, updates_coef))
+    t_out = scatter_add(g_operand, indices, tangent_updates, dn,
+                        indices_are_sorted=indices_are_sorted,
+                        unique_indices=unique_indices, mode=mode)
+    return out, t_out
+
+
+scatter_min_p = _scatter_primitive("scatter-min")
+ad.primitive_jvps[scatter_min_p] = functools.partial(_scatter_extremal_jvp, scatter_min_p)
+scatter_max_p = _scatter_primitive("scatter-max")
+ad.primitive_jvps[scatter_max_p] = functools.partial(_scatter_extremal_jvp, scatter_max_p)
+
+
+def _scatter_jvp(primals, tangents, *, update_jaxpr, update_consts, dimension_numbers,
+                 indices_are_sorted, unique_indices, mode):
+    """With overlapping indices it is unspecified which update wins, so: scatter an
+    id per update, gather the ids back to see which won, mask the losers, and
+    scatter-add the (now non-overlapping) primal and tangent values."""
+    ew = elementwise
+    if update_jaxpr is not None:
+        raise NotImplementedError("scatter_apply JVP not implemented")
+    operand, indices, updates = primals
+    g_operand, _, g_updates = tangents
+    dn = dimension_numbers
+    params = dict(update_jaxpr=update_jaxpr, update_consts=update_consts,
+                  dimension_numbers=dn, indices_are_sorted=indices_are_sorted, mode=mode)
+    if type(g_operand) is ad.Zero and type(g_updates) is ad.Zero:
+        out = scatter_p.bind(operand, indices, updates, unique_indices=unique_indices,
+                             **params)
+        return out, ad.Zero.from_primal_value(out)
+    g_operand = ad.instantiate_zeros(g_operand)
+    g_updates = ad.instantiate_zeros(g_updates)
+    if unique_indices:
+        out = scatter_p.bind(operand, indices, updates, unique_indices=True, **params)
+        return out, scatter_p.bind(g_operand, indices, g_updates, unique_indices=True,
+                                   **params)
+    ids_shape = list(np.shape(updates))
+    for d in dn.update_window_dims:
+        ids_shape[d] = 1
+    num_ids = math.prod(ids_shape)
+    id_dtype = np.dtype(np.uint64 if num_ids > np.iinfo(np.uint32).max else np.uint32)
+    update_ids = ew.add(reshape(iota(id_dtype, num_ids), ids_shape),
+                        full_like(updates, 1, dtype=id_dtype))
+    scattered_ids = scatter(full(np.shape(operand), 0, id_dtype), indices, update_ids, dn,
+                            indices_are_sorted=indices_are_sorted,
+                            unique_indices=unique_indices, mode=mode)
+    gather_dnums, slice_sizes = _scatter_to_gather(dn, np.shape(scattered_ids),
+                                                   np.shape(updates))
+    gathered_update_ids = gather(scattered_ids, indices, dimension_numbers=gather_dnums,
+                                 slice_sizes=slice_sizes)
+    untouched = ew.eq(scattered_ids, full_like(scattered_ids, 0))
+    won = ew.eq(update_ids, gathered_update_ids)
+    masked_operand = ew.select(untouched, operand, full_like(operand, 0))
+    masked_updates = ew.select(won, updates, full_like(updates, 0))
+    masked_g_operand = ew.select(untouched, g_operand, full_like(g_operand, 0))
+    masked_g_updates = ew.select(won, g_updates, full_like(g_updates, 0))
+    kw = dict(dimension_numbers=dn, indices_are_sorted=indices_are_sorted,
+              unique_indices=unique_indices, mode=mode)
+    return (scatter_add(masked_operand, indices, masked_updates, **kw),
+            scatter_add(masked_g_operand, indices, masked_g_updates, **kw))
+
+
+def _scatter_transpose(ct, operand, indices, updates, *, update_jaxpr, update_consts,
+                       dimension_numbers, indices_are_sorted, unique_indices, mode):
+    """Only with unique indices: the operand's cotangent is zero where it was
+    overwritten; the updates' is gathered."""
+    if not unique_indices:
+        raise NotImplementedError("scatter transpose is only implemented where "
+                                  "unique_indices=True")
+    updates_shape = (updates.aval.shape if ad.is_undefined_primal(updates)
+                     else np.shape(updates))
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval) if ad.is_undefined_primal(operand) else None, None,
+                ad.Zero(updates.aval) if ad.is_undefined_primal(updates) else None]
+    ct_operand = ct_updates = None
+    if ad.is_undefined_primal(operand):
+        ct_operand = scatter(ct, indices, full(updates_shape, 0, dtype=dtypes.dtype(ct)),
+                             dimension_numbers=dimension_numbers,
+                             indices_are_sorted=indices_are_sorted, unique_indices=True,
+                             mode=mode)
+    if ad.is_undefined_primal(updates):
+        gather_dnums, slice_sizes = _scatter_to_gather(dimension_numbers, np.shape(ct),
+                                                       updates_shape)
+        ct_updates = gather(ct, indices, dimension_numbers=gather_dnums,
+                            slice_sizes=slice_sizes, mode=mode, fill_value=0)
+    return [ct_operand, None, ct_updates]
+
+
+scatter_p = _scatter_primitive("scatter")
+ad.primitive_jvps[scatter_p] = _scatter_jvp
+ad.primitive_transposes[scatter_p] = _scatter_transpose
+
+
+def _combining_scatter(prim, combine, identity, operand, indices, updates,
+                       dimension_numbers, indices_are_sorted, unique_indices, mode):
+    """Bind a scatter that combines old and new values with ``combine``; its scalar
+    jaxpr is the ``update_jaxpr`` param (printed, and lowered as the update region)."""
+    jaxpr, consts = reduction_jaxpr(combine, core.get_aval(_const(operand, identity)))
+    return prim.bind(operand, indices, updates, update_jaxpr=jaxpr, update_consts=consts,
+                     dimension_numbers=dimension_numbers,
+                     indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                     mode=GatherScatterMode.from_any(mode))
+
+
+def scatter_add(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """Add ``updates`` into ``operand`` at the windows ``scatter_indices``."""
+    return _combining_scatter(scatter_add_p, elementwise.add, 0, operand, scatter_indices,
+                              updates, dimension_numbers, indices_are_sorted,
+                              unique_indices, mode)
+
+
+def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """Multiply ``operand`` by ``updates`` at the windows ``scatter_indices``."""
+    return _combining_scatter(scatter_mul_p, elementwise.mul, 1, operand, scatter_indices,
+                              updates, dimension_numbers, indices_are_sorted,
+                              unique_indices, mode)
+
+
+def scatter_min(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """Minimum of ``operand`` and ``updates`` at the windows ``scatter_indices``."""
+    return _combining_scatter(scatter_min_p, elementwise.min, 0, operand, scatter_indices,
+                              updates, dimension_numbers, indices_are_sorted,
+                              unique_indices, mode)
+
+
+def scatter_max(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """Maximum of ``operand`` and ``updates`` at the windows ``scatter_indices``."""
+    return _combining_scatter(scatter_max_p, elementwise.max, 0, operand, scatter_indices,
+                              updates, dimension_numbers, indices_are_sorted,
+                              unique_indices, mode)
+
+
+def scatter(operand, scatter_indices, updates, dimension_numbers, *,
+            indices_are_sorted=False, unique_indices=False, mode=None):
+    """Write ``updates`` into ``operand`` at the windows ``scatter_indices`` (with
+    overlapping windows, which update wins is unspecified)."""
+    return scatter_p.bind(operand, scatter_indices, updates, update_jaxpr=None,
+                          update_consts=(), dimension_numbers=dimension_numbers,
+                          indices_are_sorted=indices_are_sorted,
+                          unique_indices=unique_indices,
+                          mode=GatherScatterMode.from_any(mode))

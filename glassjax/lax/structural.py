@@ -1,0 +1,729 @@
+"""Shape-changing primitives: broadcasting, reshaping, permuting, padding, joining, iota.
+
+None of these compute new numbers: each moves, copies or drops elements. That makes them
+*linear*, so each one's transpose rule is another structural op (the transpose of a
+broadcast is a sum, of a pad a slice, of a concatenate a split). As in ``elementwise``,
+each primitive's rules and its public function sit together.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from glassjax import core, dtypes, pretty
+from glassjax.interpreters import ad, batching, staging
+from glassjax.lax.utils import (canonicalize_axis, canonicalize_shape, check_same_dtypes,
+                                check_shapelike, ensure_index_tuple, is_array,
+                                standard_multi_result_primitive, standard_primitive)
+from glassjax.xla import lowering
+from glassjax.xla.lowering import hlo
+
+_input_dtype = lambda x, *args, **params: x.dtype
+
+
+def _delete(tup, idx):
+    """``tup`` without the entries at positions ``idx``."""
+    idx = set(idx)
+    return tuple(t for i, t in enumerate(tup) if i not in idx)
+
+
+def _asarray(x):
+    """An array for any array-like (JAX's ``lax.asarray``): Python scalars stay weak."""
+    from glassjax.lax.elementwise import _convert_element_type
+    if is_array(x):
+        return x
+    return _convert_element_type(x, weak_type=dtypes.is_weakly_typed(x))
+
+
+# -- broadcast_in_dim ---------------------------------------------------------------------
+
+def _broadcast_in_dim_shape_rule(x, *, shape, broadcast_dimensions, sharding):
+    check_shapelike("broadcast_in_dim", "shape", shape)
+    check_shapelike("broadcast_in_dim", "broadcast_dimensions", broadcast_dimensions)
+    if x.ndim != len(broadcast_dimensions):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must have length equal to "
+                        f"operand ndim; got broadcast_dimensions {broadcast_dimensions} "
+                        f"for operand ndim {x.ndim}.")
+    if len(shape) < x.ndim:
+        raise TypeError("broadcast_in_dim target broadcast shape must have equal or "
+                        "higher rank to the operand shape; got operand ndim "
+                        f"{x.ndim} and target broadcast ndim {len(shape)}.")
+    if not set(broadcast_dimensions) <= set(range(len(shape))):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must be a subset of output "
+                        f"dimensions, got {broadcast_dimensions} for operand ndim "
+                        f"{x.ndim} and shape {shape}.")
+    if not all(d in (1, shape[bd]) for d, bd in zip(x.shape, broadcast_dimensions)):
+        raise TypeError("broadcast_in_dim operand dimension sizes must either be 1, or be "
+                        "equal to their corresponding dimensions in the target broadcast "
+                        f"shape; got operand of shape {x.shape}, target broadcast shape "
+                        f"{shape}, broadcast_dimensions {broadcast_dimensions} ")
+    if len(broadcast_dimensions) != len(set(broadcast_dimensions)):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must not contain "
+                        f"duplicates, got broadcast_dimensions {broadcast_dimensions}")
+    return tuple(shape)
+
+
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding):
+    """Sum the cotangent over the new axes and over axes expanded from size 1 (those
+    are put back as size-1 axes)."""
+    from glassjax.lax.reductions import reduce_sum
+    if not ad.is_undefined_primal(x):
+        return [None]
+    unit_dims = [i for i, d in enumerate(x.aval.shape) if d == 1]
+    kept = _delete(broadcast_dimensions, unit_dims)
+    summed_axes = _delete(tuple(range(len(shape))), kept)
+    return [expand_dims(reduce_sum(ct, summed_axes), unit_dims)]
+
+
+def _broadcast_in_dim_batch(args, dims, *, shape, broadcast_dimensions, sharding):
+    (x,), (d,) = args, dims
+    x = batching.moveaxis(x, d, 0)
+    new_dims = (0,) + tuple(np.add(1, broadcast_dimensions))
+    return broadcast_in_dim(x, (np.shape(x)[0],) + tuple(shape), new_dims), 0
+
+
+def _broadcast_in_dim_staging(trace, x, **params):
+    """A broadcast to the operand's own shape is forwarded: no equation is recorded
+    (JAX's forwarding rule; it is how ``expand_dims(x, [])`` disappears)."""
+    if params["sharding"] is None and tuple(params["shape"]) == np.shape(x):
+        broadcast_in_dim_p.abstract_eval(core.get_aval(x), **params)   # JAX's errors
+        return trace.to_tracer(x)
+    return trace.default_process_primitive(broadcast_in_dim_p, [x], params)
+
+
+broadcast_in_dim_p = standard_primitive(_broadcast_in_dim_shape_rule, _input_dtype,
+                                        "broadcast_in_dim")
+lowering.register_lowering(
+    broadcast_in_dim_p, lambda ctx, x, *, shape, broadcast_dimensions, sharding:
+    lowering.broadcast_in_dim(x, shape, broadcast_dimensions))
+ad.deflinear2(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+batching.primitive_batchers[broadcast_in_dim_p] = _broadcast_in_dim_batch
+staging.staging_rules[broadcast_in_dim_p] = _broadcast_in_dim_staging
+pretty.pp_eqn_rules[broadcast_in_dim_p] = pretty.hide_params(lambda p: {
+    k: v for k, v in p.items()
+    if k not in ("shape", "sharding") and not (k == "broadcast_dimensions" and not v)})
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None):
+    """Broadcast ``operand`` to ``shape``: its axis i becomes axis
+    ``broadcast_dimensions[i]`` of the result; the other axes are new."""
+    if (np.ndim(operand) == len(shape) and not len(broadcast_dimensions) and
+            is_array(operand)):
+        return operand
+    return broadcast_in_dim_p.bind(operand, shape=tuple(shape),
+                                   broadcast_dimensions=tuple(broadcast_dimensions),
+                                   sharding=out_sharding)
+
+
+def broadcast(operand, sizes, *, out_sharding=None):
+    """Add leading axes of the given ``sizes``."""
+    if len(sizes) == 0 and out_sharding is None:
+        return _asarray(operand)
+    dims = tuple(range(len(sizes), len(sizes) + np.ndim(operand)))
+    return broadcast_in_dim(operand, tuple(sizes) + np.shape(operand), dims,
+                            out_sharding=out_sharding)
+
+
+def broadcast_to_rank(x, rank: int):
+    """Add leading size-1 axes to give ``x`` rank ``rank``."""
+    ndim = np.ndim(x)
+    if ndim == rank:
+        return _asarray(x)
+    return broadcast(x, (1,) * (rank - ndim))
+
+
+def expand_dims(array, dimensions):
+    """Insert size-1 axes at ``dimensions`` (a ``broadcast_in_dim``, as in JAX)."""
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError(f"repeated axis in lax.expand_dims: {dimensions}")
+    ndim_out = np.ndim(array) + len(dimensions)
+    dims = [canonicalize_axis(i, ndim_out) for i in dimensions]
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"repeated axis in lax.expand_dims: {dims}")
+    shape = list(np.shape(array))
+    for i in sorted(dims):
+        shape.insert(i, 1)
+    return broadcast_in_dim(array, shape, [i for i in range(ndim_out) if i not in dims])
+
+
+# -- full and friends: a scalar broadcast -------------------------------------------------
+
+def full(shape, fill_value, dtype=None, *, sharding=None):
+    """An array of ``shape`` filled with ``fill_value``: one scalar, broadcast."""
+    from glassjax.lax.elementwise import _convert_element_type
+    shape = canonicalize_shape(shape)
+    if np.shape(fill_value):
+        raise TypeError("full must be called with scalar fill_value, got fill_value.shape "
+                        f"{np.shape(fill_value)}.")
+    if dtype is None:
+        weak_type = dtypes.is_weakly_typed(fill_value)
+        dtype = dtypes.dtype(fill_value, canonicalize=True)
+    else:
+        weak_type = False
+        dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "full")
+    return broadcast(_convert_element_type(fill_value, dtype, weak_type), shape)
+
+
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+    """Like ``full``, taking shape and dtype (and weak type) from the example ``x``."""
+    from glassjax.lax.elementwise import _convert_element_type
+    fill_shape = np.shape(x) if shape is None else canonicalize_shape(shape)
+    weak_type = dtype is None and dtypes.is_weakly_typed(x)
+    dtype = dtypes.dtype(dtype if dtype is not None else x, canonicalize=True)
+    return full(fill_shape, _convert_element_type(fill_value, dtype, weak_type))
+
+
+def zeros_like_shaped_array(aval):
+    """Zeros of type ``aval`` (how a symbolic zero tangent is instantiated)."""
+    from glassjax.lax.elementwise import _convert_element_type
+    if aval.dtype == dtypes.float0:
+        zero = np.zeros((), dtype=aval.dtype)
+    else:
+        zero = _convert_element_type(0, aval.dtype, aval.weak_type)
+    return broadcast(zero, aval.shape)
+
+
+# -- iota ---------------------------------------------------------------------------------
+
+def _iota_shape_rule(*, dtype, shape, dimension, sharding):
+    check_shapelike("iota", "shape", shape)
+    if not any(dtypes.issubdtype(dtype, t) for t in (np.integer, np.floating,
+                                                      np.complexfloating)):
+        raise TypeError(f"iota does not accept dtype {dtypes.dtype_to_string(dtype)}. "
+                        "Accepted dtypes are subtypes of integer, floating, "
+                        "complexfloating.")
+    if not 0 <= dimension < len(shape):
+        raise ValueError("iota dimension must be between 0 and len(shape), got "
+                         f"dimension={dimension} for shape={shape}")
+    return shape
+
+
+iota_p = standard_primitive(_iota_shape_rule, lambda *, dtype, **p: dtype, "iota",
+                            weak_type_rule=lambda **p: False)
+lowering.register_lowering(iota_p, lambda ctx, *, dtype, shape, dimension, sharding:
+                           hlo.iota(lowering.aval_to_ir_type(ctx.avals_out[0]), dimension))
+
+
+def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
+    """An array of ``shape`` whose values count 0, 1, ... along ``dimension``."""
+    dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "broadcasted_iota")
+    shape = canonicalize_shape(shape)
+    dimension = core.concrete_or_error(int, dimension,
+                                       "dimension argument of lax.broadcasted_iota")
+    return iota_p.bind(dtype=dtype, shape=shape, dimension=dimension, sharding=out_sharding)
+
+
+def iota(dtype, size: int):
+    """``[0, 1, ..., size - 1]`` (XLA's Iota)."""
+    return broadcasted_iota(dtype, (size,), 0)
+
+
+# -- reshape and squeeze ------------------------------------------------------------------
+
+def _reshape_shape_rule(x, *, new_sizes, dimensions, sharding):
+    # Like JAX, the total size is not checked here: a wrong size fails when lowered.
+    if not all(d >= 0 for d in new_sizes):
+        raise TypeError(f"reshape new_sizes must all be positive, got {new_sizes}.")
+    if dimensions is not None and set(dimensions) != set(range(x.ndim)):
+        raise TypeError("reshape dimensions must be a permutation of operand dimensions, "
+                        f"got dimensions {dimensions} for shape {x.shape}.")
+    return tuple(new_sizes)
+
+
+def _reshape_transpose(ct, x, *, new_sizes, dimensions, sharding):
+    if dimensions is None:
+        return [reshape(ct, x.aval.shape)]
+    out = reshape(ct, tuple(x.aval.shape[d] for d in dimensions))
+    return [transpose(out, np.argsort(dimensions))]
+
+
+def _reshape_batch(args, dims, *, new_sizes, dimensions, sharding):
+    (x,), (d,) = args, dims
+    x = batching.moveaxis(x, d, 0)
+    if dimensions is not None:
+        dimensions = (0,) + tuple(np.add(1, dimensions))
+    return reshape(x, np.shape(x)[:1] + tuple(new_sizes), dimensions), 0
+
+
+def _reshape_lower(ctx, x, *, new_sizes, dimensions, sharding):
+    if dimensions is not None:
+        x = hlo.transpose(x, lowering.i64_array(dimensions))
+    return hlo.reshape(lowering.aval_to_ir_type(ctx.avals_out[0]), x)
+
+
+reshape_p = standard_primitive(_reshape_shape_rule, _input_dtype, "reshape")
+lowering.register_lowering(reshape_p, _reshape_lower)
+ad.deflinear2(reshape_p, _reshape_transpose)
+batching.primitive_batchers[reshape_p] = _reshape_batch
+
+
+def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
+    """Reshape ``operand`` to ``new_sizes``; with ``dimensions``, its axes are first
+    permuted to that order (the elements are read in row-major order)."""
+    new_sizes = canonicalize_shape(new_sizes)
+    same_shape = np.shape(operand) == new_sizes
+    if dimensions is None:
+        dims, same_dims = None, True
+    else:
+        dims = ensure_index_tuple(dimensions)
+        same_dims = dims == tuple(range(np.ndim(operand)))
+    if np.shape(operand) and same_shape and same_dims and is_array(operand):
+        return operand
+    return reshape_p.bind(operand, new_sizes=new_sizes,
+                          dimensions=None if dims is None or same_dims else dims,
+                          sharding=out_sharding)
+
+
+def _squeeze_shape(shape, dimensions):
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError(f"dimensions are not unique: {dimensions}")
+    if not all(0 <= d < len(shape) for d in dimensions):
+        raise ValueError(f"dimensions outside range [0, ndim): {dimensions}")
+    if any(shape[d] != 1 for d in dimensions):
+        raise ValueError("cannot select an axis to squeeze out which has size not equal "
+                         f"to one, got shape={shape} and dimensions={dimensions}")
+    return _delete(shape, dimensions)
+
+
+def _squeeze_batch(args, dims, *, dimensions):
+    (x,), (d,) = args, dims
+    x = batching.moveaxis(x, d, 0)
+    return squeeze(x, tuple(np.add(1, dimensions))), 0
+
+
+squeeze_p = standard_primitive(lambda x, *, dimensions: _squeeze_shape(x.shape, dimensions),
+                               _input_dtype, "squeeze")
+lowering.register_lowering(squeeze_p, lambda ctx, x, *, dimensions: hlo.reshape(
+    lowering.aval_to_ir_type(ctx.avals_out[0]), x))
+ad.deflinear2(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])
+batching.primitive_batchers[squeeze_p] = _squeeze_batch
+
+
+def squeeze(array, dimensions):
+    """Remove the size-1 axes ``dimensions``."""
+    ndim = np.ndim(array)
+    dimensions = tuple(sorted(canonicalize_axis(i, ndim) for i in dimensions))
+    if not dimensions and is_array(array):
+        return array
+    return squeeze_p.bind(array, dimensions=dimensions)
+
+
+def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
+    """Merge axes ``[start_dimension, stop_dimension)`` into one (a reshape)."""
+    lo, hi, _ = slice(start_dimension, stop_dimension).indices(len(operand.shape))
+    if hi < lo:
+        raise ValueError(f"Invalid dimension range passed to collapse: {operand.shape}"
+                         f"[{start_dimension}:{stop_dimension}]")
+    size = math.prod(operand.shape[lo:hi])
+    return reshape(operand, operand.shape[:lo] + (size,) + operand.shape[hi:])
+
+
+# -- transpose and rev --------------------------------------------------------------------
+
+def _transpose_shape_rule(x, *, permutation):
+    if not isinstance(permutation, (tuple, list, np.ndarray)):
+        raise TypeError("transpose permutation must be a tuple/list/ndarray, got "
+                        f"{type(permutation)}.")
+    if tuple(sorted(permutation)) != tuple(range(x.ndim)):
+        raise TypeError("transpose permutation isn't a permutation of operand dimensions, "
+                        f"got permutation {permutation} for operand shape {x.shape}.")
+    return tuple(x.shape[p] for p in permutation)
+
+
+def _transpose_batch(args, dims, *, permutation):
+    (x,), (d,) = args, dims
+    perm = (d,) + tuple(p if p < d else p + 1 for p in permutation)
+    return transpose(x, perm), 0
+
+
+transpose_p = standard_primitive(_transpose_shape_rule, _input_dtype, "transpose")
+lowering.register_lowering(transpose_p, lambda ctx, x, *, permutation: hlo.transpose(
+    x, lowering.i64_array(permutation)))
+ad.deflinear2(transpose_p, lambda ct, x, *, permutation: [
+    transpose(ct, np.argsort(permutation))])
+batching.primitive_batchers[transpose_p] = _transpose_batch
+
+
+def transpose(operand, permutation):
+    """Permute the axes of ``operand``: result axis i is operand axis permutation[i]."""
+    permutation = tuple(operator.index(d) for d in permutation)
+    if permutation == tuple(range(np.ndim(operand))) and is_array(operand):
+        return operand
+    return transpose_p.bind(operand, permutation=permutation)
+
+
+def _rev_shape_rule(x, *, dimensions):
+    check_shapelike("rev", "dimensions", dimensions)
+    if len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev dimensions must be unique, got {dimensions}.")
+    if dimensions and not max(dimensions) < x.ndim:
+        raise TypeError("rev dimensions must all be less than operand ndim, got dimensions "
+                        f"{dimensions} for operand ndim {x.ndim}.")
+    return x.shape
+
+
+def _rev_batch(args, dims, *, dimensions):
+    (x,), (d,) = args, dims
+    return rev(x, [i + 1 if i >= d else i for i in dimensions]), d
+
+
+rev_p = standard_primitive(_rev_shape_rule, _input_dtype, "rev")
+lowering.register_lowering(rev_p, lambda ctx, x, *, dimensions: hlo.reverse(
+    x, lowering.i64_array(dimensions)))
+ad.deflinear2(rev_p, lambda ct, x, *, dimensions: [rev(ct, dimensions)])
+batching.primitive_batchers[rev_p] = _rev_batch
+
+
+def rev(operand, dimensions):
+    """Reverse the order of elements along ``dimensions``."""
+    return rev_p.bind(operand, dimensions=tuple(dimensions))
+
+
+# -- pad ----------------------------------------------------------------------------------
+
+def _pad_dtype_rule(x, padding_value, *, padding_config):
+    if x.dtype != padding_value.dtype:
+        raise TypeError("pad operand and padding_value must be same dtype: got "
+                        f"{x.dtype} and {padding_value.dtype}.")
+    return x.dtype
+
+
+def _pad_shape_rule(x, padding_value, *, padding_config):
+    if padding_value.ndim != 0:
+        raise ValueError("padding_value must be a scalar; got "
+                         f"np.shape(padding_value)={padding_value.shape}")
+    if len(padding_config) != x.ndim:
+        raise ValueError("length of padding_config must equal the number of axes of "
+                         f"operand, got padding_config {padding_config} for operand "
+                         f"shape {x.shape}")
+    if not all(i >= 0 for _, _, i in padding_config):
+        raise ValueError("interior padding in padding_config must be nonnegative, got "
+                         f"padding_config {padding_config}")
+    # Interior padding i puts i elements between neighbours: d elements take
+    # d + (d - 1) * i places (none when d == 0).
+    result = tuple(lo + hi + (0 if d == 0 else d + (d - 1) * i)
+                   for (lo, hi, i), d in zip(padding_config, x.shape))
+    if not all(d >= 0 for d in result):
+        raise ValueError(f"Dimension size after padding is not at least 0, got result "
+                         f"shape {result}, for padding_config {padding_config} and "
+                         f"operand shape {x.shape}")
+    return result
+
+
+def _pad_transpose(ct, x, padding_value, *, padding_config):
+    """The operand's cotangent is the unpadded, un-dilated cotangent (a negative pad
+    then a strided slice); the padding value's is the sum of everything else."""
+    from glassjax.lax.elementwise import sub
+    from glassjax.lax.reductions import reduce_sum
+    from glassjax.lax.slicing import slice as slice_op
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval) if ad.is_undefined_primal(x) else None,
+                ad.Zero(padding_value.aval) if ad.is_undefined_primal(padding_value)
+                else None]
+    lo, hi, interior = zip(*padding_config)
+    total = lambda v: reduce_sum(v, list(range(np.ndim(ct))))
+
+    def t_operand():
+        unpad_config = list(zip(np.negative(lo), np.negative(hi), np.zeros_like(interior)))
+        unpadded = pad(ct, np.array(0., ct.dtype), unpad_config)
+        return slice_op(unpadded, list(np.zeros_like(lo)), np.shape(unpadded),
+                        list(np.add(interior, 1)))
+
+    ct_x = t_operand() if ad.is_undefined_primal(x) else None
+    ct_pad = (sub(total(ct), total(ct_x)) if ad.is_undefined_primal(padding_value)
+              else None)
+    return [ct_x, ct_pad]
+
+
+def _pad_batch(args, dims, *, padding_config):
+    from glassjax.lax.elementwise import select
+    x, padding_value = args
+    x_d, pad_d = dims
+    if x_d is None:
+        x_d = 0
+        x = broadcast(x, (np.shape(padding_value)[pad_d],))
+    padding_config = list(padding_config)
+    padding_config.insert(x_d, (0, 0, 0))
+    if pad_d is None:
+        return pad(x, padding_value, padding_config), x_d
+    # A batch of padding values: pad with zeros, then select the padding positions.
+    out = pad(x, np.zeros((), dtypes.dtype(x)), padding_config)
+    mask = pad(full_like(x, True, np.bool_), False, padding_config)
+    padding = broadcast_in_dim(padding_value, np.shape(out), (x_d,))  # pad_d is 0
+    return select(mask, out, padding), x_d
+
+
+pad_p = standard_primitive(_pad_shape_rule, _pad_dtype_rule, "pad")
+lowering.register_lowering(pad_p, lambda ctx, x, padding_value, *, padding_config: hlo.pad(
+    x, padding_value, *[[int(c[k]) for c in padding_config] for k in range(3)]))
+ad.deflinear2(pad_p, _pad_transpose)
+batching.primitive_batchers[pad_p] = _pad_batch
+
+
+def pad(operand, padding_value, padding_config):
+    """Pad with ``padding_value``: ``padding_config`` holds ``(low, high, interior)``
+    per axis. Negative low/high padding removes elements from the edges."""
+    return pad_p.bind(operand, padding_value, padding_config=tuple(padding_config))
+
+
+# -- concatenate, split, stack, unstack, tile ---------------------------------------------
+
+def _concatenate_shape_rule(*xs, dimension):
+    if not xs:
+        raise TypeError("concatenate expects at least one operand, got 0.")
+    if len({x.ndim for x in xs}) != 1:
+        raise TypeError("Cannot concatenate arrays with different numbers of dimensions: "
+                        f"got {', '.join(str(x.shape) for x in xs)}.")
+    if not 0 <= dimension < xs[0].ndim:
+        raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for "
+                        f"shapes {', '.join(str(x.shape) for x in xs)}.")
+    others = [_delete(x.shape, [dimension]) for x in xs]
+    if others[:-1] != others[1:]:
+        raise TypeError("Cannot concatenate arrays with shapes that differ in dimensions "
+                        "other than the one being concatenated: concatenating along "
+                        f"dimension {dimension} for shapes "
+                        f"{', '.join(str(x.shape) for x in xs)}.")
+    shape = list(xs[0].shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return tuple(shape)
+
+
+def _concatenate_dtype_rule(*xs, dimension):
+    check_same_dtypes("concatenate", *xs)
+    return xs[0].dtype
+
+
+def _concatenate_transpose(ct, *xs, dimension):
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval) if ad.is_undefined_primal(x) else None for x in xs]
+    shapes = [x.aval.shape if ad.is_undefined_primal(x) else np.shape(x) for x in xs]
+    return split(ct, tuple(s[dimension] for s in shapes), axis=dimension)
+
+
+def _concatenate_batch(args, dims, *, dimension):
+    size = next(np.shape(x)[d] for x, d in zip(args, dims) if d is not None)
+    xs = [batching.moveaxis(x, d, 0) if d is not None else broadcast(x, (size,))
+          for x, d in zip(args, dims)]
+    return concatenate(xs, dimension + 1), 0
+
+
+def _concatenate_lower(ctx, *xs, dimension):
+    """Wide concatenates are built as a tree of 16-way ones (slow to compile otherwise)."""
+    xs = list(xs)
+    while len(xs) > 1:
+        xs = [hlo.concatenate(xs[i:i + 16], dimension) for i in range(0, len(xs), 16)]
+    return xs[0]
+
+
+concatenate_p = standard_primitive(_concatenate_shape_rule, _concatenate_dtype_rule,
+                                   "concatenate")
+lowering.register_lowering(concatenate_p, _concatenate_lower)
+ad.deflinear2(concatenate_p, _concatenate_transpose)
+batching.primitive_batchers[concatenate_p] = _concatenate_batch
+
+
+def concatenate(operands, dimension: int):
+    """Join ``operands`` along the existing axis ``dimension``."""
+    if len(operands) == 0:
+        raise ValueError("concatenate requires a non-empty sequences of arrays")
+    if len(operands) == 1 and is_array(operands[0]):
+        return operands[0]
+    return concatenate_p.bind(*operands, dimension=dimension)
+
+
+def _split_shape_rule(x, *, sizes, axis):
+    if any(s < 0 for s in sizes):
+        raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
+    if x.shape[axis] != np.sum(sizes):
+        raise ValueError(f"Sum of sizes {np.sum(sizes)} must be equal to dimension {axis} "
+                         f"of the operand shape {list(x.shape)}")
+    return [x.shape[:axis] + (s,) + x.shape[axis + 1:] for s in sizes]
+
+
+def _split_transpose(cts, x, *, sizes, axis):
+    if all(type(ct) is ad.Zero for ct in cts):
+        return [ad.Zero(x.aval)]
+    return [concatenate([ad.instantiate_zeros(ct) for ct in cts], dimension=axis)]
+
+
+def _split_batch(args, dims, *, sizes, axis):
+    (x,), (d,) = args, dims
+    return split(x, sizes, axis + 1 if axis >= d else axis), [d] * len(sizes)
+
+
+def _split_lower(ctx, x, *, sizes, axis):
+    shape = ctx.avals_in[0].shape
+    start, outs = 0, []
+    for size in sizes:
+        starts = [0] * len(shape)
+        limits = list(shape)
+        starts[axis], limits[axis] = start, start + size
+        outs.append(hlo.slice(x, starts, limits, [1] * len(shape)))
+        start += size
+    return outs
+
+
+split_p = standard_multi_result_primitive(
+    _split_shape_rule, lambda x, *, sizes, axis: [x.dtype] * len(sizes),
+    lambda x, *, sizes, axis: [x.weak_type] * len(sizes), "split")
+lowering.register_lowering(split_p, _split_lower)
+ad.deflinear2(split_p, _split_transpose)
+batching.primitive_batchers[split_p] = _split_batch
+
+
+def split(operand, sizes, axis: int = 0):
+    """Cut ``operand`` along ``axis`` into pieces of the given ``sizes``."""
+    operand = _asarray(operand)
+    return split_p.bind(operand, sizes=tuple(sizes),
+                        axis=canonicalize_axis(axis, np.ndim(operand)))
+
+
+def _stack_shape_rule(*xs, axis):
+    if not xs:
+        raise ValueError("stack expects at least one operand, got 0.")
+    if len({x.ndim for x in xs}) != 1:
+        raise ValueError("Cannot stack arrays with different numbers of dimensions: got "
+                         f"{', '.join(str(x.shape) for x in xs)}.")
+    if len({x.shape for x in xs}) != 1:
+        raise ValueError("All input arrays must have the same shape. Got "
+                         f"{', '.join(str(x.shape) for x in xs)}.")
+    return xs[0].shape[:axis] + (len(xs),) + xs[0].shape[axis:]
+
+
+def _stack_dtype_rule(*xs, axis):
+    check_same_dtypes("stack", *xs)
+    return xs[0].dtype
+
+
+def _stack_transpose(ct, *xs, axis):
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval) if ad.is_undefined_primal(x) else None for x in xs]
+    return unstack_p.bind(ct, axis=axis)
+
+
+def _stack_batch(args, dims, *, axis):
+    d = dims[0]
+    if d is not None and all(b == d for b in dims):
+        return (stack_p.bind(*args, axis=axis), d + 1) if axis <= d else \
+            (stack_p.bind(*args, axis=axis + 1), d)
+    size = next(np.shape(x)[b] for x, b in zip(args, dims) if b is not None)
+    xs = [batching.moveaxis(x, b, 0) if b is not None else broadcast(x, (size,))
+          for x, b in zip(args, dims)]
+    return stack_p.bind(*xs, axis=axis + 1), 0
+
+
+def _stack_lower(ctx, *xs, axis):
+    """Each operand gets a size-1 axis, then they are concatenated along it."""
+    shape = list(ctx.avals_in[0].shape)
+    shape.insert(axis, 1)
+    dims = [i for i in range(len(shape)) if i != axis]
+    return _concatenate_lower(ctx, *[lowering.broadcast_in_dim(x, shape, dims) for x in xs],
+                              dimension=axis)
+
+
+stack_p = standard_primitive(_stack_shape_rule, _stack_dtype_rule, "stack")
+lowering.register_lowering(stack_p, _stack_lower)
+ad.deflinear2(stack_p, _stack_transpose)
+batching.primitive_batchers[stack_p] = _stack_batch
+
+
+def stack(operands, axis: int = 0):
+    """Join equally shaped ``operands`` along a new axis ``axis``."""
+    xs = [_asarray(x) for x in operands]
+    return stack_p.bind(*xs, axis=canonicalize_axis(axis, np.ndim(xs[0]) + 1))
+
+
+def _unstack_shape_rule(x, *, axis):
+    if x.ndim == 0:
+        raise ValueError("unstack requires arrays with rank > 0, however a scalar array of "
+                         f"shape {x.shape} was passed.")
+    return [_delete(x.shape, [axis])] * x.shape[axis]
+
+
+def _unstack_transpose(cts, x, *, axis):
+    if all(type(ct) is ad.Zero for ct in cts):
+        return [ad.Zero(x.aval)]
+    return [stack_p.bind(*[ad.instantiate_zeros(ct) for ct in cts], axis=axis)]
+
+
+def _unstack_batch(args, dims, *, axis):
+    (x,), (d,) = args, dims
+    if axis < d:
+        outs = unstack_p.bind(x, axis=axis)
+        return outs, [d - 1] * len(outs)
+    outs = unstack_p.bind(x, axis=axis + 1)
+    return outs, [d] * len(outs)
+
+
+def _unstack_lower(ctx, x, *, axis):
+    shape = ctx.avals_in[0].shape
+    outs = []
+    for i, aval in enumerate(ctx.avals_out):
+        starts, limits = [0] * len(shape), list(shape)
+        starts[axis], limits[axis] = i, i + 1
+        piece = hlo.slice(x, starts, limits, [1] * len(shape))
+        outs.append(hlo.reshape(lowering.aval_to_ir_type(aval), piece))
+    return outs
+
+
+unstack_p = standard_multi_result_primitive(
+    _unstack_shape_rule, lambda x, *, axis: [x.dtype] * x.shape[axis],
+    lambda x, *, axis: [x.weak_type] * x.shape[axis], "unstack")
+lowering.register_lowering(unstack_p, _unstack_lower)
+ad.deflinear2(unstack_p, _unstack_transpose)
+batching.primitive_batchers[unstack_p] = _unstack_batch
+
+
+def unstack(x, axis: int = 0):
+    """The slices of ``x`` along ``axis``, as a tuple of arrays of one rank less."""
+    x = _asarray(x)
+    return tuple(unstack_p.bind(x, axis=canonicalize_axis(axis, np.ndim(x))))
+
+
+def _tile_shape_rule(x, *, reps):
+    if x.ndim != len(reps):
+        raise TypeError("reps length must be equal to the ndim of x, got "
+                        f"len(reps)={len(reps)} and x.ndim={x.ndim}.")
+    return tuple(np.multiply(x.shape, reps))
+
+
+def _tile_transpose(ct, x, *, reps):
+    """Fold the cotangent to ``(r0, d0, r1, d1, ...)`` and sum over the repeats."""
+    from glassjax.lax.reductions import reduce_sum
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval)]
+    if not ad.is_undefined_primal(x):
+        return [None]
+    folded = reshape(ct, tuple(k for pair in zip(reps, x.aval.shape) for k in pair))
+    return [reduce_sum(folded, tuple(2 * i for i in range(x.aval.ndim)))]
+
+
+def _tile_batch(args, dims, *, reps):
+    (x,), (d,) = args, dims
+    reps = list(reps)
+    reps.insert(d, 1)
+    return tile(x, reps), d
+
+
+def _tile_lower(ctx, x, *, reps):
+    """Interleave size-1 axes, broadcast them to the repeat counts, merge pairs."""
+    aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
+    expanded = aval_in.update(shape=tuple(j for d in aval_in.shape for j in (1, d)))
+    x = hlo.reshape(lowering.aval_to_ir_type(expanded), x)
+    shape = tuple(k for pair in zip(reps, aval_in.shape) for k in pair)
+    x = lowering.broadcast_in_dim(x, shape, range(2 * aval_in.ndim))
+    return hlo.reshape(lowering.aval_to_ir_type(aval_out), x)
+
+
+tile_p = standard_primitive(_tile_shape_rule, _input_dtype, "tile")
+lowering.register_lowering(tile_p, _tile_lower)
+ad.deflinear2(tile_p, _tile_transpose)
+batching.primitive_batchers[tile_p] = _tile_batch
+
+
+def tile(operand, reps):
+    """Repeat ``operand`` ``reps[i]`` times along each axis i."""
+    return tile_p.bind(operand, reps=tuple(reps))
+

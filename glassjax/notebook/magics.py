@@ -1,0 +1,246 @@
+"""``%jaxpr`` and ``%%jaxpr``: show the jaxpr of a call, its graph and its result.
+
+    %jaxpr [options] f(x, y)            the call is traced, drawn and run
+    %jaxpr jax.grad(f)(1.0)             transformed functions too
+
+    %%jaxpr [options]
+    def f(x):                           the cell runs in the notebook's namespace;
+        return jnp.sin(x) * 2           its last line must be a call
+    f(jnp.arange(3.0))
+
+The call's function and arguments are evaluated in the user's namespace, then the call is
+taken through its stages (``stages.Stages``: trace, lower, compile, run) and displayed
+(``display.stages_bundle``). A mistake in the options or a last line that is not a call
+gives a one-line usage error; an exception raised by the user's code shows the user's
+own traceback, with the magic's frames hidden.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shlex
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import display
+
+import glassjax
+from glassjax.notebook import display as display_lib
+from glassjax.notebook import graph as graph_lib
+from glassjax.notebook.stages import Stages
+
+_GLASSJAX_DIR = os.path.dirname(os.path.abspath(glassjax.__file__))
+# Options that take a value (the others are flags).
+_VALUED = {"--view", "--axis-env", "--static", "--depth", "--rankdir", "--save", "--name"}
+_CAPTURE = "__glassjax_capture_call__"
+
+
+def _axis_env(text: str) -> list[tuple[str, int]]:
+    """``i=4,j=2`` -> ``[("i", 4), ("j", 2)]``."""
+    env = []
+    for item in text.split(","):
+        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*=\s*(\d+)\s*", item)
+        if not m:
+            raise ValueError(f"--axis-env wants name=size pairs like i=4,j=2, got {text!r}")
+        env.append((m.group(1), int(m.group(2))))
+    return env
+
+
+def _int_list(text: str) -> tuple[int, ...]:
+    """``0,2`` -> ``(0, 2)``."""
+    try:
+        return tuple(int(t) for t in text.split(",") if t.strip())
+    except ValueError:
+        raise ValueError(f"--static wants argument positions like 0,2, got {text!r}") from None
+
+
+def _split_options(line: str) -> tuple[list[str], str]:
+    """Split ``%jaxpr``'s line into its leading options and the call expression."""
+    rest, words = line.strip(), []
+    while rest.startswith("--"):
+        word, _, rest = rest.partition(" ")
+        words.append(word)
+        rest = rest.lstrip()
+        if word in _VALUED:
+            value, _, rest = rest.partition(" ")
+            words.append(value)
+            rest = rest.lstrip()
+    return words, rest
+
+
+def _in_glassjax(tb) -> bool:
+    return os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_GLASSJAX_DIR + os.sep)
+
+
+def _user_frames(tb):
+    """The traceback without its leading glassjax frames, so it starts in the user's
+    code; if the error never reached user code, just the frame that raised it."""
+    while tb is not None and tb.tb_next is not None and _in_glassjax(tb):
+        tb = tb.tb_next
+    return tb
+
+
+class _UserError(Exception):
+    """Carries an exception raised by the user's code out of the magic."""
+
+
+@magics_class
+class JaxprMagics(Magics):
+
+    @magic_arguments()
+    @argument("--view", choices=["text", "graph", "both", "widget"], default="both",
+              help="what to show: the jaxpr text, its graph, both (default), or the "
+                   "explorer widget")
+    @argument("--hlo", action="store_true", help="also show the lowered StableHLO")
+    @argument("--compiled", action="store_true",
+              help="also show the HLO after XLA's optimizations")
+    @argument("--axis-env", metavar="NAME=SIZE,...",
+              help="named axes for collectives, like make_jaxpr's axis_env (e.g. "
+                   "i=4,j=2); the program is traced only, without devices")
+    @argument("--static", metavar="I,J,...", help="positions of static arguments "
+                                                  "(static_argnums), e.g. 0,2")
+    @argument("--no-run", action="store_true", help="do not run the program")
+    @argument("--depth", type=int, help="nesting levels of sub-jaxprs drawn expanded "
+                                        "(default: all)")
+    @argument("--rankdir", choices=["TB", "LR"], default="TB",
+              help="graph direction: top to bottom (default) or left to right")
+    @argument("--save", metavar="FILE.svg|FILE.dot", help="also write the graph to a file")
+    @argument("--name", metavar="VAR",
+              help="store the ClosedJaxpr in the notebook variable VAR")
+    @line_cell_magic
+    def jaxpr(self, line, cell=None):
+        """Show the jaxpr of a call, its graph, and its result computed on the device.
+
+        Line magic:  %jaxpr [options] f(x, y)
+        Cell magic:  %%jaxpr [options]  -- the cell runs, and its last line (a call) is
+        traced, drawn and run.
+        """
+        __tracebackhide__ = True          # IPython hides this frame in tracebacks
+        if cell is None:
+            words, expr = _split_options(line)
+            if not expr:
+                raise UsageError("%jaxpr needs a call, like: %jaxpr f(x)  (see %jaxpr?)")
+        else:
+            words, expr = shlex.split(line), None
+        opts = parse_argstring(self.jaxpr, " ".join(shlex.quote(w) for w in words))
+        settings = self._settings(opts)
+        try:
+            fun, args, kwargs = (self._eval_call(expr, "line") if cell is None
+                                 else self._run_cell(cell))
+            stages = Stages(fun, args, kwargs, static_argnums=settings["static"],
+                            axis_env=settings["axis_env"])
+            self._show(stages, opts, settings)
+        except _UserError as e:
+            error = e.__cause__
+            raise error.with_traceback(_user_frames(error.__traceback__)) from None
+
+    # -- options ------------------------------------------------------------------------
+
+    @staticmethod
+    def _settings(opts) -> dict:
+        try:
+            axis_env = _axis_env(opts.axis_env) if opts.axis_env else None
+            static = _int_list(opts.static) if opts.static else ()
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        if opts.depth is not None and opts.depth < 0:
+            raise UsageError(f"--depth must be 0 or more, got {opts.depth}")
+        if opts.save and not opts.save.endswith((".svg", ".dot")):
+            raise UsageError(f"--save writes FILE.svg or FILE.dot, got {opts.save!r}")
+        if opts.name and not opts.name.isidentifier():
+            raise UsageError(f"--name wants a variable name, got {opts.name!r}")
+        if axis_env and (opts.hlo or opts.compiled):
+            raise UsageError("--hlo and --compiled need devices; with --axis-env the "
+                             "program is only traced")
+        return {"axis_env": axis_env, "static": static,
+                "run": not opts.no_run and not axis_env}
+
+    # -- the user's code ----------------------------------------------------------------
+
+    def _parse(self, source, mode):
+        """Parse user code under a file name IPython knows, so that tracebacks show
+        the user's lines."""
+        filename = self.shell.compile.cache(source, self.shell.execution_count)
+        try:
+            return ast.parse(source, filename, mode), filename
+        except SyntaxError as e:
+            where = f" on line {e.lineno}: {e.text.strip()}" if e.text else ""
+            raise UsageError(f"invalid syntax{where} ({e.msg})") from None
+
+    def _eval_call(self, source, where):
+        """Evaluate a call's function and arguments (not the call itself)."""
+        tree, filename = self._parse(source, "eval")
+        if not isinstance(tree.body, ast.Call):
+            raise UsageError(f"%jaxpr needs a call, like f(x); got {source.strip()!r}"
+                             if where == "line" else
+                             "the last line of a %%jaxpr cell must be a call, like f(x)")
+        call = tree.body
+        capture = ast.Expression(ast.Call(ast.Name(_CAPTURE, ast.Load()),
+                                          [call.func, *call.args], call.keywords))
+        ast.copy_location(capture.body, call)
+        code = compile(ast.fix_missing_locations(capture), filename, "eval")
+        try:
+            return eval(code, self.shell.user_ns,
+                        {_CAPTURE: lambda f, *a, **k: (f, a, k)})
+        except Exception as e:
+            raise _UserError() from e
+
+    def _run_cell(self, cell):
+        """Run all but the cell's last line; return the last line's call, unevaluated."""
+        source = self.shell.transform_cell(cell)
+        tree, filename = self._parse(source, "exec")
+        if not tree.body or not isinstance(tree.body[-1], ast.Expr):
+            raise UsageError("the last line of a %%jaxpr cell must be a call, like f(x)")
+        last = tree.body.pop()
+        code = compile(tree, filename, "exec")
+        try:
+            exec(code, self.shell.user_ns)
+        except Exception as e:
+            raise _UserError() from e
+        # The last line alone, after blank lines that keep its line numbers.
+        last_source = "\n" * (last.lineno - 1) + ast.get_source_segment(source, last)
+        return self._eval_call(last_source, "cell")
+
+    # -- showing ------------------------------------------------------------------------
+
+    def _show(self, stages, opts, settings):
+        try:
+            closed = stages.closed_jaxpr            # runs the user's function
+        except Exception as e:
+            raise _UserError() from e
+        if opts.name:
+            self.shell.user_ns[opts.name] = closed
+        if opts.save:
+            self._save(stages, opts)
+        if opts.view == "widget":
+            from glassjax.notebook import widgets     # ipywidgets: only when asked for
+            display(widgets.Explorer.from_stages(stages))
+            return
+        display(display_lib.stages_bundle(
+            stages, view=opts.view, hlo=opts.hlo, compiled=opts.compiled,
+            run=settings["run"], depth=opts.depth, rankdir=opts.rankdir), raw=True)
+
+    @staticmethod
+    def _save(stages, opts):
+        g = graph_lib.to_graphviz(stages.closed_jaxpr, depth=opts.depth,
+                                  rankdir=opts.rankdir, result_names=stages.result_names,
+                                  axis_env=stages.axis_env)
+        text = g.source if opts.save.endswith(".dot") else display_lib.svg(g)
+        with open(opts.save, "w", encoding="utf-8") as f:
+            f.write(text)
+        print(f"Saved the graph to {opts.save}")
+
+
+def load(ip):
+    """``%load_ext glassjax``."""
+    ip.register_magics(JaxprMagics)
+
+
+def unload(ip):
+    """``%unload_ext glassjax``: IPython has no call for this, so we take our magics out
+    of its tables."""
+    for kind in ("line", "cell"):
+        ip.magics_manager.magics[kind].pop("jaxpr", None)
+    ip.magics_manager.registry.pop(JaxprMagics.__name__, None)

@@ -1,0 +1,132 @@
+"""One call ``fun(*args)`` taken through the stages of a JAX program, one at a time.
+
+trace (Python -> jaxpr) -> lower (jaxpr -> StableHLO) -> compile (StableHLO -> XLA's
+optimized HLO, an executable) -> run (on the device). This is exactly what ``jit`` does
+on a cache miss; the notebook shows each stage's product and how long it took. Each
+stage runs once, when first asked for, and its time is recorded.
+
+With an ``axis_env`` (named axes for collectives such as ``psum``, as ``make_jaxpr``
+takes them) the program is only traced: collectives need the devices of a ``pmap``.
+"""
+from __future__ import annotations
+
+import time
+
+import glassjax
+from glassjax import core, tree_util
+
+
+class StageError(Exception):
+    """A stage after tracing failed; the message says which one and why."""
+
+
+class Stages:
+    """The stages of ``fun(*args, **kwargs)``; ``static_argnums`` as for ``jit``."""
+
+    def __init__(self, fun, args=(), kwargs=None, *, static_argnums=(), axis_env=None):
+        self.fun = fun
+        self.args = tuple(args)
+        self.kwargs = dict(kwargs or {})
+        self.static_argnums = tuple(static_argnums)
+        self.axis_env = list(axis_env) if axis_env else None
+        self.timings: dict[str, float] = {}      # stage -> milliseconds
+        self._done: dict = {}
+
+    def _stage(self, name, compute):
+        if name not in self._done:
+            start = time.perf_counter()
+            self._done[name] = compute()
+            self.timings[name] = (time.perf_counter() - start) * 1e3
+        return self._done[name]
+
+    # -- trace ----------------------------------------------------------------------------
+
+    def _trace(self):
+        return glassjax.make_jaxpr(self.fun, static_argnums=self.static_argnums,
+                                   axis_env=self.axis_env, return_shape=True)(
+            *self.args, **self.kwargs)
+
+    @property
+    def closed_jaxpr(self):
+        """The program as a ClosedJaxpr (what ``make_jaxpr`` shows). Errors raised by the
+        user's function propagate unchanged."""
+        return self._stage("trace", self._trace)[0]
+
+    @property
+    def result_names(self) -> list[str]:
+        """``result``, ``result[0]``, ``result['w']``: one name per output."""
+        shapes = self._stage("trace", self._trace)[1]
+        paths = tree_util.tree_flatten_with_path(shapes)[0]
+        return ["result" + tree_util.keystr(p) for p, _ in paths]
+
+    @property
+    def dynamic_args(self) -> tuple:
+        return tuple(a for i, a in enumerate(self.args) if i not in self.static_argnums)
+
+    @property
+    def arg_leaves(self) -> list:
+        """The arguments the jaxpr's invars stand for (static arguments left out)."""
+        return tree_util.tree_leaves((self.dynamic_args, self.kwargs))
+
+    # -- lower, compile, run ------------------------------------------------------------
+
+    def _jitted(self, stage):
+        """``jit`` of the traced jaxpr itself, taking and returning the same pytrees as
+        the user's function: it lowers to what ``jit(fun).lower(...)`` gives, without
+        running the user's Python code a second time."""
+        if self.axis_env:
+            raise StageError(f"cannot {stage}: with an axis environment the program is "
+                             "only traced (its collectives need the devices of a pmap)")
+        closed, shapes = self._stage("trace", self._trace)
+        out_tree = tree_util.tree_structure(shapes)
+
+        def program(*args, **kwargs):
+            outs = core.eval_jaxpr(closed.jaxpr, closed.consts,
+                                   *tree_util.tree_leaves((args, kwargs)))
+            return tree_util.tree_unflatten(out_tree, outs)
+        program.__name__ = getattr(self.fun, "__name__", type(self.fun).__name__)
+        return glassjax.jit(program)
+
+    def _guarded(self, stage, compute):
+        try:
+            return self._stage(stage, compute)
+        except StageError:
+            raise
+        except Exception as e:
+            raise StageError(f"{stage} failed: {type(e).__name__}: {e}") from e
+
+    @property
+    def lowered(self):
+        return self._guarded("lower", lambda: self._jitted("lower").lower(
+            *self.dynamic_args, **self.kwargs))
+
+    @property
+    def stablehlo(self) -> str:
+        """The lowered module, in StableHLO's text form."""
+        return self.lowered.as_text()
+
+    @property
+    def compiled(self):
+        return self._guarded("compile", lambda: self.lowered.compile())
+
+    @property
+    def optimized_hlo(self) -> str:
+        """What XLA made of it: the optimized HLO of the compiled executable."""
+        return self.compiled.as_text()
+
+    @property
+    def outputs(self):
+        """The result pytree, computed on the device by the compiled executable."""
+        return self._guarded("run", lambda: _ready(
+            self.compiled(*self.dynamic_args, **self.kwargs)))
+
+    @property
+    def output_leaves(self) -> list:
+        return tree_util.tree_leaves(self.outputs)
+
+
+def _ready(out):
+    """Wait for the device, so the run time measures the computation itself."""
+    for leaf in tree_util.tree_leaves(out):
+        getattr(leaf, "block_until_ready", lambda: None)()
+    return out

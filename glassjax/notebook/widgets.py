@@ -1,0 +1,276 @@
+"""The explorer: one call, every stage, live transformations and a step-through view.
+
+``explore(f, x)`` (or ``%%jaxpr --view widget``) shows tabs for the jaxpr, its graph, the
+lowered StableHLO, the compiled HLO, the result and the time each stage took. A bar of
+transformations wraps the function in jit, grad, value_and_grad, vmap, jvp, linearize
+or checkpoint, one after another, and everything is re-traced at once: that is the best
+way to see what a transformation does to a program. The Step tab runs the jaxpr one
+equation at a time (``stepper``), marking the current equation in the text and in the
+graph and showing its input and output values.
+
+Built from stock ipywidgets, so it needs no front-end code of its own.
+"""
+from __future__ import annotations
+
+import ast
+import html
+
+import ipywidgets as w
+import numpy as np
+
+import glassjax
+from glassjax import core, tree_util
+from glassjax.notebook import display as display_lib
+from glassjax.notebook import graph as graph_lib
+from glassjax.notebook.naming import PrintedNames
+from glassjax.notebook.stages import StageError, Stages
+from glassjax.notebook.stepper import Stepper
+
+VMAP_BATCH = 3            # vmap's example batch: the arguments stacked this many times
+
+
+# ----------------------------------------------------------------------------------------
+# Transformations: each turns (function, example arguments) into new ones
+# ----------------------------------------------------------------------------------------
+
+def _ones_like(x):
+    return np.ones(np.shape(x), core.get_aval(x).dtype)
+
+
+def _batched(args, in_axes):
+    """Example arguments for ``vmap(f, in_axes)``: each mapped argument stacked
+    ``VMAP_BATCH`` times along its axis."""
+    axes = in_axes if isinstance(in_axes, (tuple, list)) else [in_axes] * len(args)
+    if len(axes) != len(args):
+        raise ValueError(f"in_axes has {len(axes)} entries for {len(args)} arguments")
+    return tuple(a if ax is None else tree_util.tree_map(
+        lambda x, ax=ax: np.stack([np.asarray(x)] * VMAP_BATCH, axis=ax), a)
+        for a, ax in zip(args, axes))
+
+
+def _jvp(f):
+    def f_jvp(*xs):
+        return glassjax.jvp(f, xs, tree_util.tree_map(_ones_like, xs))
+    return f_jvp
+
+
+def _linearize(f):
+    def f_lin(*xs):
+        y, f_jvp = glassjax.linearize(f, *xs)
+        return y, f_jvp(*tree_util.tree_map(_ones_like, xs))
+    return f_lin
+
+
+# name -> (how it reads, making the new function, making the new example arguments)
+TRANSFORMS = {
+    "jit": ("jit({})", lambda f, ax: glassjax.jit(f), None),
+    "grad": ("grad({})", lambda f, ax: glassjax.grad(f), None),
+    "value_and_grad": ("value_and_grad({})", lambda f, ax: glassjax.value_and_grad(f),
+                       None),
+    "vmap": ("vmap({}, in_axes={ax})", lambda f, ax: glassjax.vmap(f, in_axes=ax),
+             _batched),
+    "jvp": ("jvp({}) with tangents of ones", lambda f, ax: _jvp(f), None),
+    "linearize": ("linearize({}) applied to ones", lambda f, ax: _linearize(f), None),
+    "checkpoint": ("checkpoint({})", lambda f, ax: glassjax.checkpoint(f), None),
+}
+
+
+def _parse_in_axes(text: str):
+    try:
+        return ast.literal_eval(text.strip() or "0")
+    except (ValueError, SyntaxError):
+        raise ValueError(f"in_axes must be a Python literal such as 0, None or (0, None); "
+                         f"got {text!r}") from None
+
+
+# ----------------------------------------------------------------------------------------
+# The widget
+# ----------------------------------------------------------------------------------------
+
+TABS = ["Jaxpr", "Graph", "StableHLO", "Compiled HLO", "Result", "Timings", "Step"]
+
+
+def _html(*parts):
+    return display_lib.wrap(*parts)
+
+
+class Explorer:
+    """The explorer for ``fun(*args, **kwargs)``; displays itself in a notebook."""
+
+    def __init__(self, fun, args=(), kwargs=None, *, static_argnums=()):
+        self.fun = fun
+        self.args = tuple(args)
+        self.kwargs = dict(kwargs or {})
+        self.static_argnums = tuple(static_argnums)
+        self.transforms: list[tuple[str, object]] = []     # (name, in_axes)
+        self._build()
+        self._retrace()
+
+    @classmethod
+    def from_stages(cls, stages: Stages) -> "Explorer":
+        return cls(stages.fun, stages.args, stages.kwargs,
+                   static_argnums=stages.static_argnums)
+
+    # -- the current program ------------------------------------------------------------
+
+    def _program(self):
+        """The base function with the transformations applied, and its arguments."""
+        fun, args = self.fun, self.args
+        for name, in_axes in self.transforms:
+            _, make, new_args = TRANSFORMS[name]
+            if new_args is not None:
+                args = new_args(args, in_axes)
+            fun = make(fun, in_axes)
+        return fun, args
+
+    def description(self) -> str:
+        text = getattr(self.fun, "__name__", "f")
+        for name, in_axes in self.transforms:
+            text = TRANSFORMS[name][0].format(text, ax=in_axes)
+        return text
+
+    # -- layout -------------------------------------------------------------------------
+
+    def _build(self):
+        self.title = w.HTML()
+        self.choice = w.Dropdown(options=list(TRANSFORMS), value="grad",
+                                 description="transform", layout=w.Layout(width="16em"))
+        self.in_axes = w.Text(value="0", description="in_axes", layout=w.Layout(width="14em"))
+        self.apply_button = w.Button(description="apply", button_style="primary")
+        self.undo_button = w.Button(description="undo")
+        self.reset_button = w.Button(description="reset")
+        self.apply_button.on_click(lambda _: self.apply(self.choice.value,
+                                                        self.in_axes.value))
+        self.undo_button.on_click(lambda _: self.undo())
+        self.reset_button.on_click(lambda _: self.reset())
+        self.message = w.HTML()
+        bar = w.HBox([self.choice, self.in_axes, self.apply_button, self.undo_button,
+                      self.reset_button])
+        self.panes = [w.HTML() for _ in TABS[:-1]]
+        self.slider = w.IntSlider(min=0, max=0, description="equation",
+                                  continuous_update=False, layout=w.Layout(width="40em"))
+        self.slider.observe(lambda change: self._show_step(change["new"]), names="value")
+        self.step_text = w.HTML()
+        self.step_graph = w.HTML()
+        self.step_values = w.HTML()
+        step_pane = w.VBox([self.slider, w.HBox([self.step_text, self.step_graph]),
+                            self.step_values])
+        self.tabs = w.Tab(children=[*self.panes, step_pane])
+        for i, name in enumerate(TABS):
+            self.tabs.set_title(i, name)
+        self.tabs.observe(lambda change: self._render_tab(change["new"]),
+                          names="selected_index")
+        self.widget = w.VBox([self.title, bar, self.message, self.tabs])
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = f"glassjax explorer: {self.description()}"
+        return bundle
+
+    # -- transformations ----------------------------------------------------------------
+
+    def apply(self, name: str, in_axes="0"):
+        """Wrap the current function in one more transformation and re-trace."""
+        axes = _parse_in_axes(in_axes) if isinstance(in_axes, str) else in_axes
+        self.transforms.append((name, axes if name == "vmap" else None))
+        if not self._retrace():
+            self.transforms.pop()
+            self._retrace(keep_message=True)
+
+    def undo(self):
+        if self.transforms:
+            self.transforms.pop()
+            self._retrace()
+
+    def reset(self):
+        self.transforms.clear()
+        self._retrace()
+
+    def _retrace(self, keep_message=False) -> bool:
+        """Trace the current program; on failure say why and return False."""
+        self.title.value = _html(display_lib.section(
+            "Explorer", f"<code>{html.escape(self.description())}</code>"))
+        if not keep_message:
+            self.message.value = ""
+        try:
+            fun, args = self._program()
+            self.stages = Stages(fun, args, self.kwargs, static_argnums=self.static_argnums)
+            self.stages.closed_jaxpr
+        except Exception as e:
+            self.message.value = _html(display_lib.error_box(
+                f"{self.description()} could not be traced: {type(e).__name__}: {e}"))
+            return False
+        self.names = PrintedNames(self.stages.closed_jaxpr.jaxpr)
+        self.stepper = None
+        self._rendered: set = set()
+        n = len(self.stages.closed_jaxpr.eqns)
+        self.slider.max = max(n - 1, 0)
+        self.slider.disabled = n == 0
+        self._render_tab(self.tabs.selected_index or 0)
+        return True
+
+    # -- tabs ---------------------------------------------------------------------------
+
+    def _render_tab(self, i):
+        """Fill tab ``i`` the first time it is shown (compiling can take a while)."""
+        if i is None or i in self._rendered:
+            return
+        self._rendered.add(i)
+        if TABS[i] == "Step":
+            self._show_step(self.slider.value)
+            return
+        try:
+            body = self._tab_body(TABS[i])
+        except StageError as e:
+            body = display_lib.error_box(str(e))
+        self.panes[i].value = _html(body)
+
+    def _tab_body(self, tab) -> str:
+        s = self.stages
+        if tab == "Jaxpr":
+            return display_lib.jaxpr_html(s.closed_jaxpr)
+        if tab == "Graph":
+            return display_lib.graph_html(s.closed_jaxpr, result_names=s.result_names)
+        if tab == "StableHLO":
+            return display_lib.pre(s.stablehlo)
+        if tab == "Compiled HLO":
+            return display_lib.pre(s.optimized_hlo)
+        if tab == "Result":
+            return display_lib.results_html(s.result_names, s.output_leaves)
+        if tab == "Timings":
+            s.output_leaves                  # every stage has run once
+            rows = "".join(f"<tr><td>{stage}</td><td>{ms:.2f} ms</td></tr>"
+                           for stage, ms in s.timings.items())
+            return f'<table class="gj-table"><tr><th>stage</th><th>time</th></tr>{rows}</table>'
+        raise ValueError(tab)
+
+    # -- step through -------------------------------------------------------------------
+
+    def _show_step(self, i):
+        closed = self.stages.closed_jaxpr
+        if not closed.eqns:
+            self.step_text.value = _html(display_lib.error_box("no equations to step"))
+            return
+        if self.stepper is None:
+            self.stepper = Stepper(closed, self.stages.arg_leaves)
+        self.step_text.value = _html(*[
+            f'<pre class="gj-step{" gj-current" * (k == i)}">'
+            f"{html.escape(self.names.eqn_text(e))}</pre>" for k, e in enumerate(closed.eqns)])
+        self.step_graph.value = _html(display_lib.graph_html(
+            closed, depth=0, highlight=[f"e{i}"], result_names=self.stages.result_names))
+        try:
+            step = self.stepper[i]
+        except Exception as e:
+            self.step_values.value = _html(display_lib.error_box(
+                f"equation {i} failed: {type(e).__name__}: {e}"))
+            return
+        self.step_values.value = _html(
+            display_lib.section("inputs", display_lib.results_html(
+                [self.names.name(a) for a in step.eqn.invars], step.inputs)),
+            display_lib.section("outputs", display_lib.results_html(
+                [self.names.name(v) for v in step.eqn.outvars], step.outputs)))
+
+
+def explore(fun, *args, static_argnums=(), **kwargs) -> Explorer:
+    """An explorer for the call ``fun(*args, **kwargs)`` (display it in a notebook)."""
+    return Explorer(fun, args, kwargs, static_argnums=static_argnums)

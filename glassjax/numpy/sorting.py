@@ -1,0 +1,167 @@
+"""Sorting, and the order statistics built on it (``quantile``, ``percentile``,
+``median``).
+
+``lax.sort`` sorts along one axis (NaNs last); ``argsort`` sorts an ``iota`` of indices
+along with the keys. A quantile sorts, then gathers the two neighbours of the
+fractional position ``q * (n - 1)`` and interpolates between them.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from glassjax import dtypes, lax
+from glassjax.jit import jit
+from glassjax.numpy import reductions
+from glassjax.numpy.util import (_where, canonicalize_axis, const, ensure_arraylike,
+                                 promote_dtypes_inexact)
+
+
+@jit(static_argnames=("axis", "kind", "order", "stable", "descending"))
+def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    """The sorted copy of ``a`` along ``axis`` (of the flattened array for None)."""
+    arr = ensure_arraylike("sort", a)
+    if kind is not None:
+        raise TypeError("'kind' argument to sort is not supported. Use stable=True or "
+                        "stable=False to specify sort stability.")
+    if order is not None:
+        raise TypeError("'order' argument to sort is not supported.")
+    if axis is None:
+        arr, axis = arr.ravel(), 0
+    dimension = canonicalize_axis(axis, arr.ndim)
+    result = lax.sort(arr, dimension=dimension, is_stable=stable)
+    return lax.rev(result, [dimension]) if descending else result
+
+
+@jit(static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"))
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
+            dtype=None):
+    """The indices that sort ``a`` along ``axis``."""
+    arr = ensure_arraylike("argsort", a)
+    if kind is not None:
+        raise TypeError("'kind' argument to argsort is not supported. Use stable=True or "
+                        "stable=False to specify sort stability.")
+    if order is not None:
+        raise TypeError("'order' argument to argsort is not supported.")
+    if axis is None:
+        arr, axis = arr.ravel(), 0
+    dimension = canonicalize_axis(axis, arr.ndim)
+    if dtype is not None:
+        idx_dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "argsort")
+    else:
+        idx_dtype = (np.dtype(np.int64) if arr.shape[dimension] > np.iinfo(np.int32).max
+                     else dtypes.default_int_dtype())
+    iota = lax.broadcasted_iota(idx_dtype, arr.shape, dimension)
+    if descending and stable:
+        # Reverse first so equal keys keep their order after the final reversal.
+        arr, iota = lax.rev(arr, [dimension]), lax.rev(iota, [dimension])
+    _, indices = lax.sort_key_val(arr, iota, dimension=dimension, is_stable=stable)
+    return lax.rev(indices, [dimension]) if descending else indices
+
+
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+@jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False):
+    """The ``q``-th quantiles (``0 <= q <= 1``) along ``axis``; ``method`` says how to
+    pick between the two data points around the quantile. NaN if the data has NaNs."""
+    a, q = ensure_arraylike("quantile", a, q)
+    if overwrite_input or out is not None:
+        raise ValueError("jax.numpy.quantile does not support overwrite_input=True or "
+                         "out != None")
+    return _quantile(a, q, axis, method, keepdims)
+
+
+def _quantile(a, q, axis, method, keepdims):
+    if method not in _METHODS:
+        raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
+                         "'nearest' or 'inverted_cdf'")
+    a, = promote_dtypes_inexact(a)
+    if dtypes.issubdtype(a.dtype, np.complexfloating):
+        raise ValueError("quantile does not support complex input, as the operation is "
+                         "poorly defined.")
+    keepdim = []
+    if axis is None:
+        if keepdims:
+            keepdim = [1] * a.ndim
+        a, axis = a.ravel(), 0
+    elif isinstance(axis, tuple):
+        # Move the reduced axes last and merge them into one.
+        keepdim = list(a.shape)
+        axis = tuple(canonicalize_axis(ax, a.ndim) for ax in axis)
+        if len(set(axis)) != len(axis):
+            raise ValueError("repeated axis")
+        for ax in axis:
+            keepdim[ax] = 1
+        dimensions = list(range(a.ndim))
+        for i, s in enumerate(sorted(set(range(a.ndim)) - set(axis))):
+            dimensions[i], dimensions[s] = dimensions[s], dimensions[i]
+        kept = tuple(d for i, d in enumerate(a.shape) if i not in axis)
+        merged = math.prod(d for i, d in enumerate(a.shape) if i in axis)
+        a = lax.reshape(a, kept + (merged,), dimensions)
+        axis = a.ndim - 1
+    else:
+        axis = canonicalize_axis(axis, a.ndim)
+    if q.ndim > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
+    q_ndim = q.ndim
+    a = _where(reductions.any(lax.ne(a, a), axis=axis, keepdims=True), np.nan, a)
+    a = lax.sort(a, dimension=axis)
+    n = lax.convert_element_type(a.shape[axis], q.dtype)
+    q = lax.mul(q, n - 1)
+    low, high = lax.floor(q), lax.ceil(q)
+    high_weight = lax.sub(q, low)
+    low_weight = lax.sub(const(high_weight, 1), high_weight)
+    low = lax.clamp(const(low, 0), low, n - 1)
+    high = lax.clamp(const(high, 0), high, n - 1)
+    low, high = lax.convert_element_type(low, int), lax.convert_element_type(high, int)
+    slice_sizes = list(a.shape)
+    slice_sizes[axis] = 1
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=tuple(range(q_ndim, a.ndim + q_ndim - (0 if keepdims else 1))),
+        collapsed_slice_dims=() if keepdims else (axis,), start_index_map=(axis,))
+    low_value = lax.gather(a, low[..., None], dimension_numbers=dnums,
+                           slice_sizes=slice_sizes)
+    high_value = lax.gather(a, high[..., None], dimension_numbers=dnums,
+                            slice_sizes=slice_sizes)
+    if q_ndim == 1:
+        low_weight = lax.broadcast_in_dim(low_weight, low_value.shape, (0,))
+        high_weight = lax.broadcast_in_dim(high_weight, high_value.shape, (0,))
+    if method == "linear":
+        result = lax.add(lax.mul(low_value.astype(q.dtype), low_weight),
+                         lax.mul(high_value.astype(q.dtype), high_weight))
+    elif method == "lower":
+        result = low_value
+    elif method == "higher":
+        result = high_value
+    elif method == "nearest":
+        result = lax.select(lax.le(high_weight, const(high_weight, 0.5)), low_value,
+                            high_value)
+    else:
+        result = lax.mul(lax.add(low_value, high_value), const(low_value, 0.5))
+    if keepdims and keepdim:
+        if q_ndim > 0:
+            keepdim = [np.shape(q)[0], *keepdim]
+        result = result.reshape(keepdim)
+    return lax.convert_element_type(result, a.dtype)
+
+
+@jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False):
+    """``quantile`` with ``q`` in percent."""
+    a, q = ensure_arraylike("percentile", a, q)
+    q, = promote_dtypes_inexact(q)
+    return quantile(a, q / 100, axis=axis, out=out, overwrite_input=overwrite_input,
+                    method=method, keepdims=keepdims)
+
+
+@jit(static_argnames=("axis", "overwrite_input", "keepdims"))
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The middle value (the mean of the two middle values for an even count)."""
+    a = ensure_arraylike("median", a)
+    return quantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
+                    keepdims=keepdims, method="midpoint")

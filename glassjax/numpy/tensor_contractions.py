@@ -1,0 +1,395 @@
+"""Products of arrays: ``dot``, ``matmul`` (``@``), ``vdot``, ``inner``, ``outer``,
+``tensordot`` and ``einsum``.
+
+Every contraction is one ``lax.dot_general``: it multiplies along *contracting* axes and
+loops over *batch* axes, the remaining axes of each operand following in order. The jnp
+functions only work out which axes are which (``matmul`` also squeezes size-1 batch axes
+and transposes its result into NumPy's axis order). Operands of different dtypes go to
+``dot_general`` as they are, with the promoted ``preferred_element_type``.
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import itertools
+import math
+
+import numpy as np
+
+from glassjax import dtypes, lax
+from glassjax.numpy import ufuncs, util
+from glassjax.numpy.util import canonicalize_axis, ensure_arraylike
+
+
+def _result_dtype(name, a, b, preferred_element_type):
+    """The dtype of a product (and whether it is weak): promotion, unless requested."""
+    if preferred_element_type is None:
+        return dtypes.result_type(a, b, return_weak_type_flag=True)
+    return dtypes.check_and_canonicalize_user_dtype(preferred_element_type, name), False
+
+
+def dot(a, b, *, precision=None, preferred_element_type=None):
+    """NumPy's ``dot``: contract the last axis of ``a`` with the second-to-last of ``b``
+    (the only one for vectors); a scalar operand multiplies elementwise."""
+    a, b = ensure_arraylike("dot", a, b)
+    dtype, weak = _result_dtype("dot", a, b, preferred_element_type)
+    if a.ndim == 0 or b.ndim == 0:
+        contract = ((), ())
+    elif b.ndim == 1:
+        contract = ((a.ndim - 1,), (0,))
+    else:
+        contract = ((a.ndim - 1,), (b.ndim - 2,))
+    result = lax.dot_general(a, b, (contract, ((), ())), precision=precision,
+                             preferred_element_type=dtype)
+    return util.convert(result, dtype, weak)
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None):
+    """``a @ b``: matrix products over broadcast batch axes; vectors are treated as a row
+    (``a``) or a column (``b``) and that axis is dropped from the result."""
+    a, b = ensure_arraylike("matmul", a, b)
+    for i, x in enumerate((a, b)):
+        if x.ndim < 1:
+            raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it "
+                             f"has ndim {x.ndim}")
+    dtype, weak = _result_dtype("matmul", a, b, preferred_element_type)
+    a_is_mat, b_is_mat = a.ndim > 1, b.ndim > 1
+    a_batch_dims = a.shape[:-2] if a_is_mat else ()
+    b_batch_dims = b.shape[:-2] if b_is_mat else ()
+    num_batch = max(len(a_batch_dims), len(b_batch_dims))
+    a_batch_dims = (None,) * (num_batch - len(a_batch_dims)) + a_batch_dims
+    b_batch_dims = (None,) * (num_batch - len(b_batch_dims)) + b_batch_dims
+    # Sort each batch axis: present in one operand only ("other"), size 1 in one or both
+    # (squeezed away, then broadcast by dot_general's free axes), or a true batch axis.
+    a_squeeze, b_squeeze, both_squeeze = [], [], []
+    a_batch, b_batch = [], []
+    idx_batch, idx_a_other, idx_b_other = [], [], []
+    for i, (ba, bb) in enumerate(zip(a_batch_dims, b_batch_dims)):
+        if ba is None:
+            idx_b_other.append(i)
+        elif bb is None:
+            idx_a_other.append(i)
+        elif ba == 1 and bb == 1:
+            a_squeeze.append(len(idx_batch) + len(idx_a_other) + len(a_squeeze))
+            b_squeeze.append(len(idx_batch) + len(idx_b_other) + len(b_squeeze))
+            both_squeeze.append(i)
+        elif ba == 1:
+            idx_b_other.append(i)
+            a_squeeze.append(len(idx_batch) + len(idx_a_other) + len(a_squeeze))
+        elif bb == 1:
+            idx_a_other.append(i)
+            b_squeeze.append(len(idx_batch) + len(idx_b_other) + len(b_squeeze))
+        elif ba == bb:
+            a_batch.append(len(idx_batch) + len(idx_a_other))
+            b_batch.append(len(idx_batch) + len(idx_b_other))
+            idx_batch.append(i)
+        else:
+            raise ValueError(f"Incompatible types for matmul arguments: "
+                             f"{a.aval.str_short()} and {b.aval.str_short()}")
+    if a_is_mat:
+        idx_a_other.append(num_batch)
+    if b_is_mat:
+        idx_b_other.append(num_batch + a_is_mat)
+    perm = np.argsort(np.concatenate([idx_batch, idx_a_other, idx_b_other]))
+    a = lax.squeeze(a, tuple(a_squeeze))
+    b = lax.squeeze(b, tuple(b_squeeze))
+    out = lax.dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1 - b_is_mat,)),
+                                 (tuple(a_batch), tuple(b_batch))),
+                          precision=precision, preferred_element_type=dtype)
+    result = lax.transpose(out, tuple(int(p) for p in perm))
+    if both_squeeze:
+        result = lax.expand_dims(result, tuple(both_squeeze))
+    return util.convert(result, dtype, weak)
+
+
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+    """The dot product of the flattened arrays, conjugating ``a``."""
+    a, b = ensure_arraylike("vdot", a, b)
+    if dtypes.issubdtype(a.dtype, np.complexfloating):
+        a = ufuncs.conj(a)
+    return dot(a.ravel(), b.ravel(), precision=precision,
+               preferred_element_type=preferred_element_type)
+
+
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+    """Contract the last ``axes`` axes of ``a`` with the first of ``b``, or the given
+    pairs of axes."""
+    a, b = ensure_arraylike("tensordot", a, b)
+    dtype, weak = _result_dtype("tensordot", a, b, preferred_element_type)
+    if type(axes) is int:
+        if axes > min(a.ndim, b.ndim):
+            raise TypeError(f"Number of tensordot axes (axes {axes}) exceeds input ranks "
+                            f"({a.shape} and {b.shape})")
+        contract = (tuple(range(a.ndim - axes, a.ndim)), tuple(range(axes)))
+    elif isinstance(axes, (tuple, list)) and len(axes) == 2:
+        ax1, ax2 = axes
+        if isinstance(ax1, int) and isinstance(ax2, int):
+            contract = ((canonicalize_axis(ax1, a.ndim),), (canonicalize_axis(ax2, b.ndim),))
+        elif isinstance(ax1, (tuple, list)) and isinstance(ax2, (tuple, list)):
+            if len(ax1) != len(ax2):
+                raise TypeError("tensordot requires axes lists to have equal length, got "
+                                f"{ax1} and {ax2}.")
+            contract = (tuple(canonicalize_axis(i, a.ndim) for i in ax1),
+                        tuple(canonicalize_axis(i, b.ndim) for i in ax2))
+        else:
+            raise TypeError("tensordot requires both axes lists to be either ints, tuples or "
+                            f"lists, got {ax1} and {ax2}")
+    else:
+        raise TypeError("tensordot axes argument must be an int, a pair of ints, or a pair "
+                        "of lists/tuples of ints.")
+    result = lax.dot_general(a, b, (contract, ((), ())), precision=precision,
+                             preferred_element_type=dtype)
+    return util.convert(result, dtype, weak)
+
+
+def inner(a, b, *, precision=None, preferred_element_type=None):
+    """Contract the last axes of ``a`` and ``b``."""
+    a, b = ensure_arraylike("inner", a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        if preferred_element_type is not None:
+            a, b = a.astype(preferred_element_type), b.astype(preferred_element_type)
+        return a * b
+    return tensordot(a, b, (-1, -1), precision=precision,
+                     preferred_element_type=preferred_element_type)
+
+
+def outer(a, b, out=None):
+    """Every element of ``a`` times every element of ``b`` (a matrix)."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
+    a, b = util.promote_dtypes(*ensure_arraylike("outer", a, b))
+    return a.ravel()[:, None] * b.ravel()[None, :]
+
+
+# ----------------------------------------------------------------------------------------
+# einsum
+# ----------------------------------------------------------------------------------------
+
+def _parse_subscripts(subscripts, shapes):
+    """Input and output index strings, with ``...`` replaced by fresh letters and the
+    implicit output (indices used once, sorted) made explicit."""
+    subscripts = subscripts.replace(" ", "")
+    inputs, arrow, output = subscripts.partition("->")
+    inputs = inputs.split(",")
+    if len(inputs) != len(shapes):
+        raise ValueError("Number of einsum subscripts must be equal to the number of "
+                         "operands.")
+    used = set(subscripts) - set(".,->")
+    fresh = (c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+             if c not in used)
+    ellipsis_ndim = max((len(s) - len(t.replace("...", ""))
+                         for t, s in zip(inputs, shapes) if "..." in t), default=0)
+    ellipsis = "".join(next(fresh) for _ in range(ellipsis_ndim))
+    expanded = []
+    for term, shape in zip(inputs, shapes):
+        if "..." in term:
+            n = len(shape) - len(term.replace("...", ""))
+            term = term.replace("...", ellipsis[ellipsis_ndim - n:] if n else "")
+        expanded.append(term)
+    if arrow:
+        output = output.replace("...", ellipsis)
+    else:
+        counts = collections.Counter("".join(expanded))
+        output = ellipsis + "".join(sorted(c for c in counts
+                                           if counts[c] == 1 and c not in ellipsis))
+    return expanded, output
+
+
+def _optimal_path(inputs, output, sizes):
+    """opt_einsum's ``'optimal'`` path: try every order of pairwise contractions (depth
+    first, pruning any order already costlier than the best found) and keep the one with
+    the fewest flops. Returns the pairs as positions in the shrinking operand list."""
+    best = [float("inf"), None]
+
+    def flops(indices, inner):
+        return math.prod(sizes[i] for i in indices) * (2 if inner else 1)
+
+    def search(path, terms, remaining, cost):
+        if len(remaining) == 1:
+            best[:] = [cost, path]
+            return
+        for i, j in itertools.combinations(sorted(remaining), 2):
+            keep = set(output).union(*(terms[k] for k in remaining - {i, j}))
+            either, shared = terms[i] | terms[j], terms[i] & terms[j]
+            new_cost = cost + flops(either, bool(shared - keep))
+            if new_cost < best[0]:
+                search(path + [(i, j)], terms + [either & keep],
+                       remaining - {i, j} | {len(terms)}, new_cost)
+
+    search([], [frozenset(t) for t in inputs], set(range(len(inputs))), 0)
+    # Number each pair by position in the list of operands still alive at that step.
+    alive, linear = list(range(len(inputs))), []
+    for step, pair in enumerate(best[1]):
+        positions = sorted(alive.index(k) for k in pair)
+        for p in reversed(positions):
+            alive.pop(p)
+        alive.append(len(inputs) + step)
+        linear.append(tuple(positions))
+    return linear
+
+
+def _contractions(inputs, output, sizes, optimize):
+    """The pairwise contraction steps (opt_einsum's "einsum_call" form): which operands,
+    which indices disappear, and the step's own einsum string. JAX's default order is
+    opt_einsum's ``'optimal'`` for up to 4 operands (heuristics beyond; here the optimal
+    search up to 6 operands, then left to right)."""
+    if len(inputs) <= 2:
+        path = [tuple(range(len(inputs)))]
+    elif isinstance(optimize, (list, tuple)):
+        path = [tuple(p) for p in optimize if p != "einsum_path"]
+    elif optimize is False or len(inputs) > 6:
+        path = [(0, 1)] * (len(inputs) - 1)
+    else:
+        path = _optimal_path(inputs, output, sizes)
+    terms = list(inputs)
+    steps = []
+    for n, positions in enumerate(path):
+        positions = tuple(sorted(positions, reverse=True))
+        contracted = set().union(*(terms[i] for i in positions))
+        remaining = set(output).union(*(t for i, t in enumerate(terms) if i not in positions))
+        kept = contracted & remaining
+        step_inputs = [terms.pop(i) for i in positions]
+        if n == len(path) - 1:
+            result = output
+        else:
+            joined = "".join(step_inputs)
+            result = "".join(sorted(kept, key=joined.find))
+        terms.append(result)
+        steps.append((positions, frozenset(contracted - kept),
+                      ",".join(step_inputs) + "->" + result))
+    return steps
+
+
+def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
+           preferred_element_type=None):
+    """Einstein summation: each step contracts one or two operands with ``dot_general``
+    (summing indices that appear in only one operand, taking diagonals of repeated
+    indices) and transposes into the order the output string asks for."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
+    if not isinstance(subscripts, str):
+        raise NotImplementedError("jnp.einsum: only the subscripts-string form is "
+                                  "implemented")
+    operands = list(util.ensure_arraylike_tuple("einsum", operands))
+    shapes = [np.shape(o) for o in operands]
+    inputs, output = _parse_subscripts(subscripts, shapes)
+    sizes = {}
+    for term, shape in zip(inputs, shapes):
+        for name, d in zip(term, shape):
+            sizes[name] = d if sizes.get(name, 1) == 1 else sizes[name]
+    steps = _contractions(inputs, output, sizes, optimize)
+    if preferred_element_type is None:
+        dtype, weak = dtypes.result_type(*operands, return_weak_type_flag=True)
+    else:
+        dtype = dtypes.check_and_canonicalize_user_dtype(preferred_element_type, "einsum")
+        weak = False
+    for positions, contracted, einstr in steps:
+        step_inputs, result_names = einstr.split("->")
+        names_in = step_inputs.split(",")
+        contracted = sorted(contracted)
+        if len(positions) == 1:
+            operand, names = _sum_alone(operands.pop(positions[0]), names_in[0], contracted,
+                                        result_names, dtype)
+        else:
+            operand, names = _contract_pair(operands.pop(positions[0]),
+                                            operands.pop(positions[1]), *names_in,
+                                            contracted, result_names, dtype, precision)
+        if names != result_names:
+            operand = lax.transpose(operand, tuple(names.index(n) for n in result_names))
+        operands.append(operand)
+    return util.convert(operands[0], dtype, weak)
+
+
+def _einsum_sum(x, axes, dtype):
+    if dtypes.result_type(x, dtype) != x.dtype:
+        x = x.astype(dtype)
+    reduce = lax.reduce_sum if x.dtype != np.bool_ else lax.reduce_or
+    return reduce(x, tuple(axes))
+
+
+def _sum_uniques(operand, names, uniques, dtype):
+    """Sum away indices that occur once and are not wanted any more."""
+    if uniques:
+        operand = _einsum_sum(operand, [names.index(n) for n in uniques], dtype)
+        names = "".join(n for n in names if n not in uniques)
+    return operand, names
+
+
+def _sum_repeats(operand, names, counts, keep_names, dtype):
+    """A repeated index (``'ii'``) selects a diagonal: zero everything off it, then sum
+    all but (if the index is kept) one of its axes."""
+    for name, count in counts.items():
+        if count > 1:
+            axes = [i for i, n in enumerate(names) if n == name]
+            operand = lax.select(_delta(operand.shape, axes), operand,
+                                 lax.full_like(operand, 0))
+            if name not in keep_names:
+                operand = _einsum_sum(operand, axes, dtype)
+                names = names.replace(name, "")
+            else:
+                operand = _einsum_sum(operand, axes[:-1], dtype)
+                names = names.replace(name, "", count - 1)
+    return operand, names
+
+
+def _delta(shape, axes):
+    """A boolean mask that is true where the indices along ``axes`` are all equal."""
+    base_shape = tuple(shape[a] for a in axes)
+    iotas = [lax.broadcasted_iota(np.uint32, base_shape, i) for i in range(len(base_shape))]
+    eyes = [lax.eq(i1, i2) for i1, i2 in zip(iotas[:-1], iotas[1:])]
+    eye = functools.reduce(lax.bitwise_and, eyes)
+    return eye if len(axes) == len(shape) else lax.broadcast_in_dim(eye, shape, axes)
+
+
+def _sum_alone(operand, names, contracted, result_names, dtype):
+    counts = collections.Counter(names)
+    operand, names = _sum_uniques(operand, names, [n for n in contracted if counts[n] == 1],
+                                  dtype)
+    return _sum_repeats(operand, names, counts, result_names, dtype)
+
+
+def _filter_singleton_dims(operand, names, other_shape, other_names):
+    """Drop size-1 axes whose index the other operand has with a larger size (they
+    broadcast)."""
+    keep = [operand.shape[i] != 1 or j == -1 or other_shape[j] == 1
+            for i, j in enumerate(map(other_names.find, names))]
+    squeezed = tuple(i for i, k in enumerate(keep) if not k)
+    return (lax.squeeze(operand, squeezed),
+            "".join(n for n, k in zip(names, keep) if k))
+
+
+def _contract_pair(lhs, rhs, lhs_names, rhs_names, contracted, result_names, dtype,
+                   precision):
+    lhs, lhs_names = _filter_singleton_dims(lhs, lhs_names, rhs.shape, rhs_names)
+    rhs, rhs_names = _filter_singleton_dims(rhs, rhs_names, lhs.shape, lhs_names)
+    lhs_counts = collections.Counter(lhs_names)
+    rhs_counts = collections.Counter(rhs_names)
+    lhs, lhs_names = _sum_uniques(
+        lhs, lhs_names, [n for n in contracted if lhs_counts[n] == 1 and rhs_counts[n] == 0],
+        dtype)
+    rhs, rhs_names = _sum_uniques(
+        rhs, rhs_names, [n for n in contracted if rhs_counts[n] == 1 and lhs_counts[n] == 0],
+        dtype)
+    lhs, lhs_names = _sum_repeats(lhs, lhs_names, lhs_counts, result_names + rhs_names,
+                                  dtype)
+    rhs, rhs_names = _sum_repeats(rhs, rhs_names, rhs_counts, result_names + lhs_names,
+                                  dtype)
+    contracted = [n for n in contracted if n in set(lhs_names) | set(rhs_names)]
+    batch_names = "".join(n for n in result_names
+                          if n in set(lhs_names) & set(rhs_names))
+    lhs_batch = tuple(lhs_names.find(n) for n in batch_names)
+    rhs_batch = tuple(rhs_names.find(n) for n in batch_names)
+    lhs_cont = tuple(lhs_names.index(n) for n in contracted)
+    rhs_cont = tuple(rhs_names.index(n) for n in contracted)
+    deleted = batch_names + "".join(contracted)
+    lhs_rest = "".join(n for n in lhs_names if n not in deleted)
+    rhs_rest = "".join(n for n in rhs_names if n not in deleted)
+    # dot_general puts batch axes, then lhs's free axes, then rhs's: call it with the
+    # operands swapped if that already gives the output order.
+    if batch_names + rhs_rest + lhs_rest == result_names:
+        out = lax.dot_general(rhs, lhs, ((rhs_cont, lhs_cont), (rhs_batch, lhs_batch)),
+                              precision, preferred_element_type=dtype)
+        return out, result_names
+    out = lax.dot_general(lhs, rhs, ((lhs_cont, rhs_cont), (lhs_batch, rhs_batch)),
+                          precision, preferred_element_type=dtype)
+    return out, batch_names + lhs_rest + rhs_rest

@@ -1,0 +1,593 @@
+"""Elementwise ``jnp`` functions ("ufuncs"): promote the arguments, then apply lax.
+
+Most are one lax primitive after ``promote_args*`` (``jnp.sin`` is ``lax.sin`` after
+promoting ints to float). A few are small programs (``floor_divide``, ``remainder``,
+integer ``power``) that NumPy's semantics need; those are ``jit`` functions in JAX, so
+they print as ``jit[name=floor_divide ...]`` equations, and here too.
+"""
+from __future__ import annotations
+
+import functools
+import operator
+
+import numpy as np
+
+from glassjax import core, dtypes, lax
+from glassjax.custom_derivatives import custom_jvp
+from glassjax.jit import jit
+from glassjax.numpy.util import (_where, check_arraylike, check_no_float0s, const,
+                                 ensure_arraylike, lax_asarray, promote_args,
+                                 promote_args_inexact, promote_args_numeric,
+                                 promote_dtypes_inexact, promote_dtypes_numeric,
+                                 promote_shapes)
+
+
+def _to_bool(x):
+    return x if dtypes.dtype(x) == np.bool_ else lax.ne(x, const(x, 0))
+
+
+def _is(x, kind):
+    return dtypes.issubdtype(dtypes.dtype(x), kind)
+
+
+def _inexact_unary(lax_fn, name):
+    """A ufunc that promotes its argument to floating point, then applies ``lax_fn``."""
+    def ufunc(x, /):
+        return lax_fn(*promote_args_inexact(name, x))
+    ufunc.__name__ = ufunc.__qualname__ = name
+    ufunc.__doc__ = f"Elementwise ``{name}`` (integers and bools are promoted to float)."
+    return ufunc
+
+
+def _binary(lax_fn, name, promote=promote_args):
+    def ufunc(x, y, /):
+        return lax_fn(*promote(name, x, y))
+    ufunc.__name__ = ufunc.__qualname__ = name
+    ufunc.__doc__ = f"Elementwise ``{name}`` after dtype and rank promotion."
+    return ufunc
+
+
+# -- one lax primitive after promotion ----------------------------------------------------
+
+exp = _inexact_unary(lax.exp, "exp")
+exp2 = _inexact_unary(lax.exp2, "exp2")
+expm1 = _inexact_unary(lax.expm1, "expm1")
+log = _inexact_unary(lax.log, "log")
+log1p = _inexact_unary(lax.log1p, "log1p")
+sin = _inexact_unary(lax.sin, "sin")
+cos = _inexact_unary(lax.cos, "cos")
+tan = _inexact_unary(lax.tan, "tan")
+arcsin = _inexact_unary(lax.asin, "arcsin")
+arccos = _inexact_unary(lax.acos, "arccos")
+arctan = _inexact_unary(lax.atan, "arctan")
+sinh = _inexact_unary(lax.sinh, "sinh")
+cosh = _inexact_unary(lax.cosh, "cosh")
+tanh = _inexact_unary(lax.tanh, "tanh")
+arcsinh = _inexact_unary(lax.asinh, "arcsinh")
+arctanh = _inexact_unary(lax.atanh, "arctanh")
+sqrt = _inexact_unary(lax.sqrt, "sqrt")
+cbrt = _inexact_unary(lax.cbrt, "cbrt")
+
+bitwise_and = _binary(lax.bitwise_and, "bitwise_and")
+bitwise_or = _binary(lax.bitwise_or, "bitwise_or")
+bitwise_xor = _binary(lax.bitwise_xor, "bitwise_xor")
+left_shift = _binary(lax.shift_left, "left_shift", promote_args_numeric)
+bitwise_left_shift = _binary(lax.shift_left, "bitwise_left_shift", promote_args_numeric)
+equal = _binary(lax.eq, "equal")
+not_equal = _binary(lax.ne, "not_equal")
+minimum = _binary(lax.min, "minimum")
+maximum = _binary(lax.max, "maximum")
+arctan2 = _binary(lax.atan2, "arctan2", promote_args_inexact)
+float_power = _binary(lax.pow, "float_power", promote_args_inexact)
+nextafter = _binary(lax.nextafter, "nextafter", promote_args_inexact)
+
+# Array-API spellings.
+asin, acos, atan, asinh, atanh, atan2 = arcsin, arccos, arctan, arcsinh, arctanh, arctan2
+
+
+def negative(x, /):
+    return lax.neg(*promote_args("negative", x))
+
+
+def positive(x, /):
+    return lax_asarray(*promote_args("positive", x))
+
+
+def sign(x, /):
+    return lax.sign(*promote_args("sign", x))
+
+
+def bitwise_not(x, /):
+    return lax.bitwise_not(*promote_args("bitwise_not", x))
+
+
+invert = bitwise_invert = bitwise_not
+
+
+def fabs(x, /):
+    x = ensure_arraylike("fabs", x)
+    if _is(x, np.complexfloating):
+        raise TypeError("ufunc 'fabs' does not support complex dtypes")
+    return lax.abs(*promote_args_inexact("fabs", x))
+
+
+def absolute(x, /):
+    """``|x|``; bools and unsigned ints are their own absolute value."""
+    x = ensure_arraylike("absolute", x)
+    if x.dtype == np.bool_ or _is(x, np.unsignedinteger):
+        return x
+    return lax.abs(x)
+
+
+abs = absolute  # noqa: A001 - the NumPy name
+
+
+def floor(x, /):
+    x = ensure_arraylike("floor", x)
+    if _is(x, np.integer) or _is(x, np.bool_):
+        return x
+    return lax.floor(*promote_args_inexact("floor", x))
+
+
+def ceil(x, /):
+    x = ensure_arraylike("ceil", x)
+    if _is(x, np.integer) or _is(x, np.bool_):
+        return x
+    return lax.ceil(*promote_args_inexact("ceil", x))
+
+
+@jit
+def arccosh(x, /):
+    result = lax.acosh(*promote_args_inexact("arccosh", x))
+    if _is(result, np.complexfloating):
+        result = _where(real(result) < 0, lax.neg(result), result)
+    return result
+
+
+acosh = arccosh
+
+
+def square(x, /):
+    x, = promote_dtypes_numeric(ensure_arraylike("square", x))
+    return lax.square(x)
+
+
+def reciprocal(x, /):
+    x, = promote_dtypes_inexact(ensure_arraylike("reciprocal", x))
+    return lax.integer_pow(x, -1)
+
+
+def deg2rad(x, /):
+    x, = promote_args_inexact("deg2rad", x)
+    return lax.mul(x, const(x, np.pi / 180))
+
+
+def rad2deg(x, /):
+    x, = promote_args_inexact("rad2deg", x)
+    return lax.mul(x, const(x, 180 / np.pi))
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def log2(x, /):
+    x, = promote_args_inexact("log2", x)
+    if _is(x, np.complexfloating):
+        r = lax.log(x)
+        re, im = lax.real(r), lax.imag(r)
+        ln2 = lax.log(const(re, 2))
+        return lax.complex(lax.div(re, ln2), lax.div(im, ln2))
+    return lax.div(lax.log(x), lax.log(const(x, 2)))
+
+
+def log10(x, /):
+    x, = promote_args_inexact("log10", x)
+    one_over_log10 = np.array(0.4342944819032518, dtypes.finfo(dtypes.dtype(x)).dtype)
+    if _is(x, np.complexfloating):
+        r = lax.log(x)
+        re, im = lax.real(r), lax.imag(r)
+        return lax.complex(lax.mul(re, one_over_log10), lax.mul(im, one_over_log10))
+    return lax.mul(lax.log(x), one_over_log10)
+
+
+# -- arithmetic ---------------------------------------------------------------------------
+
+def add(x, y, /):
+    """``x + y``; for bools, logical or (as NumPy)."""
+    x, y = promote_args("add", x, y)
+    return lax.bitwise_or(x, y) if dtypes.dtype(x) == np.bool_ else lax.add(x, y)
+
+
+def subtract(x, y, /):
+    return lax.sub(*promote_args("subtract", x, y))
+
+
+def multiply(x, y, /):
+    """``x * y``; for bools, logical and."""
+    x, y = promote_args("multiply", x, y)
+    return lax.bitwise_and(x, y) if dtypes.dtype(x) == np.bool_ else lax.mul(x, y)
+
+
+def true_divide(x1, x2, /):
+    """``x1 / x2``, always in floating point (``int / int`` is float)."""
+    return lax.div(*promote_args_inexact("true_divide", x1, x2))
+
+
+divide = true_divide
+
+
+@jit
+def floor_divide(x1, x2, /):
+    """``x1 // x2``: division rounded towards minus infinity (lax.div truncates)."""
+    x1, x2 = promote_args_numeric("floor_divide", x1, x2)
+    if _is(x1, np.unsignedinteger):
+        return lax.div(x1, x2)
+    if _is(x1, np.integer):
+        quotient = lax.div(x1, x2)
+        select = logical_and(lax.sign(x1) != lax.sign(x2), lax.rem(x1, x2) != 0)
+        return _where(select, quotient - 1, quotient)
+    if _is(x1, np.complexfloating):
+        raise TypeError("floor_divide does not support complex-valued inputs")
+    return _float_divmod(x1, x2)[0]
+
+
+@jit
+def divmod(x1, x2, /):  # noqa: A001 - the NumPy name
+    x1, x2 = promote_args_numeric("divmod", x1, x2)
+    if _is(x1, np.integer):
+        return floor_divide(x1, x2), remainder(x1, x2)
+    return _float_divmod(x1, x2)
+
+
+def _float_divmod(x1, x2):
+    mod = lax.rem(x1, x2)
+    x1_corrected = _where(x2 == 0, x1, lax.sub(x1, mod))
+    div = lax.div(x1_corrected, x2)
+    ind = lax.bitwise_and(mod != 0, lax.sign(x2) != lax.sign(mod))
+    mod = lax.select(ind, mod + x2, mod)
+    div = lax.select(ind, div - 1.0, div)
+    return lax.round(div), mod
+
+
+@jit
+def remainder(x1, x2, /):
+    """``x1 % x2`` with the sign of ``x2`` (lax.rem takes the sign of ``x1``)."""
+    x1, x2 = promote_args_numeric("remainder", x1, x2)
+    zero = const(x1, 0)
+    if _is(x2, np.integer):
+        x2 = _where(x2 == 0, lax.full_like(x2, 1), x2)
+    trunc_mod = lax.rem(x1, x2)
+    trunc_mod_not_zero = lax.ne(trunc_mod, zero)
+    do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)),
+                              trunc_mod_not_zero)
+    return lax.select(do_plus, lax.add(trunc_mod, x2), trunc_mod)
+
+
+mod = remainder
+
+
+@jit
+def fmod(x1, x2, /):
+    """C's ``fmod``: the remainder with the sign of ``x1``."""
+    x1, x2 = ensure_arraylike("fmod", x1, x2)
+    if dtypes.issubdtype(dtypes.result_type(x1, x2), np.integer):
+        x2 = _where(x2 == 0, lax.full_like(x2, 1), x2)
+    return lax.rem(*promote_args_numeric("fmod", x1, x2))
+
+
+def power(x1, x2, /):
+    """``x1 ** x2``. A concrete integer exponent becomes ``integer_pow`` (repeated
+    multiplication); otherwise ``pow``, or a square-and-multiply loop for integers."""
+    check_arraylike("power", x1, x2)
+    check_no_float0s("power", x1, x2)
+    if not isinstance(x2, core.Tracer) or x2.to_concrete_value() is not None:
+        try:
+            exponent = operator.index(x2)
+        except TypeError:
+            pass
+        else:
+            x1, = promote_dtypes_numeric(x1)
+            return lax.integer_pow(x1, exponent)
+    return _power(x1, x2)
+
+
+pow = power  # noqa: A001 - the array-API name
+
+
+def _power(x1, x2):
+    x1, x2 = promote_shapes("power", x1, x2)
+    x1_, x2_ = promote_args_numeric("power", x1, x2)
+    if _is(x1_, np.integer) or _is(x1_, np.bool_):
+        return _pow_int_int(x1_, x2_)
+    if _is(x1, np.inexact) and _is(x2, np.integer):
+        return lax.pow(x1, x2)          # lax.pow takes an integer exponent as it is
+    return lax.pow(x1_, x2_)
+
+
+def _pow_int_int(x1, x2):
+    """Integer power by squaring, unrolled for 6 bits of exponent (larger exponents
+    overflow anyway)."""
+    from glassjax.numpy.array_creation import array
+    zero, one = array(0, dtypes.dtype(x2)), array(1, dtypes.dtype(x2))
+    acc = _where(lax.bitwise_and(lax.eq(x1, zero), lax.ne(x2, zero)), zero, one)
+    for _ in range(6):
+        acc = _where(lax.bitwise_and(x2, one), lax.mul(acc, x1), acc)
+        x1 = lax.mul(x1, x1)
+        x2 = lax.shift_right_logical(x2, one)
+    return acc
+
+
+def right_shift(x1, x2, /):
+    """``x1 >> x2``: logical for unsigned types, arithmetic (sign-filling) otherwise."""
+    x1, x2 = promote_args_numeric("right_shift", x1, x2)
+    shift = lax.shift_right_logical if _is(x1, np.unsignedinteger) else \
+        lax.shift_right_arithmetic
+    return shift(x1, x2)
+
+
+bitwise_right_shift = right_shift
+
+
+@jit
+def rint(x, /):
+    """Round to the nearest integer, ties to even (ints and bools become float)."""
+    x = ensure_arraylike("rint", x)
+    if x.dtype == np.bool_ or _is(x, np.integer):
+        return lax.convert_element_type(x, dtypes.default_float_dtype())
+    if _is(x, np.complexfloating):
+        return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
+    return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+
+
+@jit
+def copysign(x1, x2, /):
+    x1, x2 = promote_args_inexact("copysign", x1, x2)
+    if _is(x1, np.complexfloating):
+        raise TypeError("copysign does not support complex-valued inputs")
+    return _where(signbit(x2).astype(bool), -lax.abs(x1), lax.abs(x1))
+
+
+@jit
+def signbit(x, /):
+    """Whether the sign bit is set (true for -0.0 and negative NaNs too)."""
+    x, = promote_args("signbit", x)
+    dtype = dtypes.dtype(x)
+    if dtypes.issubdtype(dtype, np.integer):
+        return lax.lt(x, const(x, 0))
+    if dtypes.issubdtype(dtype, np.bool_):
+        return lax.full_like(x, False, dtype=np.bool_)
+    if not dtypes.issubdtype(dtype, np.floating):
+        raise ValueError(f"jax.numpy.signbit is not well defined for {dtype}")
+    info = dtypes.finfo(dtype)
+    int_type = {16: np.int16, 32: np.int32, 64: np.int64}[info.bits]
+    x = lax.bitcast_convert_type(x, int_type)
+    return lax.convert_element_type(x >> (info.nexp + info.nmant), np.bool_)
+
+
+@jit
+def hypot(x1, x2, /):
+    """``sqrt(x1**2 + x2**2)`` without overflow for large inputs."""
+    x1, x2 = promote_args_inexact("hypot", x1, x2)
+    if _is(x1, np.complexfloating):
+        raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
+                         "convert to real values first, such as by using abs(x)")
+    x1, x2 = lax.abs(x1), lax.abs(x2)
+    idx_inf = lax.bitwise_or(isposinf(x1), isposinf(x2))
+    x1, x2 = maximum(x1, x2), minimum(x1, x2)
+    x = _where(x1 == 0, x1, x1 * lax.sqrt(1 + lax.square(
+        lax.div(x2, _where(x1 == 0, lax.full_like(x1, 1), x1)))))
+    return _where(idx_inf, const(x, np.inf), x)
+
+
+@jit
+def heaviside(x1, x2, /):
+    """0 for ``x1 < 0``, 1 for ``x1 > 0``, ``x2`` where ``x1 == 0``."""
+    x1, x2 = promote_dtypes_inexact(*ensure_arraylike("heaviside", x1, x2))
+    zero = const(x1, 0)
+    return _where(lax.lt(x1, zero), zero,
+                  _where(lax.gt(x1, zero), const(x1, 1),
+                         _where(lax.ne(x1, x1), x1, x2)))
+
+
+@jit
+def modf(x, /, out=None):
+    """The fractional and integral parts of ``x``."""
+    x, = promote_dtypes_inexact(ensure_arraylike("modf", x))
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
+    whole = _where(lax.ge(x, const(x, 0)), floor(x), ceil(x))
+    return x - whole, whole
+
+
+# -- comparisons and logic ----------------------------------------------------------------
+
+def _complex_comparison(lax_op, x, y):
+    """Complex numbers compare lexicographically: real parts, then imaginary parts."""
+    if _is(x, np.complexfloating):
+        return lax.select(lax.eq(lax.real(x), lax.real(y)),
+                          lax_op(lax.imag(x), lax.imag(y)),
+                          lax_op(lax.real(x), lax.real(y)))
+    return lax_op(x, y)
+
+
+def _comparison(lax_op, name):
+    def ufunc(x, y, /):
+        return _complex_comparison(lax_op, *promote_args(name, x, y))
+    ufunc.__name__ = ufunc.__qualname__ = name
+    ufunc.__doc__ = f"Elementwise ``{name}`` (complex numbers compare lexicographically)."
+    return ufunc
+
+
+greater_equal = _comparison(lax.ge, "greater_equal")
+greater = _comparison(lax.gt, "greater")
+less_equal = _comparison(lax.le, "less_equal")
+less = _comparison(lax.lt, "less")
+
+
+def _logical(lax_op, name):
+    def ufunc(*args):
+        return lax_op(*map(_to_bool, promote_args(name, *args)))
+    ufunc.__name__ = ufunc.__qualname__ = name
+    ufunc.__doc__ = f"``{name}`` of the truth values (nonzero is true)."
+    return ufunc
+
+
+logical_and = _logical(lax.bitwise_and, "logical_and")
+logical_or = _logical(lax.bitwise_or, "logical_or")
+logical_xor = _logical(lax.bitwise_xor, "logical_xor")
+logical_not = _logical(lax.bitwise_not, "logical_not")
+
+
+def isfinite(x, /):
+    x = ensure_arraylike("isfinite", x)
+    if _is(x, np.floating):
+        return lax.is_finite(x)
+    if _is(x, np.complexfloating):
+        return lax.bitwise_and(lax.is_finite(real(x)), lax.is_finite(imag(x)))
+    return lax.full_like(x, True, dtype=np.bool_)
+
+
+@jit
+def isinf(x, /):
+    x = ensure_arraylike("isinf", x)
+    if _is(x, np.floating):
+        return lax.eq(lax.abs(x), const(x, np.inf))
+    if _is(x, np.complexfloating):
+        re, im = lax.real(x), lax.imag(x)
+        return lax.bitwise_or(lax.eq(lax.abs(re), const(re, np.inf)),
+                              lax.eq(lax.abs(im), const(im, np.inf)))
+    return lax.full_like(x, False, dtype=np.bool_)
+
+
+def _isposneginf(infinity, x, out):
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to isneginf/isposinf is not "
+                                  "supported.")
+    if _is(x, np.floating):
+        return lax.eq(x, const(x, infinity))
+    if _is(x, np.complexfloating):
+        raise ValueError("isposinf/isneginf are not well defined for complex types")
+    return lax.full_like(x, False, dtype=np.bool_)
+
+
+def isposinf(x, /, out=None):
+    return _isposneginf(np.inf, ensure_arraylike("isposinf", x), out)
+
+
+def isneginf(x, /, out=None):
+    return _isposneginf(-np.inf, ensure_arraylike("isneginf", x), out)
+
+
+def isnan(x, /):
+    """NaN is the one value not equal to itself."""
+    x = ensure_arraylike("isnan", x)
+    return lax.ne(x, x)
+
+
+# -- complex numbers ----------------------------------------------------------------------
+
+def real(val, /):
+    val = ensure_arraylike("real", val)
+    return lax.real(val) if np.iscomplexobj(val) else val
+
+
+def imag(val, /):
+    val = ensure_arraylike("imag", val)
+    return lax.imag(val) if np.iscomplexobj(val) else lax.full_like(val, 0)
+
+
+def conjugate(x, /):
+    x = ensure_arraylike("conjugate", x)
+    return lax.conj(x) if np.iscomplexobj(x) else x
+
+
+conj = conjugate
+
+
+# -- functions with custom derivatives ----------------------------------------------------
+
+def _replace_inf(x):
+    """+inf replaced by 0 (keeps ``exp(x - out)`` finite in the logaddexp JVP)."""
+    re_x = lax.real(x) if _is(x, np.complexfloating) else x
+    return lax.select(lax.eq(re_x, const(re_x, np.inf)), lax.full_like(x, 0), x)
+
+
+def _wrap_between(x, a):
+    """``x`` wrapped into ``[-a, a]``."""
+    two_a = const(x, 2 * a)
+    rem = lax.rem(lax.add(x, const(x, a)), two_a)
+    rem = lax.select(lax.lt(rem, const(x, 0)), lax.add(rem, two_a), rem)
+    return lax.sub(rem, const(x, a))
+
+
+def _logaddexp_base(name, exp_fn, log1p_scale):
+    """``log(b**x1 + b**x2)`` for base ``b`` e (``exp``) or 2 (``exp2``), computed as
+    ``max + log1p(b**-|x1 - x2|)`` so that large inputs do not overflow; its JVP (the
+    softmax weights of the two inputs) is a custom rule that stays finite at infinity."""
+    @custom_jvp
+    def fn(x1, x2):
+        x1, x2 = lax_asarray(x1), lax_asarray(x2)
+        amax = lax.max(x1, x2)
+        if _is(x1, np.floating):
+            delta = lax.sub(x1, x2)
+            return lax.select(lax.ne(delta, delta), lax.add(x1, x2),
+                              lax.add(amax, log1p_scale(amax, lax.log1p(
+                                  exp_fn(lax.neg(lax.abs(delta)))))))
+        if _is(x1, np.complexfloating):
+            delta = lax.sub(lax.add(x1, x2), lax.mul(amax, const(amax, 2)))
+            out = lax.add(amax, log1p_scale(amax, lax.log1p(exp_fn(delta))))
+            period = np.pi if exp_fn is lax.exp else np.pi / np.log(2)
+            return lax.complex(lax.real(out), _wrap_between(lax.imag(out), period))
+        raise ValueError(f"{name} requires floating-point or complex inputs; got "
+                         f"{x1.dtype}")
+
+    @fn.defjvp
+    def fn_jvp(primals, tangents):
+        (x1, x2), (t1, t2) = primals, tangents
+        out = fn(x1, x2)
+        weight = lambda x: exp_fn(lax.sub(_replace_inf(x), _replace_inf(out)))
+        return out, lax.add(lax.mul(t1, weight(x1)), lax.mul(t2, weight(x2)))
+
+    fn.__name__ = fn.fun.__name__ = name
+    fn_jvp.__name__ = f"_{name}_jvp"
+    return fn
+
+
+_logaddexp = _logaddexp_base("logaddexp", lax.exp, lambda amax, y: y)
+_logaddexp2 = _logaddexp_base("logaddexp2", lax.exp2,
+                              lambda amax, y: lax.mul(const(amax, 1 / np.log(2)), y))
+
+
+def logaddexp(x1, x2, /):
+    """``log(exp(x1) + exp(x2))``, without overflow."""
+    return _logaddexp(*promote_args_inexact("logaddexp", x1, x2))
+
+
+def logaddexp2(x1, x2, /):
+    """``log2(2**x1 + 2**x2)``, without overflow."""
+    return _logaddexp2(*promote_args_inexact("logaddexp2", x1, x2))
+
+
+@jit
+def sinc(x, /):
+    """``sin(pi x) / (pi x)``, with the limit 1 at 0 (and its derivatives there, from a
+    Maclaurin series: plain autodiff of the division would give NaN)."""
+    x, = promote_dtypes_inexact(ensure_arraylike("sinc", x))
+    eq_zero = lax.eq(x, const(x, 0))
+    pi_x = lax.mul(const(x, np.pi), x)
+    safe_pi_x = _where(eq_zero, const(x, 1), pi_x)
+    return _where(eq_zero, _sinc_maclaurin(0, pi_x), lax.div(lax.sin(safe_pi_x), safe_pi_x))
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+def _sinc_maclaurin(k, x):
+    """The k-th derivative of sin(x)/x at 0 (shaped like ``x``)."""
+    if k % 2:
+        return x * 0
+    return x * 0 + const(x, (-1) ** (k // 2) / (k + 1))
+
+
+@_sinc_maclaurin.defjvp
+def _sinc_maclaurin_jvp(k, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, x), _sinc_maclaurin(k + 1, x) * t

@@ -1,0 +1,369 @@
+"""What every ``jnp`` function does first: check its arguments, promote their dtypes, and
+make their shapes agree.
+
+``lax`` functions are strict: operands must already have one dtype and (apart from
+scalars) one rank. ``jnp`` functions follow NumPy instead, so they first
+
+* check that each argument is array-like (arrays, tracers, NumPy values, Python scalars);
+* promote dtypes with JAX's lattice (``dtypes.lattice_result_type``), where Python
+  scalars are *weakly typed*: ``f32_array + 1`` stays float32;
+* promote ranks the way ``promote_shapes`` does: operands of lower rank get leading
+  size-1 axes through ``broadcast_in_dim`` (scalars stay rank 0, lax broadcasts them).
+"""
+from __future__ import annotations
+
+import math
+import operator
+from typing import Sequence
+
+import numpy as np
+
+from glassjax import core, dtypes, lax
+from glassjax.array import Array
+from glassjax.config import config
+from glassjax.jit import jit
+from glassjax.lax.elementwise import _convert_element_type
+from glassjax.xla import runtime
+
+
+# ----------------------------------------------------------------------------------------
+# Array-like arguments
+# ----------------------------------------------------------------------------------------
+
+def is_array(x) -> bool:
+    """A glassjax array or a tracer standing in for one."""
+    return isinstance(x, (Array, core.Tracer))
+
+
+def _arraylike(x) -> bool:
+    return (is_array(x) or isinstance(x, np.ndarray) or np.isscalar(x) or
+            getattr(x, "__jax_array__", None) is not None)
+
+
+def _jax_array_protocol(x):
+    method = getattr(x, "__jax_array__", None)
+    return method() if method is not None else x
+
+
+def check_arraylike(fun_name: str, *args):
+    """Raise JAX's TypeError for the first argument that is not array-like (lists are
+    not: ``jnp.sum([1, 2])`` is an error, unlike in NumPy)."""
+    for pos, arg in enumerate(args):
+        if not _arraylike(arg):
+            raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
+                            f"{type(arg)} at position {pos}.")
+
+
+def check_arraylike_or_none(fun_name: str, *args):
+    for pos, arg in enumerate(args):
+        if not (arg is None or _arraylike(arg)):
+            raise TypeError(f"{fun_name} requires ndarray, scalar, or None arguments, got "
+                            f"{type(arg)} at position {pos}.")
+
+
+def check_no_float0s(fun_name: str, *args):
+    if any(dtypes.dtype(a) == dtypes.float0 for a in args):
+        raise TypeError(
+            f"Called {fun_name} with a float0 array. float0s do not support any "
+            "operations by design because they are not compatible with non-trivial "
+            "vector spaces. No implicit dtype conversion is done. You can use "
+            "np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular "
+            "zeros array. \nIf you didn't expect to get a float0 you might have "
+            "accidentally taken a gradient with respect to an integer argument.")
+
+
+def ensure_arraylike(fun_name: str, *args):
+    """Check the arguments and turn each into an array (one array for one argument)."""
+    check_arraylike(fun_name, *args)
+    out = tuple(lax_asarray(_jax_array_protocol(a)) for a in args)
+    return out[0] if len(out) == 1 else out
+
+
+def ensure_arraylike_tuple(fun_name: str, tup: Sequence) -> tuple:
+    check_arraylike(fun_name, *tup)
+    return tuple(lax_asarray(_jax_array_protocol(a)) for a in tup)
+
+
+# ----------------------------------------------------------------------------------------
+# Values as arrays
+# ----------------------------------------------------------------------------------------
+
+def device_put(value: np.ndarray, weak_type: bool = False) -> Array:
+    """A NumPy value as a glassjax Array on the default device (no computation).
+
+    While a function is being traced the result is simply a constant: the staging trace
+    makes scalars literals and larger arrays constvars, as JAX does."""
+    value = np.asarray(value)
+    return runtime.device_put(value, aval=core.ShapedArray(value.shape, value.dtype,
+                                                           weak_type))
+
+
+def lax_asarray(x):
+    """``lax.asarray``: an Array for any array-like, without copying arrays. Python
+    scalars become weakly typed arrays, NumPy values strongly typed ones."""
+    if is_array(x):
+        return x
+    if isinstance(x, (bool, np.ndarray, np.generic)):
+        dtypes.check_valid_dtype(np.asarray(x).dtype)
+        return device_put(np.asarray(x, dtypes.canonicalize_dtype(np.result_type(x))))
+    if isinstance(x, (int, float, complex)):
+        return device_put(dtypes.coerce_to_array(x), weak_type=True)
+    raise TypeError(f"asarray: expected ArrayLike, got {x} of type {type(x)}.")
+
+
+def convert(x, dtype, weak_type=False):
+    """``x`` cast to ``dtype`` (nothing happens when it already has that type)."""
+    return _convert_element_type(x, dtype, weak_type)
+
+
+def _python_scalar_type(dtype):
+    """The Python type whose values are weakly typed ``dtype`` (``float`` for float32
+    when x64 is off), or None when none is."""
+    for typ in (int, float, complex):
+        if dtypes.canonicalize_dtype(dtypes.python_scalar_dtypes[typ]) == dtype:
+            return typ
+    return None
+
+
+def promote_to(x, dtype, weak_type=False):
+    """Cast ``x`` to the promoted ``dtype`` for a following lax operation.
+
+    A concrete weakly typed scalar (a Python scalar, or an array made from one) is
+    converted right here, on the host, into a Python scalar of the new kind (``1`` ->
+    ``1.0``) or a NumPy scalar, so it stays a literal in a jaxpr and costs nothing: JAX
+    gets the same result by constant-folding ``convert_element_type``."""
+    if (dtypes.dtype(x), dtypes.is_weakly_typed(x)) == (dtype, weak_type):
+        return x
+    if not isinstance(x, core.Tracer) and np.ndim(x) == 0 and dtypes.is_weakly_typed(x):
+        value = np.asarray(x)[()]
+        typ = _python_scalar_type(dtype) if weak_type else None
+        if typ is not None:
+            return typ(value.real if typ is not complex else value)
+        if not weak_type:
+            return dtypes.typed_scalar(value, dtype)
+    return _convert_element_type(x, dtype, weak_type)
+
+
+def const(example, value):
+    """``value`` with the dtype of ``example``: a Python scalar if ``example`` is one,
+    else a NumPy scalar (either way, a literal in a jaxpr)."""
+    if type(example) in (int, float, complex):
+        return type(example)(value)
+    return np.array(value, dtypes.dtype(example))
+
+
+# ----------------------------------------------------------------------------------------
+# Promotion
+# ----------------------------------------------------------------------------------------
+
+def promote_dtypes(*args):
+    """Cast all arguments to their common dtype (JAX's type promotion lattice)."""
+    if len(args) < 2:
+        return list(args)
+    to_dtype, weak_type = dtypes.lattice_result_type(*args)
+    return [promote_to(x, to_dtype, weak_type) for x in args]
+
+
+def _promote_dtypes_to(kind, *args):
+    to_dtype, weak_type = dtypes.lattice_result_type(*args)
+    to_dtype = kind(to_dtype)
+    return [promote_to(x, to_dtype, weak_type) for x in args]
+
+
+def promote_dtypes_inexact(*args):
+    """Common dtype, then floating (ints and bools become the default float)."""
+    return _promote_dtypes_to(dtypes.to_inexact_dtype, *args)
+
+
+def promote_dtypes_numeric(*args):
+    """Common dtype, then numeric (bools become the default int)."""
+    return _promote_dtypes_to(dtypes.to_numeric_dtype, *args)
+
+
+def promote_dtypes_complex(*args):
+    return _promote_dtypes_to(dtypes.to_complex_dtype, *args)
+
+
+def _rank_promotion_check(fun_name, shapes):
+    mode = config.jax_numpy_rank_promotion
+    if mode == "warn":
+        import warnings
+        warnings.warn(
+            f"Following NumPy automatic rank promotion for {fun_name} on shapes "
+            f"{' '.join(map(str, shapes))}. Set the jax_numpy_rank_promotion config option "
+            "to 'allow' to disable this warning; for more information, see "
+            "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+    elif mode == "raise":
+        raise ValueError(
+            f"Operands could not be broadcast together for {fun_name} on shapes "
+            f"{' '.join(map(str, shapes))} and with the config option "
+            "jax_numpy_rank_promotion='raise'. For more information, see "
+            "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+
+
+def promote_shapes(fun_name: str, *args):
+    """Give operands of different nonzero ranks the same rank by adding leading size-1
+    axes (``broadcast_in_dim``); lax then broadcasts the size-1 axes and scalars."""
+    if len(args) < 2:
+        return list(args)
+    shapes = [np.shape(a) for a in args]
+    nonscalar_ranks = {len(s) for s in shapes if s}
+    if len(nonscalar_ranks) < 2:
+        return list(args)
+    if config.jax_numpy_rank_promotion != "allow":
+        _rank_promotion_check(fun_name, shapes)
+    rank = len(broadcast_shapes(*shapes))
+    return [broadcast_to_rank(a, rank) for a in args]
+
+
+def broadcast_to_rank(x, rank):
+    ndim = np.ndim(x)
+    return x if ndim == rank else lax.broadcast(x, (1,) * (rank - ndim))
+
+
+def _check_args(fun_name, args):
+    """Check the arguments; NumPy values get their canonical dtype on the host (float64
+    data becomes float32 when x64 is off) before promotion sees them."""
+    check_arraylike(fun_name, *args)
+    args = [_canonical_host_value(_jax_array_protocol(a)) for a in args]
+    check_no_float0s(fun_name, *args)
+    return args
+
+
+def _canonical_host_value(x):
+    if isinstance(x, (np.ndarray, np.generic)):
+        dtype = dtypes.canonicalize_dtype(x.dtype)
+        if dtype != x.dtype:
+            return np.asarray(x, dtype)
+    return x
+
+
+def promote_args(fun_name: str, *args):
+    """Check, promote dtypes and promote ranks: what binary ``jnp`` functions start with."""
+    return promote_shapes(fun_name, *promote_dtypes(*_check_args(fun_name, args)))
+
+
+def promote_args_numeric(fun_name: str, *args):
+    return promote_shapes(fun_name, *promote_dtypes_numeric(*_check_args(fun_name, args)))
+
+
+def promote_args_inexact(fun_name: str, *args):
+    return promote_shapes(fun_name, *promote_dtypes_inexact(*_check_args(fun_name, args)))
+
+
+def promote_args_complex(fun_name: str, *args):
+    return promote_shapes(fun_name, *promote_dtypes_complex(*_check_args(fun_name, args)))
+
+
+# ----------------------------------------------------------------------------------------
+# Broadcasting and where
+# ----------------------------------------------------------------------------------------
+
+def broadcast_shapes(*shapes):
+    """NumPy broadcasting of shapes (ValueError when they are incompatible)."""
+    shapes = [tuple(core.concrete_dim_or_error(d) for d in s) for s in shapes]
+    if not shapes:
+        return ()
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for ds in zip(*[(1,) * (ndim - len(s)) + s for s in shapes]):
+        non_1s = {d for d in ds if d != 1}
+        if len(non_1s) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}")
+        out.append(non_1s.pop() if non_1s else 1)
+    return tuple(out)
+
+
+def broadcast_to(arr, shape):
+    """``arr`` broadcast to ``shape`` (a no-op when the shape already matches)."""
+    arr = ensure_arraylike("broadcast_to", arr)
+    shape = (shape,) if not isinstance(shape, (tuple, list)) and np.ndim(shape) == 0 \
+        else shape
+    shape = canonicalize_shape(shape)
+    arr_shape = np.shape(arr)
+    if arr_shape == shape:
+        return arr
+    nlead = len(shape) - len(arr_shape)
+    if nlead < 0 or any(d not in (1, s) for d, s in zip(arr_shape, shape[nlead:])):
+        dtype = dtypes.dtype(arr)
+        raise ValueError(
+            f"Incompatible types for broadcasting: input type="
+            f"{core.ShapedArray(arr_shape, dtype)} and requested type="
+            f"{core.ShapedArray(shape, dtype)}")
+    return lax.broadcast_in_dim(arr, shape, tuple(range(nlead, len(shape))))
+
+
+def broadcast_arrays(*args):
+    """Broadcast all arguments to their common shape (arrays are returned unchanged when
+    the shapes already agree)."""
+    shapes = [np.shape(a) for a in args]
+    if not shapes or all(s == shapes[0] for s in shapes):
+        return [lax_asarray(a) for a in args]
+    result = broadcast_shapes(*shapes)
+    return [broadcast_to(a, result) for a in args]
+
+
+@jit
+def _where(condition, x, y):
+    """``where(condition, x, y)``. It is a ``jit`` (printed ``jit[name=_where ...]``) so
+    that eagerly a scalar ``x`` or ``y`` is broadcast inside one compiled program."""
+    condition, x, y = ensure_arraylike("where", condition, x, y)
+    if not dtypes.issubdtype(dtypes.dtype(condition), np.bool_):
+        condition = lax.ne(condition, const(condition, 0))
+    x, y = promote_dtypes(x, y)
+    if np.ndim(condition) == 0:
+        x, y = broadcast_arrays(x, y)     # select_n takes a scalar predicate as it is
+    else:
+        condition, x, y = broadcast_arrays(condition, x, y)
+    if math.prod(np.shape(x)) == 0:
+        return x
+    return lax.select(condition, x, y)
+
+
+# ----------------------------------------------------------------------------------------
+# Axes and shapes
+# ----------------------------------------------------------------------------------------
+
+def canonicalize_shape(shape, context=""):
+    """A tuple of Python ints (a traced size raises JAX's concretization error)."""
+    try:
+        return tuple(core.concrete_dim_or_error(d, context) for d in shape)
+    except TypeError:
+        if isinstance(shape, core.Tracer) or not np.iterable(shape):
+            raise
+        raise TypeError("Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {tuple(shape)}.") from None
+
+
+def canonicalize_axis(axis, num_dims) -> int:
+    """An axis in ``[0, num_dims)``; negative axes count from the end."""
+    axis = operator.index(axis)
+    if not -num_dims <= axis < num_dims:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {num_dims}")
+    return axis + num_dims if axis < 0 else axis
+
+
+def canonicalize_axis_tuple(axis, num_dims, allow_duplicate=False) -> tuple:
+    if axis is None:
+        return tuple(range(num_dims))
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    axes = tuple(canonicalize_axis(a, num_dims) for a in axes)
+    if not allow_duplicate and len(set(axes)) != len(axes):
+        raise ValueError(f"repeated axis: {axes}")
+    return axes
+
+
+def ndim(a) -> int:
+    """The number of axes of ``a`` (any array-like, including lists)."""
+    return a.ndim if hasattr(a, "ndim") else np.ndim(_jax_array_protocol(a))
+
+
+def shape(a) -> tuple:
+    return a.shape if hasattr(a, "shape") else np.shape(_jax_array_protocol(a))
+
+
+def size(a, axis=None) -> int:
+    if axis is None and hasattr(a, "size"):
+        return a.size
+    s = shape(a)
+    return math.prod(s[i] for i in canonicalize_axis_tuple(axis, len(s)))

@@ -1,0 +1,543 @@
+"""The runtime: XLA clients, devices, device arrays, compilation and execution.
+
+This is the only module that talks to jaxlib's client and array internals. The rest of
+glassjax sees five ideas:
+
+* a *backend* is a jaxlib ``Client`` for one platform ("cpu", "gpu", ...) with its devices;
+* a device array (``glassjax.Array``) is jaxlib's C++ ``ArrayImpl``: buffers on one or more
+  devices, an aval, and a *sharding* saying which device holds which piece;
+* ``device_put`` copies host data (NumPy arrays, scalars) into a device array;
+* ``compile`` turns a StableHLO module into a ``LoadedExecutable`` for some devices;
+* ``execute`` runs an executable on device arrays and wraps its output buffers as arrays.
+
+jaxlib was written for JAX, and its C++ calls back into Python in a few places that JAX
+fills in: methods of the sharding classes, and imports of ``jax.core`` and
+``jax._src.sharding_impls`` when it reads an array back or splits it into per-device
+pieces. This module fills those places with glassjax's objects, so that ``jax`` is never
+imported, even when it is installed.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+import types
+import warnings
+from typing import Sequence
+
+import numpy as np
+from jaxlib import _jax
+from jaxlib import utils as jaxlib_utils
+from jaxlib import xla_client as xc
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+from jaxlib.mlir.dialects import chlo, sdy, stablehlo
+
+from glassjax import core, dtypes
+from glassjax.config import config, cpu_device_count
+
+# XLA's C++ logs every device it creates at INFO level. Like JAX, show only warnings and
+# errors unless $TF_CPP_MIN_LOG_LEVEL says otherwise (0 = everything).
+jaxlib_utils.absl_set_min_log_level(int(os.environ.get("TF_CPP_MIN_LOG_LEVEL", "1")))
+
+Device = xc.Device
+Client = xc.Client
+Array = xc.Array              # base class of ArrayImpl, for isinstance checks
+ArrayImpl = xc.ArrayImpl      # the device array (see glassjax/array.py)
+LoadedExecutable = xc.LoadedExecutable
+
+
+def set_tracer_class(tracer_class: type) -> None:
+    """Make ``isinstance(t, Array)`` true for instances ``t`` of ``tracer_class`` whose
+    ``t._is_traced_array()`` returns True (jaxlib's metaclass asks them)."""
+    _jax.set_tracer_class(tracer_class)
+
+
+def install_methods(cpp_class: type, methods: type) -> type:
+    """Copy the attributes defined in the Python class ``methods`` onto ``cpp_class``.
+
+    jaxlib's C++ classes (arrays, shardings) carry the data; the behaviour users see is
+    written in Python and attached to them, the way JAX's ``use_cpp_class`` does it.
+    Attaching (rather than subclassing) matters because jaxlib creates the objects itself,
+    e.g. the outputs of a computation, and it always creates the C++ class."""
+    for klass in reversed(methods.__mro__[:-1]):      # base classes first, not object
+        for name, value in vars(klass).items():
+            if name not in ("__module__", "__dict__", "__weakref__", "__doc__"):
+                setattr(cpp_class, name, value)
+    return cpp_class
+
+
+# ----------------------------------------------------------------------------------------
+# Backends and devices
+# ----------------------------------------------------------------------------------------
+
+# JAX calls every CUDA/ROCm client "gpu"; plugins are named by their PJRT name.
+_PLATFORM_ALIASES = {"cuda": "gpu", "rocm": "gpu"}
+
+_backends: dict[str, Client] | None = None  # platform -> client, default platform first
+
+
+def _make_cpu_client() -> Client:
+    return xc.make_cpu_client(num_devices=cpu_device_count())
+
+
+def _plugin_client_factories() -> dict:
+    """PJRT plugins (GPU, TPU, ...) named in ``PJRT_NAMES_AND_LIBRARY_PATHS``
+    ("name:path,name:path"), the jax-free way JAX also supports to load them."""
+    factories = {}
+    for entry in filter(None, os.environ.get("PJRT_NAMES_AND_LIBRARY_PATHS", "").split(",")):
+        name, path = entry.split(":", 1)
+
+        def factory(name=name, path=path):
+            xc.load_pjrt_plugin_dynamically(name, path)
+            xc.initialize_pjrt_plugin(name)
+            return xc.make_c_api_client(name)
+        factories[_PLATFORM_ALIASES.get(name, name)] = factory
+    return factories
+
+
+def _make_backends() -> dict[str, Client]:
+    """Create the clients, honouring ``jax_platforms`` ("cpu", "cuda,cpu", ...): only the
+    listed platforms, the first one being the default. Without it, every platform that
+    initialises; plugins (accelerators) before the CPU."""
+    factories = {**_plugin_client_factories(), "cpu": _make_cpu_client}
+    if config.jax_platforms:
+        wanted = [_PLATFORM_ALIASES.get(p.strip(), p.strip())
+                  for p in config.jax_platforms.split(",")]
+        for platform in wanted:
+            if platform not in factories:
+                raise RuntimeError(
+                    f"Unable to initialize backend '{platform}': Backend '{platform}' is "
+                    f"not in the list of known backends: {list(factories)}. (set "
+                    "JAX_PLATFORMS='' to automatically choose an available backend)")
+        return {platform: factories[platform]() for platform in wanted}
+    backends = {}
+    for platform, factory in factories.items():
+        try:
+            backends[platform] = factory()
+        except Exception as err:
+            if platform == "cpu":
+                raise
+            warnings.warn(f"Platform '{platform}' failed to initialize, skipping it: {err}")
+    return backends
+
+
+def backends() -> dict[str, Client]:
+    """All initialised clients by platform, created on first use."""
+    global _backends
+    if _backends is None:
+        _backends = _make_backends()
+    return _backends
+
+
+def get_backend(platform: str | Client | None = None) -> Client:
+    if isinstance(platform, Client):
+        return platform
+    available = backends()
+    if platform is None:
+        return next(iter(available.values()))
+    client = available.get(_PLATFORM_ALIASES.get(platform, platform))
+    if client is None:
+        if platform == "gpu":
+            raise RuntimeError(
+                f"Unknown backend: '{platform}' requested, but no platforms that are "
+                f"instances of {platform} are present. Platforms present are: "
+                + ",".join(available))
+        raise RuntimeError(f"Unknown backend {platform}. Available backends are "
+                           f"{list(available)}")
+    return client
+
+
+def default_backend() -> str:
+    """The platform computations run on by default, e.g. ``'cpu'``."""
+    return get_backend().platform
+
+
+def devices(backend=None) -> list[Device]:
+    """All devices of a backend (all processes), ordered by id."""
+    return get_backend(backend).devices()
+
+
+def process_index(backend=None) -> int:
+    return get_backend(backend).process_index()
+
+
+def process_count(backend=None) -> int:
+    return max(d.process_index for d in devices(backend)) + 1
+
+
+def local_devices(process_index: int | None = None, backend=None) -> list[Device]:
+    """The devices attached to one process (this one by default)."""
+    if process_index is None:
+        process_index = get_backend(backend).process_index()
+    if not 0 <= process_index < process_count(backend):
+        raise ValueError(f"Unknown process_index {process_index}")
+    return [d for d in devices(backend) if d.process_index == process_index]
+
+
+def device_count(backend=None) -> int:
+    return get_backend(backend).device_count()
+
+
+def local_device_count(backend=None) -> int:
+    return get_backend(backend).local_device_count()
+
+
+@functools.cache
+def default_device() -> Device:
+    """Where uncommitted data and computations go: the first local device."""
+    return local_devices()[0]
+
+
+# ----------------------------------------------------------------------------------------
+# Shardings
+# ----------------------------------------------------------------------------------------
+# jaxlib's C++ sharding classes hold the device list (the C++ code reads it); the Python
+# properties below are what glassjax and jaxlib's ``batched_device_put`` ask of them.
+# Two kinds are enough here: a SingleDeviceSharding (the whole array on one device) and a
+# GSPMDSharding (an XLA HloSharding over a device list: tiled or replicated).
+
+class _ShardingMethods:
+    """Behaviour shared by both sharding classes (via ``_device_assignment``)."""
+
+    @property
+    def device_set(self) -> set:
+        return set(self._device_assignment)
+
+    @property
+    def num_devices(self) -> int:
+        return len(self._device_assignment)
+
+    @property
+    def memory_kind(self):
+        return self._memory_kind
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        return all(d.process_index == d.client.process_index()
+                   for d in self._device_assignment)
+
+    # Two shardings are equal when they put the same pieces on the same devices.
+    def __hash__(self):
+        return hash((self._device_assignment, self._to_xla_hlo_sharding(0)))
+
+    def __eq__(self, other):
+        return (type(other) is type(self) and
+                self._device_assignment == other._device_assignment and
+                self._to_xla_hlo_sharding(0) == other._to_xla_hlo_sharding(0) and
+                self.memory_kind == other.memory_kind)
+
+
+class _SingleDeviceShardingMethods(_ShardingMethods):
+    @property
+    def _device_assignment(self) -> tuple:
+        return (self._device,)
+
+    is_fully_replicated = True
+
+    def devices_indices_map(self, global_shape) -> dict:
+        return {self._device: (slice(None),) * len(global_shape)}
+
+    def _to_xla_hlo_sharding(self, num_dimensions: int):
+        return xc.HloSharding.replicate()
+
+    def __repr__(self):
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self._memory_kind})"
+
+
+class _GSPMDShardingMethods(_ShardingMethods):
+    @property
+    def _device_assignment(self) -> tuple:
+        return tuple(self._devices)
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return self._hlo_sharding.is_replicated()
+
+    def devices_indices_map(self, global_shape) -> dict:
+        """Device -> index (a tuple of slices) of the piece it holds. The HloSharding
+        splits each dimension into ``tile_dims[i]`` equal tiles, and lists the devices in
+        row-major order of tiles."""
+        hlo = self._hlo_sharding
+        if hlo.is_replicated():
+            return {d: (slice(None),) * len(global_shape) for d in self._devices}
+        tile_dims = hlo.tile_assignment_dimensions()
+        if hlo.replicate_on_last_tile_dim():
+            tile_dims = tile_dims[:-1]
+        repeats = len(hlo.tile_assignment_devices()) // int(np.prod(tile_dims))
+        indices = {}
+        for position, device_index in enumerate(hlo.tile_assignment_devices()):
+            tile = [int(t) for t in np.unravel_index(position // repeats, tile_dims)]
+            indices[self._devices[device_index]] = tuple(
+                slice(None) if tiles == 1 else
+                slice(t * (size // tiles), (t + 1) * (size // tiles))
+                for t, tiles, size in zip(tile, tile_dims, global_shape))
+        return indices
+
+    def _to_xla_hlo_sharding(self, num_dimensions: int):
+        return self._hlo_sharding
+
+    def __repr__(self):
+        return f"GSPMDSharding({self._hlo_sharding!r}, memory_kind={self._memory_kind})"
+
+
+SingleDeviceSharding = install_methods(xc.SingleDeviceSharding, _SingleDeviceShardingMethods)
+GSPMDSharding = install_methods(xc.GSPMDSharding, _GSPMDShardingMethods)
+
+
+def split_sharding(devices: Sequence[Device], ndim: int) -> GSPMDSharding:
+    """Axis 0 split evenly over ``devices`` (device i holds block i): the layout of
+    pmapped values."""
+    return GSPMDSharding(list(devices), xc.HloSharding.iota_tile([len(devices)] +
+                                                                 [1] * (ndim - 1)))
+
+
+def replicated_sharding(devices: Sequence[Device]) -> GSPMDSharding:
+    """A full copy of the array on every device."""
+    return GSPMDSharding(list(devices), xc.HloSharding.replicate())
+
+
+def _as_sharding(device_or_sharding):
+    if isinstance(device_or_sharding, Device):
+        return SingleDeviceSharding(device_or_sharding)
+    return device_or_sharding
+
+
+# ----------------------------------------------------------------------------------------
+# jaxlib's imports of jax
+# ----------------------------------------------------------------------------------------
+# When jaxlib's C++ makes a single-device array out of a piece of another one, which it
+# does whenever an array is read back to the host or split into per-device pieces, it
+# imports ``jax.core`` (for ``ShapedArray``, the piece's aval; the first answer is cached
+# for good) and ``jax._src.sharding_impls`` (for ``make_single_device_sharding``). Without
+# jax these imports fail and the pieces get aval None; with jax installed they would load
+# all of jax. So around such calls we answer them with glassjax's own objects.
+
+def _module(name: str, **attributes) -> types.ModuleType:
+    module = types.ModuleType(name)
+    module.__dict__.update(attributes)
+    return module
+
+
+_JAXLIB_IMPORT_ANSWERS = {
+    "jax": _module("jax", __path__=[]),
+    "jax._src": _module("jax._src", __path__=[]),
+    "jax.core": _module("jax.core", ShapedArray=core.ShapedArray),
+    "jax._src.sharding_impls": _module(
+        "jax._src.sharding_impls",
+        make_single_device_sharding=lambda device, memory_kind=None:
+            SingleDeviceSharding(device, memory_kind=memory_kind)),
+}
+
+
+@contextlib.contextmanager
+def _answering_jaxlib_imports():
+    """Put our answers in ``sys.modules`` for the duration (then remove them, so a later
+    ``import jax`` by the user is unaffected). If jax is already imported, leave it be."""
+    if "jax" in sys.modules:
+        yield
+        return
+    sys.modules.update(_JAXLIB_IMPORT_ANSWERS)
+    try:
+        yield
+    finally:
+        for name in _JAXLIB_IMPORT_ANSWERS:
+            del sys.modules[name]
+
+
+# ----------------------------------------------------------------------------------------
+# Device arrays
+# ----------------------------------------------------------------------------------------
+
+def _host_aval(x) -> core.ShapedArray:
+    """The aval a host value gets on the device: canonical dtype (float64 becomes float32
+    unless x64 is on), weak type for Python scalars."""
+    if not (isinstance(x, (np.ndarray, np.generic)) or type(x) in dtypes.python_scalar_dtypes):
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
+    return core.get_aval(x)
+
+
+def device_put(x, device=None, *, committed: bool = False,
+               aval: core.ShapedArray | None = None) -> ArrayImpl:
+    """Put ``x`` (NumPy array, NumPy or Python scalar, or device array) on ``device``: a
+    Device, a sharding, or None for the default device (an Array then stays where it is).
+
+    A *committed* array is pinned to its devices: computations on it run there, and
+    mixing arrays committed to different devices is an error. ``committed=True`` commits
+    the result; otherwise host data gives an uncommitted array and an Array keeps its own
+    commitment. ``aval`` overrides the aval (e.g. to mark a NumPy array weakly typed)."""
+    if isinstance(x, ArrayImpl):
+        return x if device is None and not committed else _move(x, device, committed)
+    aval = aval or _host_aval(x)
+    value = dtypes.coerce_to_array(x, aval.dtype)      # checks Python ints fit
+    sharding = _as_sharding(device or default_device())
+    pieces = sharding.devices_indices_map(aval.shape)   # device -> index of its piece
+    return xc.batched_device_put(aval, sharding, [value[i] for i in pieces.values()],
+                                 list(pieces), committed,
+                                 enable_x64=config.jax_enable_x64)
+
+
+def _move(x: ArrayImpl, device, committed: bool) -> ArrayImpl:
+    source = x._sharding
+    target = source if device is None else _as_sharding(device)
+    if target.num_devices != source.num_devices:      # a different layout: via the host
+        return device_put(to_numpy(x), target, committed=committed or x._committed,
+                          aval=x.aval)
+    if target != source:
+        x, = xc.batched_copy_array_to_devices_with_sharding(
+            [x], [_jax.DeviceList(target._device_assignment)], [target],
+            [xc.ArrayCopySemantics.REUSE_INPUT])
+    if committed and not x._committed:      # the same buffers in a new, committed array
+        x = ArrayImpl(x.aval, target, shards(x), True, True)
+    return x
+
+
+def copy_array(x: ArrayImpl) -> ArrayImpl:
+    """A new device array with its own buffers, on the same devices."""
+    sharding = x._sharding
+    copy, = xc.batched_copy_array_to_devices_with_sharding(
+        [x], [_jax.DeviceList(sharding._device_assignment)], [sharding],
+        [xc.ArrayCopySemantics.ALWAYS_COPY])
+    return copy
+
+
+def committed_device(args) -> Device:
+    """The device a computation on ``args`` runs on: the one committed args are on (an
+    error if they disagree), else the default device."""
+    found = {d for a in args if isinstance(a, ArrayImpl) and a._committed
+             for d in a._sharding.device_set}
+    if len(found) > 1:
+        ids = sorted(d.id for d in found)
+        raise ValueError(f"Received incompatible devices for computation: arguments are "
+                         f"committed to devices with ids {ids}")
+    return found.pop() if found else default_device()
+
+
+def shards(x: ArrayImpl) -> list[ArrayImpl]:
+    """The per-device pieces of ``x`` (single-device arrays), in device-assignment order."""
+    if isinstance(x._sharding, SingleDeviceSharding):
+        return [x]
+    with _answering_jaxlib_imports():
+        return x._arrays
+
+
+def to_numpy(x: ArrayImpl) -> np.ndarray:
+    """The value of ``x`` as a read-only NumPy array.
+
+    On CPU, jaxlib can hand out a view of a device buffer without copying; a real copy
+    (other platforms, or pieces assembled from several devices) is cached on the array,
+    so reading an array twice transfers it once."""
+    if x._npy_value is not None:
+        return x._npy_value
+    pieces = shards(x)
+    with _answering_jaxlib_imports():
+        if len(pieces) == 1 or x._sharding.is_fully_replicated:
+            value, did_copy = pieces[0]._single_device_array_to_np_array_did_copy()
+        else:
+            value, did_copy = np.empty(x.aval.shape, x.aval.dtype), True
+            index_of = x._sharding.devices_indices_map(x.aval.shape)
+            for piece in pieces:
+                value[index_of[piece._sharding._device]], _ = (
+                    piece._single_device_array_to_np_array_did_copy())
+    value.flags.writeable = False
+    if did_copy:
+        x._npy_value = value
+    return value
+
+
+def start_copy_to_host(x: ArrayImpl) -> None:
+    """Start transferring ``x`` to the host without waiting, so a later read is quick."""
+    if x._npy_value is None:
+        pieces = shards(x)
+        with _answering_jaxlib_imports():
+            for piece in pieces:
+                piece._copy_single_device_array_to_host_async()
+
+
+def to_dlpack(x: ArrayImpl, stream=None):
+    """A DLPack capsule sharing ``x``'s buffer (single-device arrays only)."""
+    with _answering_jaxlib_imports():
+        return _jax.buffer_to_dlpack_managed_tensor(x, stream=stream)
+
+
+# ----------------------------------------------------------------------------------------
+# Compiling and executing
+# ----------------------------------------------------------------------------------------
+
+_dialect_registry = ir.DialectRegistry()
+_jax_mlir_ext.register_dialects(_dialect_registry)   # func, arith, ... (MLIR upstream)
+
+
+def mlir_context() -> ir.Context:
+    """A fresh MLIR context that knows the dialects glassjax emits: StableHLO, CHLO and
+    Shardy (``sdy``) besides MLIR's own (``func``). Each module gets its own context, as
+    in JAX, so types and attributes of old modules are not kept alive."""
+    context = ir.Context()
+    context.append_dialect_registry(_dialect_registry)
+    context.load_all_available_dialects()
+    stablehlo.register_dialect(context)
+    chlo.register_dialect(context)
+    sdy.register_dialect(context)
+    return context
+
+
+def compile(module: ir.Module | str, *, devices: Sequence[Device] | None = None,
+            num_replicas: int = 1, num_partitions: int = 1,
+            host_callbacks: Sequence = ()) -> LoadedExecutable:
+    """Compile a StableHLO module (an ``ir.Module`` or its text) for ``devices``.
+
+    ``num_replicas`` copies of the program run in lock step, one per device (the
+    replica style of collectives such as ``stablehlo.all_reduce``); with
+    ``num_partitions`` > 1 XLA's SPMD partitioner splits one program over the devices.
+    ``host_callbacks`` are the Python functions the program's
+    ``xla_ffi_python_cpu_callback`` custom calls invoke, by index; jaxlib keeps them alive
+    as long as the executable."""
+    if isinstance(module, str):
+        with mlir_context():
+            module = ir.Module.parse(module)
+    devices = list(devices or [default_device()])
+    if len(devices) != num_replicas * num_partitions:
+        raise ValueError(f"compile: {len(devices)} devices given for {num_replicas} "
+                         f"replicas x {num_partitions} partitions")
+    options = xc.CompileOptions()
+    options.num_replicas = num_replicas
+    options.num_partitions = num_partitions
+    options.device_assignment = xc.DeviceAssignment.create(
+        np.array([d.id for d in devices]).reshape(num_replicas, num_partitions))
+    build = options.executable_build_options
+    build.use_spmd_partitioning = num_partitions > 1
+    build.use_shardy_partitioner = True
+    return devices[0].client.compile_and_load(
+        module, _jax.DeviceList(tuple(devices)), options, list(host_callbacks))
+
+
+def execute(executable: LoadedExecutable, args: Sequence[ArrayImpl],
+            out_avals: Sequence[core.ShapedArray], *, out_shardings=None,
+            committed: bool = False) -> list[ArrayImpl]:
+    """Run ``executable`` on device arrays already placed on its devices.
+
+    On one device, arguments and results are ordinary arrays. On N devices each argument
+    is a global array whose pieces sit on the executable's devices, and by default each
+    result is the global array with axis 0 split over the devices, piece i coming from
+    device i (the replica style of pmap); ``out_avals`` are the global avals.
+    Results are built by jaxlib's result handlers with our avals, which keeps jaxlib from
+    constructing avals of its own (it would import ``jax.core`` for that)."""
+    exe_devices = executable.local_devices()
+    if out_shardings is None:
+        out_shardings = [SingleDeviceSharding(exe_devices[0]) if len(exe_devices) == 1
+                         else split_sharding(exe_devices, aval.ndim) for aval in out_avals]
+    handlers = [xc.array_result_handler(aval, sharding, committed, _skip_checks=True)
+                for aval, sharding in zip(out_avals, out_shardings)]
+    results = executable.execute_sharded(list(args))
+    return results.consume_with_handlers(handlers)
+
+
+def optimized_hlo_text(executable: LoadedExecutable) -> str:
+    """The HLO XLA actually runs, after its optimisation passes (``Compiled.as_text()``)."""
+    return executable.get_hlo_text()
+
+
+def cost_analysis(executable: LoadedExecutable) -> dict:
+    """XLA's cost estimates (flops, bytes accessed, ...) for the optimised program."""
+    return executable.cost_analysis()
