@@ -9,7 +9,7 @@ from glassjax.array import Array
 from glassjax.core import ShapeDtypeStruct
 from glassjax.dtypes import float0
 from glassjax.api import block_until_ready, device_get, device_put, make_jaxpr
-from glassjax.jit import eval_shape, jit, named_call
+from glassjax.jit import eval_shape, jit, named_call, xla_computation
 from glassjax.ad_api import (grad, hessian, jacfwd, jacobian, jacrev, jvp, linear_transpose,
                              linearize, value_and_grad, vjp)
 from glassjax.vmap_api import vmap

@@ -67,7 +67,8 @@ class ShapedArray:
                 else dtypes.dtype_to_string(self.dtype))
         return f"{name}[{','.join(str(d) for d in self.shape)}]"
 
-    __str__ = str_short
+    def __str__(self):
+        return ("~" if self.weak_type else "") + self.str_short()
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""

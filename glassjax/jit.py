@@ -493,3 +493,34 @@ def eval_shape(fun, *args, **kwargs):
               for a in jaxpr.out_avals]
     return tree_util.tree_unflatten(flat.out_tree[0], shapes)
 
+
+
+def xla_computation(fun, static_argnums=(), axis_env=None, in_parts=None, out_parts=None,
+                    backend=None, tuple_args=False, instantiate_const_outputs=None,
+                    return_shape=False, donate_argnums=()):
+    """The unoptimized XLA HLO of ``fun`` for example arguments (``.as_hlo_text()``).
+
+    JAX 0.4.30 removed this in favour of ``jit(f).lower(x)``; the seed documents use it,
+    so glassjax keeps it, built on the same tracing and lowering as ``jit``. With
+    ``axis_env`` the program is lowered for as many replicas as the named axes span, so
+    collectives show their replica groups."""
+    del in_parts, out_parts, instantiate_const_outputs
+    jitted = Jitted(fun, static_argnums, None, donate_argnums, None, None, backend, False,
+                    False)
+
+    def computation_maker(*args, **kwargs):
+        with core.extend_axis_env(axis_env or []):
+            result, _ = jitted._trace(args, kwargs)
+            replicas = 1
+            for _, size in axis_env or []:
+                replicas *= size
+            mctx = lowering.lower_module(
+                lowering.module_name("xla_computation", jitted._name), result.closed_jaxpr,
+                donated_invars=list(jitted._donated_invars(args, kwargs, result)),
+                axis_env=dict(axis_env or []), num_replicas=replicas)
+        computation = runtime.hlo_computation(mctx.module, tuple_args=tuple_args)
+        if return_shape:
+            return computation, Traced(jitted, result, ()).out_info
+        return computation
+
+    return computation_maker

@@ -286,3 +286,46 @@ def test_backslashes_in_names_are_literal():
     f = glassjax.jit(glassjax.named_call(lambda x: x, name=r"a\nb\l"))
     dot = dot_of(f, 1.)
     assert r'label="jit: a\\nb\\l"' in dot
+
+
+def test_custom_derivative_and_checkpoint_clusters():
+    @glassjax.custom_jvp
+    def cj(x):
+        return jnp.sin(x)
+    cj.defjvp(lambda p, t: (cj(p[0]), t[0] * jnp.cos(p[0])))
+
+    @glassjax.custom_vjp
+    def cv(x):
+        return jnp.sin(x)
+    cv.defvjp(lambda x: (jnp.sin(x), x), lambda r, g: (g * jnp.cos(r),))
+
+    for fun, title in [(cj, "custom_jvp_call: cj\nits derivative is a custom JVP rule"),
+                       (cv, "custom_vjp_call: cv\nits derivative is a custom fwd/bwd pair")]:
+        dot = dot_of(fun, 1.0)
+        assert clusters(dot) == {"cluster_e0": title}
+        assert nodes(dot)["e0_r0_e0"] == "sin"
+        assert {("in0", "e0_r0_in0", "a:f32[]"), ("e0_r0_e0", "e0_out", "d:f32[]"),
+                ("e0_out", "out0", "b:f32[]")} <= edges(dot)
+    dot = dot_of(glassjax.checkpoint(lambda x: jnp.sin(jnp.sin(x))), 1.0)
+    assert clusters(dot) == {
+        "cluster_e0": "checkpoint\nrecomputed in the backward pass\npolicy=None"}
+    assert [nodes(dot)[f"e0_r0_e{i}"] for i in (0, 1)] == ["sin", "sin"]
+    # under grad, the checkpointed body (an open Jaxpr param) is drawn the same way
+    dot = dot_of(glassjax.grad(glassjax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))), 1.0)
+    assert "cluster_e2" in clusters(dot)
+    assert ("e2_r0_e4", "e2_out", "j:f32[]") in edges(dot)
+
+
+def test_unknown_higher_order_primitives_get_one_region_per_jaxpr_param():
+    inner = make_jaxpr(lambda x, y: x * y)(1.0, 2.0)
+    outer = make_jaxpr(lambda x: jnp.sin(x))(1.0)
+    a, b = outer.jaxpr.invars[0], outer.jaxpr.eqns[0].outvars[0]
+    out = glassjax.core.Var(b.aval)
+    fancy = glassjax.core.Primitive("fancy_call")
+    eqn = glassjax.core.new_jaxpr_eqn([a, b], [out], fancy,
+                                      {"body": inner, "mode": "fast", "hook": print})
+    jaxpr = outer.jaxpr.replace(eqns=[*outer.jaxpr.eqns, eqn], outvars=[out])
+    dot = to_graphviz(glassjax.core.ClosedJaxpr(jaxpr, [])).source
+    assert clusters(dot) == {"cluster_e1": "fancy_call\nmode=fast"}   # callables left out
+    assert {("in0", "e1_r0_in0", "a:f32[]"), ("e0", "e1_r0_in1", "b:f32[]"),
+            ("e1_r0_e0", "e1_out", "e:f32[]")} <= edges(dot)

@@ -178,7 +178,7 @@ def _dynamic_slice_shape_rule(x, *start_indices, slice_sizes):
                         f"slice_sizes of {slice_sizes}.")
     if any(i.ndim != 0 for i in start_indices):
         raise TypeError("start_indices arguments to dynamic_slice must be scalars, "
-                        f" got indices {list(start_indices)}")
+                        f" got indices {tuple(start_indices)}")
     return tuple(slice_sizes)
 
 
@@ -255,7 +255,7 @@ def _dynamic_update_slice_shape_rule(x, update, *start_indices):
                         f"{x.shape}.")
     if any(i.ndim != 0 for i in start_indices):
         raise TypeError("start_indices arguments to dynamic_update_slice must be scalars, "
-                        f"got indices {list(start_indices)}")
+                        f"got indices {tuple(start_indices)}")
     return x.shape
 
 

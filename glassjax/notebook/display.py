@@ -132,8 +132,8 @@ def _shard_table(shards) -> str:
             f"{rows}</table>")
 
 
-def results_html(names, leaves) -> str:
-    """One row per output: name, value, shape, dtype and device (or, for arrays spread
+def results_html(names, leaves, heading="output") -> str:
+    """One row per value: name, value, shape, dtype and device (or, for arrays spread
     over several devices, a table of their shards)."""
     rows = []
     for name, x in zip(names, leaves):
@@ -142,7 +142,8 @@ def results_html(names, leaves) -> str:
         rows.append(f"<tr><td>{html.escape(name)}</td><td>{pre(_value_text(x))}</td>"
                     f"<td>{html.escape(str(np.shape(x)))}</td>"
                     f"<td>{html.escape(_dtype(x))}</td><td>{where}</td></tr>")
-    head = "<tr><th>output</th><th>value</th><th>shape</th><th>dtype</th><th>device</th></tr>"
+    head = (f"<tr><th>{html.escape(heading)}</th><th>value</th><th>shape</th><th>dtype</th>"
+            "<th>device</th></tr>")
     return f'<table class="gj-table gj-results">{head}{"".join(rows)}</table>'
 
 

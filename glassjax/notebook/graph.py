@@ -119,8 +119,13 @@ def _call_layout(kind, title, param):
     return layout
 
 
-def _name(eqn):
-    return eqn.params.get("name", "")
+def _name(eqn, param="jaxpr"):
+    """The called function's name: the ``name`` param (jit), or else the name recorded
+    when the sub-jaxpr was traced (custom_jvp_call prints it the same way)."""
+    if "name" in eqn.params:
+        return str(eqn.params["name"])
+    info = getattr(_open(eqn.params[param])[0], "debug_info", None)
+    return info.func_src_info.split(" at ")[0] if info and info.func_src_info else ""
 
 
 LAYOUTS: dict[str, Callable] = {
@@ -130,10 +135,10 @@ LAYOUTS: dict[str, Callable] = {
     "jit": _call_layout("jit", lambda e: [f"jit: {_name(e)}"], "jaxpr"),
     "pjit": _call_layout("jit", lambda e: [f"jit: {_name(e)}"], "jaxpr"),
     "custom_jvp_call": _call_layout(
-        "custom", lambda e: [f"custom_jvp_call: {_name(e)}",
+        "custom", lambda e: [f"custom_jvp_call: {_name(e, 'call_jaxpr')}",
                              "its derivative is a custom JVP rule"], "call_jaxpr"),
     "custom_vjp_call": _call_layout(
-        "custom", lambda e: [f"custom_vjp_call: {_name(e)}",
+        "custom", lambda e: [f"custom_vjp_call: {_name(e, 'call_jaxpr')}",
                              "its derivative is a custom fwd/bwd pair"], "call_jaxpr"),
     "checkpoint": _call_layout(
         "checkpoint", lambda e: ["checkpoint", "recomputed in the backward pass",

@@ -266,9 +266,9 @@ class Explorer:
             return
         self.step_values.value = _html(
             display_lib.section("inputs", display_lib.results_html(
-                [self.names.name(a) for a in step.eqn.invars], step.inputs)),
+                [self.names.name(a) for a in step.eqn.invars], step.inputs, "variable")),
             display_lib.section("outputs", display_lib.results_html(
-                [self.names.name(v) for v in step.eqn.outvars], step.outputs)))
+                [self.names.name(v) for v in step.eqn.outvars], step.outputs, "variable")))
 
 
 def explore(fun, *args, static_argnums=(), **kwargs) -> Explorer:

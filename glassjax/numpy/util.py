@@ -145,11 +145,17 @@ def promote_to(x, dtype, weak_type=False):
 
 
 def const(example, value):
-    """``value`` with the dtype of ``example``: a Python scalar if ``example`` is one,
-    else a NumPy scalar (either way, a literal in a jaxpr)."""
-    if type(example) in (int, float, complex):
-        return type(example)(value)
-    return np.array(value, dtypes.dtype(example))
+    """``value`` with the type of ``example``: a Python scalar if ``example`` is a weakly
+    typed scalar (so the result stays weak), else a NumPy scalar (either way, a literal
+    in a jaxpr)."""
+    dtype = dtypes.dtype(example)
+    if dtypes.is_python_scalar(example):
+        kind = next(t for t, k in ((bool, np.bool_), (int, np.integer),
+                                   (float, np.floating), (complex, np.complexfloating))
+                    if dtypes.issubdtype(dtype, k))
+        value = kind(value)
+        return value if dtypes.dtype(value) == dtype else np.array(value, dtype)
+    return np.array(value, dtype)
 
 
 # ----------------------------------------------------------------------------------------

@@ -30,8 +30,12 @@ class Compiled:
         self.donated_invars = donated_invars
         self.module_context = module_context
 
-    def __call__(self, *args):
+    def __call__(self, *args, deleted_error=ValueError):
         args = [a for a, keep in zip(args, self.kept_invars) if keep]
+        for a in args:
+            if isinstance(a, runtime.ArrayImpl) and a.is_deleted():
+                raise deleted_error(f"Array has been deleted with shape="
+                                    f"{a.aval.str_short()}.")
         committed = runtime.committed_device(args) is not None
         arrays = [runtime.device_put(a, self.device) for a in args]
         return runtime.execute(self.executable, arrays, self.out_avals,
@@ -104,7 +108,7 @@ def apply_primitive(primitive, *args, **params):
     if compiled is None:
         compiled = _primitive_cache[key] = _compile_primitive(primitive, params,
                                                               in_avals, device)
-    outs = compiled(*args)
+    outs = compiled(*args, deleted_error=RuntimeError)
     return outs if primitive.multiple_results else outs[0]
 
 

@@ -209,7 +209,7 @@ def call_private_function(ctx: LoweringRuleContext, name: str,
     key = id(closed.jaxpr)
     fn_name = mctx._func_names.get(key)
     if fn_name is None:
-        fn_name = mctx._func_names[key] = mctx.unique_name(sanitize_name(name))
+        fn_name = mctx._func_names[key] = mctx.unique_name(name)
         mctx.keepalives.append(closed)
         _emit_function(mctx, fn_name, closed, public=False)
     out_types = [aval_to_ir_type(a) for a in closed.out_avals]

@@ -541,3 +541,10 @@ def optimized_hlo_text(executable: LoadedExecutable) -> str:
 def cost_analysis(executable: LoadedExecutable) -> dict:
     """XLA's cost estimates (flops, bytes accessed, ...) for the optimised program."""
     return executable.cost_analysis()
+
+
+def hlo_computation(module: ir.Module, *, tuple_args: bool = False):
+    """The unoptimized XLA HLO of a StableHLO module (an ``XlaComputation`` with
+    ``as_hlo_text()``), which the seeds' ``xla_computation`` returns."""
+    return _jax.mlir.mlir_module_to_xla_computation(str(module), use_tuple_args=tuple_args,
+                                                    return_tuple=True)

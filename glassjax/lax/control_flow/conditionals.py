@@ -306,6 +306,39 @@ def _cond_linearize(nonzeros, index, *ops, branches):
 ad.primitive_linearizations[cond_p] = _cond_linearize
 
 
+def _cond_partial_eval(trace, index, *ops, branches):
+    """Operands partly unknown (``partial_eval.PartialEvalTrace``): each branch splits
+    into a known part, returning residuals, and an unknown part reading them; as in
+    linearization, both become ``cond``s on the same index."""
+    if trace.is_unknown(index):
+        return cond_p.bind_with_trace(trace.unknown_trace, (index, *ops),
+                                      dict(branches=branches))
+    ops_uk = [trace.is_unknown(x) for x in ops]
+    out_uk = [any(u) for u in zip(*(pe.partial_eval_jaxpr_nounits(b, ops_uk, False)[2]
+                                    for b in branches))]
+    known, unknown, res_avals = [], [], []
+    for b in branches:
+        k, u, _, num_res = pe.partial_eval_jaxpr_nounits(b, ops_uk, out_uk)
+        known.append(k)
+        unknown.append(u)
+        res_avals.append(k.out_avals[len(k.out_avals) - num_res:])
+    all_res_avals, res_indices = merge_branch_residuals(res_avals)
+    num_known_outs = len(out_uk) - sum(out_uk)
+    known = join_cond_outputs(known, all_res_avals, res_indices, num_known_outs)
+    unknown = join_cond_residual_inputs(unknown, all_res_avals, res_indices)
+    known_outs = cond_p.bind_with_trace(
+        trace.known_trace, (index, *(x for x, uk in zip(ops, ops_uk) if not uk)),
+        dict(branches=known))
+    known_outs, res = split_list(known_outs, [num_known_outs])[:2]
+    unknown_outs = cond_p.bind_with_trace(
+        trace.unknown_trace, (index, *res, *(x for x, uk in zip(ops, ops_uk) if uk)),
+        dict(branches=unknown))
+    return common.merge_lists(out_uk, known_outs, unknown_outs)
+
+
+pe.partial_eval_rules[cond_p] = _cond_partial_eval
+
+
 def merge_branch_residuals(branch_res_avals):
     """One list of residual types all branches can fill, reusing slots across branches
     where types agree: ``[x], [y], [x, x] -> [x, y, x]`` with per-branch positions

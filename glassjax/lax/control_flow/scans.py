@@ -420,6 +420,57 @@ def _scan_linearize(nonzeros, *primals_in, reverse, length, num_consts, num_carr
 ad.primitive_linearizations[scan_p] = _scan_linearize
 
 
+def _scan_partial_eval(trace, *args, reverse, length, num_consts, num_carry, jaxpr,
+                       unroll):
+    """Operands partly unknown (``partial_eval.PartialEvalTrace``): a known scan computes
+    the known outputs and the residuals, an unknown scan the rest from them. As in
+    linearization, residuals that are known ``xs`` are passed as they are, and those that
+    depend on known consts only are hoisted out of the loop."""
+    num_ys = len(jaxpr.out_avals) - num_carry
+    const_uk, init_uk, xs_uk = split_list([trace.is_unknown(x) for x in args],
+                                          [num_consts, num_carry])
+    carry_uk = init_uk
+    for _ in range(1 + num_carry):
+        known, unknown, out_uk, num_res = pe.partial_eval_jaxpr_nounits(
+            jaxpr, const_uk + carry_uk + xs_uk, carry_uk + [False] * num_ys)
+        if out_uk[:num_carry] == carry_uk:
+            break
+        carry_uk = _or(carry_uk, out_uk[:num_carry])
+    unknowns = const_uk + carry_uk + xs_uk
+    known_args = [x for x, uk in zip(args, unknowns) if not uk]
+    num_known_consts = num_consts - sum(const_uk)
+    num_known_carry = num_carry - sum(carry_uk)
+    num_known_outs = len(out_uk) - sum(out_uk)
+    res_fwd = [i if i is not None and i >= num_known_consts + num_known_carry else None
+               for i in common.jaxpr_forwarding(known.jaxpr)[num_known_outs:]]
+    known = common.prune_outputs(known, [True] * num_known_outs +
+                                 [f is None for f in res_fwd])
+    known_consts, known_rest = split_list(known_args, [num_known_consts])[:2]
+    known, known_consts, hoisted, hoisted_res = _hoist_loop_invariant_residuals(
+        known, known_consts, sum(f is None for f in res_fwd))
+    known_outs = scan_p.bind_with_trace(trace.known_trace, [*known_consts, *known_rest], dict(
+        reverse=reverse, length=length, jaxpr=known, num_consts=len(known_consts),
+        num_carry=num_known_carry, unroll=unroll))
+    known_outs, ext_res = split_list(known_outs, [num_known_outs])[:2]
+    computed = iter(merge_lists(hoisted, ext_res, hoisted_res))
+    res = [next(computed) if f is None else known_args[f] for f in res_fwd]
+    hoisted = iter(hoisted)
+    res_is_ext = [f is not None or not next(hoisted) for f in res_fwd]
+    # The unknown scan takes (*hoisted residuals, *unknown inputs, *stacked residuals).
+    unknown = common.move_binders_to_back(unknown, res_is_ext)
+    int_res, ext_res = partition_list(res_is_ext, res)
+    unknown_outs = scan_p.bind_with_trace(
+        trace.unknown_trace,
+        [*int_res, *(x for x, uk in zip(args, unknowns) if uk), *ext_res],
+        dict(reverse=reverse, length=length, jaxpr=unknown,
+             num_consts=len(int_res) + sum(const_uk), num_carry=sum(carry_uk),
+             unroll=unroll))
+    return merge_lists(out_uk, known_outs, unknown_outs)
+
+
+pe.partial_eval_rules[scan_p] = _scan_partial_eval
+
+
 def _hoist_loop_invariant_residuals(primal_jaxpr, consts, num_res):
     """Partially evaluate the primal body with its consts known: what depends on the
     consts only is computed now, once. Residuals computed that way are *hoisted* out of

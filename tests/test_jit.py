@@ -1,0 +1,262 @@
+"""jit: caching, static arguments, donation, inlining, the ahead-of-time stages, and
+jit == eager == NumPy on random programs."""
+import types
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import glassjax as jax
+import glassjax.numpy as jnp
+from glassjax import lax
+
+
+# -- jit equals eager equals NumPy on random programs ------------------------------------
+
+UNARY = {"sin": (lax.sin, np.sin), "cos": (lax.cos, np.cos), "exp": (lambda x: lax.exp(
+    lax.mul(x, np.float32(0.1))), lambda x: np.exp(x * np.float32(0.1))),
+         "neg": (lax.neg, np.negative), "tanh": (lax.tanh, np.tanh)}
+BINARY = {"add": (lax.add, np.add), "sub": (lax.sub, np.subtract),
+          "mul": (lax.mul, np.multiply), "max": (lax.max, np.maximum),
+          "min": (lax.min, np.minimum)}
+
+
+def build_program(ops):
+    """A straight-line program over a growing list of values, described by ``ops``."""
+    def run(x, y, lib):
+        vals = [x, y]
+        for kind, name, i, j in ops:
+            a, b = vals[i % len(vals)], vals[j % len(vals)]
+            if kind == "unary":
+                vals.append(UNARY[name][lib](a))
+            elif kind == "binary":
+                vals.append(BINARY[name][lib](a, b))
+            else:
+                vals.append(lax.reduce_sum(a, (0,)) if lib == 0 else np.sum(a, axis=0))
+                vals[-1] = (lax.broadcast_in_dim(vals[-1], (4,), ()) if lib == 0
+                            else np.broadcast_to(vals[-1], (4,)))
+        return vals[-1]
+    return run
+
+
+op_strategy = st.one_of(
+    st.tuples(st.just("unary"), st.sampled_from(sorted(UNARY)), st.integers(0, 20),
+              st.integers(0, 20)),
+    st.tuples(st.just("binary"), st.sampled_from(sorted(BINARY)), st.integers(0, 20),
+              st.integers(0, 20)),
+    st.tuples(st.just("reduce"), st.just(""), st.integers(0, 20), st.integers(0, 20)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(op_strategy, min_size=1, max_size=8),
+       st.lists(st.floats(-2, 2, width=32), min_size=8, max_size=8))
+def test_jit_equals_eager_equals_numpy(ops, data):
+    x = np.array(data[:4], np.float32)
+    y = np.array(data[4:], np.float32)
+    program = build_program(ops)
+    expected = program(x, y, 1)
+    eager = program(x, y, 0)
+    jitted = jax.jit(lambda a, b: program(a, b, 0))(x, y)
+    np.testing.assert_allclose(np.asarray(eager), expected, rtol=2e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(jitted), np.asarray(eager), rtol=2e-5, atol=1e-5)
+
+
+# -- caching ------------------------------------------------------------------------------
+
+def test_retraces_only_when_types_or_static_values_change():
+    traces = []
+
+    def f(x, k):
+        traces.append((jnp.shape(x), k))
+        return x * k
+
+    g = jax.jit(f, static_argnums=1)
+    g(1., 2)
+    g(2., 2)                      # same types, same static value: cached
+    g(np.float32(1), 2)           # float32 is not weak: a new trace
+    g(3., 3)                      # new static value
+    g(jnp.ones(3), 3)             # new shape
+    assert len(traces) == 4
+
+
+def test_weak_type_is_part_of_the_cache_key():
+    f = jax.jit(lambda x: x * 2)
+    assert repr(f(3.0)) == "Array(6., dtype=float32, weak_type=True)"
+    assert repr(f(jnp.float32(3.0))) == "Array(6., dtype=float32)"
+
+
+def test_globals_are_captured_at_trace_time():
+    g = [0.]
+
+    def impure(x):
+        return x + g[0]
+
+    assert float(jax.jit(impure)(4.)) == 4.
+    g[0] = 10.
+    assert float(jax.jit(impure)(5.)) == 5.          # cached trace: g was 0
+    assert np.asarray(jax.jit(impure)(jnp.array([4.]))).tolist() == [14.]
+
+
+def test_static_argnames_and_decorator_factory():
+    @jax.jit(static_argnames=["n"])
+    def g(x, n):
+        i = 0
+        while i < n:
+            i += 1
+        return x + i
+
+    assert int(g(10, 20)) == 30
+    assert int(g(10, n=5)) == 15
+
+
+def test_unhashable_static_argument_is_a_value_error():
+    f = jax.jit(lambda x, k: x, static_argnums=1)
+    with pytest.raises(ValueError, match="Non-hashable static arguments are not supported"):
+        f(1., [1, 2])
+
+
+def test_python_control_flow_on_traced_value_errors():
+    def f(x):
+        if x > 0:
+            return x
+        return 2 * x
+
+    with pytest.raises(jax.errors.TracerBoolConversionError,
+                       match="depends on the value of the argument x"):
+        jax.jit(f)(10)
+    assert int(jax.jit(f, static_argnums=0)(-10)) == -20
+
+
+# -- donation -----------------------------------------------------------------------------
+
+def test_donated_buffer_is_reused_and_use_after_donation_errors():
+    x = jnp.ones(3)
+    f = jax.jit(lambda v: v * 2, donate_argnums=0)
+    assert "tf.aliasing_output = 0 : i32" in f.lower(x).as_text()
+    y = f(x)
+    assert np.asarray(y).tolist() == [2., 2., 2.]
+    assert x.is_deleted()
+    with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=float32\[3\]"):
+        x + 1
+    with pytest.raises(ValueError, match="Array has been deleted"):
+        f(x)
+
+
+# -- tracers, inlining, disable_jit -------------------------------------------------------
+
+def test_tracer_repr_inside_jit():
+    seen = []
+
+    @jax.jit
+    def f(x):
+        seen.append(repr(x))
+        return x + 1
+
+    assert np.asarray(f(jnp.arange(5))).tolist() == [1, 2, 3, 4, 5]
+    assert seen == ["JitTracer(int32[5])"]
+
+
+def test_inline_splices_the_body():
+    inner = jax.jit(lambda y: y + 1, inline=True)
+    text = str(jax.make_jaxpr(lambda x: inner(x) * 2)(1.))
+    assert text == ("{ lambda ; a:f32[]. let\n    b:f32[] = add a 1.0:f32[]\n"
+                    "    c:f32[] = mul b 2.0:f32[]\n  in (c,) }")
+
+
+def test_nested_jit_is_a_call():
+    inner = jax.jit(lambda y: jnp.sin(y))
+    text = jax.jit(lambda x: inner(x) * 2).lower(1.).as_text()
+    assert 'call @"<lambda>"(%arg0)' in text
+    assert 'func.func private @"<lambda>"' in text
+
+
+def test_disable_jit_runs_python():
+    seen = []
+
+    @jax.jit
+    def f(x):
+        seen.append(type(x).__name__)
+        return x * 2
+
+    with jax.disable_jit():
+        f(jnp.arange(3))
+    f(jnp.arange(3))
+    assert seen == ["ArrayImpl", "StagingTracer"]
+
+
+# -- ahead of time ------------------------------------------------------------------------
+
+def test_lower_as_text_is_jax_stablehlo():
+    def f(x):
+        return jnp.sin(jnp.cos(x))
+    assert jax.jit(f).lower(3.).as_text() == (
+        'module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : '
+        'i32} {\n  func.func public @main(%arg0: tensor<f32>) -> (tensor<f32> '
+        '{jax.result_info = "result"}) {\n    %0 = stablehlo.cosine %arg0 : tensor<f32>\n'
+        '    %1 = stablehlo.sine %0 : tensor<f32>\n    return %1 : tensor<f32>\n  }\n}\n')
+
+
+def test_result_info_names_pytree_outputs():
+    f = lambda x, y: {"a": x + y, "b": (x * 2, jnp.sum(y))}
+    text = jax.jit(f).lower(1., jnp.ones(3)).as_text()
+    for name in ["result['a']", "result['b'][0]", "result['b'][1]"]:
+        assert f'jax.result_info = "{name}"' in text
+
+
+def test_compile_and_call():
+    f = lambda x, y: x * 2 + y
+    lowered = jax.jit(f).lower(jnp.arange(3.0), 1.0)
+    compiled = lowered.compile()
+    assert (type(lowered).__name__, type(compiled).__name__) == ("Lowered", "Compiled")
+    assert np.asarray(compiled(jnp.arange(3.0), 1.0)).tolist() == [1., 3., 5.]
+    assert "HloModule" in compiled.as_text()
+    assert compiled.cost_analysis()["flops"] > 0
+    with pytest.raises(TypeError):
+        compiled(jnp.ones(4), 2.0)
+
+
+def test_trace_stage_exposes_the_jaxpr():
+    traced = jax.jit(lambda x: jnp.sin(x)).trace(1.)
+    assert str(traced.jaxpr) == "{ lambda ; a:f32[]. let b:f32[] = sin a in (b,) }"
+
+
+def test_xla_computation_is_kept_working():
+    def f(x):
+        return jnp.sin(jnp.cos(x))
+    text = jax.xla_computation(f)(3.).as_hlo_text()
+    assert text.startswith("HloModule xla_computation_f")
+    assert "cosine" in text and "sine" in text
+    scalar = types.SimpleNamespace(shape=(), dtype=np.dtype(np.float32))
+    assert jax.xla_computation(f)(scalar).as_hlo_text() == text
+
+
+# -- eval_shape, named_call, device_put/get -----------------------------------------------
+
+def test_eval_shape_on_duck_typed_arguments():
+    class MyArgArray:
+        def __init__(self, shape, dtype):
+            self.shape, self.dtype = shape, jnp.dtype(dtype)
+
+    out = jax.eval_shape(lambda A, x: jnp.tanh(jnp.dot(A, x)),
+                         MyArgArray((2000, 3000), jnp.float32),
+                         MyArgArray((3000, 1000), jnp.float32))
+    assert str(out) == "ShapeDtypeStruct(shape=(2000, 1000), dtype=float32)"
+
+
+def test_named_call_is_transparent():
+    named = jax.named_call(lambda x: jnp.sin(x) * 2.0, name="my_g")
+    assert str(jax.make_jaxpr(lambda x: named(x) + 1.0)(1.0)) == (
+        "{ lambda ; a:f32[]. let\n    b:f32[] = sin a\n    c:f32[] = mul b 2.0:f32[]\n"
+        "    d:f32[] = add c 1.0:f32[]\n  in (d,) }")
+
+
+def test_device_put_and_get_with_pytrees():
+    tree = {"a": np.arange(3.), "b": [1, 2.0]}
+    on_device = jax.device_put(tree)
+    assert repr(on_device["a"]) == "Array([0., 1., 2.], dtype=float32)"
+    assert repr(on_device["b"][1]) == "Array(2., dtype=float32, weak_type=True)"
+    back = jax.device_get(on_device)
+    assert isinstance(back["a"], np.ndarray) and back["a"].tolist() == [0., 1., 2.]
+    committed = jax.device_put(np.ones(2), jax.devices()[0])
+    assert committed.committed and not on_device["a"].committed
+    assert jax.block_until_ready(on_device) is on_device

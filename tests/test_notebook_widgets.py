@@ -1,0 +1,151 @@
+"""The explorer widget and the step-through evaluator behind it."""
+import html
+import re
+
+import numpy as np
+import pytest
+
+import glassjax
+import glassjax.numpy as jnp
+from glassjax import make_jaxpr
+from glassjax.notebook import explore
+from glassjax.notebook.stepper import Stepper
+from glassjax.notebook.widgets import TABS
+
+
+def f(x, y):
+    return jnp.sin(x) * y + 1.0
+
+
+def needs(name):
+    return pytest.mark.skipif(not hasattr(glassjax, name),
+                              reason=f"glassjax.{name} not exported yet")
+
+
+def text_of(page: str) -> str:
+    """What a reader sees of an HTML page: tags dropped, entities decoded."""
+    return html.unescape(re.sub(r"<style>.*?</style>|<[^>]+>", "", page, flags=re.S))
+
+
+def show_tab(ex, name):
+    ex.tabs.selected_index = TABS.index(name)
+    return ex.panes[TABS.index(name)].value if name != "Step" else None
+
+
+def test_tabs_show_every_stage():
+    ex = explore(f, jnp.arange(3.0), 2.0)
+    assert [ex.tabs.get_title(i) for i in range(len(TABS))] == [
+        "Jaxpr", "Graph", "StableHLO", "Compiled HLO", "Result", "Timings", "Step"]
+    closed = make_jaxpr(f)(jnp.arange(3.0), 2.0)
+    assert text_of(ex.panes[0].value) == str(closed)
+    assert ex.panes[1].value == ""                 # rendered only when first shown
+    assert "<svg" in show_tab(ex, "Graph")
+    assert "stablehlo.sine" in show_tab(ex, "StableHLO")
+    assert "HloModule jit_f" in show_tab(ex, "Compiled HLO")
+    value = np.sin(np.arange(3.0, dtype=np.float32)) * 2 + 1
+    assert np.array2string(value, separator=", ") in show_tab(ex, "Result")
+    timings = show_tab(ex, "Timings")
+    assert [m for m in re.findall(r"<tr><td>(\w+)</td><td>[\d.]+ ms</td></tr>", timings)] \
+        == ["trace", "lower", "compile", "run"]
+    bundle = ex._repr_mimebundle_()
+    assert bundle["text/plain"] == "glassjax explorer: f"
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_transformations_compose_and_retrace():
+    ex = explore(f, 1.0, 2.0)
+    ex.apply("jit")
+    assert ex.description() == "jit(f)"
+    assert "name=f" in text_of(ex.panes[0].value)
+    ex.undo()
+    assert ex.description() == "f" and "jit[" not in ex.panes[0].value
+    ex.apply("jit")
+    ex.apply("jit")
+    assert ex.description() == "jit(jit(f))"
+    ex.reset()
+    assert ex.description() == "f" and ex.transforms == []
+
+
+@needs("grad")
+def test_grad_value_and_grad_jvp_linearize():
+    ex = explore(f, 1.0, 2.0)
+    ex.apply("grad")
+    g = glassjax.grad(f)
+    assert text_of(ex.panes[0].value) == str(make_jaxpr(g)(1.0, 2.0))
+    for name in ("value_and_grad", "jvp", "linearize"):
+        ex.reset()
+        ex.apply(name)
+        assert ex.message.value == "", ex.message.value
+        assert '<div class="gj-error">' not in show_tab(ex, "Result")
+
+
+@needs("vmap")
+def test_vmap_stacks_the_example_arguments():
+    ex = explore(f, jnp.arange(2.0), 2.0)
+    ex.apply("vmap", "(0, None)")
+    assert ex.description() == "vmap(f, in_axes=(0, None))"
+    closed = ex.stages.closed_jaxpr
+    assert [str(a) for a in closed.in_avals][0] == "float32[3,2]"
+    ex.tabs.selected_index = TABS.index("Result")
+    assert "(3, 2)" in ex.panes[TABS.index("Result")].value
+
+
+@needs("grad")
+def test_a_failing_transformation_is_explained_and_not_kept():
+    ex = explore(lambda x: jnp.sin(x), jnp.arange(3.0))
+    ex.apply("grad")
+    assert ex.transforms == []
+    assert "grad(&lt;lambda&gt;) could not be traced: TypeError" in ex.message.value
+
+
+def test_bad_in_axes_is_a_clear_error():
+    ex = explore(f, 1.0, 2.0)
+    with pytest.raises(ValueError, match="in_axes must be a Python literal"):
+        ex.apply("vmap", "(0,")
+
+
+def test_step_through_highlights_the_equation_and_shows_its_values():
+    x = jnp.arange(3.0)
+    ex = explore(f, x, 2.0)
+    ex.tabs.selected_index = TABS.index("Step")
+    assert ex.slider.max == 3                  # sin, convert_element_type, mul, add
+    ex.slider.value = 2
+    steps = re.findall(r'<pre class="gj-step( gj-current)?">(.*?)</pre>', ex.step_text.value)
+    assert [text for _, text in steps] == [
+        "c:f32[3] = sin a",
+        "d:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b",
+        "e:f32[3] = mul c d", "f:f32[3] = add e 1.0:f32[]"]
+    assert [bool(cur) for cur, _ in steps] == [False, False, True, False]
+    assert re.search(r'<title>e2</title>\s*<path fill="#fde68a"', ex.step_graph.value)
+    values = ex.step_values.value
+    sin = np.asarray(jnp.sin(x))
+    inputs, outputs = values.split('<div class="gj-title">outputs</div>')
+    assert "<td>c</td>" in inputs and np.array2string(sin, separator=", ") in inputs
+    assert "<td>d</td>" in inputs and "<pre class=\"gj-code\">2.</pre>" in inputs
+    assert "<td>e</td>" in outputs and np.array2string(sin * 2, separator=", ") in outputs
+
+
+def test_stepper_runs_lazily_and_matches_the_compiled_program():
+    closed = make_jaxpr(f)(jnp.arange(3.0), 2.0)
+    stepper = Stepper(closed, [jnp.arange(3.0), 2.0])
+    assert len(stepper) == 4 and stepper.steps == []
+    assert stepper[0].eqn.primitive.name == "sin" and len(stepper.steps) == 1
+    (out,) = stepper.outputs()
+    np.testing.assert_allclose(out, f(jnp.arange(3.0), 2.0), rtol=1e-6)
+    with pytest.raises(IndexError):
+        stepper[4]
+    with pytest.raises(TypeError, match="takes 2 arguments, got 1"):
+        Stepper(closed, [1.0])
+
+
+def test_magic_view_widget_displays_the_explorer():
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+    shell = InteractiveShell.instance()
+    shell.run_cell("%load_ext glassjax").raise_error()
+    shell.user_ns.update(f=f, jnp=jnp)
+    with capture_output() as captured:
+        shell.run_cell("%jaxpr --view widget f(1.0, 2.0)").raise_error()
+    (out,) = captured.outputs
+    assert out.data["text/plain"] == "glassjax explorer: f"
+    assert "application/vnd.jupyter.widget-view+json" in out.data
