@@ -422,3 +422,89 @@ def test_jaxpr_checkpoint_closure():
       prevent_cse=True
     ] 2.0:f32[] 1.0:f32[]
   in (b,) }"""
+
+
+# ----------------------------------------------------------------------------------------
+# Values
+# ----------------------------------------------------------------------------------------
+
+def test_checkpoint_gradient():
+    @checkpoint
+    def g(x):
+        return jnp.sin(jnp.sin(x))
+
+    out = grad(g)(2.0)
+    np.testing.assert_allclose(out, np.cos(np.sin(2.)) * np.cos(2.), rtol=1e-6)
+    assert out.weak_type
+
+
+def test_recursive_checkpoint():
+    def recursive_checkpoint(funs):
+        if len(funs) == 1:
+            return funs[0]
+        if len(funs) == 2:
+            f1, f2 = funs
+            return lambda x: f1(f2(x))
+        f1 = recursive_checkpoint(funs[:len(funs) // 2])
+        f2 = recursive_checkpoint(funs[len(funs) // 2:])
+        return lambda x: f1(checkpoint(f2)(x))
+
+    funs = [jnp.sin, jnp.cos, jnp.tanh, jnp.exp, jnp.sin]
+    h = recursive_checkpoint(funs)
+    plain = lambda x: jnp.sin(jnp.cos(jnp.tanh(jnp.exp(jnp.sin(x)))))
+    np.testing.assert_allclose(h(0.3), 0.59947604, rtol=1e-6)
+    np.testing.assert_allclose(grad(h)(0.3), grad(plain)(0.3), rtol=1e-6)
+
+
+@pytest.mark.parametrize("policy", [
+    None, checkpoint_policies.everything_saveable, checkpoint_policies.nothing_saveable,
+    checkpoint_policies.dots_saveable, checkpoint_policies.dots_with_no_batch_dims_saveable,
+    checkpoint_policies.save_only_these_names("y"),
+    checkpoint_policies.save_any_names_but_these("y")])
+def test_policies_do_not_change_values(policy):
+    w = np.arange(9., dtype=np.float32).reshape(3, 3) / 10
+
+    def layer(x):
+        y = checkpoint_name(jnp.sin(jnp.dot(w, x)), "y")
+        return jnp.sum(jnp.tanh(y) * x)
+
+    x = np.float32([0.1, 0.2, 0.3])
+    expected = grad(layer)(x)
+    np.testing.assert_allclose(grad(checkpoint(layer, policy=policy))(x), expected,
+                               rtol=1e-6)
+    np.testing.assert_allclose(jvp(checkpoint(layer, policy=policy), (x,), (x,))[1],
+                               jvp(layer, (x,), (x,))[1], rtol=1e-6)
+
+
+def test_checkpoint_name_is_the_identity():
+    assert float(checkpoint_name(2.0, "a")) == 2.0
+    assert float(grad(lambda x: checkpoint_name(x * x, "sq"))(3.0)) == 6.0
+
+
+def test_remat_is_checkpoint():
+    f = remat(lambda x: jnp.exp(jnp.sin(x)))
+    np.testing.assert_allclose(grad(f)(0.5), np.cos(0.5) * np.exp(np.sin(0.5)), rtol=1e-6)
+
+
+def test_static_argnums():
+    @functools.partial(checkpoint, static_argnums=(1,))
+    def foo(x, is_training):
+        return jnp.sin(x) if is_training else jnp.cos(x)
+
+    np.testing.assert_allclose(grad(foo)(1.0, True), np.cos(1.0), rtol=1e-6)
+    np.testing.assert_allclose(grad(foo)(1.0, False), -np.sin(1.0), rtol=1e-6)
+
+
+def test_checkpoint_under_vmap():
+    from glassjax.vmap_api import vmap
+    f = checkpoint(lambda x: jnp.sin(x) * x)
+    x = jnp.linspace(0., 1., 4)
+    np.testing.assert_allclose(vmap(grad(f))(x), np.cos(x) * x + np.sin(x), rtol=1e-6)
+
+
+def test_checkpoint_static_argnums_errors():
+    with pytest.raises(ValueError, match="can only take integer values greater than or "
+                                         "equal to `-len\\(args\\)`"):
+        checkpoint(lambda x: x, static_argnums=(3,))(1.0)
+    with pytest.raises(TypeError, match="must be an int, tuple of ints"):
+        checkpoint(lambda x: x, static_argnums=[0])(1.0)

@@ -430,3 +430,216 @@ def test_jaxpr_custom_jvp_closed_over_array():
     h:f32[3] = mul g 3.0:f32[]
     i:f32[3] = mul h a
   in (i,) }"""
+
+
+# ----------------------------------------------------------------------------------------
+# Values
+# ----------------------------------------------------------------------------------------
+
+def _log1pexp():
+    @custom_jvp
+    def log1pexp(x):
+        return jnp.log(1. + jnp.exp(x))
+
+    @log1pexp.defjvp
+    def log1pexp_jvp(primals, tangents):
+        x, = primals
+        x_dot, = tangents
+        return log1pexp(x), (1 - 1 / (1 + jnp.exp(x))) * x_dot
+
+    return log1pexp
+
+
+def test_custom_jvp_fixes_a_numerically_unstable_gradient():
+    naive = lambda x: jnp.log(1. + jnp.exp(x))
+    assert np.isnan(grad(naive)(100.))
+    log1pexp = _log1pexp()
+    assert float(grad(log1pexp)(100.)) == 1.0
+    np.testing.assert_allclose(jit(log1pexp)(3.), 3.0485873, rtol=1e-6)
+    np.testing.assert_allclose(jit(grad(log1pexp))(3.), 0.95257413, rtol=1e-6)
+
+
+def test_custom_jvp_under_vmap_of_jit_of_grad():
+    from glassjax.vmap_api import vmap
+    out = vmap(jit(grad(_log1pexp())))(jnp.arange(3.))
+    np.testing.assert_allclose(out, [0.5, 0.7310586, 0.8807971], rtol=1e-6)
+
+
+def test_custom_jvp_rule_is_used_by_jvp_and_grad():
+    @custom_jvp
+    def f(x):
+        return jnp.sin(x)
+
+    f.defjvp(lambda p, t: (f(p[0]), 2.0 * t[0] * jnp.cos(p[0])))
+    assert float(jvp(f, (0.,), (1.,))[1]) == 2.0
+    assert float(grad(f)(0.)) == 2.0
+    assert float(grad(grad(f))(0.)) == 0.0
+
+
+def test_defjvps():
+    @custom_jvp
+    def f(x, y):
+        return jnp.sin(x) * y
+
+    f.defjvps(lambda x_dot, primal_out, x, y: jnp.cos(x) * x_dot * y,
+              lambda y_dot, primal_out, x, y: jnp.sin(x) * y_dot)
+    value, grads = value_and_grad(f, argnums=(0, 1))(1., 2.)
+    np.testing.assert_allclose(value, np.sin(1.) * 2., rtol=1e-6)
+    np.testing.assert_allclose(grads, [np.cos(1.) * 2., np.sin(1.)], rtol=1e-6)
+
+
+def test_custom_jvp_nondiff_argnums():
+    @functools.partial(custom_jvp, nondiff_argnums=(0,))
+    def app(f, x):
+        return f(x)
+
+    @app.defjvp
+    def app_jvp(f, primals, tangents):
+        return f(primals[0]), 2. * tangents[0]
+
+    assert float(app(lambda x: x ** 3, 3.)) == 27.0
+    assert float(grad(app, argnums=1)(lambda x: x ** 3, 3.)) == 2.0
+
+
+def test_custom_jvp_symbolic_zeros():
+    from glassjax.custom_derivatives import SymbolicZero
+    seen = []
+
+    @custom_jvp
+    def f(x, y):
+        return x * y
+
+    def f_jvp(primals, tangents):
+        seen.append(tuple(type(t) is SymbolicZero for t in tangents))
+        x, y = primals
+        tx, ty = tangents
+        t = (0. if type(tx) is SymbolicZero else tx * y) + (
+            0. if type(ty) is SymbolicZero else x * ty)
+        return f(x, y), t
+
+    f.defjvp(f_jvp, symbolic_zeros=True)
+    assert float(grad(f)(2., 3.)) == 3.0
+    assert seen == [(False, True)]
+
+
+def _clip_gradient():
+    @custom_vjp
+    def clip_gradient(lo, hi, x):
+        return x
+
+    def clip_gradient_fwd(lo, hi, x):
+        return x, (lo, hi)
+
+    def clip_gradient_bwd(res, g):
+        lo, hi = res
+        return (None, None, jnp.clip(g, lo, hi))
+
+    clip_gradient.defvjp(clip_gradient_fwd, clip_gradient_bwd)
+    return clip_gradient
+
+
+def test_custom_vjp_gradient_clipping():
+    from glassjax.vmap_api import vmap
+    clip_gradient = _clip_gradient()
+    clip_sin = lambda x: jnp.sin(clip_gradient(-0.75, 0.75, x))
+    t = jnp.linspace(0, 10, 11)
+    np.testing.assert_allclose(clip_sin(t), np.sin(np.linspace(0, 10, 11)), atol=1e-6)
+    np.testing.assert_allclose(vmap(grad(clip_sin))(t),
+                               np.clip(np.cos(np.linspace(0, 10, 11)), -0.75, 0.75),
+                               atol=1e-6)
+
+
+def _sin_times():
+    @custom_vjp
+    def f(x, y):
+        return jnp.sin(x) * y
+
+    def f_fwd(x, y):
+        return f(x, y), (jnp.cos(x), jnp.sin(x), y)
+
+    def f_bwd(res, g):
+        cos_x, sin_x, y = res
+        return (cos_x * g * y, sin_x * g)
+
+    f.defvjp(f_fwd, f_bwd)
+    return f
+
+
+def test_custom_vjp_values():
+    f = _sin_times()
+    np.testing.assert_allclose(f(2., 3.), np.sin(2.) * 3., rtol=1e-6)
+    np.testing.assert_allclose(grad(f)(2., 3.), np.cos(2.) * 3., rtol=1e-6)
+    gx, gy = grad(f, argnums=(0, 1))(2., 3.)
+    np.testing.assert_allclose([gx, gy], [np.cos(2.) * 3., np.sin(2.)], rtol=1e-6)
+    assert gx.weak_type and gy.weak_type
+
+
+def test_jvp_of_custom_vjp_is_a_type_error():
+    with pytest.raises(TypeError, match="can't apply forward-mode autodiff \\(jvp\\) to a "
+                                        "custom_vjp function."):
+        jvp(_sin_times(), (2., 3.), (1., 0.))
+
+
+def test_custom_vjp_nondiff_argnums():
+    @functools.partial(custom_vjp, nondiff_argnums=(0,))
+    def app(f, x):
+        return f(x)
+
+    app.defvjp(lambda f, x: (f(x), x), lambda f, x, g: (5 * g,))
+    assert float(grad(lambda x: app(jnp.sin, x))(1.)) == 5.0
+
+
+def test_custom_vjp_bwd_must_return_a_tuple():
+    @custom_vjp
+    def g(x, y):
+        return x * y
+
+    g.defvjp(lambda x, y: (g(x, y), (x, y)), lambda res, ct: ct)
+    with pytest.raises(TypeError, match=r"Custom VJP bwd rule must produce an output with "
+                                        r"the same container \(pytree\) structure as the "
+                                        r"args tuple of the primal function"):
+        grad(g)(1., 2.)
+
+
+def test_custom_vjp_bwd_type_mismatch():
+    @custom_vjp
+    def g(x, y):
+        return x * y
+
+    g.defvjp(lambda x, y: (g(x, y), (x, y)), lambda res, ct: (ct, jnp.ones(3)))
+    with pytest.raises(ValueError, match=r"at output\[1\] the bwd rule produced an output "
+                                         r"of type float32\[3\] corresponding to an input of "
+                                         r"type float32\[\], so the shapes do not match"):
+        grad(g)(1., 2.)
+
+
+def test_custom_rules_must_be_defined():
+    @custom_jvp
+    def f(x):
+        return x
+
+    with pytest.raises(AttributeError, match="No JVP defined for custom_jvp function f "
+                                             "using defjvp."):
+        f(1.)
+
+    @custom_vjp
+    def g(x):
+        return x
+
+    with pytest.raises(AttributeError, match="No VJP defined for custom_vjp function g "
+                                             "using defvjp."):
+        g(1.)
+
+
+def test_closure_convert():
+    hoisted = []
+
+    def outer(x):
+        f = lambda y: jnp.sin(y) * x
+        converted, consts = closure_convert(f, 1.0)
+        hoisted.append(len(consts))
+        return converted(2.0, *consts)
+
+    np.testing.assert_allclose(outer(3.0), np.sin(2.) * 3., rtol=1e-6)
+    np.testing.assert_allclose(grad(outer)(3.0), np.sin(2.), rtol=1e-6)
+    assert hoisted == [0, 1]     # only a differentiated closed-over value is hoisted

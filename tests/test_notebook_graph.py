@@ -328,4 +328,4 @@ def test_unknown_higher_order_primitives_get_one_region_per_jaxpr_param():
     dot = to_graphviz(glassjax.core.ClosedJaxpr(jaxpr, [])).source
     assert clusters(dot) == {"cluster_e1": "fancy_call\nmode=fast"}   # callables left out
     assert {("in0", "e1_r0_in0", "a:f32[]"), ("e0", "e1_r0_in1", "b:f32[]"),
-            ("e1_r0_e0", "e1_out", "e:f32[]")} <= edges(dot)
+            ("e1_r0_e0", "e1_out", "f:f32[]")} <= edges(dot)
