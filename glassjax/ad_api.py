@@ -16,9 +16,13 @@ import operator
 
 import numpy as np
 
-from glassjax import core, dtypes, tree_util
+from glassjax import core, dtypes, lax, tree_util
+from glassjax import numpy as jnp
 from glassjax.interpreters import ad, partial_eval, staging
+from glassjax.lax.elementwise import convert_element_type_p
 from glassjax.tree_util import Partial, tree_flatten, tree_map, tree_unflatten
+from glassjax.vmap_api import vmap
+from glassjax.xla import runtime
 
 
 # ----------------------------------------------------------------------------------------
@@ -280,7 +284,6 @@ def _check_vjp_cotangent(ct, aval):
 def _one_vjp(ans):
     """The cotangent 1 for a scalar output: an array of its (tangent) type, weak if the
     output is (so that gradients of weakly typed functions stay weak, as in JAX)."""
-    from glassjax.xla import runtime
     aval = core.get_aval(ans).to_tangent_aval()
     return runtime.device_put(np.ones((), aval.dtype), aval=aval)
 
@@ -400,7 +403,6 @@ def _check_output_dtype_revderiv(name, holomorphic, x):
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of ``fun``, one column per input direction (forward mode + vmap)."""
-    from glassjax.vmap_api import vmap
     _check_callable(fun)
     argnums = _ensure_index(argnums)
     docstr = ("Jacobian of {fun} with respect to positional argument(s) {argnums}. Takes "
@@ -450,7 +452,6 @@ def _check_output_dtype_jacfwd(holomorphic, x):
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The Jacobian of ``fun``, one row per output direction (reverse mode + vmap)."""
-    from glassjax.vmap_api import vmap
     _check_callable(fun)
     docstr = ("Jacobian of {fun} with respect to positional argument(s) {argnums}. Takes "
               "the same arguments as {fun} but returns the jacobian of the output with "
@@ -489,7 +490,6 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
 def _std_basis(pytree):
     """The standard basis of the space of ``pytree``: an identity matrix split into one
     pytree per row (batched along axis 0)."""
-    from glassjax import numpy as jnp
     leaves, _ = tree_flatten(pytree)
     ndim = sum(map(np.size, leaves))
     dtype = dtypes.result_type(*leaves)
@@ -509,7 +509,6 @@ def _unravel_array_into_pytree(pytree, axis, example, arr, always_convert=False)
     """Split ``arr`` along ``axis`` into pieces shaped like the leaves of ``pytree``, each
     cast to the dtype of ``example`` (or of its leaf). JAX's basis construction always
     emits the cast; elsewhere it is emitted only when the type changes."""
-    from glassjax import lax
     leaves, treedef = tree_flatten(pytree)
     shapes = [arr.shape[:axis] + np.shape(leaf) + arr.shape[axis + 1:] for leaf in leaves]
     # Piece sizes computed from split points, as JAX does (they print as np.int64).
@@ -523,7 +522,6 @@ def _unravel_array_into_pytree(pytree, axis, example, arr, always_convert=False)
 
 
 def _possible_downcast(x, example, always_convert):
-    from glassjax.lax.elementwise import convert_element_type_p
     if (dtypes.issubdtype(x.dtype, np.complexfloating) and
             not dtypes.issubdtype(dtypes.dtype(example), np.complexfloating)):
         x = x.real

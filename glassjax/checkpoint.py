@@ -24,6 +24,8 @@ import numpy as np
 
 from glassjax import core, dtypes, tree_util
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
+from glassjax.lax.dot import dot_general_p
+from glassjax.lax.elementwise import reduce_precision_p
 from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo
 
@@ -50,7 +52,6 @@ class DotsSaveable:
         self.only_if_no_batch_dims = only_if_no_batch_dims
 
     def __call__(self, prim, *avals, **params):
-        from glassjax.lax.dot import dot_general_p
         if prim is not dot_general_p:
             return False
         if not self.only_if_no_batch_dims:
@@ -312,7 +313,6 @@ pe.partial_eval_jaxpr_custom_rules[remat_p] = functools.partial(
 def _insert_reduce_precision(jaxpr, num_res):
     """Saved residuals are rounded to their dtype explicitly, so that XLA's excess
     precision cannot make the forward and backward passes disagree (as JAX does)."""
-    from glassjax.lax.elementwise import reduce_precision_p
     res_vars = jaxpr.outvars[len(jaxpr.outvars) - num_res:]
     used = {x for e in jaxpr.eqns for x in e.invars if isinstance(x, core.Var)}
     invars, eqns = list(jaxpr.invars), list(jaxpr.eqns)

@@ -22,29 +22,12 @@ import inspect
 
 import numpy as np
 
-from glassjax import core, dtypes, pretty, tree_util
+from glassjax import core, dtypes, lax, pretty, tree_util
 from glassjax.errors import UnexpectedTracerError
 from glassjax.interpreters import ad, batching, staging
+from glassjax.interpreters.ad import SymbolicZero
 from glassjax.tree_util import tree_flatten, tree_map, tree_unflatten
 from glassjax.xla import lowering
-
-
-class SymbolicZero:
-    """A zero tangent handed to custom rules that asked for ``symbolic_zeros``: it has
-    the tangent's ``aval`` (and so ``shape``/``dtype``) but no data."""
-
-    def __init__(self, aval):
-        self.aval = aval
-
-    shape = property(lambda self: self.aval.shape)
-    dtype = property(lambda self: self.aval.dtype)
-
-    def __repr__(self):
-        return "SymbolicZero"
-
-    @staticmethod
-    def from_primal_value(val):
-        return SymbolicZero(core.get_aval(val).to_tangent_aval())
 
 
 class CustomVJPPrimal:
@@ -207,7 +190,6 @@ class custom_jvp:
 
 
 def _stop_gradient(x):
-    from glassjax import lax
     return tree_map(lambda v: lax.stop_gradient(v) if isinstance(v, core.Tracer) else v, x)
 
 
@@ -762,11 +744,13 @@ def _custom_lin_pp(eqn, context, settings):
 pretty.pp_eqn_rules[ad.custom_lin_p] = _custom_lin_pp
 
 
-def _custom_lin_batch(*args, **params):
+def _custom_lin_error(*args, **params):
+    """Batching or compiling ``custom_lin`` means it is being evaluated: forward mode."""
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
-batching.primitive_batchers[ad.custom_lin_p] = _custom_lin_batch
+batching.primitive_batchers[ad.custom_lin_p] = _custom_lin_error
+lowering.register_lowering(ad.custom_lin_p, _custom_lin_error)
 
 
 # ----------------------------------------------------------------------------------------

@@ -21,6 +21,27 @@ def _sin_times(v):
     return jnp.sin(v) * v
 
 
+def _cube(v):
+    return v ** 3
+
+
+def _cond_sin_or_cube(x):
+    return lax.cond(x > 0, _sin_times, _cube, x)
+
+
+def _tanh_rnn(w, xs):
+    def body(c, x):
+        c = jnp.tanh(w * c + x)
+        return c, c
+    c, ys = lax.scan(body, 0.0, xs)
+    return c + jnp.sum(ys)
+
+
+def _while_sin(x):
+    return lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, jnp.sin(c[1]) * 2.),
+                          (0, x))[1]
+
+
 # ----------------------------------------------------------------------------------------
 # The seed examples (JAX's documentation), exactly as JAX prints them
 # ----------------------------------------------------------------------------------------
@@ -122,7 +143,8 @@ def test_seed_scan_with_consts():
 
 JAXPR_CASES = [
     pytest.param(
-        lambda x: lax.cond(x > 0, lambda d: {'a': d['a'] + 1, 'b': d['b']}, lambda d: {'a': d['a'], 'b': d['b'] * 2}, {'a': x, 'b': x * 3}),
+        lambda x: lax.cond(x > 0, lambda d: {'a': d['a'] + 1, 'b': d['b']},
+                           lambda d: {'a': d['a'], 'b': d['b'] * 2}, {'a': x, 'b': x * 3}),
         (1.0,), """\
 { lambda ; a:f32[]. let
     b:bool[] = gt a 0.0:f32[]
@@ -136,7 +158,8 @@ JAXPR_CASES = [
     ] d a c
   in (e, f) }""", id="cond_pytree"),
     pytest.param(
-        lambda x, p: lax.cond(p, lambda x: x + np.arange(3.0, dtype=np.float32), lambda x: x * 2., x),
+        lambda x, p: lax.cond(p, lambda x: x + np.arange(3.0, dtype=np.float32),
+                              lambda x: x * 2., x),
         (np.ones(3, np.float32), True), """\
 { lambda a:f32[3]; b:f32[3] c:bool[]. let
     d:i32[] = convert_element_type[new_dtype=int32 weak_type=False] c
@@ -234,7 +257,8 @@ JAXPR_CASES = [
     ] a b c d
   in (a, e, d, f) }""", id="scan_pytree"),
     pytest.param(
-        lambda x, y: lax.while_loop(lambda c: c[0] < y, lambda c: (c[0] + 1., c[1] * y), (0., x)),
+        lambda x, y: lax.while_loop(lambda c: c[0] < y, lambda c: (c[0] + 1., c[1] * y),
+                                    (0., x)),
         (1.0, 3.0), """\
 { lambda ; a:f32[] b:f32[]. let
     c:f32[] d:f32[] = while[
@@ -287,7 +311,8 @@ JAXPR_CASES = [
     j:f32[5] = concatenate[dimension=0] i h
   in (j,) }""", id="map_batch"),
     pytest.param(
-        lambda x: lax.cond(x > 0, lambda x: lax.scan(lambda c, y: (c + y, c), x, jnp.ones(3)), lambda x: (x, jnp.zeros(3)), x),
+        lambda x: lax.cond(x > 0, lambda x: lax.scan(lambda c, y: (c + y, c), x, jnp.ones(3)),
+                           lambda x: (x, jnp.zeros(3)), x),
         (1.0,), """\
 { lambda ; a:f32[]. let
     b:bool[] = gt a 0.0:f32[]
@@ -318,7 +343,7 @@ JAXPR_CASES = [
     ] c a
   in (d, e) }""", id="nested"),
     pytest.param(
-        lambda x, t: jvp(lambda x: lax.cond(x > 0, lambda v: jnp.sin(v) * v, lambda v: v ** 3, x), (x,), (t,)),
+        lambda x, t: jvp(_cond_sin_or_cube, (x,), (t,)),
         (1.0, 1.0), """\
 { lambda ; a:f32[] b:f32[]. let
     c:bool[] = gt a 0.0:f32[]
@@ -344,7 +369,7 @@ JAXPR_CASES = [
     ] d a b
   in (e, f) }""", id="jvp_cond"),
     pytest.param(
-        grad(lambda x: lax.cond(x > 0, lambda v: jnp.sin(v) * v, lambda v: v ** 3, x)),
+        grad(_cond_sin_or_cube),
         (1.0,), """\
 { lambda ; a:f32[]. let
     b:bool[] = gt a 0.0:f32[]
@@ -419,58 +444,44 @@ JAXPR_CASES = [
     ] d e 1.0:f32[]
   in (q,) }""", id="grad_switch"),
     pytest.param(
-        grad(lambda w, xs: (lambda c, ys: c + jnp.sum(ys))(*lax.scan(lambda c, x: (jnp.tanh(w * c + x), jnp.tanh(w * c + x)), 0.0, xs))),
+        grad(_tanh_rnn),
         (0.5, jnp.array([0.1, 0.2, 0.3, 0.4])), """\
-let jaxpr = { lambda ; a:f32[] b:f32[] c:f32[] d:f32[] e:f32[] f:f32[] g:f32[] h:f32[]
-    i:f32[]. let
-    j:f32[] = mul d i
-    k:f32[] = mul j h
-    l:f32[] = add_any j k
-    m:f32[] = convert_element_type[new_dtype=float32 weak_type=True] l
-    n:f32[] = mul a m
-    o:f32[] = mul m e
-    p:f32[] = add_any b o
-    q:f32[] = mul c g
-    r:f32[] = mul q f
-    s:f32[] = add_any q r
-    t:f32[] = convert_element_type[new_dtype=float32 weak_type=True] s
-    u:f32[] = mul a t
-    v:f32[] = add_any n u
-    w:f32[] = mul t e
-    x:f32[] = add_any p w
-  in (x, v) } in
-{ lambda ; y:f32[] z:f32[4]. let
-    ba:f32[] bb:f32[4] bc:f32[4] bd:f32[4] be:f32[4] bf:f32[4] bg:f32[4] = scan[
-      jaxpr={ lambda ; bh:f32[] bi:f32[] bj:f32[]. let
-          bk:f32[] = mul bh bi
-          bl:f32[] = convert_element_type[new_dtype=float32 weak_type=False] bk
-          bm:f32[] = add bl bj
-          bn:f32[] = tanh bm
-          bo:f32[] = sub 1.0:f32[] bn
-          bp:f32[] = mul bh bi
-          bq:f32[] = convert_element_type[new_dtype=float32 weak_type=False] bp
-          br:f32[] = add bq bj
-          bs:f32[] = tanh br
-          bt:f32[] = sub 1.0:f32[] bs
-        in (bn, bs, bi, bn, bo, bs, bt) }
+{ lambda ; a:f32[] b:f32[4]. let
+    c:f32[] d:f32[4] e:f32[4] f:f32[4] g:f32[4] = scan[
+      jaxpr={ lambda ; h:f32[] i:f32[] j:f32[]. let
+          k:f32[] = mul h i
+          l:f32[] = convert_element_type[new_dtype=float32 weak_type=False] k
+          m:f32[] = add l j
+          n:f32[] = tanh m
+          o:f32[] = sub 1.0:f32[] n
+        in (n, n, i, n, o) }
       length=4
       num_carry=1
       num_consts=1
       reverse=False
       unroll=1
-    ] y 0.0:f32[] z
-    bu:f32[] = reduce_sum[axes=(0,) out_sharding=None] bb
-    _:f32[] = add ba bu
-    bv:f32[4] = broadcast_in_dim 1.0:f32[]
-    bw:f32[] _:f32[] = scan[
-      jaxpr=jaxpr
+    ] a 0.0:f32[] b
+    p:f32[] = reduce_sum[axes=(0,) out_sharding=None] d
+    _:f32[] = add c p
+    q:f32[4] = broadcast_in_dim 1.0:f32[]
+    r:f32[] _:f32[] = scan[
+      jaxpr={ lambda ; s:f32[] t:f32[] u:f32[] v:f32[] w:f32[] x:f32[] y:f32[]. let
+          z:f32[] = add_any u v
+          ba:f32[] = mul z y
+          bb:f32[] = mul ba x
+          bc:f32[] = add_any ba bb
+          bd:f32[] = convert_element_type[new_dtype=float32 weak_type=True] bc
+          be:f32[] = mul s bd
+          bf:f32[] = mul bd w
+          bg:f32[] = add_any t bf
+        in (bg, be) }
       length=4
       num_carry=2
       num_consts=1
       reverse=True
       unroll=1
-    ] y 0.0:f32[] 1.0:f32[] bv bc bd be bf bg
-  in (bw,) }""", id="grad_scan"),
+    ] a 0.0:f32[] 1.0:f32[] q e f g
+  in (r,) }""", id="grad_scan"),
     pytest.param(
         grad(lambda x: lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * x, x)),
         (0.5,), """\
@@ -504,7 +515,7 @@ let jaxpr = { lambda ; a:f32[] b:f32[] c:f32[] d:f32[] e:f32[] f:f32[] g:f32[] h
     v:f32[] = add_any k l
   in (v,) }""", id="grad_fori"),
     pytest.param(
-        lambda x, t: jvp(lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, jnp.sin(c[1]) * 2.), (0, x))[1], (x,), (t,)),
+        lambda x, t: jvp(_while_sin, (x,), (t,)),
         (1.0, 1.0), """\
 { lambda ; a:f32[] b:f32[]. let
     _:i32[] c:f32[] d:f32[] = while[
@@ -524,7 +535,7 @@ let jaxpr = { lambda ; a:f32[] b:f32[] c:f32[] d:f32[] e:f32[] f:f32[] g:f32[] h
     ] 0:i32[] a b
   in (c, d) }""", id="jvp_while"),
     pytest.param(
-        vmap(lambda x: lax.cond(x > 0, lambda v: jnp.sin(v) * v, lambda v: v ** 3, x)),
+        vmap(_cond_sin_or_cube),
         (jnp.ones(3),), """\
 { lambda ; a:f32[3]. let
     b:bool[3] = gt a 0.0:f32[]
@@ -541,7 +552,7 @@ let jaxpr = { lambda ; a:f32[] b:f32[] c:f32[] d:f32[] e:f32[] f:f32[] g:f32[] h
     m:f32[3] = select_n c g l
   in (m,) }""", id="vmap_cond_batched_pred"),
     pytest.param(
-        vmap(lambda p, x: lax.cond(p, lambda v: jnp.sin(v) * v, lambda v: v ** 3, x), (None, 0)),
+        vmap(lambda p, x: lax.cond(p, _sin_times, _cube, x), (None, 0)),
         (True, jnp.ones(3)), """\
 { lambda ; a:bool[] b:f32[3]. let
     c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a
@@ -588,6 +599,27 @@ let jaxpr = { lambda ; a:f32[] b:f32[] c:f32[] d:f32[] e:f32[] f:f32[] g:f32[] h
 @pytest.mark.parametrize("fun, args, expected", JAXPR_CASES)
 def test_jaxpr_matches_jax(fun, args, expected):
     assert str(make_jaxpr(fun)(*args)) == expected
+
+
+def test_a_function_used_for_two_branches_is_printed_once():
+    f = lambda x: jnp.sin(x) * 2.
+    out = make_jaxpr(lambda i, x: lax.switch(i, [f, lambda x: x + 1., f], x))(1, 2.)
+    assert str(out) == """\
+let jaxpr = { lambda ; a:f32[]. let
+    b:f32[] = sin a
+    c:f32[] = mul b 2.0:f32[]
+  in (c,) } in
+{ lambda ; d:i32[] e:f32[]. let
+    f:i32[] = convert_element_type[new_dtype=int32 weak_type=False] d
+    g:i32[] = clamp 0:i32[] f 2:i32[]
+    h:f32[] = cond[
+      branches=(
+        jaxpr
+        { lambda ; i:f32[]. let j:f32[] = add i 1.0:f32[] in (j,) }
+        jaxpr
+      )
+    ] g e
+  in (h,) }"""
 
 
 # ----------------------------------------------------------------------------------------
@@ -694,8 +726,9 @@ def test_while_and_fori_values():
 
 def test_cond_and_switch_values():
     operand = jnp.array([0.])
-    np.testing.assert_array_equal(lax.cond(True, lambda x: x + 1, lambda x: x - 1, operand), [1.])
-    np.testing.assert_array_equal(lax.cond(False, lambda x: x + 1, lambda x: x - 1, operand), [-1.])
+    inc, dec = (lambda x: x + 1), (lambda x: x - 1)
+    np.testing.assert_array_equal(lax.cond(True, inc, dec, operand), [1.])
+    np.testing.assert_array_equal(lax.cond(False, inc, dec, operand), [-1.])
     assert float(lax.cond(2.5, lambda x: x, lambda x: -x, 1.)) == 1.  # numbers: != 0
     assert lax.cond(True, lambda: {"a": 1.}, lambda: {"a": 2.})["a"] == 1.
     branches = [lambda x: x * 1.0, lambda x: x * 10.0, lambda x: x * 100.0]
@@ -706,7 +739,8 @@ def test_cond_and_switch_values():
 
 
 def test_map_values():
-    np.testing.assert_array_equal(lax.map(lambda x: x ** 2, jnp.arange(5.0)), [0., 1., 4., 9., 16.])
+    np.testing.assert_array_equal(lax.map(lambda x: x ** 2, jnp.arange(5.0)),
+                                  [0., 1., 4., 9., 16.])
     out = lax.map(lambda p: {"s": p[0] + p[1]}, (jnp.arange(3.), jnp.ones(3)))
     np.testing.assert_array_equal(out["s"], [1., 2., 3.])
     for batch_size in (0, 2, 3, 6, 8):
@@ -741,7 +775,7 @@ def test_eager_calls_compile_once():
 # ----------------------------------------------------------------------------------------
 
 def test_grad_through_cond_and_switch():
-    f = lambda x: lax.cond(x > 0, _sin_times, lambda v: v ** 3, x)
+    f = _cond_sin_or_cube
     np.testing.assert_allclose([grad(f)(1.0), grad(f)(-2.0)], [1.3817732, 12.0], rtol=1e-6)
     g = lambda i, x: lax.switch(i, [jnp.sin, jnp.cos, jnp.tanh], x)
     np.testing.assert_allclose([grad(g, 1)(i, 0.5) for i in range(3)],
@@ -751,9 +785,7 @@ def test_grad_through_cond_and_switch():
 
 
 def test_grad_through_scan():
-    def f(w, xs):
-        c, ys = lax.scan(lambda c, x: (jnp.tanh(w * c + x),) * 2, 0.0, xs)
-        return c + jnp.sum(ys)
+    f = _tanh_rnn
     xs = jnp.array([0.1, 0.2, 0.3, 0.4])
     np.testing.assert_allclose(grad(f)(0.5, xs), 1.0815492, rtol=1e-6)
     np.testing.assert_allclose(grad(f, argnums=1)(0.5, xs),
@@ -769,8 +801,7 @@ def test_grad_through_fori_with_static_bounds():
 
 
 def test_while_is_forward_differentiable_only():
-    f = lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, jnp.sin(c[1]) * 2.),
-                                 (0, x))[1]
+    f = _while_sin
     check_grads(f, (0.3,), order=2, modes=["fwd"])
     _, f_lin = linearize(f, 0.3)
     np.testing.assert_allclose(f_lin(1.0), jvp(f, (0.3,), (1.0,))[1], rtol=1e-6)
@@ -810,11 +841,11 @@ def _check_vmap(f, *args, in_axes=0):
 
 def test_vmap_cond_and_switch():
     xs = np.array([-1.0, 0.5, 2.0], np.float32)
-    _check_vmap(lambda x: lax.cond(x > 0, _sin_times, lambda v: v ** 3, x), xs)
+    _check_vmap(_cond_sin_or_cube, xs)
     _check_vmap(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x), True, xs, in_axes=(None, 0))
     _check_vmap(lambda i, x: lax.switch(i, [jnp.sin, jnp.cos, lambda x: x * 3.], x),
                 np.array([2, 0, 1]), xs)
-    _check_vmap(grad(lambda x: lax.cond(x > 0, _sin_times, lambda v: v ** 3, x)), xs)
+    _check_vmap(grad(_cond_sin_or_cube), xs)
 
 
 def test_vmap_loops():
@@ -823,8 +854,8 @@ def test_vmap_loops():
     _check_vmap(lambda x, n: lax.fori_loop(0, n, lambda i, c: c * 1.5 + i, x),
                 np.ones(3, np.float32), np.array([1, 2, 3]))
     sc = lambda c, xs: lax.scan(lambda c, x: (c * x + 1., jnp.sin(c)), c, xs)
-    _check_vmap(sc, np.arange(2., dtype=np.float32), np.arange(6., dtype=np.float32).reshape(3, 2),
-                in_axes=(0, 1))
+    _check_vmap(sc, np.arange(2., dtype=np.float32),
+                np.arange(6., dtype=np.float32).reshape(3, 2), in_axes=(0, 1))
     _check_vmap(sc, np.float32(1.), np.ones((2, 3), np.float32), in_axes=(None, 0))
     _check_vmap(lambda x: lax.map(jnp.sin, x), np.ones((2, 3), np.float32))
 
@@ -851,8 +882,9 @@ def test_branch_output_type_mismatch():
 
 
 def test_branch_output_structure_mismatch():
-    with pytest.raises(TypeError, match="true_fun output is a <class 'tuple'> but false_fun "
-                                        "output is a pytree leaf, so their Python types differ"):
+    with pytest.raises(TypeError, match="true_fun output is a <class 'tuple'> but "
+                                        "false_fun output is a pytree leaf, so their "
+                                        "Python types differ"):
         lax.cond(True, lambda x: (x, x), lambda x: x, 1.0)
     with pytest.raises(TypeError, match="branch 0 output is a <class 'tuple'> but branch1 "
                                         "output is a pytree leaf"):

@@ -229,7 +229,7 @@ def test_depth_collapses_clusters_into_nodes():
     assert nodes(one)["e2_r1_e0"] == "jit: sin\n(1 equation inside)"
     zero = to_graphviz(closed, depth=0).source
     assert "cluster" not in zero
-    assert nodes(zero)["e2"] == "cond\n(3 equations inside)"
+    assert nodes(zero)["e2"] == "cond\nthe index picks one branch\n(3 equations inside)"
     assert {("e1", "e2", "c:i32[]"), ("in0", "e2", "a:f32[]"),
             ("e2", "out0", "d:f32[]")} <= edges(zero)
 
@@ -329,3 +329,13 @@ def test_unknown_higher_order_primitives_get_one_region_per_jaxpr_param():
     assert clusters(dot) == {"cluster_e1": "fancy_call\nmode=fast"}   # callables left out
     assert {("in0", "e1_r0_in0", "a:f32[]"), ("e0", "e1_r0_in1", "b:f32[]"),
             ("e1_r0_e0", "e1_out", "f:f32[]")} <= edges(dot)
+
+
+def test_collectives_are_marked_and_reductions_are_not():
+    from glassjax.lax import parallel
+    closed = make_jaxpr(lambda x: parallel.psum(jnp.sum(x), "i"),
+                        axis_env=[("i", 4)])(jnp.ones(3))
+    dot = to_graphviz(closed, axis_env=[("i", 4)]).source
+    assert re.search(r'\te0 \[label="reduce_sum\\naxes=\(0,\)" fillcolor=white', dot)
+    assert re.search(r'\te1 \[label="psum\\naxes=\(\'i\',\)" fillcolor="#fee2e2"', dot)
+    assert nodes(dot)["legend"] == "axis environment\ni: size 4"

@@ -17,11 +17,6 @@ def f(x, y):
     return jnp.sin(x) * y + 1.0
 
 
-def needs(name):
-    return pytest.mark.skipif(not hasattr(glassjax, name),
-                              reason=f"glassjax.{name} not exported yet")
-
-
 def text_of(page: str) -> str:
     """What a reader sees of an HTML page: tags dropped, entities decoded."""
     return html.unescape(re.sub(r"<style>.*?</style>|<[^>]+>", "", page, flags=re.S))
@@ -66,20 +61,18 @@ def test_transformations_compose_and_retrace():
     assert ex.description() == "f" and ex.transforms == []
 
 
-@needs("grad")
-def test_grad_value_and_grad_jvp_linearize():
+def test_every_transformation_of_the_bar_traces_and_runs():
     ex = explore(f, 1.0, 2.0)
     ex.apply("grad")
     g = glassjax.grad(f)
     assert text_of(ex.panes[0].value) == str(make_jaxpr(g)(1.0, 2.0))
-    for name in ("value_and_grad", "jvp", "linearize"):
+    for name in ("value_and_grad", "jvp", "linearize", "checkpoint"):
         ex.reset()
         ex.apply(name)
         assert ex.message.value == "", ex.message.value
         assert '<div class="gj-error">' not in show_tab(ex, "Result")
 
 
-@needs("vmap")
 def test_vmap_stacks_the_example_arguments():
     ex = explore(f, jnp.arange(2.0), 2.0)
     ex.apply("vmap", "(0, None)")
@@ -90,7 +83,6 @@ def test_vmap_stacks_the_example_arguments():
     assert "(3, 2)" in ex.panes[TABS.index("Result")].value
 
 
-@needs("grad")
 def test_a_failing_transformation_is_explained_and_not_kept():
     ex = explore(lambda x: jnp.sin(x), jnp.arange(3.0))
     ex.apply("grad")
@@ -149,3 +141,26 @@ def test_magic_view_widget_displays_the_explorer():
     (out,) = captured.outputs
     assert out.data["text/plain"] == "glassjax explorer: f"
     assert "application/vnd.jupyter.widget-view+json" in out.data
+
+
+def test_the_apply_button_reports_a_bad_in_axes_next_to_the_bar():
+    ex = explore(f, 1.0, 2.0)
+    ex.choice.value, ex.in_axes.value = "vmap", "(0,"
+    ex.apply_button.click()
+    assert "in_axes must be a Python literal" in ex.message.value
+    assert ex.transforms == []
+    ex.choice.value = "jit"
+    ex.apply_button.click()
+    assert ex.description() == "jit(f)" and ex.message.value == ""
+
+
+def test_errors_of_the_function_itself_are_raised():
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
+        explore(f, 1.0)
+
+
+def test_vmap_with_in_axes_that_do_not_fit_is_explained():
+    ex = explore(f, 1.0, 2.0)
+    ex.apply("vmap", "(0, 0, 0)")
+    assert ex.transforms == []
+    assert "in_axes has 3 entries for 2 arguments" in ex.message.value

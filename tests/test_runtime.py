@@ -498,6 +498,23 @@ def test_donated_input_is_deleted():
     assert x.is_deleted()
 
 
+def test_float0_values_have_no_data():
+    # float0 (the tangent type of integers) is held by XLA as bools; results come back as
+    # NumPy zeros of dtype float0, as in JAX.
+    x = runtime.device_put(np.zeros(3, dtypes.float0))
+    assert repr(x) == "Array([False, False, False], dtype=bool)"
+    text = """
+    module @m {
+      func.func public @main(%a: tensor<3xi1>) -> (tensor<3xi1>, tensor<3xi1>) {
+        return %a, %a : tensor<3xi1>, tensor<3xi1>
+      }
+    }"""
+    zeros, same = runtime.execute(runtime.compile(text), [x],
+                                  [ShapedArray((3,), dtypes.float0), x.aval])
+    assert type(zeros) is np.ndarray and zeros.dtype == dtypes.float0 and zeros.shape == (3,)
+    assert repr(same) == "Array([False, False, False], dtype=bool)"
+
+
 def test_compile_checks_device_count():
     with pytest.raises(ValueError, match="1 devices given for 2 replicas x 1 partitions"):
         runtime.compile(SINE, devices=[runtime.default_device()], num_replicas=2)
@@ -557,7 +574,7 @@ def test_multi_device_arrays_and_replica_execution():
         assert copied.sharding == x.sharding and copied.tolist() == x.tolist()
 
         # which device a computation on committed arrays must use
-        assert rt.committed_device([y, 2.0]) == rt.default_device()
+        assert rt.committed_device([y, 2.0]) is None
         assert rt.committed_device([y, w]) == devs[1]
         try:
             rt.committed_device([w, rt.device_put(y, devs[2], committed=True)])

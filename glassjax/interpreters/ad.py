@@ -17,7 +17,9 @@ import functools
 
 import numpy as np
 
-from glassjax import core, dtypes
+from glassjax import core, dtypes, tree_util
+from glassjax.interpreters import partial_eval as pe, staging
+from glassjax.xla import runtime
 
 primitive_jvps: dict = {}        # prim -> rule(primals, tangents, **params) -> (out, t_out)
 primitive_transposes: dict = {}  # prim -> rule(ct, *args, **params) -> cts (None if not linear)
@@ -38,6 +40,24 @@ class Zero:
         return f"Zero({self.aval})"
 
 
+class SymbolicZero:
+    """A zero tangent as custom rules that asked for ``symbolic_zeros`` see it: it has the
+    tangent's ``aval`` (and so ``shape``/``dtype``) but no data. (``Zero`` is internal.)"""
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+
+    def __repr__(self):
+        return "SymbolicZero"
+
+    @staticmethod
+    def from_primal_value(val):
+        return SymbolicZero(core.get_aval(val).to_tangent_aval())
+
+
 class UndefinedPrimal:
     """In a transpose rule: an input the primitive is linear in (its value is unknown)."""
     __slots__ = ("aval",)
@@ -56,8 +76,7 @@ def is_undefined_primal(x) -> bool:
 def zeros_like_aval(aval):
     """An array of zeros of type ``aval`` (keeping its weak type, as JAX's instantiated
     zeros do), broadcast from a scalar constant."""
-    from glassjax import lax
-    from glassjax.xla import runtime
+    from glassjax import lax                 # lax imports this module
     if aval.dtype == dtypes.float0:      # no arithmetic on float0: a host constant
         zero = np.zeros((), dtypes.float0)
         return lax.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
@@ -310,7 +329,6 @@ def jvp(fun, primals, tangents, *, has_aux=False, instantiate=True):
 
 def _strip_tracers(tree, tracer_type, trace):
     """Auxiliary outputs are not differentiated: replace our tracers by their primals."""
-    from glassjax import tree_util
     return tree_util.tree_map(
         lambda x: x.primal if isinstance(x, tracer_type) and x._trace is trace else x, tree)
 
@@ -319,7 +337,6 @@ def jvp_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate):
     """The JVP of a closed jaxpr, as a closed jaxpr from ``(primals, nonzero tangents)``
     to ``(primal outs, nonzero tangent outs)``; also says which tangent outs are nonzero.
     Used by primitives that carry a jaxpr (``jit``, ``remat``, control flow)."""
-    from glassjax.interpreters import staging
     nonzeros = tuple(nonzeros)
     if isinstance(instantiate, bool):
         instantiate = (instantiate,) * len(jaxpr.out_avals)
@@ -346,14 +363,12 @@ def jvp_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate):
 
 def _tangents_for_custom_rule(tangents, symbolic_zeros):
     """A custom JVP rule sees zeros as arrays, or as SymbolicZero if it asked for them."""
-    from glassjax.custom_derivatives import SymbolicZero
     if symbolic_zeros:
         return [SymbolicZero(t.aval) if type(t) is Zero else t for t in tangents]
     return [instantiate_zeros(t) for t in tangents]
 
 
 def _from_symbolic_zero(t):
-    from glassjax.custom_derivatives import SymbolicZero
     return Zero(t.aval) if type(t) is SymbolicZero else t
 
 
@@ -395,7 +410,6 @@ custom_lin_p.def_impl(_custom_lin_impl)
 def _custom_lin_transpose(cts_out, *args, num_res, bwd, out_avals, symbolic_zeros,
                           in_zeros):
     """The linear part of a custom_vjp transposes to its bwd rule."""
-    from glassjax.custom_derivatives import SymbolicZero
     res = args[:num_res]
     if symbolic_zeros:
         cts_out = [SymbolicZero(ct.aval) if type(ct) is Zero else ct for ct in cts_out]
@@ -480,7 +494,7 @@ class LinearizeTrace(core.Trace):
         nonzeros = [type(t) is not Zero for t in tangents]
         with core.set_current_trace(self.parent_trace):
             primals_out, out_nonzeros, residuals, linearized = linearize_from_jvp(
-                jvp_pair, True, nonzeros, primals, {},
+                jvp_pair, True, nonzeros, primals,
                 instantiate_input_zeros=not symbolic_zeros)
         with core.set_current_trace(self.tangent_trace):
             tangents_out = linearized(residuals, *tangents)
@@ -506,10 +520,10 @@ def fallback_linearize_rule(primitive, nonzeros, *primals, **params):
     """Linearize a primitive by partially evaluating its JVP rule (tangents unknown)."""
     rule = get_jvp_rule(primitive)
     return linearize_from_jvp(lambda p, t: rule(p, t, **params),
-                              primitive.multiple_results, nonzeros, primals, params)
+                              primitive.multiple_results, nonzeros, primals)
 
 
-def linearize_from_jvp(jvp_rule, multiple_results, nonzeros, primals, params, *,
+def linearize_from_jvp(jvp_rule, multiple_results, nonzeros, primals, *,
                        instantiate_input_zeros=False):
     """Run ``jvp_rule(primals, tangents)`` with the nonzero tangents unknown.
 
@@ -517,8 +531,6 @@ def linearize_from_jvp(jvp_rule, multiple_results, nonzeros, primals, params, *,
     recorded as a small linear jaxpr whose constants (the *residuals*) are values computed
     now. Returns ``(primal_out, out_nonzeros, residuals, linearized)`` where
     ``linearized(residuals, *tangents)`` replays the linear jaxpr on the current trace."""
-    from glassjax.interpreters import partial_eval as pe, staging
-    del params
     tangent_avals = [_tangent_aval(p) for p in primals]
     nonzeros = [nz and not _is_float0(a) for a, nz in zip(tangent_avals, nonzeros)]
     unknown = staging.StagingTrace()
@@ -559,7 +571,6 @@ def linearize(fun, primals, *, has_aux=False):
 
     Returns ``(out_primals, out_nonzeros, jaxpr, consts, aux)``: ``jaxpr`` maps the input
     tangents to the nonzero output tangents; its constants ``consts`` are the residuals."""
-    from glassjax.interpreters import partial_eval as pe, staging
     tangent_trace = staging.StagingTrace()
     trace = LinearizeTrace(core.trace_ctx.trace, tangent_trace)
     tracers = []
@@ -579,7 +590,8 @@ def linearize(fun, primals, *, has_aux=False):
     return out_primals, out_nonzeros, jaxpr, consts, aux
 
 
-def linearize_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate=False, allow_fwds=True):
+def linearize_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate=False,
+                    allow_fwds=True):
     """Split a closed jaxpr into a primal jaxpr and a linear (tangent) jaxpr.
 
     Returns ``(primal_jaxpr, num_residuals, out_nonzeros, residual_forwards,
@@ -589,7 +601,6 @@ def linearize_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate=False, allow_
     is then their index in ``(*consts, *inputs)``, else None. ``allow_fwds`` (a bool, or
     one per const and input) says which may be forwarded that way (control flow asks for
     some residuals to be outputs even when they are inputs)."""
-    from glassjax.interpreters import partial_eval as pe, staging
     primal_trace = staging.StagingTrace(jaxpr.jaxpr.debug_info)
     tangent_trace = staging.StagingTrace()
     trace = LinearizeTrace(primal_trace, tangent_trace)
@@ -714,7 +725,6 @@ def transpose_jaxpr(jaxpr: core.ClosedJaxpr, linear, ct_zeros, *, partial_eval=F
     ``partial_eval``, the non-linear part is first split off by partial evaluation (needed
     when linear equations also compute non-linear values, as a remat inside a remat
     does) and recomputed before the backward pass."""
-    from glassjax.interpreters import partial_eval as pe, staging
     linear, ct_zeros = list(linear), list(ct_zeros)
     in_avals = [a for a, lin in zip(jaxpr.in_avals, linear) if not lin]
     ct_avals = [a.to_tangent_aval() for a, z in zip(jaxpr.out_avals, ct_zeros) if not z]

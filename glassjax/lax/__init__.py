@@ -9,14 +9,14 @@ from glassjax.lax.elementwise import (
     erf_inv_p, erf_p, erfc, erfc_p, exp, exp2, exp2_p, exp_p, expm1, expm1_p, floor,
     floor_p, ge, ge_p, gt, gt_p, imag, imag_p, integer_pow, integer_pow_p, is_finite,
     is_finite_p, le, le_p, lgamma, lgamma_p, log, log1p, log1p_p, log_p, logistic,
-    logistic_p, lt, lt_p, max, max_p, min, min_p, mul, mul_p, ne, ne_p, neg, neg_p,
-    nextafter, nextafter_p, not_p, or_p, polygamma, polygamma_p, population_count,
+    logistic_p, lt, lt_p, max, max_p, min, min_p, mul, mul_p, mulhi, mulhi_p, ne, ne_p,
+    neg, neg_p, nextafter, nextafter_p, not_p, or_p, polygamma, polygamma_p, population_count,
     population_count_p, pow, pow_p, real, real_p, reciprocal, reduce_precision,
     reduce_precision_p, rem, rem_p, round, round_p, rsqrt, rsqrt_p, select, select_n,
     select_n_p, shift_left, shift_left_p, shift_right_arithmetic, shift_right_arithmetic_p,
     shift_right_logical, shift_right_logical_p, sign, sign_p, sin, sin_p, sinh, sinh_p,
-    sqrt, sqrt_p, square, square_p, stop_gradient, sub, sub_p, tan, tan_p, tanh, tanh_p,
-    xor_p)
+    sqrt, sqrt_p, square, square_p, stop_gradient, stop_gradient_p, sub, sub_p, tan, tan_p,
+    tanh, tanh_p, xor_p, zeta, zeta_p)
 from glassjax.lax.structural import (
     broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcast_to_rank, broadcasted_iota,
     collapse, concatenate, concatenate_p, expand_dims, full, full_like, iota, iota_p, pad,

@@ -710,6 +710,14 @@ def polygamma(m, x):
     return polygamma_p.bind(m, x)
 
 
+zeta_p = naryop("zeta", [_float, _float], chlo.zeta)
+
+
+def zeta(x, q):
+    """Elementwise Hurwitz zeta function: the sum over n >= 0 of (n + q)**-x."""
+    return zeta_p.bind(x, q)
+
+
 # ----------------------------------------------------------------------------------------
 # Complex numbers
 # ----------------------------------------------------------------------------------------
@@ -884,6 +892,15 @@ lowering.register_lowering(mul_p, _mul_lower)
 def mul(x, y, *, out_dtype=None):
     """Elementwise multiplication: ``x * y`` (computed in ``out_dtype`` if given)."""
     return mul_p.bind(x, y, out_dtype=out_dtype)
+
+
+mulhi_p = naryop("mulhi", [_int, _int], chlo.mulhi)
+_zero_jvp(mulhi_p)
+
+
+def mulhi(x, y, /):
+    """Elementwise high half of the double-width integer product ``x * y``."""
+    return mulhi_p.bind(x, y)
 
 
 def _div_transpose(ct, x, y):
@@ -1369,10 +1386,10 @@ def _host_scalar_constant(value, new_dtype, weak_type):
     """A Python or NumPy scalar converted on the host, or None where only the device
     can convert it (NaN/inf to an integer, out-of-range values, float0).
 
-    A weak result is a Python scalar when one has ``new_dtype``. Otherwise the result is
-    a NumPy scalar while tracing (a literal in the jaxpr) and a device array when running
-    eagerly, as every lax function returns one; a device array is also how a weak type
-    without a Python scalar type (e.g. weak bfloat16) is carried."""
+    Running eagerly, the result is a device array, as every lax function returns one.
+    While tracing it is a constant the trace writes as a literal: a Python scalar when
+    the result is weakly typed (``1.0`` is a weak float32), else a NumPy scalar; only a
+    weak type no Python scalar stands for (e.g. weak bfloat16) needs a device array."""
     host = np.asarray(value)
     if new_dtype == dtypes.float0 or (
             dtypes.issubdtype(host.dtype, np.inexact) and not np.isfinite(host) and
@@ -1384,11 +1401,9 @@ def _host_scalar_constant(value, new_dtype, weak_type):
     except OverflowError:
         return None
     typ = _python_scalar_type(new_dtype) if weak_type else None
-    if typ is not None:
-        return typ(converted.item())
-    if weak_type or core.trace_ctx.trace is core.eval_trace:
+    if core.trace_ctx.trace is core.eval_trace or (weak_type and typ is None):
         return runtime.device_put(converted, aval=core.ShapedArray((), new_dtype, weak_type))
-    return converted
+    return typ(converted.item()) if typ is not None else converted
 
 
 def _convert_element_type(operand, new_dtype=None, weak_type=False):
@@ -1411,7 +1426,8 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
                       np.exceptions.ComplexWarning, stacklevel=2)
     if type(operand) in dtypes.python_scalar_dtypes or isinstance(operand, np.generic) or (
             isinstance(operand, np.ndarray) and operand.ndim == 0):
-        if same_type and type(operand) in dtypes.python_scalar_dtypes:
+        if (same_type and type(operand) in dtypes.python_scalar_dtypes and
+                core.trace_ctx.trace is not core.eval_trace):
             return operand
         constant = _host_scalar_constant(operand, new_dtype, weak_type)
         if constant is not None:

@@ -1093,12 +1093,13 @@ def _scatter_extremal_jvp(prim, primals, tangents, *, update_jaxpr, update_const
         indices, gather_dnums, slice_sizes)
     num_refs = gather(scatter_add(full_like(operand, 0), indices, full_like(updates, 1),
                                   dn), indices, gather_dnums, slice_sizes)
-    updates_normalizer = ew.select(retained_values, ew.div(1.0, ew.add(num_updates, 1)),
-                                   ew.div(1.0, num_updates))
+    one = _const(num_updates, 1)
+    updates_normalizer = ew.select(retained_values, ew.div(one, ew.add(num_updates, one)),
+                                   ew.div(one, num_updates))
     updates_coef = ew.select(successful_updates, updates_normalizer, full_like(updates, 0))
-    operand_normalizer = ew.select(retained_values, ew.div(1.0, ew.add(num_updates, 1)),
+    operand_normalizer = ew.select(retained_values, ew.div(one, ew.add(num_updates, one)),
                                    full_like(num_updates, 0))
-    operand_coef = ew.div(ew.add(-1.0, operand_normalizer), num_refs)
+    operand_coef = ew.div(ew.add(_const(num_updates, -1), operand_normalizer), num_refs)
     target_tangents = gather(g_operand, indices, gather_dnums, slice_sizes)
     tangent_updates = ew.add(ew.mul(target_tangents, operand_coef),
                              ew.mul(g_updates, updates_coef))
@@ -1151,12 +1152,12 @@ def _scatter_jvp(primals, tangents, *, update_jaxpr, update_consts, dimension_nu
                                                    np.shape(updates))
     gathered_update_ids = gather(scattered_ids, indices, dimension_numbers=gather_dnums,
                                  slice_sizes=slice_sizes)
-    untouched = ew.eq(scattered_ids, full_like(scattered_ids, 0))
-    won = ew.eq(update_ids, gathered_update_ids)
-    masked_operand = ew.select(untouched, operand, full_like(operand, 0))
-    masked_updates = ew.select(won, updates, full_like(updates, 0))
-    masked_g_operand = ew.select(untouched, g_operand, full_like(g_operand, 0))
-    masked_g_updates = ew.select(won, g_updates, full_like(g_updates, 0))
+    untouched = lambda: ew.eq(scattered_ids, full_like(scattered_ids, 0))
+    won = lambda: ew.eq(update_ids, gathered_update_ids)
+    masked_operand = ew.select(untouched(), operand, full_like(operand, 0))
+    masked_updates = ew.select(won(), updates, full_like(updates, 0))
+    masked_g_operand = ew.select(untouched(), g_operand, full_like(g_operand, 0))
+    masked_g_updates = ew.select(won(), g_updates, full_like(g_updates, 0))
     kw = dict(dimension_numbers=dn, indices_are_sorted=indices_are_sorted,
               unique_indices=unique_indices, mode=mode)
     return (scatter_add(masked_operand, indices, masked_updates, **kw),

@@ -189,6 +189,9 @@ def stages_bundle(stages, *, view="both", hlo=False, compiled=False, run=True,
         except StageError as e:
             plain.append(str(e))
             side.append(error_box(str(e)))
+    if view == "graph":                      # a terminal cannot show the picture
+        n = graph_lib.count_eqns(closed.jaxpr)
+        plain.insert(0, f"[the graph of a jaxpr with {n} equation{'s' * (n != 1)}]")
     if view in ("graph", "both"):
         drawn = graph_html(closed, force=view == "graph", depth=depth, rankdir=rankdir,
                            result_names=names, axis_env=stages.axis_env)

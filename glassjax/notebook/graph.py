@@ -197,8 +197,10 @@ def count_eqns(jaxpr: core.Jaxpr) -> int:
 
 
 def is_collective(eqn) -> bool:
-    """Equations that communicate across a named axis (psum, all_gather, ...)."""
-    return "axes" in eqn.params or "axis_name" in eqn.params
+    """Equations that communicate across a named axis (``psum[axes=('i',)]``,
+    ``all_gather[axis_name=i]``, ...), unlike reductions over positional axes."""
+    names = eqn.params.get("axis_name", eqn.params.get("axes", ()))
+    return any(isinstance(n, str) for n in (names if isinstance(names, tuple) else (names,)))
 
 
 # ----------------------------------------------------------------------------------------
@@ -269,12 +271,12 @@ class _Drawing:
         if has_subs and (self.depth is None or level < self.depth):
             self.expanded(g, eqn, nid, env, level, scope)
             return
-        lines = [eqn.primitive.name, *param_lines(eqn)]
-        if eqn.primitive.name in ("jit", "pjit"):
-            lines = [f"jit: {_name(eqn)}"]
-        if has_subs:
+        if has_subs:                          # collapsed: its cluster's title, and size
             inner = sum(count_eqns(s) for s in core.jaxprs_in_params(eqn.params))
-            lines.append(f"({inner} equation{'s' * (inner != 1)} inside)")
+            lines = [*LAYOUTS.get(eqn.primitive.name, _generic_layout)(eqn).title,
+                     f"({inner} equation{'s' * (inner != 1)} inside)"]
+        else:
+            lines = [eqn.primitive.name, *param_lines(eqn)]
         fill = (COLORS["highlight"] if nid in self.highlight else
                 COLORS["collective"] if is_collective(eqn) else "white")
         self.node(g, nid, lines, scope, style="rounded,filled", fillcolor=fill,

@@ -19,11 +19,10 @@ from __future__ import annotations
 import ast
 import os
 import re
-import shlex
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
 import glassjax
@@ -58,15 +57,17 @@ def _int_list(text: str) -> tuple[int, ...]:
 
 def _split_options(line: str) -> tuple[list[str], str]:
     """Split ``%jaxpr``'s line into its leading options and the call expression."""
+    def split(text):                           # (first word, the rest)
+        first, *rest = text.split(None, 1)
+        return first, (rest[0] if rest else "")
+
     rest, words = line.strip(), []
     while rest.startswith("--"):
-        word, _, rest = rest.partition(" ")
+        word, rest = split(rest)
         words.append(word)
-        rest = rest.lstrip()
-        if word in _VALUED:
-            value, _, rest = rest.partition(" ")
+        if word in _VALUED and rest:
+            value, rest = split(rest)
             words.append(value)
-            rest = rest.lstrip()
     return words, rest
 
 
@@ -118,13 +119,12 @@ class JaxprMagics(Magics):
         traced, drawn and run.
         """
         __tracebackhide__ = True          # IPython hides this frame in tracebacks
-        if cell is None:
-            words, expr = _split_options(line)
-            if not expr:
-                raise UsageError("%jaxpr needs a call, like: %jaxpr f(x)  (see %jaxpr?)")
-        else:
-            words, expr = shlex.split(line), None
-        opts = parse_argstring(self.jaxpr, " ".join(shlex.quote(w) for w in words))
+        words, expr = _split_options(line)
+        if cell is None and not expr:
+            raise UsageError("%jaxpr needs a call, like: %jaxpr f(x)  (see %jaxpr?)")
+        if cell is not None and expr:
+            raise UsageError(f"%%jaxpr takes only options on its first line, got {expr!r}")
+        opts = self.jaxpr.parser.parse_args(words)      # errors raise UsageError
         settings = self._settings(opts)
         try:
             fun, args, kwargs = (self._eval_call(expr, "line") if cell is None
@@ -196,7 +196,7 @@ class JaxprMagics(Magics):
         last = tree.body.pop()
         code = compile(tree, filename, "exec")
         try:
-            exec(code, self.shell.user_ns)
+            exec(code, self.shell.user_global_ns, self.shell.user_ns)
         except Exception as e:
             raise _UserError() from e
         # The last line alone, after blank lines that keep its line numbers.

@@ -95,10 +95,13 @@ class Stages:
         except Exception as e:
             raise StageError(f"{stage} failed: {type(e).__name__}: {e}") from e
 
+    # Each stage first gets the product of the stage before it, then starts its clock.
+
     @property
     def lowered(self):
-        return self._guarded("lower", lambda: self._jitted("lower").lower(
-            *self.dynamic_args, **self.kwargs))
+        jitted = self._jitted("lower")
+        return self._guarded("lower", lambda: jitted.lower(*self.dynamic_args,
+                                                           **self.kwargs))
 
     @property
     def stablehlo(self) -> str:
@@ -107,7 +110,8 @@ class Stages:
 
     @property
     def compiled(self):
-        return self._guarded("compile", lambda: self.lowered.compile())
+        lowered = self.lowered
+        return self._guarded("compile", lowered.compile)
 
     @property
     def optimized_hlo(self) -> str:
@@ -117,8 +121,9 @@ class Stages:
     @property
     def outputs(self):
         """The result pytree, computed on the device by the compiled executable."""
-        return self._guarded("run", lambda: _ready(
-            self.compiled(*self.dynamic_args, **self.kwargs)))
+        compiled = self.compiled
+        return self._guarded("run", lambda: _ready(compiled(*self.dynamic_args,
+                                                            **self.kwargs)))
 
     @property
     def output_leaves(self) -> list:

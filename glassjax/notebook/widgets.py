@@ -139,8 +139,7 @@ class Explorer:
         self.apply_button = w.Button(description="apply", button_style="primary")
         self.undo_button = w.Button(description="undo")
         self.reset_button = w.Button(description="reset")
-        self.apply_button.on_click(lambda _: self.apply(self.choice.value,
-                                                        self.in_axes.value))
+        self.apply_button.on_click(self._on_apply)
         self.undo_button.on_click(lambda _: self.undo())
         self.reset_button.on_click(lambda _: self.reset())
         self.message = w.HTML()
@@ -169,10 +168,21 @@ class Explorer:
 
     # -- transformations ----------------------------------------------------------------
 
+    def _on_apply(self, _button):
+        try:
+            self.apply(self.choice.value, self.in_axes.value)
+        except ValueError as e:               # a bad in_axes: say so next to the bar
+            self.message.value = _html(display_lib.error_box(str(e)))
+
     def apply(self, name: str, in_axes="0"):
         """Wrap the current function in one more transformation and re-trace."""
-        axes = _parse_in_axes(in_axes) if isinstance(in_axes, str) else in_axes
-        self.transforms.append((name, axes if name == "vmap" else None))
+        if name not in TRANSFORMS:
+            raise ValueError(f"unknown transformation {name!r}; one of {list(TRANSFORMS)}")
+        if name != "vmap":
+            in_axes = None
+        elif isinstance(in_axes, str):
+            in_axes = _parse_in_axes(in_axes)
+        self.transforms.append((name, in_axes))
         if not self._retrace():
             self.transforms.pop()
             self._retrace(keep_message=True)
@@ -187,20 +197,24 @@ class Explorer:
         self._retrace()
 
     def _retrace(self, keep_message=False) -> bool:
-        """Trace the current program; on failure say why and return False."""
+        """Trace the current program; if a transformation makes that fail, say why and
+        return False (errors of the function itself are the caller's to see)."""
         self.title.value = _html(display_lib.section(
             "Explorer", f"<code>{html.escape(self.description())}</code>"))
         if not keep_message:
             self.message.value = ""
         try:
             fun, args = self._program()
-            self.stages = Stages(fun, args, self.kwargs, static_argnums=self.static_argnums)
-            self.stages.closed_jaxpr
+            stages = Stages(fun, args, self.kwargs, static_argnums=self.static_argnums)
+            stages.closed_jaxpr
         except Exception as e:
+            if not self.transforms:
+                raise
             self.message.value = _html(display_lib.error_box(
                 f"{self.description()} could not be traced: {type(e).__name__}: {e}"))
             return False
-        self.names = PrintedNames(self.stages.closed_jaxpr.jaxpr)
+        self.stages = stages
+        self.names = PrintedNames(stages.closed_jaxpr.jaxpr)
         self.stepper = None
         self._rendered: set = set()
         n = len(self.stages.closed_jaxpr.eqns)

@@ -194,6 +194,159 @@ def flipud(m):
     return _flip(ensure_arraylike("flipud", m), 0)
 
 
+@jit(static_argnames=("k", "axes"))
+def rot90(m, k=1, axes=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``axes`` (from the first axis
+    towards the second): a flip and a transpose."""
+    m = ensure_arraylike("rot90", m)
+    if m.ndim < 2:
+        raise ValueError("rot90 requires its first argument to have ndim at least two, but "
+                         f"got first argument of shape {m.shape}, which has ndim {m.ndim}")
+    ax1, ax2 = (canonicalize_axis(ax, m.ndim) for ax in axes)
+    if ax1 == ax2:
+        raise ValueError("Axes must be different")
+    k = k % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, ax1), ax2)
+    perm = list(range(m.ndim))
+    perm[ax1], perm[ax2] = perm[ax2], perm[ax1]
+    return transpose(flip(m, ax2), perm) if k == 1 else flip(transpose(m, perm), ax2)
+
+
+def roll(a, shift, axis=None):
+    """Shift elements along ``axis`` cyclically (of the flattened array for None)."""
+    arr = ensure_arraylike("roll", a)
+    if axis is None:
+        return roll(arr.ravel(), shift, 0).reshape(arr.shape)
+    axis = tuple(canonicalize_axis(ax, arr.ndim) for ax in _index_tuple(axis))
+    try:
+        shift = _index_tuple(shift)
+    except TypeError:
+        return _roll_dynamic(arr, asarray(shift), axis)
+    return _roll_static(arr, shift, axis)
+
+
+@jit(static_argnums=(1, 2))
+def _roll_static(a, shift, axis):
+    """A static shift: the two pieces of the axis, swapped."""
+    for ax, s in zip(*np.broadcast_arrays(axis, shift)):
+        if a.shape[ax] == 0:
+            continue
+        i = -s % a.shape[ax]
+        a = lax.concatenate([lax.slice_in_dim(a, i, a.shape[ax], axis=ax),
+                             lax.slice_in_dim(a, 0, i, axis=ax)], ax)
+    return a
+
+
+@jit(static_argnums=(2,))
+def _roll_dynamic(a, shift, axis):
+    """A traced shift: slice a window out of the axis repeated twice."""
+    b_shape = util.broadcast_shapes(shift.shape, np.shape(axis))
+    if len(b_shape) != 1:
+        raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays")
+    for x, i in zip(broadcast_to(shift, b_shape), np.broadcast_to(axis, b_shape)):
+        size = array(a.shape[i], dtype=np.int32)
+        x = ufuncs.remainder(lax.convert_element_type(x, np.int32),
+                             lax.max(size, np.int32(1)))
+        a = lax.dynamic_slice_in_dim(lax.concatenate((a, a), i), size - x, a.shape[i],
+                                     axis=i)
+    return a
+
+
+@jit(static_argnames=("n", "axis"))
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """The ``n``-th discrete difference along ``axis`` (``!=`` for booleans)."""
+    arr = ensure_arraylike("diff", a)
+    n = core.concrete_or_error(operator.index, n, "'n' argument of jnp.diff")
+    axis = core.concrete_or_error(operator.index, axis, "'axis' argument of jnp.diff")
+    if n == 0:
+        return arr
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    if arr.ndim == 0:
+        raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
+    axis = canonicalize_axis(axis, arr.ndim)
+    combined = []
+    for extra in (prepend, arr, append):
+        if extra is None:
+            continue
+        extra = ensure_arraylike("diff", extra)
+        if not extra.ndim:
+            shape = list(arr.shape)
+            shape[axis] = 1
+            extra = broadcast_to(extra, tuple(shape))
+        combined.append(extra)
+    if len(combined) > 1:
+        arr = concatenate(combined, axis)
+    later = tuple(slice(1, None) if i == axis else slice(None) for i in range(arr.ndim))
+    earlier = tuple(slice(None, -1) if i == axis else slice(None) for i in range(arr.ndim))
+    op = operator.ne if arr.dtype == np.bool_ else operator.sub
+    for _ in range(n):
+        arr = op(arr[later], arr[earlier])
+    return arr
+
+
+@jit(static_argnames=("axis",))
+def append(arr, values, axis=None):
+    """``values`` appended to ``arr`` (both flattened when ``axis`` is None)."""
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)], 0)
+    return concatenate([arr, values], axis=axis)
+
+
+def _pad_pairs(nvals, nd, name):
+    """``pad_width``-like input as one ``(before, after)`` pair per axis (NumPy
+    integers, as JAX keeps them: they show in the ``pad`` equation's params)."""
+    nvals = np.asarray(core.concrete_or_error(None, nvals, f"{name} argument of jnp.pad"))
+    if nvals.shape == (nd, 2):
+        return tuple((before, after) for before, after in nvals)
+    if nvals.shape in ((1, 2), (2,)):
+        return (tuple(nvals.ravel()),) * nd
+    if nvals.shape in ((1,), ()):
+        return ((nvals.flat[0], nvals.flat[0]),) * nd
+    raise ValueError(f"jnp.pad: {name} with nd={nd} has unsupported shape {nvals.shape}. "
+                     f"Valid shapes are ({nd}, 2), (1, 2), (2,), (1,), or ().")
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """Pad with ``constant_values`` (``mode='constant'``, the default) or with copies of
+    the edge values (``mode='edge'``)."""
+    array = ensure_arraylike("pad", array)
+    if mode not in ("constant", "edge"):
+        raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
+    unsupported = set(kwargs) - ({"constant_values"} if mode == "constant" else set())
+    if unsupported:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+    return _pad(array, _pad_pairs(pad_width, array.ndim, "pad_width"), mode,
+                kwargs.get("constant_values", 0))
+
+
+@jit(static_argnums=(1, 2))
+def _pad(array, pad_width, mode, constant_values):
+    if array.ndim == 0:
+        return array
+    if any(v < 0 for pair in pad_width for v in pair):
+        raise ValueError("index can't contain negative values")
+    if mode == "edge":
+        for axis, (before, after) in enumerate(pad_width):
+            n = array.shape[axis]
+            if n == 0:
+                if before or after:
+                    raise ValueError("Cannot apply 'edge' padding to empty axis")
+                continue
+            array = lax.concatenate(
+                [repeat(lax.slice_in_dim(array, 0, 1, axis=axis), before, axis=axis), array,
+                 repeat(lax.slice_in_dim(array, n - 1, n, axis=axis), after, axis=axis)],
+                axis)
+        return array
+    value = util.convert(asarray(constant_values), array.dtype, array.weak_type)
+    if np.ndim(value) != 0:
+        raise NotImplementedError("jnp.pad: only scalar constant_values are implemented")
+    return lax.pad(array, value, [(low, high, 0) for low, high in pad_width])
+
+
 # ----------------------------------------------------------------------------------------
 # Broadcasting
 # ----------------------------------------------------------------------------------------

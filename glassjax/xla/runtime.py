@@ -370,6 +370,8 @@ def device_put(x, device=None, *, committed: bool = False,
     if isinstance(x, ArrayImpl):
         return x if device is None and not committed else _move(x, device, committed)
     aval = aval or _host_aval(x)
+    if aval.dtype == dtypes.float0:     # float0 has no bytes; XLA holds it as bools
+        aval, x = aval.update(dtype=np.bool_), np.zeros(aval.shape, np.bool_)
     value = dtypes.coerce_to_array(x, aval.dtype)      # checks Python ints fit
     sharding = _as_sharding(device or default_device())
     pieces = sharding.devices_indices_map(aval.shape)   # device -> index of its piece
@@ -402,16 +404,17 @@ def copy_array(x: ArrayImpl) -> ArrayImpl:
     return copy
 
 
-def committed_device(args) -> Device:
-    """The device a computation on ``args`` runs on: the one committed args are on (an
-    error if they disagree), else the default device."""
+def committed_device(args) -> Device | None:
+    """The device committed arrays among ``args`` pin a computation to (an error if they
+    disagree), or None when no argument is committed (the computation then runs on the
+    default device and its results are uncommitted too)."""
     found = {d for a in args if isinstance(a, ArrayImpl) and a._committed
              for d in a._sharding.device_set}
     if len(found) > 1:
         ids = sorted(d.id for d in found)
         raise ValueError(f"Received incompatible devices for computation: arguments are "
                          f"committed to devices with ids {ids}")
-    return found.pop() if found else default_device()
+    return found.pop() if found else None
 
 
 def shards(x: ArrayImpl) -> list[ArrayImpl]:
@@ -522,15 +525,19 @@ def execute(executable: LoadedExecutable, args: Sequence[ArrayImpl],
     result is the global array with axis 0 split over the devices, piece i coming from
     device i (the replica style of pmap); ``out_avals`` are the global avals.
     Results are built by jaxlib's result handlers with our avals, which keeps jaxlib from
-    constructing avals of its own (it would import ``jax.core`` for that)."""
+    constructing avals of its own (it would import ``jax.core`` for that). A float0
+    result (the tangent of an integer) carries no data: like JAX, we return NumPy zeros."""
     exe_devices = executable.local_devices()
     if out_shardings is None:
         out_shardings = [SingleDeviceSharding(exe_devices[0]) if len(exe_devices) == 1
                          else split_sharding(exe_devices, aval.ndim) for aval in out_avals]
+    device_avals = [aval.update(dtype=np.bool_) if aval.dtype == dtypes.float0 else aval
+                    for aval in out_avals]
     handlers = [xc.array_result_handler(aval, sharding, committed, _skip_checks=True)
-                for aval, sharding in zip(out_avals, out_shardings)]
-    results = executable.execute_sharded(list(args))
-    return results.consume_with_handlers(handlers)
+                for aval, sharding in zip(device_avals, out_shardings)]
+    results = executable.execute_sharded(list(args)).consume_with_handlers(handlers)
+    return [np.zeros(aval.shape, dtypes.float0) if aval.dtype == dtypes.float0 else result
+            for aval, result in zip(out_avals, results)]
 
 
 def optimized_hlo_text(executable: LoadedExecutable) -> str:

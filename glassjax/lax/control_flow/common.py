@@ -23,7 +23,7 @@ import numpy as np
 
 from glassjax import config, core, tree_util
 from glassjax.core import ClosedJaxpr, Jaxpr, Var
-from glassjax.interpreters import ad, staging
+from glassjax.interpreters import staging
 from glassjax.xla import dispatch, lowering
 
 
@@ -44,7 +44,7 @@ class TracedFun:
     out_avals = property(lambda self: self.jaxpr.out_avals)
 
 
-# fun -> {(in_tree, in_avals, trace context, extra key): cached value}
+# fun -> {(key, trace context, named axes in scope): cached value}
 _cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -52,7 +52,7 @@ def memoize(fun, key, build: Callable):
     """``build()``, remembered for ``(fun, key)`` while ``fun`` lives. Results that hold
     tracers (values closed over from an enclosing trace) are never remembered: they
     belong to that trace only."""
-    full_key = (key, config.trace_context())
+    full_key = (key, config.trace_context(), tuple(core.trace_ctx.axis_env.items()))
     try:
         per_fun = _cache.setdefault(fun, {})
     except TypeError:           # not weak-referenceable (e.g. a builtin): no cache
@@ -108,6 +108,14 @@ def _check_jax_types(leaves, debug):
 
 def abstractify(leaves) -> list:
     return [core.get_aval(x) for x in leaves]
+
+
+def asarray(x):
+    """An operand returned as an output: a NumPy array is copied to the device (a
+    constant, also while tracing), a Python scalar becomes a weakly typed array."""
+    from glassjax.lax.structural import _asarray
+    from glassjax.xla import runtime
+    return runtime.device_put(x) if isinstance(x, np.ndarray) else _asarray(x)
 
 
 def is_concrete(x) -> bool:
@@ -204,10 +212,6 @@ def trace_closed(fun: Callable, in_avals: Sequence, debug=None) -> ClosedJaxpr:
 
 def inner_effects(*jaxprs) -> frozenset:
     return frozenset().union(*(j.effects for j in jaxprs))
-
-
-def zeros_like_tangent(aval):
-    return ad.zeros_like_aval(aval.to_tangent_aval())
 
 
 # ----------------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ from __future__ import annotations
 import collections
 import functools
 import itertools
-import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -117,7 +116,8 @@ def _check_predicate(pred):
 def _bind_cond(make_index, funs, operands, api_name, names, reverse_branches=False):
     """Trace the branch functions (in the order given, which fixes the order of their
     consts), make them share their consts, and bind ``cond``. ``cond`` traces
-    ``true_fun`` first but its ``branches`` start with the false branch."""
+    ``true_fun`` first but its ``branches`` start with the false branch. The index is
+    made after tracing (``make_index``), where JAX converts the predicate."""
     leaves, in_tree = tree_util.tree_flatten((operands, {}))
     avals = tuple(common.abstractify(leaves))
 
@@ -133,7 +133,9 @@ def _bind_cond(make_index, funs, operands, api_name, names, reverse_branches=Fal
         fwds = [common.jaxpr_forwarding(j.jaxpr) for j in jaxprs]
         in_fwd = [f[0] if len(set(f)) == 1 else None for f in zip(*fwds)]
         keep = [f is None for f in in_fwd]
-        branches = tuple(common.prune_outputs(j, keep) for j in jaxprs)
+        pruned = {}       # a function used for two branches gives one jaxpr (printed once)
+        branches = tuple(pruned.setdefault(id(j), common.prune_outputs(j, keep))
+                         for j in jaxprs)
         if reverse_branches:
             branches = branches[::-1]
         return branches, consts, traced[0].out_tree, in_fwd
@@ -142,13 +144,8 @@ def _bind_cond(make_index, funs, operands, api_name, names, reverse_branches=Fal
         funs[0], ("cond", funs[1:], in_tree, avals, api_name), build)
     outs = iter(cond_p.bind(make_index(), *consts, *leaves, branches=branches))
     all_inputs = [*consts, *leaves]
-    outs = [next(outs) if f is None else _asarray(all_inputs[f]) for f in in_fwd]
+    outs = [next(outs) if f is None else common.asarray(all_inputs[f]) for f in in_fwd]
     return tree_util.tree_unflatten(out_tree, outs)
-
-
-def _asarray(x):
-    from glassjax.lax.structural import _asarray
-    return _asarray(x)
 
 
 def merge_common_consts(jaxprs, all_consts):
@@ -156,6 +153,8 @@ def merge_common_consts(jaxprs, all_consts):
     value once even when several branches close over it. Returns the new jaxprs and
     the list of consts."""
     consts = [c for cs in all_consts for c in cs]
+    if not consts:
+        return list(jaxprs), []
     first = {}
     for i, c in enumerate(consts):
         first.setdefault(id(c), i)

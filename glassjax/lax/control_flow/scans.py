@@ -15,7 +15,6 @@ backwards over them. Lowering is a ``stablehlo.while`` over an index that slices
 from __future__ import annotations
 
 import functools
-import operator
 
 import numpy as np
 
@@ -74,7 +73,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     # A carry the body passes through unchanged is really a constant.
     fwd = common.jaxpr_forwarding(jaxpr.jaxpr)
     carry_fwd, ys_fwd = fwd[:num_carry], fwd[num_carry:]
-    move_to_const = [len(consts) + i == f for i, f in enumerate(carry_fwd)]
+    move_to_const = [len(consts) + i == j for i, j in enumerate(carry_fwd)]
     new_consts = []
     if any(move_to_const):
         jaxpr = common.prune_outputs(jaxpr, [not m for m in move_to_const] + [True] * num_ys)
@@ -92,7 +91,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
                       num_consts=len(consts), num_carry=num_carry, unroll=unroll)
     carry_out, ys_out = split_list(out, [num_carry])[:2]
     ys_out = iter(ys_out)
-    ys_out = [next(ys_out) if i is None else _asarray(args[i]) for i in ys_from_xs]
+    ys_out = [next(ys_out) if i is None else common.asarray(args[i]) for i in ys_from_xs]
     out = [*carry_out, *ys_out]
     if any(move_to_const):
         out = merge_lists(move_to_const + [False] * num_ys, out, new_consts)
@@ -102,11 +101,6 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
 def _or(xs, ys):
     """Elementwise ``or`` of two lists of flags (``map`` is the lax function here)."""
     return [x or y for x, y in zip(xs, ys)]
-
-
-def _asarray(x):
-    from glassjax.lax.structural import _asarray
-    return _asarray(x)
 
 
 def _infer_length(xs_flat, length):

@@ -89,10 +89,9 @@ def while_loop(cond_fun, body_fun, init_val):
 
 def _python_while_loop(cond_fun, body_fun, init_val):
     """``jax.disable_jit()``: an ordinary Python loop."""
-    from glassjax.lax.structural import _asarray
-    val = tree_util.tree_map(_asarray, init_val)
+    val = tree_util.tree_map(common.asarray, init_val)
     while cond_fun(val):
-        val = tree_util.tree_map(_asarray, body_fun(val))
+        val = tree_util.tree_map(common.asarray, body_fun(val))
     return val
 
 
