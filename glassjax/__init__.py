@@ -14,10 +14,10 @@ from glassjax.ad_api import (grad, hessian, jacfwd, jacobian, jacrev, jvp, linea
                              linearize, value_and_grad, vjp)
 from glassjax.vmap_api import vmap
 from glassjax.custom_derivatives import closure_convert, custom_jvp, custom_vjp
-from glassjax.checkpoint import checkpoint, checkpoint_policies, remat
+from glassjax.ad_checkpoint import checkpoint, checkpoint_policies, remat
 from glassjax.xla.runtime import (default_backend, device_count, devices, local_device_count,
                                   local_devices, process_count, process_index)
-from glassjax import lax, numpy
+from glassjax import ad_checkpoint, lax, numpy, test_util
 
 __version__ = "0.1.0"
 

@@ -19,10 +19,9 @@ import numpy as np
 from glassjax import core, dtypes, lax, tree_util
 from glassjax import numpy as jnp
 from glassjax.interpreters import ad, partial_eval, staging
-from glassjax.lax.elementwise import convert_element_type_p
+from glassjax.lax.elementwise import _convert_element_type
 from glassjax.tree_util import Partial, tree_flatten, tree_map, tree_unflatten
 from glassjax.vmap_api import vmap
-from glassjax.xla import runtime
 
 
 # ----------------------------------------------------------------------------------------
@@ -133,7 +132,8 @@ def _jvp(fun, primals, tangents, has_aux=False):
         _check_tangent(p, t)
     flat, out_tree = _flat_fun(lambda *a: fun(*a), tree, has_aux)
     out_primals, out_tangents, aux = ad.jvp(flat, ps, ts, has_aux=has_aux)
-    out = (tree_unflatten(out_tree[0], out_primals), tree_unflatten(out_tree[0], out_tangents))
+    out = (tree_unflatten(out_tree[0], out_primals),
+           tree_unflatten(out_tree[0], out_tangents))
     return (*out, aux) if has_aux else out
 
 
@@ -284,8 +284,7 @@ def _check_vjp_cotangent(ct, aval):
 def _one_vjp(ans):
     """The cotangent 1 for a scalar output: an array of its (tangent) type, weak if the
     output is (so that gradients of weakly typed functions stay weak, as in JAX)."""
-    aval = core.get_aval(ans).to_tangent_aval()
-    return runtime.device_put(np.ones((), aval.dtype), aval=aval)
+    return ad.full_like_aval(1, core.get_aval(ans).to_tangent_aval())
 
 
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
@@ -494,7 +493,7 @@ def _std_basis(pytree):
     ndim = sum(map(np.size, leaves))
     dtype = dtypes.result_type(*leaves)
     flat_basis = jnp.eye(ndim, dtype=dtype)
-    return _unravel_array_into_pytree(pytree, 1, None, flat_basis, always_convert=True)
+    return _unravel_array_into_pytree(pytree, 1, None, flat_basis)
 
 
 def _jacfwd_unravel(input_pytree, output_pytree_leaf, arr):
@@ -505,10 +504,9 @@ def _jacrev_unravel(output_pytree, input_pytree_leaf, arr):
     return _unravel_array_into_pytree(output_pytree, 0, input_pytree_leaf, arr)
 
 
-def _unravel_array_into_pytree(pytree, axis, example, arr, always_convert=False):
+def _unravel_array_into_pytree(pytree, axis, example, arr):
     """Split ``arr`` along ``axis`` into pieces shaped like the leaves of ``pytree``, each
-    cast to the dtype of ``example`` (or of its leaf). JAX's basis construction always
-    emits the cast; elsewhere it is emitted only when the type changes."""
+    cast to the type of ``example`` (or of its leaf)."""
     leaves, treedef = tree_flatten(pytree)
     shapes = [arr.shape[:axis] + np.shape(leaf) + arr.shape[axis + 1:] for leaf in leaves]
     # Piece sizes computed from split points, as JAX does (they print as np.int64).
@@ -516,19 +514,15 @@ def _unravel_array_into_pytree(pytree, axis, example, arr, always_convert=False)
     sizes = tuple(np.diff(np.concatenate([[0], split_points, [arr.shape[axis]]])))
     parts = lax.split(arr, sizes, axis)
     return tree_unflatten(treedef, [
-        _possible_downcast(part.reshape(shape), leaf if example is None else example,
-                           always_convert)
+        _possible_downcast(part.reshape(shape), leaf if example is None else example)
         for part, shape, leaf in zip(parts, shapes, leaves)])
 
 
-def _possible_downcast(x, example, always_convert):
+def _possible_downcast(x, example):
     if (dtypes.issubdtype(x.dtype, np.complexfloating) and
             not dtypes.issubdtype(dtypes.dtype(example), np.complexfloating)):
         x = x.real
-    dtype, weak = dtypes.dtype(example), dtypes.is_weakly_typed(example)
-    if not always_convert and (x.dtype, core.get_aval(x).weak_type) == (dtype, weak):
-        return x
-    return convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak, sharding=None)
+    return _convert_element_type(x, dtypes.dtype(example), dtypes.is_weakly_typed(example))
 
 
 # ----------------------------------------------------------------------------------------

@@ -108,6 +108,22 @@ class ShapeDtypeStruct:
         return hash((self.shape, self.dtype, self.weak_type))
 
 
+class TypedNdArray(np.ndarray):
+    """A NumPy (host) value that carries its aval, e.g. a weakly typed float32 scalar.
+
+    Staging folds conversions of host constants into these (``jnp.array(2.)`` inside a
+    trace), so the constant stays a literal in the jaxpr yet keeps its weak type. Arrays
+    derived from one by NumPy operations are plain NumPy values again (aval None)."""
+
+    def __new__(cls, value, aval):
+        obj = np.asarray(value, aval.dtype).view(cls)
+        obj.aval = aval
+        return obj
+
+    def __array_finalize__(self, obj):
+        self.aval = None
+
+
 def _scalar_type_aval(x):
     dtype = dtypes.dtype(x, canonicalize=True)
     return ShapedArray((), dtype, weak_type=dtypes.is_weakly_typed(x))
@@ -460,6 +476,10 @@ class Tracer:
     def to_concrete_value(self):
         """The concrete value behind this tracer when the trace knows it, else None."""
         return None
+
+    def _is_traced_array(self):
+        """Asked by jaxlib's ``isinstance(x, Array)``: a tracer of an array is an Array."""
+        return isinstance(self.aval, ShapedArray)
 
     shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)

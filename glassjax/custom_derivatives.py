@@ -160,8 +160,9 @@ class custom_jvp:
                 core.get_aval(x).to_tangent_aval()), primal_out)
             tangents_out = [rule(t, primal_out, *primals) if rule else zeros
                             for t, rule in zip(tangents, jvps)]
-            return primal_out, tree_map(lambda _, *ts: functools.reduce(ad.add_tangents, ts),
-                                        primal_out, *tangents_out)
+            summed = tree_map(lambda _, *ts: functools.reduce(ad.add_tangents, ts),
+                              primal_out, *tangents_out)
+            return primal_out, summed
 
         self.defjvp(jvp)
 
@@ -293,7 +294,7 @@ class CustomJVPCallPrimitive(core.Primitive):
 
 
 custom_jvp_call_p = CustomJVPCallPrimitive("custom_jvp_call")
-custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **params: call_jaxpr.out_avals)
+custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
 
 
 def _lifted_jvp(num_consts, jvp_jaxpr_fun, *args):
@@ -631,8 +632,8 @@ class CustomVJPCallPrimitive(core.Primitive):
     multiple_results = True
 
     def bind(self, fun, fwd, bwd, *args, out_trees, symbolic_zeros):
-        return self.bind_with_trace(core.trace_ctx.trace, (fun, fwd, bwd, *args),
-                                    dict(out_trees=out_trees, symbolic_zeros=symbolic_zeros))
+        params = dict(out_trees=out_trees, symbolic_zeros=symbolic_zeros)
+        return self.bind_with_trace(core.trace_ctx.trace, (fun, fwd, bwd, *args), params)
 
     def bind_with_trace(self, trace, args, params):
         fun, fwd, bwd, *args = args
@@ -651,7 +652,7 @@ class CustomVJPCallPrimitive(core.Primitive):
 
 
 custom_vjp_call_p = CustomVJPCallPrimitive("custom_vjp_call")
-custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **params: call_jaxpr.out_avals)
+custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
 lowering.register_lowering(custom_vjp_call_p, _custom_call_lowering)
 
 

@@ -271,7 +271,7 @@ class Jitted:
         self._inline = inline
         self._keep_unused = keep_unused
         self._name = fun_name(fun)
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())   # keep our own __dict__
 
     # -- tracing --------------------------------------------------------------------------
 

@@ -73,7 +73,8 @@ def _assert_close(a, b, atol=None, rtol=None, err_msg=""):
 
 
 def check_close(xs, ys, atol=None, rtol=None, err_msg=""):
-    tree_map(functools.partial(_assert_close, atol=atol, rtol=rtol, err_msg=err_msg), xs, ys)
+    assert_close = functools.partial(_assert_close, atol=atol, rtol=rtol, err_msg=err_msg)
+    tree_map(assert_close, xs, ys)
 
 
 def _check_dtypes_match(xs, ys):
@@ -82,7 +83,7 @@ def _check_dtypes_match(xs, ys):
     tree_map(check, xs, ys)
 
 
-# -- arithmetic on pytrees of NumPy values --------------------------------------------------
+# -- arithmetic on pytrees of NumPy values ---------------------------------------------
 
 def _preserve_input_types(f):
     def wrapped(*args):

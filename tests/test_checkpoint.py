@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import glassjax.numpy as jnp
-from glassjax.ad_api import grad, jvp, linearize, value_and_grad
+from glassjax.ad_api import grad, jvp
 from glassjax.api import make_jaxpr
-from glassjax.checkpoint import (checkpoint, checkpoint_name, checkpoint_policies,
+from glassjax.ad_checkpoint import (checkpoint, checkpoint_name, checkpoint_policies,
                                  remat)
 
 # ----------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import glassjax.numpy as jnp
-from glassjax.ad_api import grad, jvp, linearize, value_and_grad, vjp
+from glassjax.ad_api import grad, jvp, linearize, value_and_grad
 from glassjax.api import make_jaxpr
 from glassjax.custom_derivatives import closure_convert, custom_jvp, custom_vjp
 from glassjax.jit import jit
@@ -607,9 +607,10 @@ def test_custom_vjp_bwd_type_mismatch():
         return x * y
 
     g.defvjp(lambda x, y: (g(x, y), (x, y)), lambda res, ct: (ct, jnp.ones(3)))
-    with pytest.raises(ValueError, match=r"at output\[1\] the bwd rule produced an output "
-                                         r"of type float32\[3\] corresponding to an input of "
-                                         r"type float32\[\], so the shapes do not match"):
+    with pytest.raises(ValueError, match=r"at output\[1\] the bwd rule produced an "
+                                         r"output of type float32\[3\] corresponding to an "
+                                         r"input of type float32\[\], so the shapes do not "
+                                         r"match"):
         grad(g)(1., 2.)
 
 

@@ -205,6 +205,9 @@ def test_scatter_values(dtype):
     np.add.at(expected, [2, 0, 2], u)
     check(lax.scatter_add(x, idx, u, ROW_UPDATES), expected)
     expected = x.copy()
+    np.subtract.at(expected, [2, 0, 2], u)
+    check(lax.scatter_sub(x, idx, u, ROW_UPDATES), expected)
+    expected = x.copy()
     np.multiply.at(expected, [2, 0, 2], u)
     np.testing.assert_allclose(np.asarray(lax.scatter_mul(x, idx, u, ROW_UPDATES),
                                           np.float32), expected.astype(np.float32),
@@ -219,6 +222,15 @@ def test_scatter_values(dtype):
     expected = x.copy()
     expected[[3, 1]] = u[:2]
     check(lax.scatter(x, unique, u[:2], ROW_UPDATES, unique_indices=True), expected)
+
+
+def test_scatter_apply():
+    x = np.arange(5, dtype=np.float32)
+    points = S(update_window_dims=(), inserted_window_dims=(0,),
+               scatter_dims_to_operand_dims=(0,))
+    out = lax.scatter_apply(x, np.array([[1], [3]], np.int32),
+                            lambda v: lax.mul(v, np.float32(3)), points, update_shape=(2,))
+    check(out, np.array([0, 3, 2, 9, 4], np.float32))
 
 
 def test_scatter_modes():
@@ -1144,7 +1156,8 @@ def test_grad_matches_finite_differences(f):
     x = rand((3, 4))
     weights = rand(np.shape(f(x)))
     loss = lambda x: total(lax.mul(f(x), weights))
-    np.testing.assert_allclose(np.asarray(jax.grad(loss)(x)), numerical_grad(loss, x),
+    np.testing.assert_allclose(np.asarray(jax.grad(loss)(x)),
+                               numerical_grad(jax.jit(loss), x),
                                rtol=2e-2, atol=2e-2)
 
 

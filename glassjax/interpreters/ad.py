@@ -19,7 +19,6 @@ import numpy as np
 
 from glassjax import core, dtypes, tree_util
 from glassjax.interpreters import partial_eval as pe, staging
-from glassjax.xla import runtime
 
 primitive_jvps: dict = {}        # prim -> rule(primals, tangents, **params) -> (out, t_out)
 primitive_transposes: dict = {}  # prim -> rule(ct, *args, **params) -> cts (None if not linear)
@@ -75,13 +74,21 @@ def is_undefined_primal(x) -> bool:
 
 def zeros_like_aval(aval):
     """An array of zeros of type ``aval`` (keeping its weak type, as JAX's instantiated
-    zeros do), broadcast from a scalar constant."""
+    zeros do): a scalar constant broadcast to the shape."""
+    return full_like_aval(0, aval)
+
+
+def full_like_aval(value, aval):
+    """An array of type ``aval`` filled with ``value``. Like every lax result it is an
+    array (or a tracer of the current trace), never a bare Python scalar; while staging,
+    the scalar constant shows as a literal."""
     from glassjax import lax                 # lax imports this module
+    from glassjax.lax.elementwise import _convert_element_type
     if aval.dtype == dtypes.float0:      # no arithmetic on float0: a host constant
         zero = np.zeros((), dtypes.float0)
         return lax.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
-    zero = runtime.device_put(np.zeros((), aval.dtype), aval=aval.update(shape=()))
-    return lax.broadcast(zero, aval.shape)
+    scalar = _convert_element_type(value, aval.dtype, aval.weak_type)
+    return lax.broadcast_in_dim(scalar, aval.shape, ())
 
 
 def instantiate_zeros(t):
@@ -359,7 +366,7 @@ def jvp_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate):
     return closed, out_nonzeros
 
 
-# -- custom derivative rules inside AD ------------------------------------------------------
+# -- custom derivative rules inside AD -------------------------------------------------
 
 def _tangents_for_custom_rule(tangents, symbolic_zeros):
     """A custom JVP rule sees zeros as arrays, or as SymbolicZero if it asked for them."""

@@ -66,7 +66,7 @@ class StagingTracer(core.Tracer):
     aval = property(lambda self: self._aval)
 
     def __repr__(self):
-        return f"JitTracer({self._aval.str_short()})"
+        return f"JitTracer({self._aval})"
 
     def _origin_msg(self):
         return self._trace.origin_msg(self.var)
@@ -105,8 +105,17 @@ class StagingTrace(core.Trace):
         return self.default_process_primitive(primitive, tracers, params)
 
     def default_process_primitive(self, primitive, tracers, params):
+        fold = const_fold_rules.get(primitive)
+        if fold is not None and not any(isinstance(t, core.Tracer) for t in tracers):
+            folded = fold(*tracers, **params)
+            if folded is not None:
+                return folded
         tracers = [self.to_tracer(t) for t in tracers]
         out_avals = primitive.abstract_eval(*(t.aval for t in tracers), **params)
+        forward = forwarding_rules.get(primitive)   # (after abstract_eval: JAX's errors)
+        if forward is not None and (i := forward(*(t.aval for t in tracers),
+                                                 **params)) is not None:
+            return tracers[i]
         effects = effects_rules[primitive](**params) if primitive in effects_rules \
             else frozenset()
         return self.add_eqn(primitive, tracers, out_avals, params, effects)
@@ -188,18 +197,25 @@ def _used_vars(eqns, outvars):
 
 
 def is_literalable(x) -> bool:
-    """Scalars that are not tracers are inlined as literals; arrays stay constvars."""
-    if isinstance(x, core.Tracer):
-        return False
+    """Scalars known on the host (Python and NumPy scalars, 0-d NumPy arrays) are
+    inlined as literals. Device arrays stay constvars even when scalar, as in JAX: their
+    value lives on a device, and the program should not copy it into its text."""
     if type(x) in (bool, int, float, complex):
         return True
-    return isinstance(getattr(x, "aval", None) or x, (np.ndarray, np.generic,
-                                                      core.ShapedArray)) and not np.shape(x)
+    return isinstance(x, (np.ndarray, np.generic)) and not np.shape(x)
 
 
 # Primitives whose staging does more than record one equation (e.g. ``jit(inline=True)``
 # inlines its body, ``pjit`` forwards constant outputs).
 staging_rules: dict = {}
+# Primitives that are sometimes the identity (a convert to the same type, a broadcast to
+# the same shape) say so: ``rule(*in_avals, **params) -> index of the input to forward``
+# or None. Staging then records nothing, as JAX does.
+forwarding_rules: dict = {}
+# Primitives that can be computed on the host when all inputs are host scalars (e.g. a
+# convert of a NumPy scalar) give ``rule(*values, **params) -> value`` or None; the
+# result stays a constant (a literal), as JAX's constant folding does.
+const_fold_rules: dict = {}
 # Primitives with side effects (debug callbacks) tell staging which effects they have.
 effects_rules: dict = {}
 

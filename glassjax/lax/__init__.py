@@ -33,8 +33,12 @@ from glassjax.lax.slicing import (
     GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, dynamic_index_in_dim,
     dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p, dynamic_update_index_in_dim,
     dynamic_update_slice, dynamic_update_slice_in_dim, dynamic_update_slice_p, gather,
-    gather_p, index_in_dim, index_take, scatter, scatter_add, scatter_add_p, scatter_max,
-    scatter_max_p, scatter_min, scatter_min_p, scatter_mul, scatter_mul_p, scatter_p, slice,
-    slice_in_dim, slice_p)
+    gather_p, index_in_dim, index_take, scatter, scatter_add, scatter_add_p, scatter_apply,
+    scatter_max, scatter_max_p, scatter_min, scatter_min_p, scatter_mul, scatter_mul_p,
+    scatter_p, scatter_sub, scatter_sub_p, slice, slice_in_dim, slice_p)
 from glassjax.lax.control_flow import (cond, cond_p, fori_loop, map, scan, scan_p, switch,
                                        while_loop, while_p)
+from glassjax.lax.parallel import (
+    all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
+    pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,
+    psum_scatter, pswapaxes, reduce_scatter_p)

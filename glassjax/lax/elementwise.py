@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 
 from glassjax import core, dtypes, pretty, tree_util
-from glassjax.interpreters import ad, batching
+from glassjax.interpreters import ad, batching, staging
 from glassjax.lax import structural
 from glassjax.lax.utils import (_any, _bool_or_int, _complex, _float, _inexact, _int,
                                 _num, _ordered, check_same_dtypes,
@@ -1372,6 +1372,23 @@ batching.defvectorized(convert_element_type_p)
 lowering.register_lowering(convert_element_type_p, _convert_lower)
 ad.defjvp2(convert_element_type_p, _convert_jvp)
 ad.primitive_transposes[convert_element_type_p] = _convert_transpose
+def _convert_fold(x, *, new_dtype, weak_type, sharding):
+    """Converting a host scalar needs no device: fold it into a typed host constant."""
+    host = type(x) in dtypes.python_scalar_dtypes or isinstance(x, (np.ndarray, np.generic))
+    if not host or np.shape(x):
+        return None
+    value = np.asarray(x)
+    if (dtypes.issubdtype(value.dtype, np.complexfloating) and
+            not dtypes.issubdtype(new_dtype, np.complexfloating)):
+        value = value.real
+    return core.TypedNdArray(value.astype(new_dtype),
+                             core.ShapedArray((), new_dtype, weak_type))
+
+
+staging.const_fold_rules[convert_element_type_p] = _convert_fold
+staging.forwarding_rules[convert_element_type_p] = (
+    lambda x, *, new_dtype, weak_type, sharding:
+    0 if x.dtype == new_dtype and x.weak_type == weak_type else None)
 pretty.pp_eqn_rules[convert_element_type_p] = pretty.hide_params(
     lambda p: {k: v for k, v in p.items() if k != "sharding"})
 

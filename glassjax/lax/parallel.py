@@ -449,10 +449,11 @@ def _ppermute_batcher(axis_data, vals, dims, *, axis_name, perm):
     rest = tuple(a for a in axis_name if a != axis_data.name)
     if rest:
         return ppermute_p.bind(x, axis_name=rest, perm=perm), d
+    if len(perm) != axis_data.size:
+        raise AssertionError("Permutation doesn't match the axis size!")
     if d is None:
         return x, None
-    # Element dst receives element src; elements no pair sends to receive element 0.
-    sources = np.zeros(axis_data.size, dtype=int)
+    sources = np.zeros(axis_data.size, dtype=int)   # element dst receives element src
     for src, dst in perm:
         sources[dst] = src
     return x.take(sources, d), d

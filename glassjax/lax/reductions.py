@@ -456,7 +456,7 @@ ad.primitive_jvps[reduce_p] = _reduce_jvp_rule
 batching.primitive_batchers[reduce_p] = _reduce_batch
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=4096)
 def reduction_jaxpr(computation, aval):
     """The jaxpr (and consts) of the binary ``computation`` on two scalars of type
     ``aval``: the region of a reduce-like op (e.g. a scatter's ``update_jaxpr``).
@@ -477,7 +477,7 @@ def reduction_jaxpr(computation, aval):
     return jaxpr, tuple(consts)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=4096)
 def _variadic_reduction_jaxpr(computation, flat_avals, aval_tree):
     """The jaxpr of ``computation(xs, ys)`` on scalars, traced once per computation and
     types (so two reductions with one computation share one jaxpr, as in JAX)."""

@@ -987,24 +987,27 @@ def _scatter_primitive(name):
     return prim
 
 
-def _scatter_add_jvp(primals, tangents, *, update_jaxpr, update_consts, dimension_numbers,
-                     indices_are_sorted, unique_indices, mode):
+def _scatter_addsub_jvp(prim, primals, tangents, *, update_jaxpr, update_consts,
+                        dimension_numbers, indices_are_sorted, unique_indices, mode):
+    """scatter-add and scatter-sub are linear in (operand, updates) together."""
     operand, indices, updates = primals
     g_operand, _, g_updates = tangents
     params = dict(update_jaxpr=update_jaxpr, update_consts=update_consts,
                   dimension_numbers=dimension_numbers,
                   indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                   mode=mode)
-    out = scatter_add_p.bind(operand, indices, updates, **params)
+    out = prim.bind(operand, indices, updates, **params)
     if type(g_operand) is ad.Zero and type(g_updates) is ad.Zero:
         return out, ad.Zero.from_primal_value(out)
-    return out, scatter_add_p.bind(ad.instantiate_zeros(g_operand), indices,
-                                   ad.instantiate_zeros(g_updates), **params)
+    return out, prim.bind(ad.instantiate_zeros(g_operand), indices,
+                          ad.instantiate_zeros(g_updates), **params)
 
 
-def _scatter_add_transpose(ct, operand, indices, updates, *, update_jaxpr, update_consts,
-                           dimension_numbers, indices_are_sorted, unique_indices, mode):
-    """The operand's cotangent passes through; the updates' is gathered back."""
+def _scatter_addsub_transpose(prim, ct, operand, indices, updates, *, update_jaxpr,
+                              update_consts, dimension_numbers, indices_are_sorted,
+                              unique_indices, mode):
+    """The operand's cotangent passes through; the updates' is gathered back (and
+    negated for scatter-sub)."""
     updates_shape = (updates.aval.shape if ad.is_undefined_primal(updates)
                      else np.shape(updates))
     if type(ct) is ad.Zero:
@@ -1017,12 +1020,16 @@ def _scatter_add_transpose(ct, operand, indices, updates, *, update_jaxpr, updat
                                                        updates_shape)
         ct_updates = gather(ct, indices, dimension_numbers=gather_dnums,
                             slice_sizes=slice_sizes, mode=mode, fill_value=0)
+        if prim is scatter_sub_p:
+            ct_updates = elementwise.neg(ct_updates)
     return [ct_operand, None, ct_updates]
 
 
 scatter_add_p = _scatter_primitive("scatter-add")
-ad.primitive_jvps[scatter_add_p] = _scatter_add_jvp
-ad.primitive_transposes[scatter_add_p] = _scatter_add_transpose
+scatter_sub_p = _scatter_primitive("scatter-sub")
+for _p in (scatter_add_p, scatter_sub_p):
+    ad.primitive_jvps[_p] = functools.partial(_scatter_addsub_jvp, _p)
+    ad.primitive_transposes[_p] = functools.partial(_scatter_addsub_transpose, _p)
 
 
 def _scatter_mul_jvp_rhs(g, x, i, y, *, dimension_numbers, indices_are_sorted,
@@ -1214,6 +1221,14 @@ def scatter_add(operand, scatter_indices, updates, dimension_numbers, *,
                               unique_indices, mode)
 
 
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """Subtract ``updates`` from ``operand`` at the windows ``scatter_indices``."""
+    return _combining_scatter(scatter_sub_p, elementwise.sub, 0, operand, scatter_indices,
+                              updates, dimension_numbers, indices_are_sorted,
+                              unique_indices, mode)
+
+
 def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *,
                 indices_are_sorted=False, unique_indices=False, mode=None):
     """Multiply ``operand`` by ``updates`` at the windows ``scatter_indices``."""
@@ -1247,3 +1262,23 @@ def scatter(operand, scatter_indices, updates, dimension_numbers, *,
                           indices_are_sorted=indices_are_sorted,
                           unique_indices=unique_indices,
                           mode=GatherScatterMode.from_any(mode))
+
+
+def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
+                  indices_are_sorted=False, unique_indices=False, mode=None):
+    """Replace the indexed elements of ``operand`` by ``func`` of them (applied once
+    per occurrence of an index). Not differentiable, as in JAX."""
+    unused = full(update_shape, 0, dtypes.dtype(operand))
+    jaxpr, consts = reduction_jaxpr(_scatter_apply_computation(func),
+                                    core.get_aval(_const(operand, 0)))
+    return scatter_p.bind(operand, scatter_indices, unused, update_jaxpr=jaxpr,
+                          update_consts=consts, dimension_numbers=dimension_numbers,
+                          indices_are_sorted=indices_are_sorted,
+                          unique_indices=unique_indices,
+                          mode=GatherScatterMode.from_any(mode))
+
+
+@functools.lru_cache(maxsize=4096)
+def _scatter_apply_computation(func):
+    """``(x, _) -> func(x)``, one function per ``func`` so that its jaxpr is cached."""
+    return lambda x, _: func(x)

@@ -84,15 +84,6 @@ def _broadcast_in_dim_batch(args, dims, *, shape, broadcast_dimensions, sharding
     return broadcast_in_dim(x, (np.shape(x)[0],) + tuple(shape), new_dims), 0
 
 
-def _broadcast_in_dim_staging(trace, x, **params):
-    """A broadcast to the operand's own shape is forwarded: no equation is recorded
-    (JAX's forwarding rule; it is how ``expand_dims(x, [])`` disappears)."""
-    if params["sharding"] is None and tuple(params["shape"]) == np.shape(x):
-        broadcast_in_dim_p.abstract_eval(core.get_aval(x), **params)   # JAX's errors
-        return trace.to_tracer(x)
-    return trace.default_process_primitive(broadcast_in_dim_p, [x], params)
-
-
 broadcast_in_dim_p = standard_primitive(_broadcast_in_dim_shape_rule, _input_dtype,
                                         "broadcast_in_dim")
 lowering.register_lowering(
@@ -100,7 +91,10 @@ lowering.register_lowering(
     lowering.broadcast_in_dim(x, shape, broadcast_dimensions))
 ad.deflinear2(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 batching.primitive_batchers[broadcast_in_dim_p] = _broadcast_in_dim_batch
-staging.staging_rules[broadcast_in_dim_p] = _broadcast_in_dim_staging
+# A broadcast to the operand's own shape records nothing (that is how expand_dims(x, [])
+# disappears); like JAX, only the shape is compared.
+staging.forwarding_rules[broadcast_in_dim_p] = (
+    lambda x, *, shape, broadcast_dimensions, sharding: 0 if x.shape == tuple(shape) else None)
 pretty.pp_eqn_rules[broadcast_in_dim_p] = pretty.hide_params(lambda p: {
     k: v for k, v in p.items()
     if k not in ("shape", "sharding") and not (k == "broadcast_dimensions" and not v)})
@@ -173,16 +167,6 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     weak_type = dtype is None and dtypes.is_weakly_typed(x)
     dtype = dtypes.dtype(dtype if dtype is not None else x, canonicalize=True)
     return full(fill_shape, _convert_element_type(fill_value, dtype, weak_type))
-
-
-def zeros_like_shaped_array(aval):
-    """Zeros of type ``aval`` (how a symbolic zero tangent is instantiated)."""
-    from glassjax.lax.elementwise import _convert_element_type
-    if aval.dtype == dtypes.float0:
-        zero = np.zeros((), dtype=aval.dtype)
-    else:
-        zero = _convert_element_type(0, aval.dtype, aval.weak_type)
-    return broadcast(zero, aval.shape)
 
 
 # -- iota ---------------------------------------------------------------------------------

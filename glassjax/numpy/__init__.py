@@ -77,3 +77,4 @@ euler_gamma = _np.euler_gamma
 newaxis = None
 
 _array_methods.register_array_methods()
+from glassjax.numpy.vectorize import vectorize

@@ -57,9 +57,13 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
     elif is_array(object):
         out = util.convert(array_copy(object) if copy else object, dtype, weak_type)
     else:
-        # A list holding traced values: stack the elements along a new leading axis.
-        out = lax.concatenate([lax.expand_dims(array(elt, dtype=dtype, copy=False), (0,))
-                               for elt in object], 0)
+        # A list holding traced values: stack the elements along a new leading axis,
+        # concatenating at most 16 at a time (as JAX does, to keep each op small).
+        parts = [lax.expand_dims(array(elt, dtype=dtype, copy=False), (0,))
+                 for elt in object]
+        while len(parts) > 16:
+            parts = [lax.concatenate(parts[i:i + 16], 0) for i in range(0, len(parts), 16)]
+        out = lax.concatenate(parts, 0)
     if ndmin > np.ndim(out):
         out = lax.expand_dims(out, tuple(range(ndmin - np.ndim(out))))
     return out

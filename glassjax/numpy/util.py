@@ -91,11 +91,14 @@ def ensure_arraylike_tuple(fun_name: str, tup: Sequence) -> tuple:
 def device_put(value: np.ndarray, weak_type: bool = False) -> Array:
     """A NumPy value as a glassjax Array on the default device (no computation).
 
-    While a function is being traced the result is simply a constant: the staging trace
-    makes scalars literals and larger arrays constvars, as JAX does."""
+    While a function is being traced the value stays on the host instead (a NumPy value
+    that remembers its weak type): the staging trace makes scalars literals and larger
+    arrays constvars, as JAX does, and nothing is sent to a device."""
     value = np.asarray(value)
-    return runtime.device_put(value, aval=core.ShapedArray(value.shape, value.dtype,
-                                                           weak_type))
+    aval = core.ShapedArray(value.shape, value.dtype, weak_type)
+    if core.trace_ctx.trace is not core.eval_trace:
+        return core.TypedNdArray(value, aval)
+    return runtime.device_put(value, aval=aval)
 
 
 def lax_asarray(x):
@@ -128,13 +131,13 @@ def _python_scalar_type(dtype):
 def promote_to(x, dtype, weak_type=False):
     """Cast ``x`` to the promoted ``dtype`` for a following lax operation.
 
-    A concrete weakly typed scalar (a Python scalar, or an array made from one) is
+    A weakly typed host scalar (a Python scalar, or a host constant made from one) is
     converted right here, on the host, into a Python scalar of the new kind (``1`` ->
     ``1.0``) or a NumPy scalar, so it stays a literal in a jaxpr and costs nothing: JAX
     gets the same result by constant-folding ``convert_element_type``."""
     if (dtypes.dtype(x), dtypes.is_weakly_typed(x)) == (dtype, weak_type):
         return x
-    if not isinstance(x, core.Tracer) and np.ndim(x) == 0 and dtypes.is_weakly_typed(x):
+    if not is_array(x) and np.ndim(x) == 0 and dtypes.is_weakly_typed(x):
         value = np.asarray(x)[()]
         typ = _python_scalar_type(dtype) if weak_type else None
         if typ is not None:

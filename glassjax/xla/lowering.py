@@ -183,7 +183,8 @@ def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value
 
 
 def lower_closed_jaxpr(ctx: ModuleContext, closed: core.ClosedJaxpr, args):
-    consts = [ir_constant(np.asarray(c)) for c in closed.consts]
+    consts = [ir_constant(np.asarray(c, v.aval.dtype))   # e.g. int64 NumPy -> int32
+              for v, c in zip(closed.jaxpr.constvars, closed.consts)]
     return lower_jaxpr(ctx, closed.jaxpr, consts, args)
 
 
