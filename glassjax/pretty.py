@@ -251,8 +251,14 @@ def _shared_jaxprs(top):
     return shared
 
 
-def pp_toplevel_doc(jaxpr, settings=Settings()):
-    context = Context(_dropvars(jaxpr))
+def toplevel_context(jaxpr) -> Context:
+    """The naming context the printer uses for ``jaxpr`` (pass it to pp_toplevel_doc and
+    read ``context.var_names`` afterwards to learn the printed names)."""
+    return Context(_dropvars(jaxpr))
+
+
+def pp_toplevel_doc(jaxpr, settings=Settings(), context=None):
+    context = context or toplevel_context(jaxpr)
     shared = _shared_jaxprs(jaxpr)
     for name, sub in shared:
         context.shared_jaxpr_names.add(name)

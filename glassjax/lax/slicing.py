@@ -29,7 +29,7 @@ from glassjax.lax.reductions import reduce_and, reduction_jaxpr
 from glassjax.lax.structural import (broadcast, broadcast_in_dim, concatenate, expand_dims,
                                      full, full_like, iota, pad, reshape, squeeze)
 from glassjax.lax.utils import (canonicalize_shape, check_same_dtypes, check_shapelike,
-                                is_array, standard_primitive)
+                                standard_primitive)
 from glassjax.xla import dispatch, lowering
 from glassjax.xla.lowering import hlo, ir
 
@@ -343,7 +343,7 @@ def _dynamic_slice_indices(operand, start_indices, allow_negative_indices):
                 raise ValueError(f"Index {i} is out of bounds for dimension {d} if "
                                  "allow_negative_indices=False")
             result.append(elementwise.convert_element_type(i + d if i < 0 else i, dtype))
-        elif allow_negative and not is_array(i):    # a host value: plain arithmetic
+        elif allow_negative and type(i) in dtypes.python_scalar_dtypes:   # e.g. a float
             size = elementwise.convert_element_type(d, dtype)
             result.append(elementwise.select(i < 0, i + size, i))
         elif allow_negative:

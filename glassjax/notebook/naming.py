@@ -20,21 +20,8 @@ class PrintedNames:
     def __init__(self, jaxpr: core.Jaxpr):
         self.jaxpr = jaxpr
         self.settings = pretty.Settings()
-        self.context = pretty.Context(pretty._dropvars(jaxpr))
-        # The same steps as pretty.pp_toplevel_doc, keeping the context: hoisted shared
-        # sub-jaxprs are named first, then the jaxpr itself.
-        shared = pretty._shared_jaxprs(jaxpr)
-        for name, sub in shared:
-            self.context.shared_jaxpr_names.add(name)
-            self.context.shared_jaxprs[sub] = name
-        for _, sub in shared:
-            pretty.pp_jaxpr_skeleton(sub, lambda sub=sub: self._eqns_doc(sub),
-                                     self.context, self.settings)
-        pretty.pp_jaxpr(jaxpr, self.context, self.settings)
-
-    def _eqns_doc(self, jaxpr):
-        return pretty.join(pretty.brk("; "), [pretty.pp_eqn(e, self.context, self.settings)
-                                             for e in jaxpr.eqns])
+        self.context = pretty.toplevel_context(jaxpr)
+        pretty.pp_toplevel_doc(jaxpr, self.settings, self.context)   # names every variable
 
     def name(self, atom) -> str:
         """``c`` for a variable, ``3.0:f32[]`` for a literal, ``_`` for a dropped output."""

@@ -91,14 +91,16 @@ def ensure_arraylike_tuple(fun_name: str, tup: Sequence) -> tuple:
 def device_put(value: np.ndarray, weak_type: bool = False) -> Array:
     """A NumPy value as a glassjax Array on the default device (no computation).
 
-    While a function is being traced the value stays on the host instead (a NumPy value
-    that remembers its weak type): the staging trace makes scalars literals and larger
-    arrays constvars, as JAX does, and nothing is sent to a device."""
+    While a function is being traced the value is handed to the current trace as a
+    conversion, as JAX does: staging folds a scalar into a literal and records a larger
+    array as a constvar (the identity conversion itself is dropped)."""
     value = np.asarray(value)
-    aval = core.ShapedArray(value.shape, value.dtype, weak_type)
-    if core.trace_ctx.trace is not core.eval_trace:
-        return core.TypedNdArray(value, aval)
-    return runtime.device_put(value, aval=aval)
+    if core.trace_ctx.trace is core.eval_trace:
+        return runtime.device_put(value, aval=core.ShapedArray(value.shape, value.dtype,
+                                                               weak_type))
+    from glassjax.lax.elementwise import convert_element_type_p
+    return convert_element_type_p.bind(value, new_dtype=value.dtype, weak_type=weak_type,
+                                       sharding=None)
 
 
 def lax_asarray(x):
