@@ -92,6 +92,72 @@ def eager_op(jax):
     return lambda: jax.numpy.sin(x)
 
 
+def trace_grad_mlp(jax):
+    """make_jaxpr of grad(MLP loss): linearize + transpose."""
+    params, (x, y) = _mlp_params(jax.numpy), _mlp_data(jax.numpy)
+
+    def rep():
+        jax.make_jaxpr(jax.grad(_make_mlp_loss(jax)))(params, x, y)
+    return rep
+
+
+def jit_train_step_first_call(jax):
+    """jit of a fresh MLP SGD step (grad + update): trace + lower + compile + run."""
+    params, (x, y) = _mlp_params(jax.numpy), _mlp_data(jax.numpy)
+
+    def rep():
+        loss = _make_mlp_loss(jax)
+
+        def step(params, x, y):
+            grads = jax.grad(loss)(params, x, y)
+            return jax.tree.map(lambda p, g: p - 0.01 * g, params, grads)
+        out = jax.jit(step)(params, x, y)
+        jax.block_until_ready(out)
+    return rep
+
+
+def trace_per_example_grads(jax):
+    """make_jaxpr of vmap(grad(MLP loss)) over examples: per-example gradients."""
+    params, (x, y) = _mlp_params(jax.numpy), _mlp_data(jax.numpy)
+
+    def rep():
+        loss = _make_mlp_loss(jax)
+        per_example = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))
+        jax.make_jaxpr(per_example)(params, x[:, None, :], y[:, None, :])
+    return rep
+
+
+def _rnn(jax):
+    jnp = jax.numpy
+    rng = np.random.RandomState(2)
+    wh = jnp.asarray(rng.randn(128, 128).astype(np.float32) * 0.05)
+    wx = jnp.asarray(rng.randn(32, 128).astype(np.float32) * 0.05)
+    xs = jnp.asarray(rng.randn(200, 16, 32).astype(np.float32))
+    h0 = jnp.zeros((16, 128), jnp.float32)
+
+    def run(wh, wx, h0, xs):
+        def cell(h, x):
+            h = jnp.tanh(h @ wh + x @ wx)
+            return h, h.sum()
+        return jax.lax.scan(cell, h0, xs)
+    return run, (wh, wx, h0, xs)
+
+
+def trace_scan_rnn(jax):
+    """make_jaxpr of a scan over an RNN cell."""
+    run, args = _rnn(jax)
+    return lambda: jax.make_jaxpr(lambda *a: run(*a))(*args)
+
+
+def run_scan_rnn(jax):
+    """Compiled run time of the scan RNN (200 steps): same XLA, so ~1.0 means the
+    lowering is as good as JAX's."""
+    run, args = _rnn(jax)
+    f = jax.jit(run)
+    jax.block_until_ready(f(*args))
+    return lambda: jax.block_until_ready(f(*args))
+
+
 # name -> (case, repetitions per sample)
 CASES = {
     "trace_chain_1000": (trace_chain_1000, 3),
@@ -100,4 +166,9 @@ CASES = {
     "dispatch_device": (dispatch_device, 2000),
     "dispatch_numpy": (dispatch_numpy, 2000),
     "eager_op": (eager_op, 500),
+    "trace_grad_mlp": (trace_grad_mlp, 10),
+    "jit_train_step": (jit_train_step_first_call, 2),
+    "trace_vmap_grad_mlp": (trace_per_example_grads, 5),
+    "trace_scan_rnn": (trace_scan_rnn, 20),
+    "run_scan_rnn": (run_scan_rnn, 20),
 }
