@@ -17,7 +17,9 @@ from glassjax.custom_derivatives import closure_convert, custom_jvp, custom_vjp
 from glassjax.ad_checkpoint import checkpoint, checkpoint_policies, remat
 from glassjax.xla.runtime import (default_backend, device_count, devices, local_device_count,
                                   local_devices, process_count, process_index)
-from glassjax import ad_checkpoint, lax, numpy, test_util
+from glassjax.callbacks import pure_callback
+from glassjax.xla.dispatch import effects_barrier
+from glassjax import ad_checkpoint, debug, lax, numpy, test_util
 
 __version__ = "0.1.0"
 

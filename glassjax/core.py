@@ -88,7 +88,8 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
         self.shape = tuple(shape)
-        self.dtype = np.dtype(dtypes.canonicalize_dtype(dtype)) if dtype is not None else None
+        # Kept as given (float64 stays float64, as in JAX); tracing canonicalizes it.
+        self.dtype = np.dtype(dtype) if dtype is not None else None
         self.weak_type = weak_type
         self.sharding = sharding
 

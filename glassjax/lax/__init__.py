@@ -42,3 +42,12 @@ from glassjax.lax.parallel import (
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
     pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,
     psum_scatter, pswapaxes, reduce_scatter_p)
+from glassjax.lax.windowed_reductions import (
+    padtype_to_pads, reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_p,
+    reduce_window_shape_tuple, reduce_window_sum_p, select_and_gather_add_p,
+    select_and_scatter_add_p, select_and_scatter_p)
+from glassjax.lax.convolution import (
+    ConvDimensionNumbers, ConvGeneralDilatedDimensionNumbers, conv, conv_dimension_numbers,
+    conv_general_dilated, conv_general_dilated_p, conv_general_permutations,
+    conv_general_shape_tuple, conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
+    conv_with_general_padding)

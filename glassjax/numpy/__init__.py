@@ -14,6 +14,7 @@ from glassjax.numpy.array_creation import (arange, array, asarray, copy, empty, 
                                            eye, full, full_like, geomspace, identity,
                                            indices, linspace, logspace, meshgrid, ones,
                                            ones_like, tri, tril, triu, zeros, zeros_like)
+from glassjax.numpy.convolve import convolve, correlate
 from glassjax.numpy.indexing import take
 from glassjax.numpy.lax_numpy import (allclose, angle, append, argwhere, around,
                                       array_equal, array_equiv, array_split, astype,

@@ -4,9 +4,14 @@ Eager execution (``jnp.sin(x)`` outside any transformation) is ``apply_primitive
 primitive is staged into a one-equation jaxpr, lowered, compiled once per (primitive,
 params, input types) and executed. So an eager result is computed by exactly the same
 XLA code as the jitted one.
+
+Programs with host callbacks (``debug.print``, ``pure_callback``) may still be calling
+back into Python after the call that dispatched them has returned: the last such
+execution per device is remembered, and ``effects_barrier`` waits for them.
 """
 from __future__ import annotations
 
+import atexit
 from typing import Sequence
 
 import numpy as np
@@ -18,10 +23,10 @@ from glassjax.xla import lowering, runtime
 class Compiled:
     """An XLA executable together with what is needed to call it."""
     __slots__ = ("executable", "in_avals", "out_avals", "kept_invars", "device",
-                 "donated_invars", "module_context")
+                 "donated_invars", "module_context", "ordered_effects")
 
     def __init__(self, executable, in_avals, out_avals, kept_invars, device,
-                 donated_invars, module_context):
+                 donated_invars, module_context, ordered_effects=False):
         self.executable = executable
         self.in_avals = in_avals
         self.out_avals = out_avals
@@ -29,6 +34,7 @@ class Compiled:
         self.device = device
         self.donated_invars = donated_invars
         self.module_context = module_context
+        self.ordered_effects = ordered_effects
 
     def __call__(self, *args, deleted_error=ValueError):
         args = [a for a, keep in zip(args, self.kept_invars) if keep]
@@ -38,8 +44,30 @@ class Compiled:
                                     f"{a.aval.str_short()}.")
         committed = runtime.committed_device(args) is not None
         arrays = [runtime.device_put(a, self.device) for a in args]
-        return runtime.execute(self.executable, arrays, self.out_avals,
-                               committed=committed)
+        if not self.module_context.host_callbacks:
+            return runtime.execute(self.executable, arrays, self.out_avals,
+                                   committed=committed)
+        outs, token = runtime.execute(self.executable, arrays, self.out_avals,
+                                      committed=committed, with_token=True)
+        if self.ordered_effects:    # its callbacks finish before the next call starts
+            token.block_until_ready()
+        else:
+            _running_callbacks[self.device] = token
+        return outs
+
+
+# device -> token of the last execution with host callbacks dispatched there (executions
+# on one device run in order, so waiting for the last one waits for all).
+_running_callbacks: dict = {}
+
+
+@atexit.register
+def effects_barrier():
+    """Wait until every computation dispatched so far has run its host callbacks (also at
+    exit, so that no callback is cut off)."""
+    while _running_callbacks:
+        _, token = _running_callbacks.popitem()
+        token.block_until_ready()
 
 
 def compile_jaxpr(name: str, closed: core.ClosedJaxpr, device=None, *,
@@ -59,7 +87,9 @@ def compile_jaxpr(name: str, closed: core.ClosedJaxpr, device=None, *,
     device = device or runtime.default_device()
     exe = runtime.compile(mctx.module, devices=[device],
                           host_callbacks=mctx.host_callbacks)
-    return Compiled(exe, closed.in_avals, closed.out_avals, kept, device, donated, mctx)
+    ordered = any(getattr(e, "ordered", False) for e in jaxpr.effects)
+    return Compiled(exe, closed.in_avals, closed.out_avals, kept, device, donated, mctx,
+                    ordered)
 
 
 def lowering_used_invars(jaxpr: core.Jaxpr) -> list[bool]:

@@ -15,7 +15,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 import ml_dtypes
-from jaxlib.mlir import ir
+from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir.dialects import func as func_dialect
 from jaxlib.mlir.dialects import stablehlo as hlo
 
@@ -256,6 +256,10 @@ def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
             result_attrs = [{"jax.result_info": ir.StringAttr.get(n)} for n in result_names]
         _emit_function(mctx, "main", closed, public=True, arg_attrs=arg_attrs,
                        result_attrs=result_attrs)
+        # Shardy meshes written inline in sharding attributes (host callbacks pin
+        # themselves to device 0 that way) become named ``sdy.mesh`` symbols, as in JAX.
+        passmanager.PassManager.parse("builtin.module(sdy-lift-inlined-meshes)").run(
+            mctx.module.operation)
     return mctx
 
 

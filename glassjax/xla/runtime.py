@@ -517,7 +517,7 @@ def compile(module: ir.Module | str, *, devices: Sequence[Device] | None = None,
 
 def execute(executable: LoadedExecutable, args: Sequence[ArrayImpl],
             out_avals: Sequence[core.ShapedArray], *, out_shardings=None,
-            committed: bool = False) -> list[ArrayImpl]:
+            committed: bool = False, with_token: bool = False):
     """Run ``executable`` on device arrays already placed on its devices.
 
     On one device, arguments and results are ordinary arrays. On N devices each argument
@@ -526,7 +526,9 @@ def execute(executable: LoadedExecutable, args: Sequence[ArrayImpl],
     device i (the replica style of pmap); ``out_avals`` are the global avals.
     Results are built by jaxlib's result handlers with our avals, which keeps jaxlib from
     constructing avals of its own (it would import ``jax.core`` for that). A float0
-    result (the tangent of an integer) carries no data: like JAX, we return NumPy zeros."""
+    result (the tangent of an integer) carries no data: like JAX, we return NumPy zeros.
+    With ``with_token`` the result is ``(arrays, token)``: ``token.block_until_ready()``
+    waits for the whole execution, including host callbacks no output depends on."""
     exe_devices = executable.local_devices()
     if out_shardings is None:
         out_shardings = [SingleDeviceSharding(exe_devices[0]) if len(exe_devices) == 1
@@ -535,9 +537,12 @@ def execute(executable: LoadedExecutable, args: Sequence[ArrayImpl],
                     for aval in out_avals]
     handlers = [xc.array_result_handler(aval, sharding, committed, _skip_checks=True)
                 for aval, sharding in zip(device_avals, out_shardings)]
-    results = executable.execute_sharded(list(args)).consume_with_handlers(handlers)
-    return [np.zeros(aval.shape, dtypes.float0) if aval.dtype == dtypes.float0 else result
-            for aval, result in zip(out_avals, results)]
+    execution = executable.execute_sharded(list(args), with_tokens=with_token)
+    token = execution.consume_token() if with_token else None
+    results = execution.consume_with_handlers(handlers)
+    arrays = [np.zeros(aval.shape, dtypes.float0) if aval.dtype == dtypes.float0 else result
+              for aval, result in zip(out_avals, results)]
+    return (arrays, token) if with_token else arrays
 
 
 def optimized_hlo_text(executable: LoadedExecutable) -> str:
