@@ -23,6 +23,7 @@ import operator
 from typing import Any, Callable, Sequence
 
 import numpy as np
+from jaxlib import _jax
 
 from glassjax import dtypes
 from glassjax.errors import (ConcretizationTypeError, TracerArrayConversionError,
@@ -423,14 +424,22 @@ class TraceContext:
 trace_ctx = TraceContext()
 
 
+# Whether a trace other than the eval trace is current, as a jaxlib option included in
+# the C++ jit cache key: the C++ fast path (glassjax.xla.fastpath) must never run an
+# executable while a trace is current, where the call has to be traced instead.
+_tracing = _jax.config.Config("glassjax_tracing", False, include_in_jit_key=True)
+
+
 @contextlib.contextmanager
 def set_current_trace(trace):
     prev = trace_ctx.trace
     trace_ctx.trace = trace
+    prev_tracing = _tracing.swap_local(trace is not eval_trace)
     try:
         yield
     finally:
         trace_ctx.trace = prev
+        _tracing.set_local(prev_tracing)
 
 
 @contextlib.contextmanager

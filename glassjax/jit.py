@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from glassjax import api_util, config, core, pretty, tree_util
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
-from glassjax.xla import dispatch, lowering, runtime
+from glassjax.xla import dispatch, fastpath, lowering, runtime
 
 
 # ----------------------------------------------------------------------------------------
@@ -39,8 +39,8 @@ jit_p.def_abstract_eval(lambda *avals, jaxpr, **params: jaxpr.out_avals)
 _executables: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
-    del inline
+def _executable(args, jaxpr, name, donated_invars, keep_unused) -> dispatch.Compiled:
+    """The executable of ``jaxpr`` for the device ``args`` are committed to (compiled once)."""
     device = runtime.committed_device(args)
     per_jaxpr = _executables.setdefault(jaxpr, {})
     key = (device, donated_invars, keep_unused)
@@ -48,7 +48,12 @@ def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
     if compiled is None:
         compiled = per_jaxpr[key] = dispatch.compile_jaxpr(
             name, jaxpr, device, donated_invars=donated_invars, keep_unused=keep_unused)
-    return compiled(*args)
+    return compiled
+
+
+def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
+    del inline
+    return _executable(args, jaxpr, name, donated_invars, keep_unused)(*args)
 
 
 jit_p.def_impl(_jit_impl)
@@ -257,7 +262,9 @@ _trace_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 class Jitted:
-    """What ``jit(f)`` returns: callable, and the entry to the ahead-of-time stages."""
+    """The Python side of ``jit(f)``: tracing, the slow call path, the ahead-of-time
+    stages. ``jit`` wraps it in jaxlib's C++ dispatcher (``fastpath.cpp_function``),
+    which calls ``cache_miss`` only for argument types it has not seen run yet."""
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums,
                  donate_argnames, device, backend, inline, keep_unused):
@@ -271,7 +278,6 @@ class Jitted:
         self._inline = inline
         self._keep_unused = keep_unused
         self._name = fun_name(fun)
-        functools.update_wrapper(self, fun, updated=())   # keep our own __dict__
 
     # -- tracing --------------------------------------------------------------------------
 
@@ -315,16 +321,24 @@ class Jitted:
 
     # -- calling --------------------------------------------------------------------------
 
-    def __call__(self, *args, **kwargs):
-        if config.jax_disable_jit:
-            return self._fun(*args, **kwargs)
+    def cache_miss(self, *args, **kwargs):
+        """Call the function the Python way: trace (or find the trace), bind ``jit``.
+
+        Returns ``(outputs, fastpath data, False)`` for the C++ dispatcher. Only a call
+        at top level that compiled and ran an executable can be repeated by C++; under a
+        trace the ``jit`` equation must be staged or transformed every time."""
         result, leaves = self._trace(args, kwargs)
         donated = self._donated_invars(args, kwargs, result)
         leaves = [self._place(x) for x in leaves]
-        outs = jit_p.bind(*result.lifted, *leaves, jaxpr=result.closed_jaxpr,
-                          name=self._name, donated_invars=donated, inline=self._inline,
-                          keep_unused=self._keep_unused)
-        return tree_util.tree_unflatten(result.out_tree, outs)
+        params = dict(jaxpr=result.closed_jaxpr, name=self._name, donated_invars=donated,
+                      keep_unused=self._keep_unused)
+        if core.trace_ctx.trace is not core.eval_trace or result.lifted:
+            outs = jit_p.bind(*result.lifted, *leaves, inline=self._inline, **params)
+            return tree_util.tree_unflatten(result.out_tree, outs), None, False
+        compiled = _executable(leaves, **params)
+        outs = compiled(*leaves)
+        data = fastpath.fastpath_data(compiled, outs, result.out_tree)
+        return tree_util.tree_unflatten(result.out_tree, outs), data, False
 
     def _place(self, x):
         """With ``device=``/``backend=``, arguments are committed there before the call."""
@@ -332,12 +346,6 @@ class Jitted:
             return x
         device = self._device or runtime.devices(self._backend)[0]
         return runtime.device_put(x, device, committed=True)
-
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
-
-    def __repr__(self):
-        return f"<glassjax.jit of {self._fun!r}>"
 
     # -- ahead of time --------------------------------------------------------------------
 
@@ -354,6 +362,24 @@ class Jitted:
     def clear_cache(self):
         _trace_cache.pop(self._fun, None)
 
+    def cpp_function(self):
+        """The callable ``jit`` returns: jaxlib's C++ dispatcher over this object, with
+        ``f``'s name and docstring and the ahead-of-time methods."""
+        options = (self._options_key(), self._device, self._backend)
+        f = fastpath.cpp_function(
+            self._name, self._fun, self.cache_miss, static_argnums=self._static_argnums,
+            static_argnames=self._static_argnames, options_key=options)
+        functools.update_wrapper(f, self._fun)
+        f._fun = self._fun
+        for method in (self.trace, self.lower, self.eval_shape):
+            setattr(f, method.__name__, method)
+
+        def clear_cache():
+            self.clear_cache()
+            f._clear_cache()
+        f.clear_cache = clear_cache
+        return f
+
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, device=None, backend=None, inline=False, keep_unused=False,
@@ -369,7 +395,7 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                  device, backend, inline, keep_unused)
+                  device, backend, inline, keep_unused).cpp_function()
 
 
 # ----------------------------------------------------------------------------------------

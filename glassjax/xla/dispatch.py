@@ -16,8 +16,8 @@ from typing import Sequence
 
 import numpy as np
 
-from glassjax import config, core
-from glassjax.xla import lowering, runtime
+from glassjax import config, core, tree_util
+from glassjax.xla import fastpath, lowering, runtime
 
 
 class Compiled:
@@ -36,12 +36,12 @@ class Compiled:
         self.module_context = module_context
         self.ordered_effects = ordered_effects
 
-    def __call__(self, *args, deleted_error=ValueError):
+    def __call__(self, *args):
         args = [a for a, keep in zip(args, self.kept_invars) if keep]
         for a in args:
             if isinstance(a, runtime.ArrayImpl) and a.is_deleted():
-                raise deleted_error(f"Array has been deleted with shape="
-                                    f"{a.aval.str_short()}.")
+                raise RuntimeError(f"Array has been deleted with shape="
+                                   f"{a.aval.str_short()}.")
         committed = runtime.committed_device(args) is not None
         arrays = [runtime.device_put(a, self.device) for a in args]
         if not self.module_context.host_callbacks:
@@ -129,8 +129,8 @@ def _compile_primitive(primitive, params, in_avals, device) -> Compiled:
 _primitive_cache: dict = {}
 
 
-def apply_primitive(primitive, *args, **params):
-    """Run one primitive eagerly on concrete arguments (its ``impl``)."""
+def _run_primitive(primitive, params, args):
+    """The Python path of an eager primitive: compile (once per input types), run."""
     in_avals = tuple(core.get_aval(a) for a in args)
     device = runtime.committed_device(args)
     key = (primitive, _hashable_params(params), in_avals, device, config.jax_enable_x64)
@@ -138,8 +138,43 @@ def apply_primitive(primitive, *args, **params):
     if compiled is None:
         compiled = _primitive_cache[key] = _compile_primitive(primitive, params,
                                                               in_avals, device)
-    outs = compiled(*args, deleted_error=RuntimeError)
-    return outs if primitive.multiple_results else outs[0]
+    outs = compiled(*args)
+    return compiled, (outs if primitive.multiple_results else outs[0])
+
+
+def _primitive_callable(primitive, params):
+    """A C++ dispatcher (``fastpath``) running ``primitive`` with ``params``: after the
+    first call with some input types, later calls never enter Python."""
+    def run(*args):
+        return _run_primitive(primitive, params, args)[1]
+
+    def cache_miss(*args):
+        compiled, out = _run_primitive(primitive, params, args)
+        outs = out if primitive.multiple_results else [out]
+        tree = tree_util.tree_structure(out)
+        return out, fastpath.fastpath_data(compiled, outs, tree), False
+
+    run.__name__ = run.__qualname__ = primitive.name
+    return fastpath.cpp_function(primitive.name, run, cache_miss)
+
+
+# (primitive, params) -> C++ callable; emptied when it grows large (params may hold jaxprs)
+_primitive_callables: dict = {}
+
+
+def apply_primitive(primitive, *args, **params):
+    """Run one primitive eagerly on concrete arguments (its ``impl``), like JAX: through
+    a cached C++ dispatcher, so that an eager op costs about what a jit call costs."""
+    try:
+        key = (primitive, _hashable_params(params))
+        fun = _primitive_callables.get(key)
+    except TypeError:                     # unhashable parameters: the Python path
+        return _run_primitive(primitive, params, args)[1]
+    if fun is None:
+        if len(_primitive_callables) > 4096:
+            _primitive_callables.clear()
+        fun = _primitive_callables[key] = _primitive_callable(primitive, params)
+    return fun(*args)
 
 
 def execute_closed_jaxpr(name: str, closed: core.ClosedJaxpr, args: Sequence, **kw):
