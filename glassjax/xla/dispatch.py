@@ -166,10 +166,14 @@ def apply_primitive(primitive, *args, **params):
     """Run one primitive eagerly on concrete arguments (its ``impl``), like JAX: through
     a cached C++ dispatcher, so that an eager op costs about what a jit call costs."""
     try:
-        key = (primitive, _hashable_params(params))
+        key = (primitive, *params.items())     # cheap, and enough for most parameters
         fun = _primitive_callables.get(key)
-    except TypeError:                     # unhashable parameters: the Python path
-        return _run_primitive(primitive, params, args)[1]
+    except TypeError:                          # lists, arrays, dicts among the values
+        try:
+            key = (primitive, _hashable_params(params))
+            fun = _primitive_callables.get(key)
+        except TypeError:                      # unhashable after all: the Python path
+            return _run_primitive(primitive, params, args)[1]
     if fun is None:
         if len(_primitive_callables) > 4096:
             _primitive_callables.clear()
