@@ -24,7 +24,7 @@ import numpy as np
 
 from glassjax import core, dtypes, lax, pretty, tree_util
 from glassjax.errors import UnexpectedTracerError
-from glassjax.interpreters import ad, batching, staging
+from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.interpreters.ad import SymbolicZero
 from glassjax.tree_util import tree_flatten, tree_map, tree_unflatten
 from glassjax.xla import lowering
@@ -397,6 +397,46 @@ def _custom_jvp_call_pp(eqn, context, settings):
 pretty.pp_eqn_rules[custom_jvp_call_p] = _custom_jvp_call_pp
 
 
+def _prune_call_jaxpr(call_jaxpr, used_outs):
+    """The function's jaxpr with only the used outputs; every input is kept, because the
+    custom rules may read inputs the pruned function no longer does."""
+    jaxpr, _ = pe.dce_jaxpr(call_jaxpr.jaxpr, used_outs, instantiate=True)
+    return core.ClosedJaxpr(jaxpr, call_jaxpr.consts)
+
+
+class PrunedJVPThunk:
+    """A custom JVP rule's jaxpr without the primal and tangent outputs DCE removed."""
+
+    def __init__(self, thunk, used_outs):
+        self.thunk, self.used_outs, self.name = thunk, used_outs, thunk.name
+        self._cache: dict = {}
+
+    def __call__(self, *in_zeros):
+        if in_zeros not in self._cache:
+            jaxpr, consts, out_zeros = self.thunk(*in_zeros)
+            nz_used = [u for u, z in zip(self.used_outs, out_zeros) if not z]
+            jaxpr, _ = pe.dce_jaxpr(jaxpr, [*self.used_outs, *nz_used], instantiate=True)
+            self._cache[in_zeros] = (jaxpr, consts,
+                                     [z for u, z in zip(self.used_outs, out_zeros) if u])
+        return self._cache[in_zeros]
+
+    def __str__(self):
+        return self.name
+
+
+def _custom_jvp_call_dce(used_outs, eqn):
+    if not any(used_outs) and not eqn.effects:
+        return [False] * len(eqn.invars), None
+    params = dict(eqn.params,
+                  call_jaxpr=_prune_call_jaxpr(eqn.params["call_jaxpr"], used_outs),
+                  jvp_jaxpr_fun=PrunedJVPThunk(eqn.params["jvp_jaxpr_fun"], used_outs))
+    outvars = [v for v, u in zip(eqn.outvars, used_outs) if u]
+    return [True] * len(eqn.invars), eqn.replace(outvars=outvars, params=params)
+
+
+pe.dce_rules[custom_jvp_call_p] = _custom_jvp_call_dce
+
+
 def _custom_call_lowering(ctx, *args, call_jaxpr, **params):
     return lowering.lower_closed_jaxpr(ctx.module_context, call_jaxpr, args)
 
@@ -733,6 +773,61 @@ def _custom_vjp_call_pp(eqn, context, settings):
 
 
 pretty.pp_eqn_rules[custom_vjp_call_p] = _custom_vjp_call_pp
+
+
+class PrunedFwdThunk:
+    """A custom VJP forward rule's jaxpr returning the residuals and the used outputs."""
+
+    def __init__(self, thunk, out_trees, used_outs):
+        self.thunk, self.out_trees, self.used_outs = thunk, out_trees, used_outs
+        self.name = thunk.name
+        self._cache: dict = {}
+
+    def __call__(self, *perturbed):
+        if perturbed not in self._cache:
+            jaxpr, consts = self.thunk(*perturbed)
+            _, res_tree, forwards = self.out_trees()
+            num_res = res_tree.num_leaves - sum(f is not None for f in forwards)
+            as_inputs = jaxpr.replace(constvars=[], invars=[*jaxpr.constvars, *jaxpr.invars])
+            pruned, _ = pe.dce_jaxpr(as_inputs, [True] * num_res + list(self.used_outs),
+                                     instantiate=True)
+            n = len(jaxpr.constvars)
+            self._cache[perturbed] = (pruned.replace(constvars=pruned.invars[:n],
+                                                     invars=pruned.invars[n:]), consts)
+        return self._cache[perturbed]
+
+    def __str__(self):
+        return self.name
+
+
+def _pruned_bwd(bwd, out_trees, used_outs, out_avals, symbolic_zeros):
+    """The backward rule called with cotangents of the used outputs only: the others
+    are zeros again (symbolic if the rule asked for them) before the user's rule runs."""
+    def call(*args):
+        _, res_tree, _ = out_trees()
+        res, cts = args[:res_tree.num_leaves], iter(args[res_tree.num_leaves:])
+        all_cts = [next(cts) if used else
+                   SymbolicZero(aval.to_tangent_aval()) if symbolic_zeros else
+                   ad.zeros_like_aval(aval.to_tangent_aval())
+                   for used, aval in zip(used_outs, out_avals)]
+        return bwd.call_wrapped(*res, *all_cts)
+    return Rule(call, bwd.name)
+
+
+def _custom_vjp_call_dce(used_outs, eqn):
+    if not any(used_outs) and not eqn.effects:
+        return [False] * len(eqn.invars), None
+    p = eqn.params
+    params = dict(p, call_jaxpr=_prune_call_jaxpr(p["call_jaxpr"], used_outs),
+                  fwd_jaxpr_thunk=PrunedFwdThunk(p["fwd_jaxpr_thunk"], p["out_trees"],
+                                                 used_outs),
+                  bwd=_pruned_bwd(p["bwd"], p["out_trees"], used_outs,
+                                  p["call_jaxpr"].out_avals, p["symbolic_zeros"]))
+    outvars = [v for v, u in zip(eqn.outvars, used_outs) if u]
+    return [True] * len(eqn.invars), eqn.replace(outvars=outvars, params=params)
+
+
+pe.dce_rules[custom_vjp_call_p] = _custom_vjp_call_dce
 
 
 def _custom_lin_pp(eqn, context, settings):
