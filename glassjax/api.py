@@ -28,7 +28,8 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
     @functools.wraps(fun)
     def make_jaxpr_f(*args, **kwargs):
         flat = api_util.flatten_call(fun, args, kwargs, static_argnums, static_argnames)
-        in_avals = api_util.abstractify_leaves(flat.leaves)
+        in_avals = api_util.abstractify_leaves(fun, args, kwargs, flat, static_argnums,
+                                               static_argnames)
         debug = staging.debug_info("jit", fun, args, kwargs, static_argnums,
                                    static_argnames)
         with core.extend_axis_env(axis_env or []):

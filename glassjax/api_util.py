@@ -53,6 +53,32 @@ def infer_argnums_and_argnames(fun, argnums, argnames):
     return argnums, argnames
 
 
+def validate_argnums_and_argnames(fun, argnums, argnames, what: str):
+    """JAX's checks, made when ``jit`` is called: ``{what}_argnums`` must name positional
+    parameters and ``{what}_argnames`` keyword parameters ``fun`` has (anything goes
+    with ``*args`` / ``**kwargs``)."""
+    try:
+        params = inspect.signature(fun).parameters.values()
+    except (TypeError, ValueError):
+        return
+    kinds = {p.kind for p in params}
+    n_pos = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    if argnums and inspect.Parameter.VAR_POSITIONAL not in kinds and (
+            -min(argnums) > n_pos or max(argnums) >= n_pos):
+        raise ValueError(f"Jitted function has {what}_argnums={argnums}, but only accepts "
+                         f"{n_pos} positional arguments.")
+    positional_only = {p.name for p in params
+                       if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL)}
+    if bad := positional_only & set(argnames):
+        raise ValueError(f"Jitted function has invalid argnames {bad} in {what}_argnames. "
+                         "These are positional-only")
+    keywords = {p.name for p in params
+                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    if inspect.Parameter.VAR_KEYWORD not in kinds and (bad := set(argnames) - keywords):
+        raise ValueError(f"Jitted function has invalid argnames {bad} in {what}_argnames. "
+                         "Function does not take these args.")
+
+
 class StaticArg:
     """A static argument as a cache key: hashed and compared by value, as JAX requires."""
     __slots__ = ("val", "_hash")
@@ -115,12 +141,22 @@ def flatten_call(fun, args, kwargs, static_argnums=(), static_argnames=()) -> Fl
     return FlatCall(leaves, in_tree, static_pos + static_kw, call, out_tree)
 
 
-def abstractify_leaves(leaves) -> list:
-    try:
-        return [core.shaped_abstractify(x) for x in leaves]
-    except TypeError as e:
-        raise TypeError(f"Error interpreting argument to a transformed function as an "
-                        f"abstract array. {e}") from None
+def abstractify_leaves(fun, args, kwargs, flat: FlatCall, static_argnums=(),
+                       static_argnames=()) -> list:
+    """The avals of a call's leaves. A leaf that is not an array is named by its path
+    in the arguments (``y['k']``), as JAX's message names it."""
+    avals = []
+    for i, x in enumerate(flat.leaves):
+        try:
+            avals.append(core.shaped_abstractify(x))
+        except TypeError:
+            names = staging.debug_info("", fun, args, kwargs, static_argnums,
+                                       static_argnames).arg_names
+            raise TypeError(
+                f"Error interpreting argument to {fun} as an abstract array. The "
+                f"problematic value is of type {type(x)} and was passed to the function "
+                f"at path {names[i]}.") from None
+    return avals
 
 
 def check_out_leaves(flat_out, what="function"):

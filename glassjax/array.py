@@ -165,34 +165,23 @@ class _ArrayMethods:
                 for row in self._value)
 
     def __bool__(self):
-        if self.size == 0:
-            raise ValueError("The truth value of an empty array is ambiguous. Use "
-                             "`array.size > 0` to check that an array is not empty.")
-        if self.size > 1:
-            raise ValueError("The truth value of an array with more than one element is "
-                             "ambiguous. Use a.any() or a.all()")
+        core.check_bool_conversion(self.aval)
         return bool(self._value)
 
-    def _check_scalar(self):
-        if self.ndim > 0:
-            raise TypeError("Only scalar arrays can be converted to Python scalars; "
-                            f"got arr.ndim={self.ndim}")
-
     def __int__(self):
-        self._check_scalar()
+        core.check_scalar_conversion(self.aval)
         return int(self._value)
 
     def __float__(self):
-        self._check_scalar()
+        core.check_scalar_conversion(self.aval)
         return float(self._value)
 
     def __complex__(self):
-        self._check_scalar()
+        core.check_scalar_conversion(self.aval)
         return complex(self._value)
 
     def __index__(self):
-        if self.shape != () or self.dtype.kind not in "iu":
-            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+        core.check_integer_conversion(self.aval)
         return operator.index(self._value[()])
 
     def __format__(self, format_spec):

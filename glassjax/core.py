@@ -466,6 +466,29 @@ def find_top_trace(args):
     return trace_ctx.trace
 
 
+# Converting an array to a Python value: the shape is checked first, for device arrays
+# and tracers alike, so a non-scalar fails the same way with or without a trace.
+
+def check_bool_conversion(aval):
+    if aval.size == 0:
+        raise ValueError("The truth value of an empty array is ambiguous. Use "
+                         "`array.size > 0` to check that an array is not empty.")
+    if aval.size > 1:
+        raise ValueError("The truth value of an array with more than one element is "
+                         "ambiguous. Use a.any() or a.all()")
+
+
+def check_scalar_conversion(aval):
+    if aval.ndim > 0:
+        raise TypeError("Only scalar arrays can be converted to Python scalars; "
+                        f"got arr.ndim={aval.ndim}")
+
+
+def check_integer_conversion(aval):
+    if aval.shape != () or aval.dtype.kind not in "iu":
+        raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+
+
 class Tracer:
     """A stand-in for an array while a trace runs the user's function.
 
@@ -503,18 +526,23 @@ class Tracer:
         return self.shape[0]
 
     def __bool__(self):
+        check_bool_conversion(self.aval)
         return self._concretize(bool, TracerBoolConversionError)
 
     def __index__(self):
+        check_integer_conversion(self.aval)
         return self._concretize(operator.index, TracerIntegerConversionError)
 
     def __int__(self):
+        check_scalar_conversion(self.aval)
         return self._concretize(int, _function_error(int))
 
     def __float__(self):
+        check_scalar_conversion(self.aval)
         return self._concretize(float, _function_error(float))
 
     def __complex__(self):
+        check_scalar_conversion(self.aval)
         return self._concretize(complex, _function_error(complex))
 
     def _concretize(self, convert, make_error):

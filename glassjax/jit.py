@@ -273,6 +273,10 @@ class Jitted:
             fun, static_argnums, static_argnames)
         self._donate_argnums, self._donate_argnames = api_util.infer_argnums_and_argnames(
             fun, donate_argnums, donate_argnames)
+        api_util.validate_argnums_and_argnames(fun, self._static_argnums,
+                                               self._static_argnames, "static")
+        api_util.validate_argnums_and_argnames(fun, self._donate_argnums,
+                                               self._donate_argnames, "donate")
         self._device = device
         self._backend = backend
         self._inline = inline
@@ -288,7 +292,8 @@ class Jitted:
     def _trace(self, args, kwargs) -> tuple[TraceResult, list]:
         flat = api_util.flatten_call(self._fun, args, kwargs, self._static_argnums,
                                      self._static_argnames)
-        in_avals = api_util.abstractify_leaves(flat.leaves)
+        in_avals = api_util.abstractify_leaves(self._fun, args, kwargs, flat,
+                                               self._static_argnums, self._static_argnames)
         key = (flat.in_tree, tuple(in_avals), flat.static_args, self._options_key(),
                config.trace_context())
         try:
@@ -512,7 +517,7 @@ def named_call(fun, *, name=None):
 def eval_shape(fun, *args, **kwargs):
     """The output shapes/dtypes of ``fun`` for these arguments, found by tracing only."""
     flat = api_util.flatten_call(fun, args, kwargs)
-    in_avals = api_util.abstractify_leaves(flat.leaves)
+    in_avals = api_util.abstractify_leaves(fun, args, kwargs, flat)
     jaxpr, _ = api_util.trace_flat_call(flat, in_avals,
                                         staging.debug_info("eval_shape", fun, args, kwargs))
     shapes = [core.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)

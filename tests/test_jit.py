@@ -1,5 +1,7 @@
 """jit: caching, static arguments, donation, inlining, the ahead-of-time stages, and
 jit == eager == NumPy on random programs."""
+import operator
+import re
 import types
 
 import numpy as np
@@ -325,3 +327,49 @@ def test_eager_primitives_share_the_fast_path_and_respect_disable_jit():
     with jax.disable_jit():
         np.testing.assert_allclose(jnp.cos(x), np.cos(np.arange(3.0)), rtol=1e-6)
         assert float(jax.jit(lambda v: v.sum())(x)) == 3.0
+
+
+# -- argument errors, as JAX words them ------------------------------------------------------
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: jax.jit(lambda x: x, static_argnames="y"),
+     "Jitted function has invalid argnames {'y'} in static_argnames. Function does not "
+     "take these args."),
+    (lambda: jax.jit(lambda x, *, y: x, static_argnums=1),
+     "Jitted function has static_argnums=(1,), but only accepts 1 positional arguments."),
+    (lambda: jax.jit(lambda x: x, static_argnums=-2),
+     "Jitted function has static_argnums=(-2,), but only accepts 1 positional arguments."),
+    (lambda: jax.jit(lambda x: x, donate_argnums=2),
+     "Jitted function has donate_argnums=(2,), but only accepts 1 positional arguments."),
+])
+def test_bad_argnums_fail_when_jit_is_called(make, message):
+    with pytest.raises(ValueError) as info:
+        make()
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("call, path", [
+    (lambda f: jax.jit(f)(1.0, "a"), "y"),
+    (lambda f: jax.jit(f)(1.0, y={"k": "a"}), "y['k']"),
+    (lambda f: jax.make_jaxpr(f)("a", 1.0), "x"),
+])
+def test_a_leaf_that_is_not_an_array_is_named_by_its_path(call, path):
+    def f(x, y):
+        return x
+
+    with pytest.raises(TypeError) as info:
+        call(f)
+    assert str(info.value) == (
+        f"Error interpreting argument to {f} as an abstract array. The problematic value "
+        f"is of type <class 'str'> and was passed to the function at path {path}.")
+
+
+@pytest.mark.parametrize("convert, error, message", [
+    (bool, ValueError, "The truth value of an array with more than one element"),
+    (int, TypeError, "Only scalar arrays can be converted to Python scalars; got arr.ndim=1"),
+    (operator.index, TypeError, "Only integer scalar arrays can be converted"),
+])
+def test_non_scalar_conversions_fail_alike_with_and_without_jit(convert, error, message):
+    for f in (convert, jax.jit(convert)):
+        with pytest.raises(error, match=re.escape(message)):
+            f(jnp.ones(2))
