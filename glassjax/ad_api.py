@@ -493,7 +493,14 @@ def _std_basis(pytree):
     ndim = sum(map(np.size, leaves))
     dtype = dtypes.result_type(*leaves)
     flat_basis = jnp.eye(ndim, dtype=dtype)
-    return _unravel_array_into_pytree(pytree, 1, None, flat_basis)
+    return _unravel_array_into_pytree(pytree, 1, None, flat_basis, _BASIS_SHARDING)
+
+
+# JAX casts each piece of a standard basis to its leaf's type *and sharding*; that
+# sharding annotation keeps the convert_element_type an equation even when the type
+# does not change. glassjax has no shardings, so a marker in the (unprinted) ``sharding``
+# parameter plays its part and jacfwd/jacrev/hessian jaxprs print as JAX's.
+_BASIS_SHARDING = "leaf layout"
 
 
 def _jacfwd_unravel(input_pytree, output_pytree_leaf, arr):
@@ -504,7 +511,7 @@ def _jacrev_unravel(output_pytree, input_pytree_leaf, arr):
     return _unravel_array_into_pytree(output_pytree, 0, input_pytree_leaf, arr)
 
 
-def _unravel_array_into_pytree(pytree, axis, example, arr):
+def _unravel_array_into_pytree(pytree, axis, example, arr, sharding=None):
     """Split ``arr`` along ``axis`` into pieces shaped like the leaves of ``pytree``, each
     cast to the type of ``example`` (or of its leaf)."""
     leaves, treedef = tree_flatten(pytree)
@@ -514,15 +521,21 @@ def _unravel_array_into_pytree(pytree, axis, example, arr):
     sizes = tuple(np.diff(np.concatenate([[0], split_points, [arr.shape[axis]]])))
     parts = lax.split(arr, sizes, axis)
     return tree_unflatten(treedef, [
-        _possible_downcast(part.reshape(shape), leaf if example is None else example)
+        _possible_downcast(part.reshape(shape), leaf if example is None else example,
+                           sharding)
         for part, shape, leaf in zip(parts, shapes, leaves)])
 
 
-def _possible_downcast(x, example):
+def _possible_downcast(x, example, sharding=None):
     if (dtypes.issubdtype(x.dtype, np.complexfloating) and
             not dtypes.issubdtype(dtypes.dtype(example), np.complexfloating)):
         x = x.real
-    return _convert_element_type(x, dtypes.dtype(example), dtypes.is_weakly_typed(example))
+    if sharding is None:
+        return _convert_element_type(x, dtypes.dtype(example),
+                                     dtypes.is_weakly_typed(example))
+    return lax.convert_element_type_p.bind(x, new_dtype=dtypes.dtype(example),
+                                           weak_type=dtypes.is_weakly_typed(example),
+                                           sharding=sharding)
 
 
 # ----------------------------------------------------------------------------------------

@@ -748,3 +748,24 @@ def test_missing_differentiation_rule():
         make_jaxpr(grad(lambda x: p.bind(x)))(1.0)
     with pytest.raises(NotImplementedError, match="Transpose rule"):
         ad.get_transpose_rule(p)
+
+
+def test_jacobian_basis_pieces_are_cast_as_in_jax():
+    """JAX casts each standard-basis piece to its leaf's type and sharding, so the cast
+    is an equation even when the type does not change."""
+    text = str(make_jaxpr(jacfwd(lambda x: jnp.sum(x)))(jnp.ones(2)))
+    assert text == """\
+{ lambda ; a:f32[2]. let
+    b:i32[2,2] = iota[dimension=0 dtype=int32 shape=(2, 2) sharding=None] 
+    c:i32[2,2] = iota[dimension=1 dtype=int32 shape=(2, 2) sharding=None] 
+    d:i32[2,2] = add b 0:i32[]
+    e:bool[2,2] = eq d c
+    f:f32[2,2] = convert_element_type[new_dtype=float32 weak_type=False] e
+    g:f32[2,2] = split[axis=1 sizes=(np.int64(2),)] f
+    h:f32[2,2] = convert_element_type[new_dtype=float32 weak_type=False] g
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] a
+    i:f32[2] = reduce_sum[axes=(np.int64(1),) out_sharding=None] h
+    j:f32[2] = split[axis=0 sizes=(np.int64(2),)] i
+  in (j,) }"""
+    np.testing.assert_array_equal(jacrev(lambda x: jnp.sin(x) * 2)(jnp.zeros(2)),
+                                  2 * np.eye(2))

@@ -1388,7 +1388,7 @@ def _convert_fold(x, *, new_dtype, weak_type, sharding):
 staging.const_fold_rules[convert_element_type_p] = _convert_fold
 staging.forwarding_rules[convert_element_type_p] = (
     lambda x, *, new_dtype, weak_type, sharding:
-    0 if x.dtype == new_dtype and x.weak_type == weak_type else None)
+    0 if x.dtype == new_dtype and x.weak_type == weak_type and sharding is None else None)
 pretty.pp_eqn_rules[convert_element_type_p] = pretty.hide_params(
     lambda p: {k: v for k, v in p.items() if k != "sharding"})
 
