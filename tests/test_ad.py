@@ -769,3 +769,33 @@ def test_jacobian_basis_pieces_are_cast_as_in_jax():
   in (j,) }"""
     np.testing.assert_array_equal(jacrev(lambda x: jnp.sin(x) * 2)(jnp.zeros(2)),
                                   2 * np.eye(2))
+
+
+def test_scan_transpose_types_the_carry_by_its_cotangent():
+    """The transposed body's undefined carry has the cotangent's (strong) type, so the
+    weakly typed carry of the forward scan leaves no convert behind, as in JAX."""
+    f = lambda x: lax.scan(lambda c, y: (c * y, c), x, jnp.arange(3.0))[0]
+    assert str(make_jaxpr(grad(f))(1.0)) == """\
+{ lambda ; a:f32[]. let
+    b:f32[3] = iota[dimension=0 dtype=float32 shape=(3,) sharding=None] 
+    _:f32[] _:f32[3] = scan[
+      jaxpr={ lambda ; c:f32[] d:f32[]. let
+          e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c
+          f:f32[] = mul e d
+        in (f, c) }
+      length=3
+      num_carry=1
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] a b
+    g:f32[] = scan[
+      jaxpr={ lambda ; h:f32[] i:f32[]. let j:f32[] = mul h i in (j,) }
+      length=3
+      num_carry=1
+      num_consts=0
+      reverse=True
+      unroll=1
+    ] 1.0:f32[] b
+  in (g,) }"""
+    assert float(grad(f)(1.0)) == 0.0

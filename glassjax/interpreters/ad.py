@@ -664,11 +664,15 @@ def backward_pass(jaxpr: core.Jaxpr, consts, args, cts_out):
         return [Zero(a.aval) if is_undefined_primal(a) else None for a in args]
     env: dict = {}
     linear: set = set()
+    # An undefined input is typed as the caller says (as in JAX), which may be less weak
+    # than the jaxpr's variable, e.g. a scan carry typed by its cotangent.
+    undefined_avals: dict = {}
     for v, c in zip(jaxpr.constvars, consts):
         env[v] = c
     for v, a in zip(jaxpr.invars, args):
         if is_undefined_primal(a):
             linear.add(v)
+            undefined_avals[v] = a.aval
         else:
             env[v] = a
 
@@ -706,7 +710,8 @@ def backward_pass(jaxpr: core.Jaxpr, consts, args, cts_out):
     for eqn in reversed(linear_eqns):
         eqn_cts = [pop_ct(v) for v in eqn.outvars]
         rule = get_transpose_rule(eqn.primitive)
-        invals = [UndefinedPrimal(x.aval) if is_linear(x) else read(x) for x in eqn.invars]
+        invals = [UndefinedPrimal(undefined_avals.get(x, x.aval)) if is_linear(x) else read(x)
+                  for x in eqn.invars]
         ct_in = rule(eqn_cts if eqn.primitive.multiple_results else eqn_cts[0], *invals,
                      **eqn.params)
         for x, ct in zip(eqn.invars, ct_in):
