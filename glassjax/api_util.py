@@ -155,7 +155,10 @@ def abstractify_leaves(fun, args, kwargs, flat: FlatCall, static_argnums=(),
             raise TypeError(
                 f"Error interpreting argument to {fun} as an abstract array. The "
                 f"problematic value is of type {type(x)} and was passed to the function "
-                f"at path {names[i]}.") from None
+                f"at path {names[i]}.\nThis typically means that a jit-wrapped function "
+                "was called with a non-array argument, and this argument was not marked as "
+                "static using the static_argnums or static_argnames parameters of jax.jit."
+            ) from None
     return avals
 
 

@@ -361,7 +361,10 @@ def test_a_leaf_that_is_not_an_array_is_named_by_its_path(call, path):
         call(f)
     assert str(info.value) == (
         f"Error interpreting argument to {f} as an abstract array. The problematic value "
-        f"is of type <class 'str'> and was passed to the function at path {path}.")
+        f"is of type <class 'str'> and was passed to the function at path {path}.\n"
+        "This typically means that a jit-wrapped function was called with a non-array "
+        "argument, and this argument was not marked as static using the static_argnums "
+        "or static_argnames parameters of jax.jit.")
 
 
 @pytest.mark.parametrize("convert, error, message", [
@@ -373,3 +376,19 @@ def test_non_scalar_conversions_fail_alike_with_and_without_jit(convert, error, 
     for f in (convert, jax.jit(convert)):
         with pytest.raises(error, match=re.escape(message)):
             f(jnp.ones(2))
+
+
+def test_eager_elementwise_jnp_functions_dispatch_like_jaxs_jitted_ones():
+    """Outside a trace jnp.sin & co. run as an inlined jit (one C++ call once compiled);
+    bad arguments are reported as JAX reports them for its jitted jnp functions."""
+    x = jnp.arange(3.0)
+    np.testing.assert_allclose(jnp.sin(x), np.sin(np.arange(3.0)), rtol=1e-6)
+    assert repr(jnp.add(1, 2.0)) == "Array(3., dtype=float32, weak_type=True)"
+    assert repr(x ** 2) == "Array([0., 1., 4.], dtype=float32)"
+    with pytest.raises(TypeError, match="sin requires ndarray or scalar arguments, got "
+                                        "<class 'list'> at position 0."):
+        jnp.sin([1.0])
+    with pytest.raises(TypeError, match=r"Error interpreting argument to <function sin at "):
+        jnp.sin("a")
+    text = str(jax.make_jaxpr(lambda v: jnp.sin(v) + 1.0)(x))   # inlined: no jit equation
+    assert "jit" not in text and "sin a" in text

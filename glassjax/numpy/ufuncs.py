@@ -15,7 +15,7 @@ import numpy as np
 from glassjax import core, dtypes, lax
 from glassjax.custom_derivatives import custom_jvp
 from glassjax.jit import jit
-from glassjax.numpy.util import (_where, check_arraylike, check_no_float0s, const,
+from glassjax.numpy.util import (_where, check_arraylike, check_no_float0s, const, eager_jit,
                                  ensure_arraylike, lax_asarray, promote_args,
                                  promote_args_inexact, promote_args_numeric,
                                  promote_dtypes_inexact, promote_dtypes_numeric,
@@ -36,7 +36,7 @@ def _inexact_unary(lax_fn, name):
         return lax_fn(*promote_args_inexact(name, x))
     ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__doc__ = f"Elementwise ``{name}`` (integers and bools are promoted to float)."
-    return ufunc
+    return eager_jit(ufunc)
 
 
 def _binary(lax_fn, name, promote=promote_args):
@@ -44,7 +44,7 @@ def _binary(lax_fn, name, promote=promote_args):
         return lax_fn(*promote(name, x, y))
     ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__doc__ = f"Elementwise ``{name}`` after dtype and rank promotion."
-    return ufunc
+    return eager_jit(ufunc)
 
 
 # -- one lax primitive after promotion ----------------------------------------------------
@@ -85,18 +85,22 @@ nextafter = _binary(lax.nextafter, "nextafter", promote_args_inexact)
 asin, acos, atan, asinh, atanh, atan2 = arcsin, arccos, arctan, arcsinh, arctanh, arctan2
 
 
+@eager_jit
 def negative(x, /):
     return lax.neg(*promote_args("negative", x))
 
 
+@eager_jit
 def positive(x, /):
     return lax_asarray(*promote_args("positive", x))
 
 
+@eager_jit
 def sign(x, /):
     return lax.sign(*promote_args("sign", x))
 
 
+@eager_jit
 def bitwise_not(x, /):
     return lax.bitwise_not(*promote_args("bitwise_not", x))
 
@@ -104,6 +108,7 @@ def bitwise_not(x, /):
 invert = bitwise_invert = bitwise_not
 
 
+@eager_jit
 def fabs(x, /):
     x = ensure_arraylike("fabs", x)
     if _is(x, np.complexfloating):
@@ -111,6 +116,7 @@ def fabs(x, /):
     return lax.abs(*promote_args_inexact("fabs", x))
 
 
+@eager_jit
 def absolute(x, /):
     """``|x|``; bools and unsigned ints are their own absolute value."""
     x = ensure_arraylike("absolute", x)
@@ -122,6 +128,7 @@ def absolute(x, /):
 abs = absolute  # noqa: A001 - the NumPy name
 
 
+@eager_jit
 def floor(x, /):
     x = ensure_arraylike("floor", x)
     if _is(x, np.integer) or _is(x, np.bool_):
@@ -129,6 +136,7 @@ def floor(x, /):
     return lax.floor(*promote_args_inexact("floor", x))
 
 
+@eager_jit
 def ceil(x, /):
     x = ensure_arraylike("ceil", x)
     if _is(x, np.integer) or _is(x, np.bool_):
@@ -147,21 +155,25 @@ def arccosh(x, /):
 acosh = arccosh
 
 
+@eager_jit
 def square(x, /):
     x, = promote_dtypes_numeric(ensure_arraylike("square", x))
     return lax.square(x)
 
 
+@eager_jit
 def reciprocal(x, /):
     x, = promote_dtypes_inexact(ensure_arraylike("reciprocal", x))
     return lax.integer_pow(x, -1)
 
 
+@eager_jit
 def deg2rad(x, /):
     x, = promote_args_inexact("deg2rad", x)
     return lax.mul(x, const(x, np.pi / 180))
 
 
+@eager_jit
 def rad2deg(x, /):
     x, = promote_args_inexact("rad2deg", x)
     return lax.mul(x, const(x, 180 / np.pi))
@@ -170,6 +182,7 @@ def rad2deg(x, /):
 radians, degrees = deg2rad, rad2deg
 
 
+@eager_jit
 def log2(x, /):
     x, = promote_args_inexact("log2", x)
     if _is(x, np.complexfloating):
@@ -180,6 +193,7 @@ def log2(x, /):
     return lax.div(lax.log(x), lax.log(const(x, 2)))
 
 
+@eager_jit
 def log10(x, /):
     x, = promote_args_inexact("log10", x)
     one_over_log10 = np.array(0.4342944819032518, dtypes.finfo(dtypes.dtype(x)).dtype)
@@ -192,22 +206,26 @@ def log10(x, /):
 
 # -- arithmetic ---------------------------------------------------------------------------
 
+@eager_jit
 def add(x, y, /):
     """``x + y``; for bools, logical or (as NumPy)."""
     x, y = promote_args("add", x, y)
     return lax.bitwise_or(x, y) if dtypes.dtype(x) == np.bool_ else lax.add(x, y)
 
 
+@eager_jit
 def subtract(x, y, /):
     return lax.sub(*promote_args("subtract", x, y))
 
 
+@eager_jit
 def multiply(x, y, /):
     """``x * y``; for bools, logical and."""
     x, y = promote_args("multiply", x, y)
     return lax.bitwise_and(x, y) if dtypes.dtype(x) == np.bool_ else lax.mul(x, y)
 
 
+@eager_jit
 def true_divide(x1, x2, /):
     """``x1 / x2``, always in floating point (``int / int`` is float)."""
     return lax.div(*promote_args_inexact("true_divide", x1, x2))
@@ -317,6 +335,7 @@ def _pow_int_int(x1, x2):
     return acc
 
 
+@eager_jit
 def right_shift(x1, x2, /):
     """``x1 >> x2``: logical for unsigned types, arithmetic (sign-filling) otherwise."""
     x1, x2 = promote_args_numeric("right_shift", x1, x2)
@@ -415,7 +434,7 @@ def _comparison(lax_op, name):
         return _complex_comparison(lax_op, *promote_args(name, x, y))
     ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__doc__ = f"Elementwise ``{name}`` (complex numbers compare lexicographically)."
-    return ufunc
+    return eager_jit(ufunc)
 
 
 greater_equal = _comparison(lax.ge, "greater_equal")
@@ -429,7 +448,7 @@ def _logical(lax_op, name):
         return lax_op(*map(_to_bool, promote_args(name, *args)))
     ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__doc__ = f"``{name}`` of the truth values (nonzero is true)."
-    return ufunc
+    return eager_jit(ufunc)
 
 
 logical_and = _logical(lax.bitwise_and, "logical_and")
@@ -438,6 +457,7 @@ logical_xor = _logical(lax.bitwise_xor, "logical_xor")
 logical_not = _logical(lax.bitwise_not, "logical_not")
 
 
+@eager_jit
 def isfinite(x, /):
     x = ensure_arraylike("isfinite", x)
     if _is(x, np.floating):
@@ -478,6 +498,7 @@ def isneginf(x, /, out=None):
     return _isposneginf(-np.inf, ensure_arraylike("isneginf", x), out)
 
 
+@eager_jit
 def isnan(x, /):
     """NaN is the one value not equal to itself."""
     x = ensure_arraylike("isnan", x)
@@ -496,6 +517,7 @@ def imag(val, /):
     return lax.imag(val) if np.iscomplexobj(val) else lax.full_like(val, 0)
 
 
+@eager_jit
 def conjugate(x, /):
     x = ensure_arraylike("conjugate", x)
     return lax.conj(x) if np.iscomplexobj(x) else x
@@ -558,11 +580,13 @@ _logaddexp2 = _logaddexp_base("logaddexp2", lax.exp2,
                               lambda amax, y: lax.mul(const(amax, 1 / np.log(2)), y))
 
 
+@eager_jit
 def logaddexp(x1, x2, /):
     """``log(exp(x1) + exp(x2))``, without overflow."""
     return _logaddexp(*promote_args_inexact("logaddexp", x1, x2))
 
 
+@eager_jit
 def logaddexp2(x1, x2, /):
     """``log2(2**x1 + 2**x2)``, without overflow."""
     return _logaddexp2(*promote_args_inexact("logaddexp2", x1, x2))

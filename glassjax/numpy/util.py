@@ -12,6 +12,7 @@ scalars) one rank. ``jnp`` functions follow NumPy instead, so they first
 """
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from typing import Sequence
@@ -38,6 +39,21 @@ def is_array(x) -> bool:
 def _arraylike(x) -> bool:
     return (is_array(x) or isinstance(x, np.ndarray) or np.isscalar(x) or
             getattr(x, "__jax_array__", None) is not None)
+
+
+def eager_jit(fun):
+    """Give an elementwise ``jnp`` function JAX's eager speed: outside any trace it runs
+    through ``jit(fun, inline=True)``, so once compiled for some argument types a call
+    is a single C++ dispatch (JAX's jnp functions are such jits). Under a trace ``fun``
+    runs as plain Python, which records exactly what the inlined jit would."""
+    jitted = jit(fun, inline=True)
+
+    @functools.wraps(fun)
+    def dispatch(*args, **kwargs):
+        if core.trace_ctx.trace is core.eval_trace:
+            return jitted(*args, **kwargs)
+        return fun(*args, **kwargs)
+    return dispatch
 
 
 def _jax_array_protocol(x):
