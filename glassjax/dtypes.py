@@ -223,6 +223,9 @@ def dtype(x, canonicalize=True):
     canonicalization (a Python int is int64, as in NumPy)."""
     if x is None:
         raise ValueError(f"Invalid argument to dtype: {x}.")
+    aval = getattr(x, "aval", None)
+    if aval is not None:    # arrays and tracers (the common case): the aval knows
+        return canonicalize_dtype(aval.dtype) if canonicalize else aval.dtype
     explicit = False
     if isinstance(x, type) and x in python_scalar_dtypes:
         dt = python_scalar_dtypes[x]

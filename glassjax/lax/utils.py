@@ -92,8 +92,14 @@ def _float0_error(name, where):
         "a gradient with respect to an integer argument.")
 
 
+@functools.lru_cache(maxsize=None)
+def _accepts(dtype, types: tuple) -> bool:
+    """Is ``dtype`` a subtype of one of ``types``? (asked for every equation: cached)"""
+    return any(dtypes.issubdtype(dtype, t) for t in types)
+
+
 def unop_dtype_rule(result_dtype, accepted, name, aval, **params):
-    if not any(dtypes.issubdtype(aval.dtype, t) for t in accepted):
+    if not _accepts(aval.dtype, tuple(accepted)):
         if aval.dtype == dtypes.float0:
             raise _float0_error(name, "array")
         raise TypeError(f"{name} does not accept dtype {dtypes.dtype_to_string(aval.dtype)}."
@@ -103,7 +109,7 @@ def unop_dtype_rule(result_dtype, accepted, name, aval, **params):
 
 def naryop_dtype_rule(result_dtype, accepted, name, *avals, require_same=True, **params):
     for i, (aval, types) in enumerate(zip(avals, accepted)):
-        if not any(dtypes.issubdtype(aval.dtype, t) for t in types):
+        if not _accepts(aval.dtype, tuple(types)):
             if aval.dtype == dtypes.float0:
                 raise _float0_error(name, f"at position {i}")
             raise TypeError(
