@@ -90,13 +90,14 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
         idx_a_other.append(num_batch)
     if b_is_mat:
         idx_b_other.append(num_batch + a_is_mat)
-    perm = np.argsort(np.concatenate([idx_batch, idx_a_other, idx_b_other]))
+    order = idx_batch + idx_a_other + idx_b_other      # dot_general's output axis order
+    perm = tuple(sorted(range(len(order)), key=order.__getitem__))
     a = lax.squeeze(a, tuple(a_squeeze))
     b = lax.squeeze(b, tuple(b_squeeze))
     out = lax.dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1 - b_is_mat,)),
                                  (tuple(a_batch), tuple(b_batch))),
                           precision=precision, preferred_element_type=dtype)
-    result = lax.transpose(out, tuple(int(p) for p in perm))
+    result = lax.transpose(out, perm)
     if both_squeeze:
         result = lax.expand_dims(result, tuple(both_squeeze))
     return util.convert(result, dtype, weak)
