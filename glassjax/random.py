@@ -12,8 +12,10 @@ Floating-point samples are built from the bits: ``uniform`` puts random mantissa
 under the exponent of 1.0 (a float in [1, 2)) and subtracts 1; ``normal`` maps a
 uniform sample through the inverse error function.
 
-Keys here are JAX's *raw* keys (``PRNGKey``: a ``uint32[2]`` array); JAX's typed keys
-(``random.key``, dtype ``key<fry>``) are not implemented yet.
+Two kinds of keys, as in JAX: *raw* keys (``PRNGKey``: a ``uint32[2]`` array) and
+*typed* keys (``random.key``: an array of dtype ``key<fry>`` overlaying those words).
+Unlike JAX, a typed key array is a pytree holding its words rather than an array type
+of the engine, so inside ``jit``/``vmap`` jaxprs show the ``uint32`` words.
 """
 from __future__ import annotations
 
@@ -21,12 +23,13 @@ import math
 
 import numpy as np
 
-from glassjax import dtypes, lax
+from glassjax import dtypes, lax, tree_util
 from glassjax import numpy as jnp
 from glassjax.jit import jit
 
-__all__ = ["PRNGKey", "bernoulli", "bits", "categorical", "fold_in", "gumbel",
-           "key_data", "normal", "permutation", "randint", "split", "uniform"]
+__all__ = ["PRNGKey", "bernoulli", "bits", "categorical", "fold_in", "gumbel", "key",
+           "key_data", "key_impl", "normal", "permutation", "randint", "split", "uniform",
+           "wrap_key_data"]
 
 _UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
                 64: np.dtype(np.uint64)}
@@ -75,13 +78,104 @@ def _hash_counters(key, shape):
 # Keys
 # ----------------------------------------------------------------------------------------
 
-def _check_key(name, key):
+class PRNGImpl:
+    """A PRNG implementation, named as JAX names it (only threefry2x32 here)."""
+
+    def __init__(self, name, tag):
+        self.name, self.tag = name, tag
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return repr(self.name)
+
+
+threefry2x32_impl = PRNGImpl("threefry2x32", "fry")
+
+
+class KeyTy(dtypes.ExtendedDType):
+    """The dtype of typed keys, ``key<fry>``: ``jnp.issubdtype(d, dtypes.prng_key)``."""
+    type = dtypes.prng_key
+
+    def __init__(self, impl):
+        self._impl = impl
+        self.name = f"key<{impl.tag}>"
+
+    __repr__ = dtypes.ExtendedDType.__str__
+
+    def __eq__(self, other):
+        return type(other) is KeyTy and other._impl is self._impl
+
+    def __hash__(self):
+        return hash((KeyTy, self._impl.name))
+
+
+@tree_util.register_pytree_node_class
+class KeyArray:
+    """Typed keys of shape ``S``, stored as their ``uint32`` words of shape ``(*S, 2)``."""
+    dtype = KeyTy(threefry2x32_impl)
+
+    def __init__(self, data):
+        self._data = data
+
+    shape = property(lambda self: tuple(self._data.shape[:-1]))
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: math.prod(self.shape))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __getitem__(self, index):
+        return KeyArray(self._data[index])
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self):
+        return (f"Array({self.shape}, dtype={self.dtype}) overlaying:\n"
+                f"{self._data}")
+
+    __str__ = __repr__
+
+    def tree_flatten(self):
+        return (self._data,), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(children[0])
+
+
+def key(seed, *, impl=None) -> KeyArray:
+    """A typed key (dtype ``key<fry>``) from an integer seed."""
+    return KeyArray(PRNGKey(seed))
+
+
+def wrap_key_data(key_bits, *, impl=None) -> KeyArray:
+    """Typed keys overlaying ``uint32`` words of shape ``(..., 2)``."""
+    return KeyArray(_check_key("wrap_key_data", key_bits, batched=True))
+
+
+def key_impl(keys) -> PRNGImpl:
+    return threefry2x32_impl
+
+
+def _rewrap(like, data):
+    """Results of split/fold_in are typed keys when the input key was."""
+    return KeyArray(data) if isinstance(like, KeyArray) else data
+
+
+def _check_key(name, key, batched=False):
+    if isinstance(key, KeyArray):
+        key = key._data
     key = jnp.asarray(key)
     if key.dtype != np.uint32 or key.shape[-1:] != (2,):
         raise TypeError(f"{name} accepts a PRNG key of dtype uint32 and shape (..., 2) "
                         f"(as made by PRNGKey); got an array of dtype {key.dtype} and "
                         f"shape {key.shape}")
-    if key.ndim != 1:
+    if key.ndim != 1 and not batched:
         raise ValueError(f"{name} accepts a single key, but was given a key array of "
                          f"shape {key.shape[:-1]} != (). Use jax.vmap for batching.")
     return key
@@ -107,16 +201,16 @@ def _seed(seed):
     return jnp.stack([lax.convert_element_type(high, np.uint32), low])
 
 
-def key_data(key):
-    """The ``uint32`` words of a key (a raw key is its own data)."""
-    return jnp.asarray(key)
+def key_data(keys):
+    """The ``uint32`` words of keys (a raw key is its own data)."""
+    return keys._data if isinstance(keys, KeyArray) else jnp.asarray(keys)
 
 
 def split(key, num: int | tuple = 2):
     """``num`` new keys (an array of shape ``(num, 2)``, or ``(*num, 2)``) from ``key``."""
-    key = _check_key("split", key)
+    data = _check_key("split", key)
     shape = tuple(num) if isinstance(num, (tuple, list)) else (int(num),)
-    return _split(key, shape)
+    return _rewrap(key, _split(data, shape))
 
 
 @jit(static_argnums=1)
@@ -127,8 +221,8 @@ def _split(key, shape):
 
 def fold_in(key, data):
     """A new key from ``key`` and an integer ``data``: the hash of ``(0, data)``."""
-    key = _check_key("fold_in", key)
-    return _fold_in(key, jnp.asarray(data).astype(np.uint32))
+    words = _check_key("fold_in", key)
+    return _rewrap(key, _fold_in(words, jnp.asarray(data).astype(np.uint32)))
 
 
 @jit

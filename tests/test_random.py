@@ -72,3 +72,52 @@ def test_uniform_bounds_and_dtypes():
     assert u.dtype == jnp.float32 and float(u.min()) >= -2.0 and float(u.max()) < 3.0
     assert random.randint(random.PRNGKey(1), (4,), 0, 10).dtype == jnp.int32
     assert random.bits(random.PRNGKey(1), (2,), jnp.uint8).dtype == jnp.uint8
+
+
+TYPED_PROGRAM = '''\
+import glassjax as jax, glassjax.numpy as jnp
+from glassjax import random
+k = random.key(1)
+ks = random.split(k, 3)
+print(ks)
+print(repr(ks[1]), ks[1:].shape, ks.shape, ks.dtype, len(ks))
+print(jax.vmap(random.uniform)(ks))
+print(jax.jit(lambda k: random.normal(k, (2,)))(k))
+print(jax.jit(lambda k: random.split(k))(k))
+print(random.fold_in(k, 3), random.split(k).shape)
+print([float(random.uniform(s)) for s in ks])
+print(jax.vmap(lambda kk: random.randint(kk, (2,), 0, 9))(ks))
+print(random.key_data(random.wrap_key_data(random.key_data(ks))))
+print(random.bernoulli(k, 0.5, (3,)), random.permutation(k, 5))
+'''
+
+TYPED_EXPECTED = '''\
+Array((3,), dtype=key<fry>) overlaying:
+[[ 507451445 1853169794]
+ [1948878966 4237131848]
+ [2441914641 3819641963]]
+Array((), dtype=key<fry>) overlaying:
+[1948878966 4237131848] (2,) (3,) key<fry> 3
+[0.70261526 0.40364635 0.5577841 ]
+[-0.15443718  0.08470728]
+Array((2,), dtype=key<fry>) overlaying:
+[[ 507451445 1853169794]
+ [1948878966 4237131848]]
+Array((), dtype=key<fry>) overlaying:
+[3568232559 2761185182] (2,)
+[0.7026152610778809, 0.4036463499069214, 0.5577840805053711]
+[[3 8]
+ [8 7]
+ [4 5]]
+[[ 507451445 1853169794]
+ [1948878966 4237131848]
+ [2441914641 3819641963]]
+[ True False  True] [3 2 0 1 4]
+'''
+
+
+def test_typed_keys_print_and_draw_what_jax_does(capsys):
+    exec(compile(TYPED_PROGRAM, "typed_keys_program", "exec"), {})
+    assert capsys.readouterr().out == TYPED_EXPECTED
+    assert jnp.issubdtype(random.key(0).dtype, jax.dtypes.prng_key)
+    assert str(random.key_impl(random.key(0))) == "threefry2x32"
