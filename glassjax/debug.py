@@ -41,13 +41,7 @@ def debug_callback(callback: Callable[..., None] | None = None, *args: Any,
                               effect=ordered_debug_effect if ordered else debug_effect,
                               partitioned=partitioned)
 
-    if callback is not None:
-        _debug_callback(callback, *args, **kwargs)
-        return None
-    if args or kwargs:
-        raise TypeError("debug_callback received unexpected arguments in the two-call "
-                        f"form: {args=} {kwargs=}")
-    return _debug_callback
+    return _now_or_later("debug_callback", _debug_callback, callback, args, kwargs)
 
 
 def debug_print(fmt: str | None = None, *args, ordered: bool = False,
@@ -70,13 +64,19 @@ def debug_print(fmt: str | None = None, *args, ordered: bool = False,
                            np_printoptions=tuple(np.get_printoptions().items()),
                            has_placeholders=has_placeholders, logging_record=None)
 
-    if fmt is not None:
-        _debug_print(fmt, *args, **kwargs)
+    return _now_or_later("debug_print", _debug_print, fmt, args, kwargs)
+
+
+def _now_or_later(name, run, first, args, kwargs):
+    """``run(first, *args, **kwargs)`` now, or, in the two-call form (no ``first``: only
+    options were given), ``run`` itself to be called with the arguments later."""
+    if first is not None:
+        run(first, *args, **kwargs)
         return None
     if args or kwargs:
-        raise TypeError("debug_print received unexpected arguments in the two-call form:"
-                        f" {args=} {kwargs=}")
-    return _debug_print
+        raise TypeError(f"{name} received unexpected arguments in the two-call form: "
+                        f"{args=} {kwargs=}")
+    return run
 
 
 callback = debug_callback

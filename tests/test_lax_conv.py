@@ -504,3 +504,14 @@ def test_convolve_grad_and_vmap():
     a, v = rand((2, 4)), rand((2, 3))
     out = jax.vmap(jnp.correlate)(a, v)
     check(out, np.stack([np.correlate(a[i], v[i]) for i in range(2)]))
+
+
+def test_generic_and_variadic_reduce_window_match_numpy():
+    x = jnp.arange(8.0).reshape(2, 4)
+    prod = lax.reduce_window(x, 1.0, lax.mul, (1, 2), (1, 2), "VALID")
+    np.testing.assert_array_equal(prod, [[0.0, 6.0], [20.0, 42.0]])
+    sums = lax.reduce_window((x, 2 * x), (0.0, 0.0),
+                             lambda a, b: (a[0] + b[0], a[1] + b[1]), (1, 2), (1, 2),
+                             "VALID")
+    np.testing.assert_array_equal(sums[0], [[1.0, 5.0], [9.0, 13.0]])
+    np.testing.assert_array_equal(sums[1], [[2.0, 10.0], [18.0, 26.0]])

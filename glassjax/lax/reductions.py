@@ -525,18 +525,26 @@ def _monoid_reducer(computation, init_values):
     return None
 
 
-def reduce(operands, init_values, computation, dimensions, out_sharding=None):
-    """Reduce ``operands`` (a pytree of arrays) over ``dimensions`` with
-    ``computation``, a monoid whose identity is ``init_values`` (scalars, same tree).
-    Known monoids (``lax.add`` with 0, ...) become their specialised primitive."""
+def flatten_operands_and_inits(operands, init_values):
+    """The leaves of ``operands`` and ``init_values`` (pytrees of one structure, as
+    ``reduce`` and ``reduce_window`` require) and that structure."""
     flat_operands, operand_tree = tree_util.tree_flatten(operands)
     flat_inits, init_tree = tree_util.tree_flatten(init_values)
     if operand_tree != init_tree:
         raise ValueError("Operands must have the same tree structure as init_values: "
                          f"{operand_tree} vs. {init_tree}")
     if len(flat_operands) != len(flat_inits):
-        raise ValueError("Must have same total number of operands as init_values: "
-                         f" {len(flat_operands)} vs. {len(flat_inits)}")
+        raise ValueError("Must have same total number of operands as init_values:  "
+                         f"{len(flat_operands)} vs. {len(flat_inits)}")
+    return flat_operands, flat_inits, operand_tree
+
+
+def reduce(operands, init_values, computation, dimensions, out_sharding=None):
+    """Reduce ``operands`` (a pytree of arrays) over ``dimensions`` with
+    ``computation``, a monoid whose identity is ``init_values`` (scalars, same tree).
+    Known monoids (``lax.add`` with 0, ...) become their specialised primitive."""
+    flat_operands, flat_inits, operand_tree = flatten_operands_and_inits(operands,
+                                                                         init_values)
     monoid_reducer = _monoid_reducer(computation, flat_inits)
     if monoid_reducer is not None:
         weak_type = (all(dtypes.is_weakly_typed(x) for x in flat_operands) and
@@ -545,7 +553,7 @@ def reduce(operands, init_values, computation, dimensions, out_sharding=None):
         return elementwise._convert_element_type(out, weak_type=weak_type)
     flat_init_avals = tuple(core.get_aval(x) for x in flat_inits)
     closed_jaxpr, out_tree = _variadic_reduction_jaxpr(computation, flat_init_avals,
-                                                       init_tree)
+                                                       operand_tree)
     out = reduce_p.bind(*flat_operands, *flat_inits, computation=computation,
                         jaxpr=closed_jaxpr, dimensions=tuple(dimensions))
     return tree_util.tree_unflatten(out_tree, out)

@@ -26,7 +26,7 @@ import numpy as np
 
 from glassjax import core, dtypes, tree_util
 from glassjax.interpreters import ad, batching
-from glassjax.lax import elementwise
+from glassjax.lax import elementwise, reductions
 from glassjax.lax.reductions import (_max_hlo, _max_identity, _min_hlo, _min_identity,
                                      _sum_identity, _variadic_reduction_jaxpr,
                                      reduction_jaxpr)
@@ -312,28 +312,27 @@ def _bind_window(prim):
     return reducer
 
 
-reduce_window_sum_p = _monoid_window_primitive(
+def _monoid_window(name, shape_rule, lower_op, identity):
+    """The primitive, its binder, and its batching rule (the same for the three)."""
+    prim = _monoid_window_primitive(name, shape_rule, lower_op, identity)
+    bind = _bind_window(prim)
+    batching.primitive_batchers[prim] = functools.partial(_monoid_window_batch, bind)
+    return prim, bind
+
+
+reduce_window_sum_p, _reduce_window_sum = _monoid_window(
     "reduce_window_sum", _reduce_window_sum_shape_rule, hlo.add, _sum_identity)
 ad.deflinear2(reduce_window_sum_p, _reduce_window_sum_transpose)
-_reduce_window_sum = _bind_window(reduce_window_sum_p)
-batching.primitive_batchers[reduce_window_sum_p] = functools.partial(
-    _monoid_window_batch, _reduce_window_sum)
 
-reduce_window_max_p = _monoid_window_primitive(
+reduce_window_max_p, _reduce_window_max = _monoid_window(
     "reduce_window_max", _common_reduce_window_shape_rule, _max_hlo, _max_identity)
 ad.defjvp(reduce_window_max_p,
           functools.partial(_reduce_window_chooser_jvp, elementwise.ge_p))
-_reduce_window_max = _bind_window(reduce_window_max_p)
-batching.primitive_batchers[reduce_window_max_p] = functools.partial(
-    _monoid_window_batch, _reduce_window_max)
 
-reduce_window_min_p = _monoid_window_primitive(
+reduce_window_min_p, _reduce_window_min = _monoid_window(
     "reduce_window_min", _common_reduce_window_shape_rule, _min_hlo, _min_identity)
 ad.defjvp(reduce_window_min_p,
           functools.partial(_reduce_window_chooser_jvp, elementwise.le_p))
-_reduce_window_min = _bind_window(reduce_window_min_p)
-batching.primitive_batchers[reduce_window_min_p] = functools.partial(
-    _monoid_window_batch, _reduce_window_min)
 
 
 # -- the public function ------------------------------------------------------------------
@@ -358,14 +357,8 @@ def _monoid_window_reducer(computation, init_values):
 
 def _reduce_window(operand, init_value, computation, window_dimensions, window_strides,
                    padding, base_dilation=None, window_dilation=None):
-    flat_operands, operand_tree = tree_util.tree_flatten(operand)
-    flat_inits, init_tree = tree_util.tree_flatten(init_value)
-    if operand_tree != init_tree:
-        raise ValueError("Operands must have the same tree structure as init_values: "
-                         f"{operand_tree} vs. {init_tree}")
-    if len(flat_operands) != len(flat_inits):
-        raise ValueError("Must have same total number of operands as init_values:  "
-                         f"{len(flat_operands)} vs. {len(flat_inits)}")
+    flat_operands, flat_inits, operand_tree = reductions.flatten_operands_and_inits(
+        operand, init_value)
     if not flat_operands:
         raise ValueError("reduce_window must have at least one operand.")
     ones = (1,) * len(window_dimensions)
@@ -383,7 +376,7 @@ def _reduce_window(operand, init_value, computation, window_dimensions, window_s
         return monoid_reducer(operand, window_dimensions, window_strides, padding,
                               base_dilation, window_dilation)
     flat_init_avals = tuple(core.get_aval(v) for v in flat_inits)
-    jaxpr, out_tree = _variadic_reduction_jaxpr(computation, flat_init_avals, init_tree)
+    jaxpr, out_tree = _variadic_reduction_jaxpr(computation, flat_init_avals, operand_tree)
     if operand_tree != out_tree:
         raise ValueError("reduce_window output must have the same tree structure as the "
                          f"operands {operand_tree} vs. {out_tree}")
