@@ -265,9 +265,9 @@ def _canonical_host_value(x):
     return x
 
 
-def _already_promoted(args, kinds):
-    """Are ``args`` arrays (or tracers) of one dtype, of a kind in ``kinds``, one weak
-    type and one rank? Then promotion has nothing to do. Checked first because every
+def _one_array_type(args, kinds):
+    """Are ``args`` arrays (or tracers) of one dtype, of a kind in ``kinds``, and one
+    weak type? Then dtype promotion has nothing to do. Checked first because every
     ``jnp`` call promotes, and this is by far its most common case."""
     first = getattr(args[0], "aval", None)
     if first is None or first.dtype.kind not in kinds:
@@ -275,26 +275,25 @@ def _already_promoted(args, kinds):
     if first.dtype.itemsize == 8 and not config.jax_enable_x64:
         return False                # a 64-bit array made under x64: canonicalize it
     return all((a := getattr(x, "aval", None)) is not None and a.dtype == first.dtype
-               and a.weak_type == first.weak_type and a.ndim == first.ndim
-               for x in args[1:])
+               and a.weak_type == first.weak_type for x in args[1:])
 
 
 def promote_args(fun_name: str, *args):
     """Check, promote dtypes and promote ranks: what binary ``jnp`` functions start with."""
-    if args and _already_promoted(args, "biufc"):
-        return list(args)
+    if args and _one_array_type(args, "biufc"):
+        return promote_shapes(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes(*_check_args(fun_name, args)))
 
 
 def promote_args_numeric(fun_name: str, *args):
-    if args and _already_promoted(args, "iufc"):
-        return list(args)
+    if args and _one_array_type(args, "iufc"):
+        return promote_shapes(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_numeric(*_check_args(fun_name, args)))
 
 
 def promote_args_inexact(fun_name: str, *args):
-    if args and _already_promoted(args, "fc"):
-        return list(args)
+    if args and _one_array_type(args, "fc"):
+        return promote_shapes(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_inexact(*_check_args(fun_name, args)))
 
 
