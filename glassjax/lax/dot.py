@@ -11,6 +11,7 @@ by a ``transpose`` that puts the axes back in the operand's order.
 from __future__ import annotations
 
 import enum
+import functools
 import itertools
 
 import numpy as np
@@ -135,20 +136,24 @@ def _bit_width(dtype):
     return 1   # bool
 
 
+@functools.lru_cache(maxsize=None)
+def _type_properties(dt):
+    """How "wide" a dtype is for XLA, as a tuple compared lexicographically (cached: a
+    pure function of the dtype, asked for every dot)."""
+    c = dtypes.complex_real_dtype(dt) if dtypes.issubdtype(dt, np.complexfloating) else dt
+    floating = dtypes.issubdtype(c, np.floating)
+    return (dtypes.issubdtype(dt, np.complexfloating),
+            dtypes.finfo(c).maxexp if floating else -1,
+            dtypes.finfo(c).nmant if floating else -1,
+            _bit_width(c), not dtypes.issubdtype(c, np.unsignedinteger))
+
+
 def _dot_general_dtype_rule(lhs, rhs, *, dimension_numbers, precision,
                             preferred_element_type, out_sharding):
     """Mixed input types are allowed when one is "wider" in XLA's sense (complex, then
     exponent range, mantissa, bit width, signedness); the result has that type unless
     ``preferred_element_type`` asks for a wider one."""
-    def type_properties(dt):
-        c = dtypes.complex_real_dtype(dt) if dtypes.issubdtype(dt, np.complexfloating) \
-            else dt
-        floating = dtypes.issubdtype(c, np.floating)
-        return (dtypes.issubdtype(dt, np.complexfloating),
-                dtypes.finfo(c).maxexp if floating else -1,
-                dtypes.finfo(c).nmant if floating else -1,
-                _bit_width(c), not dtypes.issubdtype(c, np.unsignedinteger))
-    lhs_prop, rhs_prop = type_properties(lhs.dtype), type_properties(rhs.dtype)
+    lhs_prop, rhs_prop = _type_properties(lhs.dtype), _type_properties(rhs.dtype)
     if lhs_prop > rhs_prop:
         result = lhs.dtype
     elif rhs_prop > lhs_prop:

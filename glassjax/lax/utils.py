@@ -129,6 +129,8 @@ def naryop_dtype_rule(result_dtype, accepted, name, *avals, require_same=True, *
 def broadcast_shapes(*shapes, name):
     """Shapes of one rank broadcast where axes are equal or 1; rank-0 operands are left
     out before calling (they broadcast against anything)."""
+    if all(s == shapes[0] for s in shapes):      # the common case: nothing to broadcast
+        return tuple(shapes[0])
     if len({len(s) for s in shapes}) != 1:
         raise TypeError(f"{name}: arrays must have the same number of dimensions, got "
                         f"{ {len(s) for s in shapes} }")
@@ -261,7 +263,8 @@ def check_shapelike(fun_name: str, arg_name: str, obj, non_zero_shape=False):
     if not len(obj):
         return
     try:
-        canonicalize_shape(list(np.array(obj)))
+        if not all(type(d) is int for d in obj):     # Python ints need no conversion
+            canonicalize_shape(list(np.array(obj)))
     except TypeError as err:
         raise TypeError(f"{fun_name} {arg_name} must have every element be an integer "
                         f"type, got {tuple(map(type, obj))}.") from err
