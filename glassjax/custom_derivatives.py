@@ -156,8 +156,7 @@ class custom_jvp:
 
         def jvp(primals, tangents):
             primal_out = self(*primals)
-            zeros = tree_map(lambda x: ad.zeros_like_aval(
-                core.get_aval(x).to_tangent_aval()), primal_out)
+            zeros = tree_map(ad.Zero.from_primal_value, primal_out)   # symbolic: free
             tangents_out = [rule(t, primal_out, *primals) if rule else zeros
                             for t, rule in zip(tangents, jvps)]
             summed = tree_map(lambda _, *ts: functools.reduce(ad.add_tangents, ts),
