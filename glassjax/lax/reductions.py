@@ -499,16 +499,25 @@ def _variadic_reduction_jaxpr(computation, flat_avals, aval_tree):
     return core.ClosedJaxpr(jaxpr, consts), out_trees[0]
 
 
-def _monoid_reducer(computation, init_values):
-    """The specialised reduction when ``computation`` is add/mul/max/min/bitwise with
-    its identity as the (concrete, scalar) initial value, else None."""
+def concrete_scalar_init(init_values):
+    """``(value, dtype)`` of a single initial value known while tracing (a scalar), else
+    None: only such a value can be recognised as a monoid's identity."""
     if len(init_values) != 1:
         return None
     x, = init_values
     if np.shape(x) != () or (isinstance(x, core.Tracer) and x.to_concrete_value() is None):
         return None
     val = x.to_concrete_value() if isinstance(x, core.Tracer) else x
-    dtype = dtypes.dtype(x, canonicalize=True)
+    return val, dtypes.dtype(x, canonicalize=True)
+
+
+def _monoid_reducer(computation, init_values):
+    """The specialised reduction when ``computation`` is add/mul/max/min/bitwise with
+    its identity as the (concrete, scalar) initial value, else None."""
+    init = concrete_scalar_init(init_values)
+    if init is None:
+        return None
+    val, dtype = init
     intlike = dtype == np.bool_ or dtypes.issubdtype(dtype, np.integer)
     ew = elementwise
     candidates = [(ew.add, reduce_sum, _sum_identity),

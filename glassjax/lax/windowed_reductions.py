@@ -340,13 +340,10 @@ ad.defjvp(reduce_window_min_p,
 def _monoid_window_reducer(computation, init_values):
     """``reduce_window_sum``/``_max``/``_min`` when ``computation`` is add/max/min and the
     (concrete, scalar) initial value is its identity, else None."""
-    if len(init_values) != 1:
+    init = reductions.concrete_scalar_init(init_values)
+    if init is None:
         return None
-    x, = init_values
-    if np.shape(x) != () or (isinstance(x, core.Tracer) and x.to_concrete_value() is None):
-        return None
-    val = x.to_concrete_value() if isinstance(x, core.Tracer) else x
-    dtype = dtypes.dtype(x, canonicalize=True)
+    val, dtype = init
     for op, reducer, identity in [(elementwise.add, _reduce_window_sum, _sum_identity),
                                   (elementwise.max, _reduce_window_max, _max_identity),
                                   (elementwise.min, _reduce_window_min, _min_identity)]:
