@@ -1,0 +1,7 @@
+"""``glassjax.nn``: common functions for neural networks (JAX's ``jax.nn``)."""
+from glassjax.nn.functions import (
+    celu, elu, gelu, glu, hard_sigmoid, hard_silu, hard_swish, hard_tanh, identity,
+    leaky_relu, log1mexp, log_sigmoid, log_softmax, logmeanexp, mish, one_hot, relu, relu6,
+    selu, sigmoid, silu, soft_sign, softmax, softplus, sparse_plus, sparse_sigmoid,
+    squareplus, standardize, swish, tanh)
+from glassjax.nn.special import logsumexp
