@@ -533,14 +533,18 @@ def execute(executable: LoadedExecutable, args: Sequence[ArrayImpl],
     if out_shardings is None:
         out_shardings = [SingleDeviceSharding(exe_devices[0]) if len(exe_devices) == 1
                          else split_sharding(exe_devices, aval.ndim) for aval in out_avals]
-    device_avals = [aval.update(dtype=np.bool_) if aval.dtype == dtypes.float0 else aval
+    device_avals = [aval.update(dtype=np.bool_) if aval.dtype == dtypes.float0
+                    else aval.dtype.physical_aval(aval)   # typed keys: their words
+                    if isinstance(aval.dtype, dtypes.ExtendedDType) else aval
                     for aval in out_avals]
     handlers = [xc.array_result_handler(aval, sharding, committed, _skip_checks=True)
                 for aval, sharding in zip(device_avals, out_shardings)]
     execution = executable.execute_sharded(list(args), with_tokens=with_token)
     token = execution.consume_token() if with_token else None
     results = execution.consume_with_handlers(handlers)
-    arrays = [np.zeros(aval.shape, dtypes.float0) if aval.dtype == dtypes.float0 else result
+    arrays = [np.zeros(aval.shape, dtypes.float0) if aval.dtype == dtypes.float0
+              else aval.dtype.wrap_physical(result)
+              if isinstance(aval.dtype, dtypes.ExtendedDType) else result
               for aval, result in zip(out_avals, results)]
     return (arrays, token) if with_token else arrays
 

@@ -184,7 +184,8 @@ def _reduce_or(mctx, pred, pred_aval):
 
 def _select_batched(pred, pred_aval, new, old, aval):
     """``new`` where the (leading-axes) predicate is set, else ``old``."""
-    pred = lowering.broadcast_in_dim(pred, aval.shape, range(len(pred_aval.shape)))
+    shape = ir.RankedTensorType(new.type).shape     # physical: typed keys have words
+    pred = lowering.broadcast_in_dim(pred, shape, range(len(pred_aval.shape)))
     return hlo.select(pred, new, old)
 
 
