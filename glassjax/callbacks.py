@@ -27,7 +27,6 @@ import functools
 import logging
 import string
 import sys
-import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -91,12 +90,6 @@ def _maximal_sharding(mctx: lowering.ModuleContext, num_values: int):
     return sdy.TensorShardingPerValueAttr.get([on_device_0] * max(1, num_values))
 
 
-# ModuleContext -> {(block, effect): the latest token of that ordered effect}. Chains
-# are per block of IR (a function or loop body): a token made in one block cannot be used
-# in another.
-_token_chains: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
 def emit_python_callback(ctx: lowering.LoweringRuleContext, callback: Callable, args,
                          *, has_side_effect: bool, ordered_effect: Effect | None = None
                          ) -> list:
@@ -104,7 +97,7 @@ def emit_python_callback(ctx: lowering.LoweringRuleContext, callback: Callable, 
     the host, and register ``callback`` with the module. Results are checked against
     ``ctx.avals_out`` (JAX's errors). With ``ordered_effect`` the call also takes and
     returns that effect's token, chaining it after the previous call of the same effect
-    (and, as in JAX, carries no sharding annotation)."""
+    (``lowering.token``; as in JAX, such a call carries no sharding annotation)."""
     mctx = ctx.module_context
     result_avals = ctx.avals_out
 
@@ -130,11 +123,7 @@ def emit_python_callback(ctx: lowering.LoweringRuleContext, callback: Callable, 
     out_ranks = [a.ndim for a in result_avals]
     host_fn = checked_callback
     if ordered_effect is not None:
-        chains = _token_chains.setdefault(mctx, {})
-        key = (ir.InsertionPoint.current.block, ordered_effect)
-        if key not in chains:                  # the first in this block: a fresh token
-            chains[key] = hlo.AfterAllOp([]).result
-        operands = [chains[key], *operands]
+        operands = [lowering.token(mctx, ordered_effect), *operands]
         result_types = [hlo.TokenType.get(), *result_types]
         in_ranks, out_ranks = [0, *in_ranks], [0, *out_ranks]
         host_fn = lambda tok, *np_args: (tok, *checked_callback(*np_args))
@@ -155,7 +144,8 @@ def emit_python_callback(ctx: lowering.LoweringRuleContext, callback: Callable, 
         op.operation.attributes["sdy.sharding"] = sharding
     results = list(op.results)
     if ordered_effect is not None:
-        chains[key], *results = results
+        token, *results = results
+        lowering.set_token(mctx, ordered_effect, token)
     return results
 
 
@@ -488,6 +478,14 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args:
         raise ValueError(f"vmap_method must be on of the allowed methods {_VMAP_METHODS}, "
                          f"but got: {vmap_method}")
     flat_args, in_tree = tree_util.tree_flatten((args, kwargs))
+    for i, arg in enumerate(flat_args):
+        try:
+            core.get_aval(arg)
+        except TypeError as err:       # JAX's Primitive.bind says this for any primitive
+            raise TypeError(
+                f"Error interpreting argument to {pure_callback_p} as a JAX value. The "
+                f"problematic value is of type {type(arg)} and was passed to "
+                f"{pure_callback_p} at position {i}.\n") from err
     result_avals, out_tree = tree_util.tree_flatten(
         tree_util.tree_map(_result_aval, result_shape_dtypes))
     outs = pure_callback_p.bind(*flat_args, callback=_FlatCallback(callback, in_tree),

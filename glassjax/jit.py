@@ -69,6 +69,7 @@ def _jit_staging(trace, *tracers, jaxpr, inline, **params):
 
 
 staging.staging_rules[jit_p] = _jit_staging
+staging.effects_rules[jit_p] = lambda jaxpr, **_: jaxpr.effects   # the body's effects
 
 
 def _jit_lowering(ctx, *args, jaxpr, name, **params):

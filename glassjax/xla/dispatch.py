@@ -7,7 +7,10 @@ XLA code as the jitted one.
 
 Programs with host callbacks (``debug.print``, ``pure_callback``) may still be calling
 back into Python after the call that dispatched them has returned: the last such
-execution per device is remembered, and ``effects_barrier`` waits for them.
+execution per device is remembered, and ``effects_barrier`` waits for them. A program
+with *ordered* effects also takes each effect's token from the previous such program
+and returns the next one (``lowering.ordered_effects``): XLA starts its callbacks only
+once the previous program's are done, without Python waiting for them.
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ class Compiled:
                  "donated_invars", "module_context", "ordered_effects")
 
     def __init__(self, executable, in_avals, out_avals, kept_invars, device,
-                 donated_invars, module_context, ordered_effects=False):
+                 donated_invars, module_context, ordered_effects=()):
         self.executable = executable
         self.in_avals = in_avals
         self.out_avals = out_avals
@@ -37,23 +40,33 @@ class Compiled:
         self.ordered_effects = ordered_effects
 
     def __call__(self, *args):
-        args = [a for a, keep in zip(args, self.kept_invars) if keep]
+        args = [getattr(a, "_base_array", a)      # typed keys are passed as their words
+                for a, keep in zip(args, self.kept_invars) if keep]
         for a in args:
             if isinstance(a, runtime.ArrayImpl) and a.is_deleted():
                 raise RuntimeError(f"Array has been deleted with shape="
                                    f"{a.aval.str_short()}.")
         committed = runtime.committed_device(args) is not None
         arrays = [runtime.device_put(a, self.device) for a in args]
-        if not self.module_context.host_callbacks:
+        if not self.module_context.host_callbacks and not self.ordered_effects:
             return runtime.execute(self.executable, arrays, self.out_avals,
                                    committed=committed)
-        outs, token = runtime.execute(self.executable, arrays, self.out_avals,
+        n = len(self.ordered_effects)
+        tokens_in = [runtime.device_put(_effect_tokens.get(e, _NO_TOKEN), self.device)
+                     for e in self.ordered_effects]
+        outs, token = runtime.execute(self.executable, [*tokens_in, *arrays],
+                                      [_TOKEN_AVAL] * n + list(self.out_avals),
                                       committed=committed, with_token=True)
-        if self.ordered_effects:    # its callbacks finish before the next call starts
-            token.block_until_ready()
-        else:
-            _running_callbacks[self.device] = token
-        return outs
+        _effect_tokens.update(zip(self.ordered_effects, outs[:n]))
+        _running_callbacks[self.device] = token
+        return outs[n:]
+
+
+# An ordered effect's token crosses between executions as an empty array.
+_TOKEN_AVAL = core.ShapedArray((0,), np.bool_)
+_NO_TOKEN = np.zeros(0, np.bool_)
+# ordered effect -> the token returned by the last execution having it
+_effect_tokens: dict = {}
 
 
 # device -> token of the last execution with host callbacks dispatched there (executions
@@ -68,6 +81,7 @@ def effects_barrier():
     while _running_callbacks:
         _, token = _running_callbacks.popitem()
         token.block_until_ready()
+    _effect_tokens.clear()
 
 
 def compile_jaxpr(name: str, closed: core.ClosedJaxpr, device=None, *,
@@ -87,7 +101,7 @@ def compile_jaxpr(name: str, closed: core.ClosedJaxpr, device=None, *,
     device = device or runtime.default_device()
     exe = runtime.compile(mctx.module, devices=[device],
                           host_callbacks=mctx.host_callbacks)
-    ordered = any(getattr(e, "ordered", False) for e in jaxpr.effects)
+    ordered = lowering.ordered_effects(jaxpr.effects)
     return Compiled(exe, closed.in_avals, closed.out_avals, kept, device, donated, mctx,
                     ordered)
 

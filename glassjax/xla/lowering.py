@@ -6,6 +6,11 @@ output avals, and the module being built) and one MLIR value per operand, and re
 MLIR value(s) of its result(s). ``lower_jaxpr`` walks the equations of a jaxpr and calls
 the rules in order; ``lower_module`` wraps that into a ``main`` function, which is what
 ``jit(f).lower(x).as_text()`` shows.
+
+Ordered effects (``debug.print(..., ordered=True)``) are sequenced by *tokens*: every
+function whose jaxpr has such an effect takes the effect's token as a leading argument
+and returns the token its last effectful operation produced, so XLA cannot reorder them,
+and ``dispatch`` passes the token of one execution on to the next.
 """
 from __future__ import annotations
 
@@ -23,10 +28,15 @@ from glassjax import core, dtypes
 from glassjax.xla import runtime
 
 lowering_rules: dict = {}
+# Primitives whose rules take extended-dtype operands (typed PRNG keys) as their physical
+# arrays themselves; other primitives meeting such operands are lowered word by word.
+extended_dtype_rules: set = set()
 
 
-def register_lowering(primitive, rule: Callable):
+def register_lowering(primitive, rule: Callable, *, handles_extended_dtypes=False):
     lowering_rules[primitive] = rule
+    if handles_extended_dtypes:
+        extended_dtype_rules.add(primitive)
     return rule
 
 
@@ -61,6 +71,8 @@ def dtype_to_ir_type(dtype) -> ir.Type:
 
 
 def aval_to_ir_type(aval) -> ir.RankedTensorType:
+    if isinstance(aval.dtype, dtypes.ExtendedDType):   # held as its physical array
+        aval = aval.dtype.physical_aval(aval)
     return ir.RankedTensorType.get(aval.shape, dtype_to_ir_type(aval.dtype))
 
 
@@ -125,6 +137,7 @@ class ModuleContext:
         self.num_replicas = num_replicas
         self.num_partitions = num_partitions
         self.host_callbacks: list = []
+        self.tokens: dict = {}      # (block, ordered effect) -> its latest token there
         self.keepalives: list = []
         self._func_names: dict = {}
         self._names_used: set = set()
@@ -174,6 +187,10 @@ def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value
         rule_ctx = LoweringRuleContext(ctx, eqn.primitive,
                                        [a.aval for a in eqn.invars],
                                        [v.aval for v in eqn.outvars])
+        if (eqn.primitive not in extended_dtype_rules and
+                any(_is_extended(a) for a in (*rule_ctx.avals_in, *rule_ctx.avals_out))
+                and not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
+            rule = _word_by_word(rule)
         outs = rule(rule_ctx, *map(read, eqn.invars), **eqn.params)
         if not eqn.primitive.multiple_results:
             outs = [outs]
@@ -182,8 +199,51 @@ def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value
     return [read(v) for v in jaxpr.outvars]
 
 
+def _is_extended(aval) -> bool:
+    return isinstance(aval.dtype, dtypes.ExtendedDType)
+
+
+def _word_by_word(rule):
+    """A rule for a structural primitive (slice, reshape, select_n, ...) applied to arrays
+    of an extended dtype whose elements are ``n`` words (typed keys: two ``uint32``):
+    such a primitive moves elements without looking inside them, so it is applied to
+    each word plane (an ordinary array of the key array's shape) and the results are
+    stacked back along the trailing axis."""
+    def plane(aval):
+        word = aval.dtype.physical_aval(aval.update(shape=())).dtype
+        return core.ShapedArray(aval.shape, word)
+
+    def word(x, aval, i):
+        shape = aval.dtype.physical_aval(aval).shape
+        piece = hlo.slice(x, i64_array([0] * (len(shape) - 1) + [i]),
+                          i64_array((*shape[:-1], i + 1)), i64_array([1] * len(shape)))
+        return hlo.reshape(aval_to_ir_type(plane(aval)), piece)
+
+    def stack(pieces, aval):
+        column = ir.RankedTensorType.get((*aval.shape, 1), dtype_to_ir_type(plane(aval).dtype))
+        return hlo.concatenate([hlo.reshape(column, p) for p in pieces], len(aval.shape))
+
+    def physical(ctx, *args, **params):
+        if not all(_is_extended(a) for a in ctx.avals_out):
+            raise NotImplementedError(f"{ctx.primitive} of extended-dtype arrays")
+        ext = ctx.avals_out[0]
+        n_words = ext.dtype.physical_aval(ext.update(shape=())).shape[-1]
+        planes = ctx._replace(
+            avals_in=[plane(a) if _is_extended(a) else a for a in ctx.avals_in],
+            avals_out=[plane(a) for a in ctx.avals_out])
+        per_word = []
+        for i in range(n_words):
+            outs = rule(planes, *[word(x, a, i) if _is_extended(a) else x
+                                  for x, a in zip(args, ctx.avals_in)], **params)
+            per_word.append(outs if ctx.primitive.multiple_results else [outs])
+        outs = [stack([w[k] for w in per_word], aval) for k, aval in enumerate(ctx.avals_out)]
+        return outs if ctx.primitive.multiple_results else outs[0]
+    return physical
+
+
 def lower_closed_jaxpr(ctx: ModuleContext, closed: core.ClosedJaxpr, args):
-    consts = [ir_constant(np.asarray(c, v.aval.dtype))   # e.g. int64 NumPy -> int32
+    consts = [ir_constant(v.aval.dtype.physical_value(c) if _is_extended(v.aval)
+                          else np.asarray(c, v.aval.dtype))   # e.g. int64 NumPy -> int32
               for v, c in zip(closed.jaxpr.constvars, closed.consts)]
     return lower_jaxpr(ctx, closed.jaxpr, consts, args)
 
@@ -203,6 +263,25 @@ def lower_fun(fun: Callable, multiple_results: bool = False):
     return rule
 
 
+def ordered_effects(effects) -> list:
+    """The ordered effects among ``effects``, in the fixed order of their tokens."""
+    return sorted((e for e in effects if getattr(e, "ordered", False)), key=str)
+
+
+def token(mctx: ModuleContext, effect) -> ir.Value:
+    """The latest token of ``effect`` in the block being emitted. A block that was given
+    none (a loop body, a branch) starts its own chain with ``after_all``."""
+    key = (ir.InsertionPoint.current.block, effect)
+    if key not in mctx.tokens:
+        mctx.tokens[key] = hlo.AfterAllOp([]).result
+    return mctx.tokens[key]
+
+
+def set_token(mctx: ModuleContext, effect, value: ir.Value):
+    """Record ``value`` as the latest token of ``effect`` in the block being emitted."""
+    mctx.tokens[(ir.InsertionPoint.current.block, effect)] = value
+
+
 def call_private_function(ctx: LoweringRuleContext, name: str,
                           closed: core.ClosedJaxpr, args) -> list[ir.Value]:
     """``func.call`` a private function holding ``closed`` (emitted once per jaxpr)."""
@@ -213,15 +292,28 @@ def call_private_function(ctx: LoweringRuleContext, name: str,
         fn_name = mctx._func_names[key] = mctx.unique_name(name)
         mctx.keepalives.append(closed)
         _emit_function(mctx, fn_name, closed, public=False)
-    out_types = [aval_to_ir_type(a) for a in closed.out_avals]
-    call = func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn_name), list(args))
-    return list(call.results)
+    effects = ordered_effects(closed.effects)
+    out_types = [hlo.TokenType.get()] * len(effects) + [aval_to_ir_type(a)
+                                                        for a in closed.out_avals]
+    call = func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn_name),
+                               [*(token(mctx, e) for e in effects), *args])
+    for e, t in zip(effects, call.results):
+        set_token(mctx, e, t)
+    return list(call.results)[len(effects):]
 
 
 def _emit_function(mctx: ModuleContext, name: str, closed: core.ClosedJaxpr, *,
                    public: bool, arg_attrs=None, result_attrs=None):
-    in_types = [aval_to_ir_type(a) for a in closed.in_avals]
-    out_types = [aval_to_ir_type(a) for a in closed.out_avals]
+    """A function computing ``closed``; the tokens of its ordered effects come first
+    among its arguments and results, marked ``jax.token``."""
+    effects = ordered_effects(closed.effects)
+    token_types = [hlo.TokenType.get()] * len(effects)
+    in_types = token_types + [aval_to_ir_type(a) for a in closed.in_avals]
+    out_types = token_types + [aval_to_ir_type(a) for a in closed.out_avals]
+    if effects:
+        token_attrs = [{"jax.token": ir.BoolAttr.get(True)} for _ in effects]
+        arg_attrs = token_attrs + (arg_attrs or [{} for _ in closed.in_avals])
+        result_attrs = token_attrs + (result_attrs or [{} for _ in closed.out_avals])
     with ir.InsertionPoint(mctx.module.body):
         fn = func_dialect.FuncOp(name, ir.FunctionType.get(in_types, out_types))
     fn.attributes["sym_visibility"] = ir.StringAttr.get("public" if public else "private")
@@ -231,9 +323,20 @@ def _emit_function(mctx: ModuleContext, name: str, closed: core.ClosedJaxpr, *,
         fn.result_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in result_attrs])
     block = fn.add_entry_block()
     with ir.InsertionPoint(block):
-        outs = lower_closed_jaxpr(mctx, closed, list(block.arguments))
-        func_dialect.ReturnOp(outs)
+        func_dialect.ReturnOp(lower_with_tokens(mctx, closed, list(block.arguments)))
     return fn
+
+
+def lower_with_tokens(mctx: ModuleContext, closed: core.ClosedJaxpr, values) -> list:
+    """Lower ``closed`` into the current block (a function body, and so could a loop
+    body or a branch be) whose leading ``values`` are the tokens of the ordered effects
+    of ``closed``: each effect's chain starts at its token, and the chains' last tokens
+    lead the results."""
+    effects = ordered_effects(closed.effects)
+    for e, t in zip(effects, values):
+        set_token(mctx, e, t)
+    outs = lower_closed_jaxpr(mctx, closed, values[len(effects):])
+    return [*(token(mctx, e) for e in effects), *outs]
 
 
 def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
@@ -265,9 +368,11 @@ def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
 
 def _donation_attrs(closed, donated):
     """A donated input whose buffer can hold an output is aliased to it
-    (``tf.aliasing_output``), so XLA writes the result in place."""
+    (``tf.aliasing_output``, counting the leading tokens among the outputs), so XLA
+    writes the result in place."""
     attrs = [{} for _ in closed.in_avals]
-    free_outputs = list(enumerate(closed.out_avals))
+    free_outputs = list(enumerate(closed.out_avals,
+                                  start=len(ordered_effects(closed.effects))))
     for i, (aval, d) in enumerate(zip(closed.in_avals, donated)):
         if not d:
             continue
