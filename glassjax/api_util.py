@@ -37,6 +37,8 @@ def infer_argnums_and_argnames(fun, argnums, argnames):
     function's signature, so either spelling marks the argument static."""
     argnums = normalize_argnums(argnums)
     argnames = normalize_argnames(argnames)
+    if not argnums and not argnames:    # nothing to fill in: skip the (slow) signature
+        return argnums, argnames
     try:
         params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):

@@ -41,8 +41,13 @@ class ShapedArray:
     array_abstraction_level = 1
 
     def __init__(self, shape, dtype, weak_type=False):
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
+        self.shape = tuple(map(int, shape))
+        try:
+            self.dtype = np.dtype(dtype)
+        except TypeError:           # an extended dtype (typed PRNG keys) is kept as is
+            if not isinstance(dtype, dtypes.ExtendedDType):
+                raise
+            self.dtype = dtype
         self.weak_type = bool(weak_type)
 
     ndim = property(lambda self: len(self.shape))
@@ -78,7 +83,8 @@ class ShapedArray:
     def to_tangent_aval(self):
         """The aval of a tangent/cotangent for values of this aval: same shape and weak
         type; integer and boolean values have ``float0`` tangents."""
-        return ShapedArray(self.shape, dtypes.tangent_dtype(self.dtype), self.weak_type)
+        dtype = dtypes.tangent_dtype(self.dtype)
+        return self if dtype == self.dtype else ShapedArray(self.shape, dtype, self.weak_type)
 
     at_least_vspace = to_tangent_aval
 
@@ -90,7 +96,8 @@ class ShapeDtypeStruct:
     def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
         self.shape = tuple(shape)
         # Kept as given (float64 stays float64, as in JAX); tracing canonicalizes it.
-        self.dtype = np.dtype(dtype) if dtype is not None else None
+        self.dtype = (dtype if dtype is None or isinstance(dtype, dtypes.ExtendedDType)
+                      else np.dtype(dtype))
         self.weak_type = weak_type
         self.sharding = sharding
 
@@ -430,16 +437,23 @@ trace_ctx = TraceContext()
 _tracing = _jax.config.Config("glassjax_tracing", False, include_in_jit_key=True)
 
 
-@contextlib.contextmanager
-def set_current_trace(trace):
-    prev = trace_ctx.trace
-    trace_ctx.trace = trace
-    prev_tracing = _tracing.swap_local(trace is not eval_trace)
-    try:
-        yield
-    finally:
-        trace_ctx.trace = prev
-        _tracing.set_local(prev_tracing)
+class set_current_trace:
+    """``with set_current_trace(trace):`` makes ``trace`` current for the block. (A class
+    rather than a generator-based context manager: transformations enter one for almost
+    every primitive they process, and this is several times cheaper.)"""
+    __slots__ = ("trace", "prev", "prev_tracing")
+
+    def __init__(self, trace):
+        self.trace = trace
+
+    def __enter__(self):
+        self.prev = trace_ctx.trace
+        trace_ctx.trace = self.trace
+        self.prev_tracing = _tracing.swap_local(self.trace is not eval_trace)
+
+    def __exit__(self, *exc):
+        trace_ctx.trace = self.prev
+        _tracing.set_local(self.prev_tracing)
 
 
 @contextlib.contextmanager

@@ -153,16 +153,20 @@ class AxisData(NamedTuple):
 class BatchTracer(core.Tracer):
     """One element of a batch, as the vectorised function sees it: ``val`` holds all the
     elements, stacked along axis ``batch_dim``."""
-    __slots__ = ("val", "batch_dim")
+    __slots__ = ("val", "batch_dim", "_aval")
 
     def __init__(self, trace, val, batch_dim: int):
         super().__init__(trace)
         self.val = val
         self.batch_dim = batch_dim
+        self._aval = None
 
     @property
     def aval(self):
-        return mapped_aval(core.get_aval(self.val), self.batch_dim)
+        # Computed on first use and kept: rules ask for it often, and ``val`` never changes.
+        if self._aval is None:
+            self._aval = mapped_aval(core.get_aval(self.val), self.batch_dim)
+        return self._aval
 
     def __repr__(self):
         return f"VmapTracer(aval={self.aval}, batched={core.get_aval(self.val)})"

@@ -215,9 +215,13 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs, instantiate=False):
                  if u and isinstance(v, Var)}
     new_eqns = []
     for eqn in reversed(jaxpr.eqns):
-        used_outs = [v in used for v in eqn.outvars]
-        rule = dce_rules.get(eqn.primitive, _default_dce_rule)
-        used_ins, new_eqn = rule(used_outs, eqn)
+        rule = dce_rules.get(eqn.primitive)
+        if rule is None:            # the default rule, inlined (it is nearly every eqn)
+            if eqn.effects or any(v in used for v in eqn.outvars):
+                new_eqns.append(eqn)
+                used.update(v for v in eqn.invars if isinstance(v, Var))
+            continue
+        used_ins, new_eqn = rule([v in used for v in eqn.outvars], eqn)
         if new_eqn is not None:
             new_eqns.append(new_eqn)
         used.update(v for v, u in zip(eqn.invars, used_ins) if u and isinstance(v, Var))
@@ -227,12 +231,6 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs, instantiate=False):
         outvars=[v for v, u in zip(jaxpr.outvars, used_outputs) if u],
         eqns=new_eqns[::-1], effects=_effects(new_eqns))
     return new, used_inputs
-
-
-def _default_dce_rule(used_outputs, eqn):
-    if not any(used_outputs) and not eqn.effects:
-        return [False] * len(eqn.invars), None
-    return [True] * len(eqn.invars), eqn
 
 
 def dce_jaxpr_consts(jaxpr: Jaxpr, consts):

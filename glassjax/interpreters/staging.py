@@ -9,6 +9,7 @@ trace) become ``constvars``. At the end, scalar constants are written inline as 
 from __future__ import annotations
 
 import inspect
+import types
 from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -29,7 +30,7 @@ def debug_info(traced_for: str, fun: Callable, args, kwargs, static_argnums=(),
     """Name the leaves of a call's arguments the way JAX's messages name them."""
     from glassjax import tree_util  # late: tree_util sits above core
     try:
-        ba = inspect.signature(fun).bind(*args, **kwargs)
+        ba = fun_signature(fun).bind(*args, **kwargs)
         named = list(ba.arguments.items())
     except (TypeError, ValueError):
         named = [(f"args[{i}]", a) for i, a in enumerate(args)] + list(kwargs.items())
@@ -43,8 +44,28 @@ def debug_info(traced_for: str, fun: Callable, args, kwargs, static_argnums=(),
     return DebugInfo(traced_for, fun_sourceinfo(fun), tuple(names))
 
 
+def fun_signature(fun) -> inspect.Signature:
+    """``inspect.signature(fun)``, which is slow, shared by plain functions with the same
+    code. Binding arguments (all ``debug_info`` does with it) depends only on the
+    parameters' names and kinds and on which have defaults, not on the default values:
+    functions made by one ``def`` (e.g. a fresh closure for every trace) share it."""
+    if type(fun) is not types.FunctionType or "__wrapped__" in fun.__dict__ or \
+            "__signature__" in fun.__dict__:
+        return inspect.signature(fun)
+    key = (fun.__code__, len(fun.__defaults__ or ()), tuple(fun.__kwdefaults__ or ()))
+    sig = _signatures.get(key)
+    if sig is None:
+        if len(_signatures) >= 512:
+            _signatures.clear()
+        sig = _signatures[key] = inspect.signature(fun)
+    return sig
+
+
+_signatures: dict = {}
+
+
 def fun_sourceinfo(fun) -> str | None:
-    while isinstance(getattr(fun, "func", None), Callable) and hasattr(fun, "args"):
+    while callable(getattr(fun, "func", None)) and hasattr(fun, "args"):
         fun = fun.func          # look through functools.partial
     fun = inspect.unwrap(fun)
     try:
@@ -56,17 +77,17 @@ def fun_sourceinfo(fun) -> str | None:
 
 class StagingTracer(core.Tracer):
     """A tracer that is just a variable of the jaxpr being built."""
-    __slots__ = ("_aval", "var")
+    # ``aval`` is a plain attribute here (it overrides Tracer's property): the type of a
+    # staged value is fixed, and it is read for every operation on it.
+    __slots__ = ("aval", "var")
 
     def __init__(self, trace, aval, var):
-        super().__init__(trace)
-        self._aval = aval
+        self._trace = trace         # (what Tracer.__init__ does, without the call)
+        self.aval = aval
         self.var = var
 
-    aval = property(lambda self: self._aval)
-
     def __repr__(self):
-        return f"JitTracer({self._aval})"
+        return f"JitTracer({self.aval})"
 
     def _origin_msg(self):
         return self._trace.origin_msg(self.var)
@@ -90,7 +111,7 @@ class StagingTrace(core.Trace):
         return StagingTracer(self, aval, var)
 
     def to_tracer(self, x) -> StagingTracer:
-        if isinstance(x, StagingTracer) and x._trace is self:
+        if type(x) is StagingTracer and x._trace is self:
             return x
         var = self.const_vars.get(id(x))
         if var is None:
@@ -111,24 +132,25 @@ class StagingTrace(core.Trace):
             if folded is not None:
                 return folded
         tracers = [self.to_tracer(t) for t in tracers]
-        out_avals = primitive.abstract_eval(*(t.aval for t in tracers), **params)
+        in_avals = [t.aval for t in tracers]
+        out_avals = primitive.abstract_eval(*in_avals, **params)
         forward = forwarding_rules.get(primitive)   # (after abstract_eval: JAX's errors)
-        if forward is not None and (i := forward(*(t.aval for t in tracers),
-                                                 **params)) is not None:
+        if forward is not None and (i := forward(*in_avals, **params)) is not None:
             return tracers[i]
         effects = effects_rules[primitive](**params) if primitive in effects_rules \
-            else frozenset()
+            else _no_effects
         return self.add_eqn(primitive, tracers, out_avals, params, effects)
 
     def add_eqn(self, primitive, tracers, out_avals, params, effects=frozenset()):
         """Append ``outs = primitive[params] tracers``; returns the output tracers."""
-        many = primitive.multiple_results
-        out_avals = list(out_avals) if many else [out_avals]
+        invars = [t.var for t in tracers]
+        if not primitive.multiple_results:
+            var = Var(out_avals)
+            self.eqns.append(JaxprEqn(invars, [var], primitive, params, effects))
+            return StagingTracer(self, out_avals, var)
         outvars = [Var(a) for a in out_avals]
-        self.eqns.append(JaxprEqn([t.var for t in tracers], outvars, primitive, params,
-                                  effects))
-        outs = [StagingTracer(self, a, v) for a, v in zip(out_avals, outvars)]
-        return outs if many else outs[0]
+        self.eqns.append(JaxprEqn(invars, outvars, primitive, params, effects))
+        return [StagingTracer(self, v.aval, v) for v in outvars]
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
         from glassjax import custom_derivatives
@@ -148,14 +170,17 @@ class StagingTrace(core.Trace):
         enclosing trace: callers that need a closed jaxpr turn those into arguments)."""
         outvars = [self.to_tracer(t).var for t in out_tracers]
         literals = {v: Literal(c, v.aval) for v, c in self.const_vals if is_literalable(c)}
-        sub = lambda a: literals.get(a, a) if isinstance(a, Var) else a
-        eqns = [e.replace(invars=[sub(a) for a in e.invars]) if
-                any(a in literals for a in e.invars if isinstance(a, Var)) else e
-                for e in self.eqns]
-        outvars = [sub(v) for v in outvars]
-        used = _used_vars(eqns, outvars)
-        consts = [(v, c) for v, c in self.const_vals if v not in literals and v in used]
-        effects = frozenset().union(*(e.effects for e in eqns)) if eqns else frozenset()
+        eqns = self.eqns
+        if literals:
+            sub = lambda a: literals.get(a, a)
+            eqns = [e.replace(invars=[sub(a) for a in e.invars]) if
+                    any(a in literals for a in e.invars) else e for e in eqns]
+            outvars = [sub(v) for v in outvars]
+        consts = [(v, c) for v, c in self.const_vals if v not in literals]
+        if consts:                  # only the constants the program reads
+            used = _used_vars(eqns, outvars)
+            consts = [(v, c) for v, c in consts if v in used]
+        effects = frozenset().union(*[e.effects for e in eqns if e.effects])
         jaxpr = Jaxpr([v for v, _ in consts], self.invars, outvars, eqns, effects,
                       self.debug)
         return jaxpr, [c for _, c in consts]
@@ -190,9 +215,10 @@ class StagingTrace(core.Trace):
 
 
 def _used_vars(eqns, outvars):
-    used = {v for v in outvars if isinstance(v, Var)}
+    """The atoms the program reads (literals too: harmless, and cheaper than sorting)."""
+    used = set(outvars)
     for e in eqns:
-        used.update(a for a in e.invars if isinstance(a, Var))
+        used.update(e.invars)
     return used
 
 
@@ -204,6 +230,8 @@ def is_literalable(x) -> bool:
         return True
     return isinstance(x, (np.ndarray, np.generic)) and not np.shape(x)
 
+
+_no_effects = frozenset()
 
 # Primitives whose staging does more than record one equation (e.g. ``jit(inline=True)``
 # inlines its body, ``pjit`` forwards constant outputs).

@@ -1431,6 +1431,14 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
     constants of the new type, so they stay literals in a jaxpr (``2.0:f32[]``) rather
     than becoming ``convert_element_type`` equations (JAX gets there by constant
     folding). An array or tracer already of the requested type is returned as is."""
+    if isinstance(operand, core.Tracer):
+        # The common case while tracing (jnp functions convert every result to its
+        # promoted type, which it nearly always has already): decided by the aval alone.
+        aval = operand.aval
+        dtype = dtypes.canonicalize_dtype(aval.dtype)
+        if (dtype == aval.dtype and (new_dtype is None or dtype == new_dtype) and
+                aval.weak_type == bool(weak_type) and operand.to_concrete_value() is None):
+            return operand
     if hasattr(operand, "__jax_array__"):
         operand = operand.__jax_array__()
     old_dtype = dtypes.dtype(operand, canonicalize=True)

@@ -13,6 +13,7 @@ import operator
 import numpy as np
 
 from glassjax import core, dtypes
+from glassjax.config import config
 from glassjax.interpreters import batching
 from glassjax.xla import dispatch, lowering
 
@@ -26,11 +27,38 @@ def standard_primitive(shape_rule, dtype_rule, name, weak_type_rule=all_weak):
     prim = core.Primitive(name)
     prim.def_impl(functools.partial(dispatch.apply_primitive, prim))
 
-    def abstract_eval(*avals, **params):
+    def rules(avals, params):
         return core.ShapedArray(shape_rule(*avals, **params), dtype_rule(*avals, **params),
                                 weak_type_rule(*avals, **params))
-    prim.def_abstract_eval(abstract_eval)
+    prim.def_abstract_eval(cached_abstract_eval(rules))
     return prim
+
+
+def cached_abstract_eval(rules):
+    """``rules(avals, params)`` as an abstract-eval rule, memoized: the rules are pure
+    functions of the input avals, the params and the x64 flag (which canonicalizes
+    dtypes), and tracing asks the same question for almost every equation of a layer.
+    A param value's type is part of the key (``2`` and ``2.0`` are equal but need not be
+    valid alike); unhashable params are simply not cached. Errors are never cached."""
+    cache: dict = {}
+
+    def abstract_eval(*avals, **params):
+        key = (avals, tuple(params.items()), tuple(map(type, params.values())),
+               config.jax_enable_x64)
+        try:
+            return cache[key]
+        except KeyError:
+            pass
+        except TypeError:           # an unhashable param
+            return rules(avals, params)
+        if len(cache) >= _ABSTRACT_EVAL_CACHE_SIZE:
+            cache.clear()
+        out = cache[key] = rules(avals, params)
+        return out
+    return abstract_eval
+
+
+_ABSTRACT_EVAL_CACHE_SIZE = 4096
 
 
 def standard_multi_result_primitive(shape_rule, dtype_rule, weak_type_rule, name):
@@ -40,11 +68,12 @@ def standard_multi_result_primitive(shape_rule, dtype_rule, weak_type_rule, name
     prim.multiple_results = True
     prim.def_impl(functools.partial(dispatch.apply_primitive, prim))
 
-    def abstract_eval(*avals, **params):
-        return [core.ShapedArray(s, d, w) for s, d, w in zip(
+    def rules(avals, params):
+        return tuple(core.ShapedArray(s, d, w) for s, d, w in zip(
             shape_rule(*avals, **params), dtype_rule(*avals, **params),
-            weak_type_rule(*avals, **params))]
-    prim.def_abstract_eval(abstract_eval)
+            weak_type_rule(*avals, **params)))
+    cached = cached_abstract_eval(rules)
+    prim.def_abstract_eval(lambda *avals, **params: list(cached(*avals, **params)))
     return prim
 
 
