@@ -213,17 +213,48 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
                                                                   has_aux=has_aux)
     out_avals = [core.get_aval(x) for x in out_primals]
     name = staging.fun_sourceinfo(fun)
-    f_vjp = Partial(functools.partial(_vjp_pullback, jaxpr, in_tree, out_tree[0], out_avals,
-                                      tuple(out_nonzeros), name), consts)
+    f_vjp = VJP(functools.partial(_vjp_pullback, jaxpr, out_avals, tuple(out_nonzeros),
+                                  name), in_tree, out_tree[0], [], consts)
     out = tree_unflatten(out_tree[0], out_primals)
     return (out, f_vjp, aux) if has_aux else (out, f_vjp)
 
 
-def _vjp_pullback(jaxpr, in_tree, out_tree, out_avals, out_nonzeros, fun_info, consts,
-                  *args):
-    if len(args) != 1:
-        raise TypeError(_VJP_TOO_MANY_ARGS.format(fun_info.split(" at ")[0], len(args)))
-    cts, tree = tree_flatten(args[0], is_leaf=lambda x: isinstance(x, ad.Zero))
+class VJP:
+    """The function ``vjp`` returns: output cotangents to input cotangents. A pytree
+    whose leaves are the residuals (so it can be passed through ``jit`` and friends),
+    as JAX's ``VJP``; ``fun`` holds the linear jaxpr and what is needed to call it."""
+    __slots__ = ("fun", "in_tree", "out_tree", "args_res", "opaque_residuals",
+                 "__weakref__")
+
+    def __init__(self, fun, in_tree, out_tree, args_res, opaque_residuals):
+        self.fun = fun
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.args_res = args_res
+        self.opaque_residuals = opaque_residuals
+
+    jaxpr = property(lambda self: self.fun.args[0])
+
+    def __call__(self, out_ct, *extra_args):
+        if extra_args:
+            raise TypeError(_VJP_TOO_MANY_ARGS.format(self.fun.args[3].split(" at ")[0],
+                                                      len(extra_args) + 1))
+        return self.fun(self.in_tree, self.out_tree,
+                        [*self.args_res, *self.opaque_residuals], out_ct)
+
+    def __repr__(self):
+        return (f"VJP(fun={self.fun!r}, in_tree={self.in_tree}, out_tree={self.out_tree}, "
+                f"args_res={self.args_res!r}, opaque_residuals={self.opaque_residuals!r})")
+
+
+tree_util.register_pytree_node(
+    VJP, lambda f: ((f.args_res, f.opaque_residuals), (f.fun, f.in_tree, f.out_tree)),
+    lambda meta, children: VJP(*meta, *children))
+
+
+def _vjp_pullback(jaxpr, out_avals, out_nonzeros, fun_info, in_tree, out_tree, consts,
+                  out_ct):
+    cts, tree = tree_flatten(out_ct, is_leaf=lambda x: isinstance(x, ad.Zero))
     if tree != out_tree:
         raise ValueError(_vjp_tree_error(fun_info, out_tree, tree))
     for ct, aval in zip(cts, out_avals):

@@ -478,6 +478,19 @@ def test_vjp():
     np.testing.assert_allclose(primals, [np.sin(0.5), np.cos(1.0)], rtol=1e-6)
 
 
+def test_vjp_function_is_a_pytree_of_its_residuals():
+    # As JAX's ``VJP``: the residuals are its leaves, so it can cross a jit boundary.
+    from glassjax import tree_util
+    _, f_vjp = vjp(jnp.sin, 1.0)
+    leaves = tree_util.tree_leaves(f_vjp)
+    np.testing.assert_allclose(leaves, [np.cos(1.0)], rtol=1e-6)
+    (ct,) = jit(lambda f, c: f(c))(f_vjp, 2.0)
+    np.testing.assert_allclose(ct, 2 * np.cos(1.0), rtol=1e-6)
+    rebuilt = tree_util.tree_unflatten(tree_util.tree_structure(f_vjp), [jnp.float32(3.0)])
+    np.testing.assert_allclose(rebuilt(1.0)[0], 3.0)
+    assert type(f_vjp).__name__ == "VJP"
+
+
 def test_jacfwd_and_jacrev():
     def f(x):
         return jnp.asarray([x[0], 5 * x[2], 4 * x[1] ** 2 - 2 * x[2], x[2] * jnp.sin(x[0])])

@@ -467,14 +467,13 @@ class LinearizeTrace(core.Trace):
         primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
         if all(type(t) is Zero for t in tangents):
             return primitive.bind_with_trace(self.parent_trace, primals, params)
-        nonzeros = [type(t) is not Zero for t in tangents]
         rule = primitive_linearizations.get(primitive)
+        if rule is None:
+            return self._linearize_by_jvp(primitive, primals, tangents, params)
+        nonzeros = [type(t) is not Zero for t in tangents]
         with core.set_current_trace(self.parent_trace):
-            if rule is None:
-                out = fallback_linearize_rule(primitive, nonzeros, *primals, **params)
-            else:
-                out = rule(nonzeros, *primals, **params)
-        primal_out, out_nonzeros, residuals, linearized = out
+            primal_out, out_nonzeros, residuals, linearized = rule(nonzeros, *primals,
+                                                                   **params)
         with core.set_current_trace(self.tangent_trace):
             tangent_out = linearized(residuals, *tangents)
         if primitive.multiple_results:
@@ -484,6 +483,36 @@ class LinearizeTrace(core.Trace):
 
     def _tracer(self, primal, nonzero, tangent):
         return LinearizeTracer(self, primal, tangent) if nonzero else primal
+
+    def _linearize_by_jvp(self, primitive, primals, tangents, params):
+        """The default: run the primitive's JVP rule with the tangents *unknown*
+        (partial evaluation, straight onto the tangent trace). What depends on primals
+        only runs on the parent trace; what touches a tangent is recorded on the tangent
+        trace, which takes the primal values it reads as constants (the residuals).
+        (``linearize_from_jvp`` does the same through a separate linear jaxpr, for rules
+        that must hand their linear part around.)"""
+        rule = get_jvp_rule(primitive)
+        trace = pe.PartialEvalTrace(self.parent_trace, self.tangent_trace)
+        tangents = [Zero(t.aval) if type(t) is not Zero and _is_float0(t.aval) else t
+                    for t in tangents]
+        with core.set_current_trace(trace):
+            primal_out, tangent_out = rule(primals, tangents, **params)
+        if not primitive.multiple_results:
+            return self._tracer(primal_out, self._nonzero(trace, primal_out, tangent_out),
+                                tangent_out)
+        return [self._tracer(p, self._nonzero(trace, p, t), t)
+                for p, t in zip(primal_out, tangent_out)]
+
+    @staticmethod
+    def _nonzero(trace, primal, tangent) -> bool:
+        if trace.is_unknown(primal):
+            raise ValueError(
+                "Linearization failed to produce known values for all output primals. "
+                "This is typically caused by attempting to differentiate a function uses "
+                "an operation that does not support reverse-mode autodiff.")
+        # A tangent that came out known (a zeros array, say) does not depend on the
+        # inputs' tangents: it is a zero.
+        return type(tangent) is not Zero and trace.is_unknown(tangent)
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
         primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
@@ -521,13 +550,6 @@ class LinearizeTrace(core.Trace):
         with core.set_current_trace(self.tangent_trace):
             tangents_out = custom_lin_p.bind(*lin_args, **lin_params)
         return [self._tracer(p, True, t) for p, t in zip(primals_out, tangents_out)]
-
-
-def fallback_linearize_rule(primitive, nonzeros, *primals, **params):
-    """Linearize a primitive by partially evaluating its JVP rule (tangents unknown)."""
-    rule = get_jvp_rule(primitive)
-    return linearize_from_jvp(lambda p, t: rule(p, t, **params),
-                              primitive.multiple_results, nonzeros, primals)
 
 
 def linearize_from_jvp(jvp_rule, multiple_results, nonzeros, primals, *,
