@@ -3,23 +3,29 @@
 A complete tracing / transformation / XLA-compile engine with JAX's public API, written
 to be read. ``import glassjax as jax`` behaves like JAX 0.10.2.
 """
-from glassjax.config import config, disable_jit, enable_x64
+from glassjax.config import (config, debug_infs, debug_nans, default_device,
+                             default_matmul_precision, disable_jit, enable_x64,
+                             ensure_compile_time_eval, numpy_dtype_promotion,
+                             numpy_rank_promotion)
 from glassjax import errors, tree, tree_util, dtypes, core
 from glassjax.array import Array
 from glassjax.core import ShapeDtypeStruct
 from glassjax.dtypes import float0
-from glassjax.api import block_until_ready, device_get, device_put, make_jaxpr
+from glassjax.api import (block_until_ready, clear_caches, device_get, device_put,
+                          make_jaxpr, typeof)
 from glassjax.jit import eval_shape, jit, named_call, xla_computation
 from glassjax.ad_api import (grad, hessian, jacfwd, jacobian, jacrev, jvp, linear_transpose,
                              linearize, value_and_grad, vjp)
 from glassjax.vmap_api import vmap
-from glassjax.custom_derivatives import closure_convert, custom_jvp, custom_vjp
+from glassjax.custom_derivatives import (closure_convert, custom_gradient, custom_jvp,
+                                         custom_vjp)
 from glassjax.ad_checkpoint import checkpoint, checkpoint_policies, remat
 from glassjax.xla.runtime import (default_backend, device_count, devices, local_device_count,
                                   local_devices, process_count, process_index)
 from glassjax.callbacks import pure_callback
 from glassjax.xla.dispatch import effects_barrier
-from glassjax import ad_checkpoint, debug, lax, nn, numpy, random, scipy, test_util
+from glassjax import (ad_checkpoint, debug, experimental, lax, nn, numpy, random, scipy,
+                      test_util)
 
 __version__ = "0.1.0"
 

@@ -6,6 +6,7 @@ to an interpreter (``interpreters/``) and rebuilds the output pytree.
 from __future__ import annotations
 
 import functools
+import importlib
 
 from glassjax import api_util, core, tree_util
 from glassjax.interpreters import staging
@@ -72,3 +73,31 @@ def block_until_ready(x):
         if hasattr(leaf, "block_until_ready"):
             leaf.block_until_ready()
     return x
+
+
+# ----------------------------------------------------------------------------------------
+# Types and caches
+# ----------------------------------------------------------------------------------------
+
+def typeof(x) -> core.ShapedArray:
+    """The JAX type (abstract value) of ``x``: ``float32[3]``, ``~float32[]`` (weak)."""
+    try:
+        return core.get_aval(x)
+    except TypeError:
+        quoted = "{}" if isinstance(x, str) else "'{}'"
+        raise TypeError(f"Argument '{x}' of type {quoted.format(type(x))} is not a valid "
+                        "JAX type") from None
+
+
+def clear_caches():
+    """Forget every cached trace and compiled executable: the next call of any jitted
+    function (or eager operation) traces and compiles again."""
+    from glassjax.interpreters import batching
+    from glassjax.lax.control_flow import common
+    from glassjax.xla import dispatch, fastpath
+    jit_module = importlib.import_module("glassjax.jit")   # (glassjax.jit is the function)
+    for cache in (jit_module._executables, jit_module._trace_cache, common._cache,
+                  batching._batch_jaxpr_cache, dispatch._primitive_cache,
+                  dispatch._primitive_callables):
+        cache.clear()
+    fastpath.clear_cpp_caches()

@@ -60,8 +60,19 @@ class OrderedDebugEffect(Effect):
     __str__ = lambda self: "OrderedDebug"
 
 
+class IOEffect(Effect):
+    __str__ = lambda self: "IO"
+
+
+class OrderedIOEffect(Effect):
+    ordered = True
+    __str__ = lambda self: "OrderedIO"
+
+
 debug_effect = DebugEffect()
 ordered_debug_effect = OrderedDebugEffect()
+io_effect = IOEffect()
+ordered_io_effect = OrderedIOEffect()
 
 
 # ----------------------------------------------------------------------------------------
@@ -435,15 +446,10 @@ def _pure_callback_batching(args, dims, *, vmap_method, result_avals, **params):
         outs = pure_callback_p.bind(*args, vmap_method=vmap_method,
                                     result_avals=batched_avals, **params)
     elif vmap_method in ("sequential", "sequential_unrolled"):
-        mapped = [d is not batching.not_mapped for d in dims]
-
-        def one_element(carry, xs):
-            xs = iter(xs)
-            merged = [next(xs) if m else x for x, m in zip(args, mapped)]
-            return carry, pure_callback_p.bind(*merged, vmap_method=vmap_method,
-                                               result_avals=result_avals, **params)
-        _, outs = lax.scan(one_element, (), [x for x, m in zip(args, mapped) if m],
-                           unroll=vmap_method == "sequential_unrolled")
+        outs = _call_sequentially(pure_callback_p, args, dims,
+                                  vmap_method == "sequential_unrolled",
+                                  dict(vmap_method=vmap_method, result_avals=result_avals,
+                                       **params))
     else:
         raise NotImplementedError(
             "vmap is only supported for the pure_callback primitive when vmap_method is "
@@ -453,6 +459,21 @@ def _pure_callback_batching(args, dims, *, vmap_method, result_avals, **params):
 
 
 batching.primitive_batchers[pure_callback_p] = _pure_callback_batching
+
+
+def _call_sequentially(primitive, args, dims, unroll, params):
+    """Batch a callback by calling it once per element, in a ``scan`` over the mapped
+    arguments (already moved to axis 0)."""
+    from glassjax import lax
+    mapped = [d is not batching.not_mapped for d in dims]
+
+    def one_element(carry, xs):
+        xs = iter(xs)
+        merged = [next(xs) if m else x for x, m in zip(args, mapped)]
+        return carry, primitive.bind(*merged, **params)
+    _, outs = lax.scan(one_element, (), [x for x, m in zip(args, mapped) if m],
+                       unroll=unroll)
+    return outs
 
 _VMAP_METHODS = ["sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
                  "legacy_vectorized", None]
@@ -466,6 +487,21 @@ def _result_aval(shape_dtype) -> core.ShapedArray:
     return core.ShapedArray(shape_dtype.shape, dtype)
 
 
+def _flat_callback_args(primitive, callback, args, kwargs):
+    """The flat arguments of a callback call, checked as ``Primitive.bind`` checks them
+    in JAX, and the callback taking them."""
+    flat_args, in_tree = tree_util.tree_flatten((args, kwargs))
+    for i, arg in enumerate(flat_args):
+        try:
+            core.get_aval(arg)
+        except TypeError as err:
+            raise TypeError(
+                f"Error interpreting argument to {primitive} as a JAX value. The "
+                f"problematic value is of type {type(arg)} and was passed to "
+                f"{primitive} at position {i}.\n") from err
+    return flat_args, _FlatCallback(callback, in_tree)
+
+
 def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args: Any,
                   sharding=None, vmap_method: str | None = None, **kwargs: Any):
     """Call ``callback(*args, **kwargs)`` on the host, from traced code too.
@@ -477,18 +513,89 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args:
     if vmap_method not in _VMAP_METHODS:
         raise ValueError(f"vmap_method must be on of the allowed methods {_VMAP_METHODS}, "
                          f"but got: {vmap_method}")
-    flat_args, in_tree = tree_util.tree_flatten((args, kwargs))
-    for i, arg in enumerate(flat_args):
-        try:
-            core.get_aval(arg)
-        except TypeError as err:       # JAX's Primitive.bind says this for any primitive
-            raise TypeError(
-                f"Error interpreting argument to {pure_callback_p} as a JAX value. The "
-                f"problematic value is of type {type(arg)} and was passed to "
-                f"{pure_callback_p} at position {i}.\n") from err
+    flat_args, flat_callback = _flat_callback_args(pure_callback_p, callback, args, kwargs)
     result_avals, out_tree = tree_util.tree_flatten(
         tree_util.tree_map(_result_aval, result_shape_dtypes))
-    outs = pure_callback_p.bind(*flat_args, callback=_FlatCallback(callback, in_tree),
+    outs = pure_callback_p.bind(*flat_args, callback=flat_callback,
                                 result_avals=tuple(result_avals), sharding=sharding,
                                 vmap_method=vmap_method)
+    return tree_util.tree_unflatten(out_tree, outs)
+
+
+# ----------------------------------------------------------------------------------------
+# io_callback: a callback with side effects
+# ----------------------------------------------------------------------------------------
+
+class IOCallbackPrimitive(core.Primitive):
+    multiple_results = True
+
+
+io_callback_p = IOCallbackPrimitive("io_callback")
+
+
+def _io_callback_on_host(*args, callback, result_avals, sharding, ordered):
+    del result_avals, sharding, ordered
+    try:
+        return [np.asarray(out) for out in callback(*_on_host(args, "jax.io_callback"))]
+    except BaseException:
+        logger.exception("jax.io_callback failed")
+        raise
+
+
+io_callback_p.def_impl(functools.partial(dispatch.apply_primitive, io_callback_p))
+io_callback_p.def_abstract_eval(lambda *avals, result_avals, **params: list(result_avals))
+# The effect keeps an unused call alive (no DCE) and, when ordered, in program order.
+staging.effects_rules[io_callback_p] = lambda ordered, **_: frozenset(
+    {ordered_io_effect if ordered else io_effect})
+
+
+def _io_callback_lowering(ctx, *args, callback, sharding, ordered, **params):
+    del sharding
+    host_fn = lambda *np_args: _io_callback_on_host(*np_args, callback=callback,
+                                                    sharding=None, ordered=ordered,
+                                                    **params)
+    return emit_python_callback(ctx, host_fn, args, has_side_effect=True,
+                                ordered_effect=ordered_io_effect if ordered else None)
+
+
+lowering.register_lowering(io_callback_p, _io_callback_lowering)
+
+
+def _io_callback_jvp(primals, tangents, **params):
+    raise ValueError("IO callbacks do not support JVP.")
+
+
+def _io_callback_transpose(cts, *args, **params):
+    raise ValueError("IO callbacks do not support transpose.")
+
+
+def _io_callback_batching(args, dims, *, ordered, **params):
+    """One call per element, in order (the callback's effects happen once each)."""
+    if ordered:
+        raise ValueError("Cannot `vmap` ordered IO callback.")
+    args = [x if d is batching.not_mapped else batching.moveaxis(x, d, 0)
+            for x, d in zip(args, dims)]
+    outs = _call_sequentially(io_callback_p, args, dims, False,
+                              dict(ordered=ordered, **params))
+    return tuple(outs), (0,) * len(outs)
+
+
+ad.primitive_jvps[io_callback_p] = _io_callback_jvp
+ad.primitive_transposes[io_callback_p] = _io_callback_transpose
+batching.primitive_batchers[io_callback_p] = _io_callback_batching
+
+
+def io_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args: Any,
+                sharding=None, ordered: bool = False, **kwargs: Any):
+    """Call ``callback(*args, **kwargs)`` on the host for its side effects (logging,
+    writing files, reading state), from traced code too. Unlike ``pure_callback`` it is
+    never removed when its results are unused; ``ordered=True`` also keeps the calls
+    in program order. It cannot be differentiated, and under ``vmap`` an unordered one
+    is called once per element."""
+    flat_args, flat_callback = _flat_callback_args(io_callback_p, callback, args, kwargs)
+    result_avals, out_tree = tree_util.tree_flatten(
+        tree_util.tree_map(_result_aval, result_shape_dtypes))
+    outs = io_callback_p.bind(*flat_args, callback=flat_callback,
+                              result_avals=tuple(result_avals), sharding=sharding,
+                              ordered=ordered)
     return tree_util.tree_unflatten(out_tree, outs)

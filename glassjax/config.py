@@ -187,7 +187,20 @@ config.define("jax_numpy_dtype_promotion", "standard", _enum(["standard", "stric
               in_jit_key=True, in_trace_context=True)
 config.define("jax_default_matmul_precision", None, _enum(_MATMUL_PRECISIONS, optional=True),
               in_jit_key=True, in_trace_context=True)
-config.define("jax_debug_nans", False, _parse_bool, from_env=_bool_from_env)
+# NaN/inf checking changes what a call does (outputs are inspected, so C++ may not run
+# it alone): part of the jit key.
+_debug_nans = config.define("jax_debug_nans", False, _parse_bool, from_env=_bool_from_env,
+                            in_jit_key=True)
+_debug_infs = config.define("jax_debug_infs", False, _parse_bool, from_env=_bool_from_env,
+                            in_jit_key=True)
+# Where uncommitted values and computations go (None: the first local device).
+# (A device, or a platform name such as "cpu".)
+_default_device = config.define("jax_default_device", None, lambda d: d, in_jit_key=True,
+                                in_trace_context=True)
+# While set, staging runs operations on concrete values now instead of recording them
+# (``ensure_compile_time_eval``).
+_eager_constant_folding = config.define("eager_constant_folding", False, _parse_bool,
+                                        from_env=_bool_from_env, in_trace_context=True)
 
 # A function the C++ jit calls on every fast-path result (JAX uses it for debug_nans).
 post_hook = _cells.Config("post_hook", None)
@@ -205,6 +218,45 @@ def enable_x64(new_val=True):
 def disable_jit(disable=True):
     """Context manager (or decorator) running jitted functions as plain Python, op by op."""
     return _disable_jit.override(disable)
+
+
+# Context managers for single options, named as JAX names them (``with
+# jax.numpy_dtype_promotion("strict"): ...``).
+
+def debug_nans(new_val=True):
+    """Raise FloatingPointError when a computation produces a NaN."""
+    return _debug_nans.override(new_val)
+
+
+def debug_infs(new_val=True):
+    """Raise FloatingPointError when a computation produces an infinity."""
+    return _debug_infs.override(new_val)
+
+
+def default_device(device):
+    """Put uncommitted values and computations on ``device`` in this block."""
+    return _default_device.override(device)
+
+
+def numpy_dtype_promotion(value):
+    """``"standard"`` or ``"strict"`` (no implicit promotion between types)."""
+    return config.option("jax_numpy_dtype_promotion").override(value)
+
+
+def numpy_rank_promotion(value):
+    """``"allow"``, ``"warn"`` or ``"raise"`` on implicit rank promotion."""
+    return config.option("jax_numpy_rank_promotion").override(value)
+
+
+def default_matmul_precision(value):
+    """The precision of matrix products whose ``precision`` is None."""
+    return config.option("jax_default_matmul_precision").override(value)
+
+
+def ensure_compile_time_eval():
+    """Compute operations on concrete values now, even while staging a function: their
+    results become constants of the jaxpr instead of equations."""
+    return _eager_constant_folding.override(True)
 
 
 def cpu_device_count():

@@ -897,3 +897,56 @@ def _maybe_perturbed(x) -> bool:
     if isinstance(x, staging.StagingTracer):
         return x.aval.to_tangent_aval().dtype != dtypes.float0
     return True
+
+
+# ----------------------------------------------------------------------------------------
+# custom_gradient: a custom_vjp written as one function
+# ----------------------------------------------------------------------------------------
+
+def custom_gradient(fun):
+    """``fun(*args) -> (output, vjp_rule)``, where ``vjp_rule(output_cotangent)`` returns
+    one cotangent per argument, as a function with that gradient (TensorFlow's style).
+
+    It is a ``custom_vjp`` whose forward pass traces ``vjp_rule`` into a jaxpr; the
+    values the rule closes over become that jaxpr's constants, and so the residuals."""
+    @custom_vjp
+    def wrapped(*args, **kwargs):
+        out, _ = fun(*args, **kwargs)
+        return out
+
+    def fwd(*args, **kwargs):
+        out, rule = fun(*args, **kwargs)
+        out_flat, out_tree = tree_flatten((out,))
+        ct_avals = [core.get_aval(x).to_tangent_aval() for x in out_flat]
+        in_tree = []
+
+        def flat_rule(*cts_flat):
+            cts_in = rule(*tree_unflatten(out_tree, cts_flat))
+            leaves, tree = tree_flatten(cts_in)
+            in_tree.append(tree)
+            return leaves
+        jaxpr, consts, _ = staging.trace_to_jaxpr(flat_rule, ct_avals)
+        return out, _GradientRule(jaxpr, in_tree[0], out_tree, consts)
+
+    def bwd(rule, cts):
+        cts_flat, tree = tree_flatten((cts,))
+        if tree != rule.out_tree:
+            raise TypeError(f"{rule.out_tree}\n!=\n{tree}")
+        cts_in = tree_unflatten(rule.in_tree,
+                                core.eval_jaxpr(rule.jaxpr, rule.consts, *cts_flat))
+        return (cts_in,) if tree_util.treedef_is_leaf(rule.in_tree) else cts_in
+
+    wrapped.defvjp(fwd, bwd)
+    return wrapped
+
+
+class _GradientRule:
+    """A traced ``vjp_rule``: a pytree whose leaves are the values it closes over."""
+
+    def __init__(self, jaxpr, in_tree, out_tree, consts):
+        self.jaxpr, self.in_tree, self.out_tree, self.consts = jaxpr, in_tree, out_tree, consts
+
+
+tree_util.register_pytree_node(
+    _GradientRule, lambda r: (r.consts, (r.jaxpr, r.in_tree, r.out_tree)),
+    lambda aux, consts: _GradientRule(*aux, list(consts)))

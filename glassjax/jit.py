@@ -41,7 +41,7 @@ _executables: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def _executable(args, jaxpr, name, donated_invars, keep_unused) -> dispatch.Compiled:
     """The executable of ``jaxpr`` for the device ``args`` are committed to (compiled once)."""
-    device = runtime.committed_device(args)
+    device = runtime.committed_device(args) or runtime.default_device()
     per_jaxpr = _executables.setdefault(jaxpr, {})
     key = (device, donated_invars, keep_unused)
     compiled = per_jaxpr.get(key)
@@ -53,7 +53,31 @@ def _executable(args, jaxpr, name, donated_invars, keep_unused) -> dispatch.Comp
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
     del inline
-    return _executable(args, jaxpr, name, donated_invars, keep_unused)(*args)
+    try:
+        return _executable(args, jaxpr, name, donated_invars, keep_unused)(*args)
+    except dispatch.InternalFloatingPointError as err:
+        _rerun_deoptimized(name, err.kind, core.jaxpr_as_fun(jaxpr), args, {})
+
+
+def _rerun_deoptimized(name, kind, fun, args, kwargs):
+    """``jax_debug_nans``: a jitted computation produced a NaN. Run ``fun`` again
+    un-jitted, op by op, so that the primitive that made it raises (with its name);
+    if none does, say so as JAX does."""
+    print("Invalid nan value encountered in the output of a jax.jit function. Calling "
+          "the de-optimized version.")
+    fun(*args, **kwargs)
+    raise FloatingPointError(
+        f"{(f'jit({name})', kind)}. Because jax_config.debug_nans.value and/or "
+        "config.jax_debug_infs is set, the de-optimized function (i.e., the function as "
+        "if the `jit` decorator were removed) was called in an attempt to get a more "
+        "precise error message. However, the de-optimized function did not produce "
+        "invalid values during its execution. This behavior can result from `jit` "
+        "optimizations causing the invalid value to be produced. It may also arise from "
+        "having nan/inf literals as inputs or outputs, like `jax.jit(lambda ...: "
+        "jax.numpy.nan)(...)`. \n\nIt may be possible to avoid the invalid value by "
+        "removing the `jit` decorator, at the cost of losing optimizations. \n\nIf you "
+        "see this error, consider opening a bug report at https://github.com/jax-ml/jax."
+    ) from None
 
 
 jit_p.def_impl(_jit_impl)
@@ -342,7 +366,10 @@ class Jitted:
             outs = jit_p.bind(*result.lifted, *leaves, inline=self._inline, **params)
             return tree_util.tree_unflatten(result.out_tree, outs), None, False
         compiled = _executable(leaves, **params)
-        outs = compiled(*leaves)
+        try:
+            outs = compiled(*leaves)
+        except dispatch.InternalFloatingPointError as err:
+            _rerun_deoptimized(self._name, err.kind, self._fun, args, kwargs)
         data = fastpath.fastpath_data(compiled, outs, result.out_tree)
         return tree_util.tree_unflatten(result.out_tree, outs), data, False
 

@@ -64,3 +64,78 @@ def test_callbacks_print_and_compute_as_in_jax():
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == EXPECTED
+
+
+IO_PROGRAM = """\
+import numpy as np
+import glassjax as jax, glassjax.numpy as jnp
+from glassjax.experimental import io_callback
+
+log = []
+def host_log(x):
+    log.append(np.asarray(x).tolist())
+    return np.asarray(x * 2, np.float32)
+
+@jax.jit
+def f(x):
+    y = io_callback(host_log, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+    return y + 1
+
+print(f(jnp.arange(3.0)))
+print(jax.make_jaxpr(f)(jnp.arange(3.0)))
+print(jax.make_jaxpr(lambda x: io_callback(host_log, jax.ShapeDtypeStruct((), jnp.float32), x, ordered=True))(1.0))
+print(io_callback(host_log, jax.ShapeDtypeStruct((), jnp.float32), 2.0))
+print(jax.vmap(lambda x: io_callback(host_log, jax.ShapeDtypeStruct((), jnp.float32), x))(jnp.arange(3.0)))
+try:
+    jax.vmap(lambda x: io_callback(host_log, jax.ShapeDtypeStruct((), jnp.float32), x, ordered=True))(jnp.arange(3.0))
+except Exception as e:
+    print(type(e).__name__, e)
+try:
+    jax.grad(lambda x: io_callback(host_log, jax.ShapeDtypeStruct((), jnp.float32), x))(1.0)
+except Exception as e:
+    print(type(e).__name__, e)
+print(jax.lax.scan(lambda c, x: (c + io_callback(host_log, jax.ShapeDtypeStruct((), jnp.float32), x, ordered=True), None), 0.0, jnp.arange(3.0))[0])
+jax.effects_barrier()
+print(log)
+"""
+
+# What JAX 0.10.2 prints for IO_PROGRAM (with jax for glassjax).
+IO_EXPECTED = """\
+[1. 3. 5.]
+{ lambda ; a:f32[3]. let
+    b:f32[3] = jit[
+      name=f
+      jaxpr={ lambda ; a:f32[3]. let
+          c:f32[3] = io_callback[
+            callback=_FlatCallback(callback_func=<function host_log at 0xXXXXXXXXXXXX>, in_tree=PyTreeDef(((*,), {})))
+            ordered=False
+            result_avals=(ShapedArray(float32[3]),)
+            sharding=None
+          ] a
+          b:f32[3] = add c 1.0:f32[]
+        in (b,) }
+    ] a
+  in (b,) }
+{ lambda ; a:f32[]. let
+    b:f32[] = io_callback[
+      callback=_FlatCallback(callback_func=<function host_log at 0xXXXXXXXXXXXX>, in_tree=PyTreeDef(((*,), {})))
+      ordered=True
+      result_avals=(ShapedArray(float32[]),)
+      sharding=None
+    ] a
+  in (b,) }
+4.0
+[0. 2. 4.]
+ValueError Cannot `vmap` ordered IO callback.
+ValueError IO callbacks do not support JVP.
+6.0
+[[0.0, 1.0, 2.0], 2.0, 0.0, 1.0, 2.0, 0.0, 1.0, 2.0]
+"""
+
+
+def test_io_callback_as_in_jax():
+    """Effects kept and ordered, one call per element under vmap, no JVP."""
+    proc = subprocess.run([sys.executable, "-c", IO_PROGRAM], cwd=REPO, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == IO_EXPECTED

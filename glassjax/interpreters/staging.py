@@ -15,6 +15,7 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 
 from glassjax import core
+from glassjax.config import config
 from glassjax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 
@@ -120,6 +121,9 @@ class StagingTrace(core.Trace):
         return StagingTracer(self, var.aval, var)
 
     def process_primitive(self, primitive, tracers, params):
+        if config.eager_constant_folding and not any(
+                isinstance(t, core.Tracer) for t in tracers):    # ensure_compile_time_eval
+            return primitive.bind_with_trace(core.eval_trace, tracers, params)
         rule = staging_rules.get(primitive)
         if rule is not None:
             return rule(self, *tracers, **params)

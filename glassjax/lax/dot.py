@@ -17,6 +17,7 @@ import itertools
 import numpy as np
 
 from glassjax import dtypes, pretty
+from glassjax.config import config
 from glassjax.interpreters import ad, batching
 from glassjax.lax.structural import transpose
 from glassjax.lax.utils import canonicalize_axis, ensure_index_tuple, standard_primitive
@@ -50,9 +51,18 @@ _PRECISION_STRINGS = {
 
 
 def canonicalize_precision(precision):
-    """None, or a pair of ``Precision`` values (one per operand)."""
+    """None, or a pair of ``Precision`` values (one per operand). None means
+    ``jax_default_matmul_precision``, which is None unless set."""
     if precision is None:
-        return None
+        default = config.jax_default_matmul_precision
+        if default is None:
+            return None
+        if default not in _PRECISION_STRINGS:
+            raise ValueError(
+                "jax_default_matmul_precision flag must be set to None, a value in "
+                f"{list(_PRECISION_STRINGS)}, or the name of a lax.DotAlgorithmPreset, "
+                f"but got {default}")
+        return canonicalize_precision(default)
     if isinstance(precision, str) and precision in _PRECISION_STRINGS:
         return Precision(precision), Precision(precision)
     if isinstance(precision, Precision):

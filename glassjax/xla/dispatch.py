@@ -49,17 +49,49 @@ class Compiled:
         committed = runtime.committed_device(args) is not None
         arrays = [runtime.device_put(a, self.device) for a in args]
         if not self.module_context.host_callbacks and not self.ordered_effects:
-            return runtime.execute(self.executable, arrays, self.out_avals,
+            outs = runtime.execute(self.executable, arrays, self.out_avals,
                                    committed=committed)
-        n = len(self.ordered_effects)
-        tokens_in = [runtime.device_put(_effect_tokens.get(e, _NO_TOKEN), self.device)
-                     for e in self.ordered_effects]
-        outs, token = runtime.execute(self.executable, [*tokens_in, *arrays],
-                                      [_TOKEN_AVAL] * n + list(self.out_avals),
-                                      committed=committed, with_token=True)
-        _effect_tokens.update(zip(self.ordered_effects, outs[:n]))
-        _running_callbacks[self.device] = token
-        return outs[n:]
+        else:
+            n = len(self.ordered_effects)
+            tokens_in = [runtime.device_put(_effect_tokens.get(e, _NO_TOKEN), self.device)
+                         for e in self.ordered_effects]
+            outs, token = runtime.execute(self.executable, [*tokens_in, *arrays],
+                                          [_TOKEN_AVAL] * n + list(self.out_avals),
+                                          committed=committed, with_token=True)
+            _effect_tokens.update(zip(self.ordered_effects, outs[:n]))
+            _running_callbacks[self.device] = token
+            outs = outs[n:]
+        if needs_check_special():
+            check_special(outs)
+        return outs
+
+
+# -- jax_debug_nans / jax_debug_infs ------------------------------------------------------
+
+class InternalFloatingPointError(Exception):
+    """An execution produced a NaN or an infinity while ``jax_debug_nans`` /
+    ``jax_debug_infs`` is set. Callers turn it into JAX's ``FloatingPointError``: an
+    eager primitive names itself; a jit call re-runs its function un-jitted, so that the
+    primitive that made the value raises."""
+
+    def __init__(self, kind: str):
+        super().__init__(kind)
+        self.kind = kind
+
+
+def needs_check_special() -> bool:
+    return config.jax_debug_nans or config.jax_debug_infs
+
+
+def check_special(outs):
+    for out in outs:
+        if not np.issubdtype(out.dtype, np.inexact):
+            continue
+        value = np.asarray(out)
+        if config.jax_debug_nans and np.isnan(value).any():
+            raise InternalFloatingPointError("nan")
+        if config.jax_debug_infs and np.isinf(value).any():
+            raise InternalFloatingPointError("inf")
 
 
 # An ordered effect's token crosses between executions as an empty array.
@@ -146,7 +178,7 @@ _primitive_cache: dict = {}
 def _run_primitive(primitive, params, args):
     """The Python path of an eager primitive: compile (once per input types), run."""
     in_avals = tuple(core.get_aval(a) for a in args)
-    device = runtime.committed_device(args)
+    device = runtime.committed_device(args) or runtime.default_device()
     key = (primitive, _hashable_params(params), in_avals, device, config.jax_enable_x64)
     compiled = _primitive_cache.get(key)
     if compiled is None:
@@ -156,14 +188,22 @@ def _run_primitive(primitive, params, args):
     return compiled, (outs if primitive.multiple_results else outs[0])
 
 
+def _run_primitive_checked(primitive, params, args):
+    try:
+        return _run_primitive(primitive, params, args)
+    except InternalFloatingPointError as err:
+        raise FloatingPointError(f"invalid value ({err.kind}) encountered in "
+                                 f"{primitive.name}") from None
+
+
 def _primitive_callable(primitive, params):
     """A C++ dispatcher (``fastpath``) running ``primitive`` with ``params``: after the
     first call with some input types, later calls never enter Python."""
     def run(*args):
-        return _run_primitive(primitive, params, args)[1]
+        return _run_primitive_checked(primitive, params, args)[1]
 
     def cache_miss(*args):
-        compiled, out = _run_primitive(primitive, params, args)
+        compiled, out = _run_primitive_checked(primitive, params, args)
         outs = out if primitive.multiple_results else [out]
         tree = tree_util.tree_structure(out)
         return out, fastpath.fastpath_data(compiled, outs, tree), False
@@ -187,7 +227,7 @@ def apply_primitive(primitive, *args, **params):
             key = (primitive, _hashable_params(params))
             fun = _primitive_callables.get(key)
         except TypeError:                      # unhashable after all: the Python path
-            return _run_primitive(primitive, params, args)[1]
+            return _run_primitive_checked(primitive, params, args)[1]
     if fun is None:
         if len(_primitive_callables) > 4096:
             _primitive_callables.clear()

@@ -26,6 +26,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 from jaxlib import _jax
 
 from glassjax import tree_util
+from glassjax.config import config
 from glassjax.xla import runtime
 
 
@@ -46,8 +47,11 @@ class FastpathData(NamedTuple):
 def fastpath_data(compiled, outs: Sequence, out_tree) -> FastpathData | None:
     """Describe a ``dispatch.Compiled`` that just produced ``outs`` for C++, or None if
     C++ cannot run it alone: host callbacks must be tracked by Python (effects_barrier),
-    and results that are not device arrays (float0 tangents) are made by Python."""
+    outputs are checked for NaNs by Python (jax_debug_nans), and results that are not
+    device arrays (float0 tangents) are made by Python."""
     if compiled.module_context.host_callbacks:
+        return None
+    if config.jax_debug_nans or config.jax_debug_infs:     # outputs checked in Python
         return None
     if not all(isinstance(o, runtime.ArrayImpl) for o in outs):
         return None
@@ -85,3 +89,8 @@ def cpp_function(name: str, fun: Callable, cache_miss: Callable, *,
     compiled program (donation, device, ...)."""
     return _jax.pjit(name, fun, cache_miss, list(static_argnums), list(static_argnames),
                      options_key, tree_util.default_registry, _shard_arg, _cache)
+
+
+def clear_cpp_caches():
+    """Drop every executable the C++ dispatchers remember (``clear_caches``)."""
+    _jax.PjitFunctionCache.clear_all()

@@ -184,9 +184,17 @@ def local_device_count(backend=None) -> int:
     return get_backend(backend).local_device_count()
 
 
-@functools.cache
 def default_device() -> Device:
-    """Where uncommitted data and computations go: the first local device."""
+    """Where uncommitted data and computations go: ``jax_default_device`` if set (a
+    device or a platform name), else the first local device."""
+    chosen = config.jax_default_device
+    if chosen is None:
+        return _first_local_device()
+    return devices(chosen)[0] if isinstance(chosen, str) else chosen
+
+
+@functools.cache
+def _first_local_device() -> Device:
     return local_devices()[0]
 
 
