@@ -607,6 +607,29 @@ def test_array_methods():
         x.flat
 
 
+def test_view_sort_and_device_methods():
+    a = np.array([1.0, 2.0], np.float32)
+    x = jnp.asarray(a)
+    for dtype in (np.int32, np.uint8, np.int16, np.complex64):
+        _check(x.view(dtype), a.view(dtype))
+        _check(glassjax.jit(lambda v: v.view(dtype))(x), a.view(dtype))
+    c = np.array([1 + 2j, 3 - 1j], np.complex64)
+    _check(jnp.asarray(c).view(np.float32), c.view(np.float32))
+    b = np.array([1, 0, 1], np.int8)
+    _check(jnp.asarray(b).view(np.bool_), b.view(np.bool_))
+    _check(jnp.float32(1.0).view(jnp.int32), np.float32(1.0).view(np.int32))
+    with pytest.raises(ValueError, match="0d array is only supported if the itemsize"):
+        jnp.float32(1.0).view(jnp.int8)
+    assert x.tobytes() == a.tobytes()
+    i = np.array([3, 1, 2], np.int32)
+    _check(jnp.asarray(i).sort(), np.sort(i))
+    _check(jnp.asarray(i).argsort(), np.argsort(i).astype(np.int32))
+    (nz,) = jnp.asarray([0, 1, 2]).nonzero()
+    _check(nz, np.array([1, 2], np.int32))
+    moved = x.to_device(glassjax.devices()[0])
+    assert moved.committed and moved.devices() == {glassjax.devices()[0]}
+
+
 def test_methods_work_on_tracers():
     def f(x):
         return (x.sum(axis=0) + x.T.mean(axis=1) + x.reshape(3, 2).max(axis=1)

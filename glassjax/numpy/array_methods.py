@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from glassjax import core
+from glassjax import core, dtypes, lax
 from glassjax.array import Array, ArrayImpl
-from glassjax.numpy import (indexing, lax_numpy, reductions, tensor_contractions, ufuncs)
+from glassjax.numpy import (indexing, lax_numpy, reductions, sorting, tensor_contractions,
+                            ufuncs)
 from glassjax.numpy.array_creation import copy as _copy
 
 _ACCEPTED_BINOP_TYPES = (int, float, complex, np.generic, np.ndarray, Array, core.Tracer)
@@ -123,6 +124,53 @@ def _item(self, *args):
     return value.item(*args)
 
 
+def _view(self, dtype=None, type=None):
+    """The same bits seen as ``dtype`` (``lax.bitcast_convert_type``). A wider or
+    narrower dtype changes the size of the last axis; booleans count as 8 bits and
+    complex numbers as (real, imaginary) pairs."""
+    if type is not None:
+        raise NotImplementedError("`type` argument of array.view() is not supported.")
+    if dtype is None:
+        return self
+    dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "view")
+    bits_in, bits_out = self.dtype.itemsize * 8, dtype.itemsize * 8
+    if self.ndim == 0:
+        if bits_in != bits_out:
+            raise ValueError("view() of a 0d array is only supported if the itemsize is "
+                             "unchanged.")
+        return _view(lax.expand_dims(self, (0,)), dtype).squeeze()
+    if (self.shape[-1] * bits_in) % bits_out != 0:
+        raise ValueError("When changing to a larger dtype, its size must be a divisor of "
+                         "the total size in bytes of the last axis of the array.")
+    if self.dtype == dtype:
+        return self
+    if self.dtype == np.bool_:
+        return _view(self.astype(np.uint8), dtype)
+    if np.issubdtype(self.dtype, np.complexfloating):    # interleave real, imaginary
+        parts = lax_numpy.stack([ufuncs.real(self), ufuncs.imag(self)], axis=-1)
+        return _view(parts.reshape(*self.shape[:-1], 2 * self.shape[-1]), dtype)
+    if dtype == np.bool_:
+        return _view(self, np.uint8).astype(np.bool_)
+    if np.issubdtype(dtype, np.complexfloating):
+        parts = _view(self, np.finfo(dtype).dtype)
+        return lax.complex(parts[..., 0::2], parts[..., 1::2])
+    if bits_in < bits_out:        # group the last axis, then fuse each group
+        factor = bits_out // bits_in
+        grouped = self.reshape(*self.shape[:-1], self.shape[-1] // factor, factor)
+        return lax.bitcast_convert_type(grouped, dtype)
+    if bits_in > bits_out:        # each element splits along a new last axis
+        out = lax.bitcast_convert_type(self, dtype)
+        return out.reshape(*self.shape[:-1], -1)
+    return lax.bitcast_convert_type(self, dtype)
+
+
+def _to_device(self, device, *, stream=None):
+    """The array on ``device`` (committed there), as ``jax.device_put`` puts it."""
+    del stream
+    from glassjax.xla import runtime
+    return runtime.device_put(self, device, committed=True)
+
+
 def _notimplemented_flat(self):
     raise NotImplementedError("JAX Arrays do not implement the arr.flat property: consider "
                               "arr.flatten() instead.")
@@ -133,6 +181,7 @@ _METHODS = {
     "any": reductions.any,
     "argmax": reductions.argmax,
     "argmin": reductions.argmin,
+    "argsort": sorting.argsort,
     "astype": lambda self, dtype, copy=False, device=None: lax_numpy.astype(
         self, dtype, copy=copy, device=device),
     "clip": lambda self, min=None, max=None: lax_numpy.clip(self, min=min, max=max),
@@ -148,20 +197,25 @@ _METHODS = {
     "max": reductions.max,
     "mean": reductions.mean,
     "min": reductions.min,
+    "nonzero": lax_numpy.nonzero,
     "prod": reductions.prod,
     "ptp": reductions.ptp,
     "ravel": lax_numpy.ravel,
     "repeat": lax_numpy.repeat,
     "reshape": _reshape,
     "round": lax_numpy.round,
+    "sort": sorting.sort,
     "squeeze": lax_numpy.squeeze,
     "std": reductions.std,
     "sum": reductions.sum,
     "swapaxes": lax_numpy.swapaxes,
     "take": indexing.take,
     "trace": lax_numpy.trace,
+    "to_device": _to_device,
+    "tobytes": lambda self, order="C": np.asarray(self).tobytes(order),
     "transpose": _transpose,
     "var": reductions.var,
+    "view": _view,
 }
 
 _PROPERTIES = {
