@@ -24,8 +24,8 @@ from glassjax.xla.runtime import (default_backend, device_count, devices, local_
                                   local_devices, process_count, process_index)
 from glassjax.callbacks import pure_callback
 from glassjax.xla.dispatch import effects_barrier
-from glassjax import (ad_checkpoint, debug, experimental, lax, nn, numpy, random, scipy,
-                      test_util)
+from glassjax import (ad_checkpoint, debug, experimental, flatten_util, lax, nn, numpy,
+                      random, scipy, test_util)
 
 __version__ = "0.1.0"
 
