@@ -148,16 +148,21 @@ def abstractify_leaves(fun, args, kwargs, flat: FlatCall, static_argnums=(),
     """The avals of a call's leaves. A leaf that is not an array is named by its path
     in the arguments (``y['k']``), as JAX's message names it."""
     avals = []
+    names = lambda: staging.debug_info("", fun, args, kwargs, static_argnums,
+                                       static_argnames).arg_names
     for i, x in enumerate(flat.leaves):
         try:
             avals.append(core.shaped_abstractify(x))
+        except OverflowError:
+            raise OverflowError(
+                "An overflow was encountered while parsing an argument to a jitted "
+                f"computation, whose argument path is {names()[i]}. Got {type(x)} with "
+                f"value {x}") from None
         except TypeError:
-            names = staging.debug_info("", fun, args, kwargs, static_argnums,
-                                       static_argnames).arg_names
             raise TypeError(
                 f"Error interpreting argument to {fun} as an abstract array. The "
                 f"problematic value is of type {type(x)} and was passed to the function "
-                f"at path {names[i]}.\nThis typically means that a jit-wrapped function "
+                f"at path {names()[i]}.\nThis typically means that a jit-wrapped function "
                 "was called with a non-array argument, and this argument was not marked as "
                 "static using the static_argnums or static_argnames parameters of jax.jit."
             ) from None

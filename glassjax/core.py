@@ -135,6 +135,8 @@ class TypedNdArray(np.ndarray):
 
 def _scalar_type_aval(x):
     dtype = dtypes.dtype(x, canonicalize=True)
+    if type(x) is int:              # a Python int must fit the default int type
+        dtypes.check_python_int_in_range(x, dtype)
     return ShapedArray((), dtype, weak_type=dtypes.is_weakly_typed(x))
 
 
@@ -569,6 +571,13 @@ class Tracer:
 
     def __array__(self, dtype=None, copy=None):
         raise TracerArrayConversionError(self)
+
+    def tolist(self):
+        """Python lists need the values: only a concrete tracer has them."""
+        origin = getattr(self, "_origin_msg", lambda: "")()
+        return self._concretize(lambda v: v.tolist(), lambda t: ConcretizationTypeError(
+            t, f"The tolist() method was called on traced array with shape "
+               f"{t.aval.str_short()}.{origin}"))
 
     def __hash__(self):
         raise TypeError(f"unhashable type: {type(self).__name__}")

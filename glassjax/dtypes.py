@@ -198,11 +198,11 @@ def check_python_int_in_range(value, dtype):
 def coerce_to_array(x, dtype=None):
     """``np.asarray(x, dtype)`` with JAX's rules for Python scalars: without a dtype they
     take the default dtype of their kind (int32 unless x64), and Python ints that do not
-    fit an integer dtype raise OverflowError instead of wrapping."""
+    fit raise OverflowError instead of wrapping (NumPy's own error for a given dtype)."""
     if dtype is None and type(x) in python_scalar_dtypes:
         dtype = canonicalize_dtype(python_scalar_dtypes[type(x)])
-    if type(x) is int and dtype is not None and issubdtype(dtype, np.integer):
-        check_python_int_in_range(x, dtype)
+        if type(x) is int:
+            check_python_int_in_range(x, dtype)
     return np.asarray(x, dtype)
 
 

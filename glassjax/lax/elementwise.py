@@ -604,7 +604,7 @@ def _integer_pow_dtype(x, *, y):
     dtype = unop_dtype_rule(lambda d: d, _num, "integer_pow", x)
     if y < 0 and dtypes.issubdtype(dtype, np.integer):
         raise TypeError("Integers cannot be raised to negative powers, got "
-                        f"integer_pow({x.str_short()}, {y})")
+                        f"integer_pow({x}, {y})")
     return dtype
 
 

@@ -38,6 +38,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
     if dtype is not None:
         dtype = user_dtype(dtype, "array")
     weak_type = dtype is None and dtypes.is_weakly_typed(object)
+    if isinstance(object, (bool, int, float, complex)):
+        dtypes.coerce_to_array(object, dtype)   # raises for out-of-range Python ints
     object = util._jax_array_protocol(object)
     if isinstance(object, core.Tracer) and dtype is None and ndmin == 0:
         return array_copy(object) if copy else object
@@ -47,12 +49,14 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
         raise ValueError("None is not a valid value for jnp.array")
     leaves = [util._jax_array_protocol(leaf) for leaf in leaves]
     if dtype is None:
-        dtype = (dtypes.lattice_result_type(*leaves)[0] if leaves
-                 else dtypes.default_float_dtype())
+        try:
+            dtype = (dtypes.lattice_result_type(*leaves)[0] if leaves
+                     else dtypes.default_float_dtype())
+        except TypeError:       # e.g. a range or memoryview: NumPy says what it holds
+            leaves = [_as_numpy_if_no_dtype(leaf) for leaf in leaves]
+            dtype = dtypes.lattice_result_type(*leaves)[0]
     object = tree_util.tree_unflatten(treedef, leaves)
     if not any(is_array(leaf) for leaf in leaves):
-        if isinstance(object, (bool, int, float, complex)):
-            dtypes.coerce_to_array(object, dtype)   # raises for out-of-range Python ints
         out = util.device_put(np.asarray(object, dtype=dtype), weak_type)
     elif is_array(object):
         out = util.convert(array_copy(object) if copy else object, dtype, weak_type)
@@ -67,6 +71,14 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
     if ndmin > np.ndim(out):
         out = lax.expand_dims(out, tuple(range(ndmin - np.ndim(out))))
     return out
+
+
+def _as_numpy_if_no_dtype(x):
+    try:
+        dtypes.dtype(x)
+    except TypeError:
+        return np.asarray(x)
+    return x
 
 
 def array_copy(x):

@@ -23,6 +23,7 @@ from glassjax import core, dtypes, lax
 from glassjax.array import Array
 from glassjax.config import config
 from glassjax.jit import jit
+from glassjax.lax import utils as lax_utils
 from glassjax.lax.elementwise import _convert_element_type
 from glassjax.xla import runtime
 
@@ -377,8 +378,7 @@ def canonicalize_shape(shape, context=""):
     except TypeError:
         if isinstance(shape, core.Tracer) or not np.iterable(shape):
             raise
-        raise TypeError("Shapes must be 1D sequences of concrete values of integer type, "
-                        f"got {tuple(shape)}.") from None
+    return lax_utils.canonicalize_shape(tuple(shape))    # raises lax's message
 
 
 def canonicalize_axis(axis, num_dims) -> int:
