@@ -15,6 +15,7 @@ stages one at a time.
 from __future__ import annotations
 
 import functools
+import warnings
 import weakref
 from typing import NamedTuple
 
@@ -427,6 +428,11 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                              backend=backend, inline=inline, keep_unused=keep_unused)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
+    if device is not None or backend is not None:
+        warnings.warn("backend and device argument on jit is deprecated. You can use "
+                      "`jax.device_put(..., jax.local_devices(backend=\"cpu\")[0])` on the "
+                      "inputs to the jitted function to get the same behavior.",
+                      DeprecationWarning, stacklevel=2)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                   device, backend, inline, keep_unused).cpp_function()
 
@@ -466,7 +472,47 @@ class Traced:
         return Lowered(self._jitted._name, self._result, self._donated)
 
 
-class Lowered:
+class ArgInfo:
+    """What a compiled stage knows of one argument: its type and whether it is donated."""
+    __slots__ = ("_aval", "donated")
+
+    def __init__(self, aval, donated):
+        self._aval = aval
+        self.donated = donated
+
+    shape = property(lambda self: self._aval.shape)
+    dtype = property(lambda self: self._aval.dtype)
+
+    def __repr__(self):
+        return f"ArgInfo(_aval={self._aval!r}, donated={self.donated})"
+
+
+class _StageInfo:
+    """The argument and result descriptions ``Lowered`` and ``Compiled`` share."""
+
+    @property
+    def in_tree(self):
+        return self._result.in_tree
+
+    @property
+    def out_tree(self):
+        return self._result.out_tree
+
+    @property
+    def args_info(self):
+        n = len(self._result.lifted)
+        avals = self._result.closed_jaxpr.in_avals[n:]
+        return tree_util.tree_unflatten(self._result.in_tree, [
+            ArgInfo(a, d) for a, d in zip(avals, self._donated[n:])])
+
+    @property
+    def out_info(self):
+        return tree_util.tree_unflatten(self._result.out_tree, [
+            core.ShapeDtypeStruct(a.shape, a.dtype)
+            for a in self._result.closed_jaxpr.out_avals])
+
+
+class Lowered(_StageInfo):
     """``jit(f).lower(*args)``: the StableHLO module (``as_text()``), not yet compiled."""
 
     def __init__(self, name, result: TraceResult, donated_invars):
@@ -480,6 +526,10 @@ class Lowered:
             donated_invars=list(donated_invars))
 
     def as_text(self, dialect=None, *, debug_info=False) -> str:
+        """StableHLO text, or with ``dialect="hlo"`` the XLA HLO it converts to."""
+        if dialect == "hlo":
+            return runtime.hlo_computation(self._module_context.module,
+                                           return_tuple=False).as_hlo_text()
         return str(self._module_context.module)
 
     def compiler_ir(self, dialect=None):
@@ -492,11 +542,12 @@ class Lowered:
         return self.compile().cost_analysis()
 
 
-class Compiled:
+class Compiled(_StageInfo):
     """``jit(f).lower(*args).compile()``: an executable for exactly those input types."""
 
     def __init__(self, name, result: TraceResult, donated_invars):
         self._result = result
+        self._donated = donated_invars
         self._exe = dispatch.compile_jaxpr(
             name, result.closed_jaxpr, None, donated_invars=donated_invars,
             result_names=_result_names(result.out_tree))
@@ -507,9 +558,13 @@ class Compiled:
                     [len(self._result.lifted):]]
         got = [core.get_aval(x).strip_weak_type() for x in leaves]
         if in_tree != self._result.in_tree or got != expected:
+            debug = self._result.closed_jaxpr.jaxpr.debug_info
+            names = debug.arg_names if debug is not None else ()
             raise TypeError(
                 "Argument types differ from the types for which this computation was "
-                f"compiled. The mismatches are:\n{_describe_mismatch(expected, got)}")
+                "compiled. Perhaps you are calling the compiled executable with a "
+                "different enable_x64 mode than when it was AOT compiled? The mismatches "
+                f"are:\n{_describe_mismatch(expected, got, names)}")
         outs = self._exe(*self._result.lifted, *leaves)
         return tree_util.tree_unflatten(self._result.out_tree, outs)
 
@@ -520,11 +575,12 @@ class Compiled:
         return runtime.cost_analysis(self._exe.executable)
 
 
-def _describe_mismatch(expected, got) -> str:
+def _describe_mismatch(expected, got, names) -> str:
     lines = []
     for i, (e, g) in enumerate(zip(expected, got)):
         if e != g:
-            lines.append(f"Argument {i} compiled with {e.str_short()} and called with "
+            name = f"'{names[i]}'" if i < len(names) else str(i)
+            lines.append(f"Argument {name} compiled with {e.str_short()} and called with "
                          f"{g.str_short()}")
     if len(expected) != len(got):
         lines.append(f"compiled for {len(expected)} arguments, called with {len(got)}")

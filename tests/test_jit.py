@@ -392,3 +392,29 @@ def test_eager_elementwise_jnp_functions_dispatch_like_jaxs_jitted_ones():
         jnp.sin("a")
     text = str(jax.make_jaxpr(lambda v: jnp.sin(v) + 1.0)(x))   # inlined: no jit equation
     assert "jit" not in text and "sin a" in text
+
+
+def test_stage_descriptions_and_errors_as_jax():
+    f = jax.jit(lambda x, y: x * y + 1.0)
+    lowered = f.lower(1.0, 2.0)
+    assert repr(lowered.args_info) == (
+        "((ArgInfo(_aval=ShapedArray(float32[], weak_type=True), donated=False), "
+        "ArgInfo(_aval=ShapedArray(float32[], weak_type=True), donated=False)), {})")
+    assert repr(lowered.out_info) == "ShapeDtypeStruct(shape=(), dtype=float32)"
+    compiled = lowered.compile()
+    assert str(compiled.in_tree) == "PyTreeDef(((*, *), {}))"
+    assert lowered.as_text(dialect="hlo").startswith(
+        "HloModule jit__lambda, entry_computation_layout={(f32[], f32[])->f32[]}")
+    with pytest.raises(TypeError) as err:
+        compiled(jnp.ones(2), 4.0)
+    assert str(err.value).endswith(
+        "Perhaps you are calling the compiled executable with a different enable_x64 mode "
+        "than when it was AOT compiled? The mismatches are:\nArgument 'x' compiled with "
+        "float32[] and called with float32[2]")
+
+
+def test_device_and_backend_arguments_are_deprecated():
+    with pytest.warns(DeprecationWarning, match="backend and device argument on jit is "
+                                                "deprecated"):
+        g = jax.jit(lambda x: x, backend="cpu")
+    assert g(1.0) == 1.0

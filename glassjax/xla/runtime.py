@@ -567,8 +567,10 @@ def cost_analysis(executable: LoadedExecutable) -> dict:
     return executable.cost_analysis()
 
 
-def hlo_computation(module: ir.Module, *, tuple_args: bool = False):
+def hlo_computation(module: ir.Module, *, tuple_args: bool = False,
+                    return_tuple: bool = True):
     """The unoptimized XLA HLO of a StableHLO module (an ``XlaComputation`` with
-    ``as_hlo_text()``), which the seeds' ``xla_computation`` returns."""
+    ``as_hlo_text()``), which the seeds' ``xla_computation`` returns (results as one
+    tuple; ``lower(...).as_text("hlo")`` returns a single result bare)."""
     return _jax.mlir.mlir_module_to_xla_computation(str(module), use_tuple_args=tuple_args,
-                                                    return_tuple=True)
+                                                    return_tuple=return_tuple)
