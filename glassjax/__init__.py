@@ -20,12 +20,14 @@ from glassjax.vmap_api import vmap
 from glassjax.custom_derivatives import (closure_convert, custom_gradient, custom_jvp,
                                          custom_vjp)
 from glassjax.ad_checkpoint import checkpoint, checkpoint_policies, remat
-from glassjax.xla.runtime import (default_backend, device_count, devices, local_device_count,
-                                  local_devices, process_count, process_index)
+from glassjax.xla.runtime import (Device, default_backend, device_count, devices, host_count,
+                                  host_id, host_ids, live_arrays, local_device_count,
+                                  local_devices, print_environment_info, process_count,
+                                  process_index, process_indices)
 from glassjax.callbacks import pure_callback
 from glassjax.xla.dispatch import effects_barrier
 from glassjax import (ad_checkpoint, debug, experimental, flatten_util, lax, nn, numpy,
-                      random, scipy, test_util)
+                      random, scipy, test_util, typing)
 
 __version__ = "0.1.0"
 

@@ -78,3 +78,7 @@ class UnexpectedTracerError(JAXTypeError):
 
 class KeyReuseError(JAXTypeError):
     """A PRNG key was used twice (only checked when key-reuse checking is on)."""
+
+
+# What XLA raises when a computation fails at run time (jaxlib's own class).
+from jaxlib._jax import JaxRuntimeError  # noqa: E402

@@ -133,3 +133,20 @@ def test_default_device_places_values_and_computations():
         print(jnp.ones(3).devices() == {jax.devices()[0]}, f(1.0).devices())
     """, devices=2)
     assert out == "True True True True\nTrue {CpuDevice(id=0)}\n"
+
+
+def test_process_and_environment_functions():
+    assert jax.process_indices() == [0]
+    assert isinstance(jax.devices()[0], jax.Device)
+    x = jnp.arange(3.0)
+    assert any(a is x for a in jax.live_arrays())
+    with pytest.warns(UserWarning, match="jax.process_count has been renamed to "
+                                         "jax.process_count"):
+        assert jax.host_count() == 1
+    with pytest.warns(UserWarning, match="jax.process_indexs has been renamed"):
+        assert jax.host_ids() == [0]
+    info = jax.print_environment_info(return_string=True)
+    assert info.splitlines()[1].startswith("jaxlib: 0.10")
+    assert "device info: cpu-" in info
+    assert issubclass(jax.errors.JaxRuntimeError, RuntimeError)
+    assert "numpy.ndarray" in str(jax.typing.ArrayLike)

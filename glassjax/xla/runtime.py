@@ -167,6 +167,58 @@ def process_count(backend=None) -> int:
     return max(d.process_index for d in devices(backend)) + 1
 
 
+def process_indices(backend=None) -> list[int]:
+    """The indices of every process attached to the backend's devices."""
+    return list(range(process_count(backend)))
+
+
+def live_arrays(platform=None) -> list:
+    """Every device array not yet freed on the backend (e.g. to find leaks)."""
+    return get_backend(platform).live_arrays()
+
+
+# JAX's old names for the process functions, kept with its deprecation warnings (their
+# texts included).
+def host_id(backend=None) -> int:
+    warnings.warn("jax.process_index has been renamed to jax.process_index. This alias "
+                  "will eventually be removed; please update your code.")
+    return process_index(backend)
+
+
+def host_count(backend=None) -> int:
+    warnings.warn("jax.process_count has been renamed to jax.process_count. This alias "
+                  "will eventually be removed; please update your code.")
+    return process_count(backend)
+
+
+def host_ids(backend=None) -> list[int]:
+    warnings.warn("jax.process_indexs has been renamed to jax.process_indices. This alias "
+                  "will eventually be removed; please update your code.")
+    return process_indices(backend)
+
+
+def print_environment_info(return_string: bool = False):
+    """The versions and devices a bug report should mention (printed, or returned)."""
+    import platform
+    import textwrap
+    import glassjax
+    import jaxlib.version
+    backend = get_backend()
+    info = textwrap.dedent(f"""\
+        glassjax: {glassjax.__version__}
+        jaxlib: {jaxlib.version.__version__}
+        numpy:  {np.__version__}
+        python: {sys.version.replace(chr(10), ' ')}
+        device info: {backend.platform}-{backend.device_count()}, \
+{backend.local_device_count()} local devices"
+        process_count: {process_count()}
+        platform: {platform.uname()}
+        """)
+    if return_string:
+        return info
+    print(info)
+
+
 def local_devices(process_index: int | None = None, backend=None) -> list[Device]:
     """The devices attached to one process (this one by default)."""
     if process_index is None:
