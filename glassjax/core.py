@@ -583,9 +583,11 @@ class Tracer:
         raise TypeError(f"unhashable type: {type(self).__name__}")
 
     def __iter__(self):
+        """Rows, each a static ``slice`` of stride 1 (then squeezed), as JAX iterates."""
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
-        return (self[i] for i in range(self.shape[0]))
+        from glassjax.lax import slicing
+        return (slicing.index_in_dim(self, i, keepdims=False) for i in range(self.shape[0]))
 
     def __repr__(self):
         return f"{type(self).__name__}({self.aval})"

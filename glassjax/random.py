@@ -27,7 +27,7 @@ from glassjax import core, dtypes, lax, nn, prng
 from glassjax import numpy as jnp
 from glassjax.interpreters import batching
 from glassjax.jit import jit
-from glassjax.lax import utils as lax_utils
+from glassjax.lax import elementwise as lax_elementwise, utils as lax_utils
 from glassjax.numpy import util as jnp_util
 from glassjax.prng import PRNGImpl
 from glassjax.vmap_api import vmap
@@ -115,9 +115,7 @@ def _float_dtype(name, dtype, kinds=np.floating, what="a float dtype"):
     return dtype
 
 
-def _const(example, value):
-    """A NumPy constant of ``example``'s dtype (a literal in jaxprs)."""
-    return np.array(value, dtypes.dtype(example))
+_const = lax_elementwise._const
 
 
 def _isnan(x):

@@ -37,9 +37,7 @@ _input_dtype = lambda x, *args, **params: x.dtype
 _operand_weak_type = lambda x, *args, **params: x.weak_type
 
 
-def _const(example, val):
-    """``val`` as a constant of ``example``'s dtype (a NumPy scalar array)."""
-    return np.array(val, dtypes.dtype(example))
+_const = elementwise._const
 
 
 # -- slice --------------------------------------------------------------------------------
