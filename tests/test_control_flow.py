@@ -947,3 +947,81 @@ def test_bad_scan_arguments():
 def test_python_if_on_a_traced_predicate():
     with pytest.raises(jax.errors.TracerBoolConversionError):
         jit(lambda x: lax.cond(x > 0, lambda: 1., lambda: 2.) if x > 0 else 1.)(1.0)
+
+
+# -- custom_root ---------------------------------------------------------------------------
+
+def _newton(f, x0):
+    return lax.fori_loop(0, 20, lambda i, s: s - f(s) / jax.grad(f)(s), x0)
+
+
+def _sqrt_root(a):
+    return lax.custom_root(lambda y: y ** 2 - a, 1.0, _newton, lambda g, y: y / g(1.0))
+
+
+def test_custom_root_differentiates_implicitly():
+    np.testing.assert_allclose(_sqrt_root(2.0), np.sqrt(2.0), rtol=1e-6)
+    # d sqrt(a)/da = 1 / (2 sqrt(a)), from f alone (the solver is not differentiated).
+    np.testing.assert_allclose(jax.grad(_sqrt_root)(2.0), 0.35355338, rtol=1e-6)
+    assert jax.jit(jax.grad(_sqrt_root))(4.0) == 0.25
+    np.testing.assert_allclose(jax.vmap(jax.grad(_sqrt_root))(
+        jnp.array([1.0, 4.0, 9.0])), [0.5, 0.25, 1 / 6], rtol=1e-6)
+    primal, tangent = jax.jvp(_sqrt_root, (4.0,), (1.0,))
+    assert (primal, tangent) == (2.0, 0.25)
+
+
+def test_custom_root_pytrees_aux_and_errors():
+    def aux_root(a):
+        return lax.custom_root(lambda y: y ** 2 - a, 1.0,
+                               lambda f, x: (_newton(f, x), x + 1),
+                               lambda g, y: y / g(1.0), has_aux=True)
+    (root, aux), = [aux_root(4.0)]
+    assert (root, aux) == (2.0, 2.0)
+    assert jax.grad(lambda a: aux_root(a)[0])(4.0) == 0.25
+    with pytest.raises(TypeError, match=r"f\(\) output pytree structure must match "
+                                        r"initial_guess, got PyTreeDef\(\(\*, \*\)\) and "
+                                        r"PyTreeDef\(\*\)\."):
+        lax.custom_root(lambda y: (y, y), 1.0, _newton, lambda g, y: y)
+
+
+def test_custom_root_jaxpr_as_jax():
+    def newton(f, x0):
+        cond = lambda s: jnp.abs(f(s)) > 1e-3
+        return lax.while_loop(cond, lambda s: s - f(s) / jax.grad(f)(s), x0)
+
+    def sqrt_cubed(x):
+        return lax.custom_root(lambda y: y ** 2 - x ** 3, 1.0, newton,
+                               lambda g, y: y / g(1.0))
+    assert str(jax.make_jaxpr(sqrt_cubed)(5.0)) == """\
+{ lambda ; a:f32[]. let
+    b:f32[] = custom_jvp_call[
+      name=_custom_root
+      call_jaxpr={ lambda ; c:f32[] d:f32[] e:f32[] f:f32[]. let
+          g:f32[] = while[
+            body_jaxpr={ lambda ; h:f32[] i:f32[]. let
+                j:f32[] = integer_pow[y=2] i
+                k:f32[] = integer_pow[y=3] h
+                l:f32[] = sub j k
+                m:f32[] = integer_pow[y=2] i
+                n:f32[] = mul 2.0:f32[] i
+                o:f32[] = integer_pow[y=3] h
+                p:f32[] = sub m o
+                q:f32[] = mul 1.0:f32[] n
+                r:f32[] = div l q
+                s:f32[] = sub i r
+              in (s,) }
+            body_nconsts=1
+            cond_jaxpr={ lambda ; t:f32[] u:f32[]. let
+                v:f32[] = integer_pow[y=2] u
+                w:f32[] = integer_pow[y=3] t
+                x:f32[] = sub v w
+                y:f32[] = abs x
+                z:bool[] = gt y 0.001:f32[]
+              in (z,) }
+            cond_nconsts=1
+          ] d d f
+        in (g,) }
+      jvp=_root_jvp
+      symbolic_zeros=False
+    ] a a a 1.0:f32[]
+  in (b,) }"""
