@@ -1025,3 +1025,100 @@ def test_custom_root_jaxpr_as_jax():
       symbolic_zeros=False
     ] a a a 1.0:f32[]
   in (b,) }"""
+
+
+# -- custom_linear_solve -------------------------------------------------------------------
+
+_A = np.array([[2., 1.], [1., 3.]], np.float32)
+_A_INV5 = np.array([[3., -1.], [-1., 2.]], np.float32)     # 5 * inverse of _A
+
+
+_A_J, _A_INV5_J = jnp.asarray(_A), jnp.asarray(_A_INV5)
+
+
+def _matvec(v):
+    return _A_J @ v
+
+
+def _solve(matvec, b):
+    return _A_INV5_J @ b / 5.0
+
+
+def _tsolve(vecmat, b):
+    return _A_INV5_J.T @ b / 5.0
+
+
+def test_custom_linear_solve_values_and_derivatives():
+    b = jnp.array([1., 2.])
+    solve = lambda b: lax.custom_linear_solve(_matvec, b, _solve, symmetric=True)
+    np.testing.assert_allclose(solve(b), np.linalg.solve(_A, b), rtol=1e-6)
+    # x = A^-1 b, so the gradient of sum(x) is A^-T 1 and the Jacobian A^-1.
+    np.testing.assert_allclose(jax.grad(lambda b: solve(b).sum())(b),
+                               np.linalg.solve(_A.T, np.ones(2)), rtol=1e-6)
+    np.testing.assert_allclose(jax.grad(lambda b: lax.custom_linear_solve(
+        _matvec, b, _solve, _tsolve).sum())(b), [0.4, 0.2], rtol=1e-6)
+    np.testing.assert_allclose(jax.jacfwd(solve)(b), np.linalg.inv(_A), rtol=1e-6)
+    np.testing.assert_allclose(jax.vmap(solve)(jnp.stack([b, 2 * b])),
+                               [[0.2, 0.6], [0.4, 1.2]], rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(solve)(b), [0.2, 0.6], rtol=1e-6)
+    with pytest.raises(TypeError, match="transpose_solve required for backwards mode"):
+        jax.grad(lambda b: lax.custom_linear_solve(_matvec, b, _solve).sum())(b)
+
+
+def test_custom_linear_solve_parameter_derivatives_and_batching():
+    b = jnp.array([1., 2.])
+
+    def param_solve(a, b):
+        m = jnp.array([[a, 1.], [1., 3.]])
+        solve = lambda mv, bb: jnp.array([[3., -1.], [-1., a]]) @ bb / (3 * a - 1)
+        return lax.custom_linear_solve(lambda v: m @ v, b, solve, symmetric=True)
+    np.testing.assert_allclose(param_solve(2.0, b), [0.2, 0.6], rtol=1e-6)
+    # d/da of sum(A(a)^-1 b) = -1^T A^-1 (dA/da) A^-1 b
+    x = np.linalg.solve(_A, b)
+    dA = np.array([[1., 0.], [0., 0.]])
+    expected = -np.ones(2) @ np.linalg.solve(_A, dA @ x)
+    np.testing.assert_allclose(jax.grad(lambda a: param_solve(a, b).sum())(2.0), expected,
+                               rtol=1e-5)
+    batched = jax.vmap(lambda a: param_solve(a, b))(jnp.array([2.0, 3.0]))
+    np.testing.assert_allclose(batched[1], np.linalg.solve([[3., 1.], [1., 3.]], b),
+                               rtol=1e-6)
+
+
+def test_custom_linear_solve_jaxpr_as_jax():
+    b = jnp.array([1., 2.])
+    text = str(jax.make_jaxpr(lambda b: lax.custom_linear_solve(
+        _matvec, b, _solve, symmetric=True))(b))
+    assert text == """let jaxpr = { lambda ; a:f32[2,2] b:f32[2]. let
+    c:f32[2] = dot_general[
+      dimension_numbers=(([1], [0]), ([], []))
+      preferred_element_type=float32
+    ] a b
+  in (c,) } in
+{ lambda d:f32[2,2] e:f32[2,2]; f:f32[2]. let
+    g:f32[2] = custom_linear_solve[
+      const_lengths=_LinearSolveTuple(matvec=1, vecmat=1, solve=1, transpose_solve=1)
+      jaxprs=_LinearSolveTuple(matvec={ lambda ; a:f32[2,2] b:f32[2]. let
+    c:f32[2] = dot_general[
+      dimension_numbers=(([1], [0]), ([], []))
+      preferred_element_type=float32
+    ] a b
+  in (c,) }, vecmat={ lambda ; a:f32[2,2] b:f32[2]. let
+    c:f32[2] = dot_general[
+      dimension_numbers=(([1], [0]), ([], []))
+      preferred_element_type=float32
+    ] a b
+  in (c,) }, solve={ lambda ; a:f32[2,2] b:f32[2]. let
+    c:f32[2] = dot_general[
+      dimension_numbers=(([1], [0]), ([], []))
+      preferred_element_type=float32
+    ] a b
+    d:f32[2] = div c 5.0:f32[]
+  in (d,) }, transpose_solve={ lambda ; a:f32[2,2] b:f32[2]. let
+    c:f32[2] = dot_general[
+      dimension_numbers=(([1], [0]), ([], []))
+      preferred_element_type=float32
+    ] a b
+    d:f32[2] = div c 5.0:f32[]
+  in (d,) })
+    ] d d e e f
+  in (g,) }"""

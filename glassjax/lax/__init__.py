@@ -36,8 +36,9 @@ from glassjax.lax.slicing import (
     gather_p, index_in_dim, index_take, scatter, scatter_add, scatter_add_p, scatter_apply,
     scatter_max, scatter_max_p, scatter_min, scatter_min_p, scatter_mul, scatter_mul_p,
     scatter_p, scatter_sub, scatter_sub_p, slice, slice_in_dim, slice_p)
-from glassjax.lax.control_flow import (cond, cond_p, custom_root, fori_loop, map, scan,
-                                       scan_p, switch, while_loop, while_p)
+from glassjax.lax.control_flow import (cond, cond_p, custom_linear_solve, custom_root,
+                                       fori_loop, linear_solve_p, map, scan, scan_p,
+                                       switch, while_loop, while_p)
 from glassjax.lax.parallel import (
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
     pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,

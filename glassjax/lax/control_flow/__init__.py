@@ -4,4 +4,4 @@ from glassjax.lax.control_flow.conditionals import cond, cond_p, switch
 from glassjax.lax.control_flow.while_loops import while_loop, while_p
 from glassjax.lax.control_flow.scans import map, scan, scan_p
 from glassjax.lax.control_flow.fori_loops import fori_loop
-from glassjax.lax.control_flow.solves import custom_root
+from glassjax.lax.control_flow.solves import custom_linear_solve, custom_root, linear_solve_p
