@@ -637,3 +637,11 @@ def test_methods_work_on_tracers():
     a = _data((2, 3), np.float32)
     want = a.sum(0) + a.T.mean(1) + a.reshape(3, 2).max(1) + a[1] - 1.0
     _check(glassjax.jit(f)(a), want, rtol=1e-5)
+
+
+def test_inf_predicates_give_strong_bools():
+    # A NumPy infinity constant: the result is not weakly typed even for a Python float.
+    assert repr(jnp.isinf(jnp.inf)) == "Array(True, dtype=bool)"
+    assert repr(jnp.isneginf(jnp.inf)) == "Array(False, dtype=bool)"
+    assert repr(jnp.isposinf(jnp.array([1.0, jnp.inf]))) == \
+        "Array([False,  True], dtype=bool)"

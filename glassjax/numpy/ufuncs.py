@@ -470,12 +470,13 @@ def isfinite(x, /):
 @jit
 def isinf(x, /):
     x = ensure_arraylike("isinf", x)
+    # (A NumPy constant, so the result is a strong bool even for a weak x, as in JAX.)
     if _is(x, np.floating):
-        return lax.eq(lax.abs(x), const(x, np.inf))
+        return lax.eq(lax.abs(x), np.array(np.inf, x.dtype))
     if _is(x, np.complexfloating):
         re, im = lax.real(x), lax.imag(x)
-        return lax.bitwise_or(lax.eq(lax.abs(re), const(re, np.inf)),
-                              lax.eq(lax.abs(im), const(im, np.inf)))
+        return lax.bitwise_or(lax.eq(lax.abs(re), np.array(np.inf, re.dtype)),
+                              lax.eq(lax.abs(im), np.array(np.inf, im.dtype)))
     return lax.full_like(x, False, dtype=np.bool_)
 
 
@@ -484,7 +485,7 @@ def _isposneginf(infinity, x, out):
         raise NotImplementedError("The 'out' argument to isneginf/isposinf is not "
                                   "supported.")
     if _is(x, np.floating):
-        return lax.eq(x, const(x, infinity))
+        return lax.eq(x, np.array(infinity, x.dtype))
     if _is(x, np.complexfloating):
         raise ValueError("isposinf/isneginf are not well defined for complex types")
     return lax.full_like(x, False, dtype=np.bool_)
