@@ -18,7 +18,8 @@ from glassjax.lax.elementwise import (
     sqrt, sqrt_p, square, square_p, stop_gradient, stop_gradient_p, sub, sub_p, tan, tan_p,
     tanh, tanh_p, xor_p, zeta, zeta_p)
 from glassjax.lax.structural import (
-    broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcast_to_rank, broadcasted_iota,
+    broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcast_like, broadcast_to_rank,
+    broadcasted_iota,
     collapse, concatenate, concatenate_p, expand_dims, full, full_like, iota, iota_p, pad,
     pad_p, reshape, reshape_p, rev, rev_p, split, split_p, squeeze, squeeze_p, stack,
     stack_p, tile, tile_p, transpose, transpose_p, unstack, unstack_p, copy_p)
@@ -36,6 +37,7 @@ from glassjax.lax.slicing import (
     gather_p, index_in_dim, index_take, scatter, scatter_add, scatter_add_p, scatter_apply,
     scatter_max, scatter_max_p, scatter_min, scatter_min_p, scatter_mul, scatter_mul_p,
     scatter_p, scatter_sub, scatter_sub_p, slice, slice_in_dim, slice_p)
+from glassjax.lax.ann import approx_max_k, approx_min_k, approx_top_k_p
 from glassjax.lax.control_flow import (cond, cond_p, custom_linear_solve, custom_root,
                                        fori_loop, linear_solve_p, map, scan, scan_p,
                                        switch, while_loop, while_p)

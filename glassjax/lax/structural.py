@@ -111,6 +111,21 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
                                    sharding=out_sharding)
 
 
+def broadcast_like(arr, like_arr):
+    """``arr`` broadcast to the shape of ``like_arr``: new leading axes, and size-1 axes
+    stretched (NumPy's trailing alignment)."""
+    arr_aval = core.get_aval(arr)
+    shape = np.shape(like_arr)
+    if arr_aval.shape == shape:
+        return _asarray(arr)
+    lead = len(shape) - arr_aval.ndim
+    if lead < 0 or not all(a in (1, s) for a, s in zip(arr_aval.shape, shape[lead:])):
+        wanted = arr_aval.update(shape=shape, weak_type=False).str_short()
+        raise ValueError(f"Incompatible types for broadcasting: input type="
+                         f"{arr_aval.str_short()} and requested type={wanted}")
+    return broadcast_in_dim(arr, shape, tuple(range(lead, len(shape))))
+
+
 def broadcast(operand, sizes, *, out_sharding=None):
     """Add leading axes of the given ``sizes``."""
     if len(sizes) == 0 and out_sharding is None:
