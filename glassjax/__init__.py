@@ -14,8 +14,8 @@ from glassjax.dtypes import float0
 from glassjax.api import (block_until_ready, clear_caches, device_get, device_put,
                           make_jaxpr, typeof)
 from glassjax.jit import eval_shape, jit, named_call, xla_computation
-from glassjax.ad_api import (grad, hessian, jacfwd, jacobian, jacrev, jvp, linear_transpose,
-                             linearize, value_and_grad, vjp)
+from glassjax.ad_api import (fwd_and_bwd, grad, hessian, jacfwd, jacobian, jacrev, jvp,
+                             linear_transpose, linearize, value_and_grad, vjp)
 from glassjax.vmap_api import vmap
 from glassjax.custom_derivatives import (closure_convert, custom_gradient, custom_jvp,
                                          custom_vjp)

@@ -252,6 +252,28 @@ tree_util.register_pytree_node(
     lambda meta, children: VJP(*meta, *children))
 
 
+def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
+    """``vjp`` split into two reusable functions: ``fwd(*args) -> (out, residuals)``
+    (plus ``aux``) and ``bwd(residuals, out_cotangent) -> cotangents`` of the
+    ``argnums`` arguments. Jitted (the default), ``bwd`` compiles once: the residuals
+    are a ``VJP`` pytree whose static part is the same on every call."""
+    _check_callable(fun)
+    argnums = _ensure_index(argnums)
+
+    def fwd(*args):
+        f_partial, dyn_args = _argnums_partial(fun, argnums, args, {})
+        return vjp(f_partial, *dyn_args, has_aux=has_aux)
+
+    def bwd(f_vjp, out_cotangent):
+        cts = f_vjp(out_cotangent)
+        return cts[0] if isinstance(argnums, int) else cts
+
+    if jitted:
+        from glassjax.jit import jit
+        fwd, bwd = jit(fwd), jit(bwd)
+    return fwd, bwd
+
+
 def _vjp_pullback(jaxpr, out_avals, out_nonzeros, fun_info, in_tree, out_tree, consts,
                   out_ct):
     cts, tree = tree_flatten(out_ct, is_leaf=lambda x: isinstance(x, ad.Zero))

@@ -812,3 +812,26 @@ def test_scan_transpose_types_the_carry_by_its_cotangent():
     ] 1.0:f32[] b
   in (g,) }"""
     assert float(grad(f)(1.0)) == 0.0
+
+
+def test_fwd_and_bwd_reuses_one_trace():
+    import glassjax
+    traces = []
+
+    def f(x, w):
+        traces.append(1)
+        return x @ w
+    fwd, bwd = glassjax.fwd_and_bwd(f, argnums=(0, 1))
+    x = jnp.ones((4, 4))
+    for _ in range(3):
+        y, residuals = fwd(x, 2 * x)
+        cot_x, cot_w = bwd(residuals, x)
+    np.testing.assert_allclose(y, 8 * np.ones((4, 4)))
+    np.testing.assert_allclose(cot_x, 8 * np.ones((4, 4)))
+    np.testing.assert_allclose(cot_w, 4 * np.ones((4, 4)))
+    assert len(traces) == 1
+    fwd1, bwd1 = glassjax.fwd_and_bwd(lambda a: (jnp.sin(a).sum(), a * 2), 0,
+                                      has_aux=True, jitted=False)
+    y, res, aux = fwd1(jnp.arange(3.0))
+    np.testing.assert_allclose(bwd1(res, 1.0), np.cos(np.arange(3.0)), rtol=1e-6)
+    np.testing.assert_allclose(aux, [0., 2., 4.])
