@@ -385,14 +385,13 @@ class PureCallbackPrimitive(core.Primitive):
 pure_callback_p = PureCallbackPrimitive("pure_callback")
 
 
-def _pure_callback_on_host(*args, callback, result_avals, sharding, vmap_method):
+def _call_on_host(api_name, callback, args):
     """What the compiled program calls: the user's function on host arrays, results
-    turned into NumPy arrays for XLA."""
-    del result_avals, sharding, vmap_method
+    turned into NumPy arrays for XLA (a failure is logged, as JAX logs it, and raised)."""
     try:
-        return [np.asarray(out) for out in callback(*_on_host(args, "jax.pure_callback"))]
+        return [np.asarray(out) for out in callback(*_on_host(args, api_name))]
     except BaseException:
-        logger.exception("jax.pure_callback failed")
+        logger.exception(f"{api_name} failed")
         raise
 
 
@@ -404,8 +403,7 @@ pure_callback_p.def_abstract_eval(lambda *avals, result_avals, **params: list(re
 
 def _pure_callback_lowering(ctx, *args, callback, sharding, **params):
     del sharding     # glassjax compiles for one device: the callback runs there
-    host_fn = lambda *np_args: _pure_callback_on_host(*np_args, callback=callback,
-                                                      sharding=None, **params)
+    host_fn = lambda *np_args: _call_on_host("jax.pure_callback", callback, np_args)
     return emit_python_callback(ctx, host_fn, args, has_side_effect=False)
 
 
@@ -533,15 +531,6 @@ class IOCallbackPrimitive(core.Primitive):
 io_callback_p = IOCallbackPrimitive("io_callback")
 
 
-def _io_callback_on_host(*args, callback, result_avals, sharding, ordered):
-    del result_avals, sharding, ordered
-    try:
-        return [np.asarray(out) for out in callback(*_on_host(args, "jax.io_callback"))]
-    except BaseException:
-        logger.exception("jax.io_callback failed")
-        raise
-
-
 io_callback_p.def_impl(functools.partial(dispatch.apply_primitive, io_callback_p))
 io_callback_p.def_abstract_eval(lambda *avals, result_avals, **params: list(result_avals))
 # The effect keeps an unused call alive (no DCE) and, when ordered, in program order.
@@ -551,9 +540,7 @@ staging.effects_rules[io_callback_p] = lambda ordered, **_: frozenset(
 
 def _io_callback_lowering(ctx, *args, callback, sharding, ordered, **params):
     del sharding
-    host_fn = lambda *np_args: _io_callback_on_host(*np_args, callback=callback,
-                                                    sharding=None, ordered=ordered,
-                                                    **params)
+    host_fn = lambda *np_args: _call_on_host("jax.io_callback", callback, np_args)
     return emit_python_callback(ctx, host_fn, args, has_side_effect=True,
                                 ordered_effect=ordered_io_effect if ordered else None)
 

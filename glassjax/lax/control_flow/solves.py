@@ -78,29 +78,30 @@ def _check_tree(func_name, expected_name, actual_tree, expected_tree):
                         f"{expected_name}, got {actual_tree} and {expected_tree}.")
 
 
-def _split_root_args(args, const_lengths):
-    """``(consts of each function, initial guess)`` from the flat argument list."""
+def _split_args(args, const_lengths):
+    """``(consts of each traced function, the rest)`` from a primitive's flat arguments;
+    the consts come in the tuple type of ``const_lengths``."""
     params, rest = [], list(args)
     for n in const_lengths:
         params.append(rest[:n])
         rest = rest[n:]
-    return _RootTuple(*params), rest
+    return type(const_lengths)(*params), rest
 
 
 @functools.partial(custom_jvp, nondiff_argnums=(0, 1))
 def _custom_root(const_lengths, jaxprs, *args):
-    params, initial_guess = _split_root_args(args, const_lengths)
+    params, initial_guess = _split_args(args, const_lengths)
     return core.jaxpr_as_fun(jaxprs.solve)(*params.solve, *initial_guess)
 
 
 @_custom_root.defjvp
 def _root_jvp(const_lengths, jaxprs, primals, tangents):
     """The implicit function theorem: ``dx* = -solve(df/dx, df/dm . dm)`` at the root."""
-    params, _ = _split_root_args(primals, const_lengths)
+    params, _ = _split_args(primals, const_lengths)
     solution = _custom_root(const_lengths, jaxprs, *primals)
     num_roots = len(jaxprs.f.out_avals)
     roots, aux = solution[:num_roots], solution[num_roots:]
-    params_dot, _ = _split_root_args(tangents, const_lengths)
+    params_dot, _ = _split_args(tangents, const_lengths)
     f = core.jaxpr_as_fun(jaxprs.f)
     f_at_root = lambda *f_params: f(*f_params, *roots)
     _, rhs, _ = ad.jvp(f_at_root, params.f, params_dot.f)
@@ -182,14 +183,6 @@ def _transpose_one_output(linear_fun, primals):
     return lambda x: transposed(x)[0]
 
 
-def _split_linear_solve_args(args, const_lengths):
-    params, rest = [], list(args)
-    for n in const_lengths:
-        params.append(rest[:n])
-        rest = rest[n:]
-    return _LinearSolveTuple(*params), rest
-
-
 class LinearSolvePrimitive(core.Primitive):
     multiple_results = True
 
@@ -199,7 +192,7 @@ linear_solve_p = LinearSolvePrimitive("custom_linear_solve")
 
 def _linear_solve_impl(*args, const_lengths, jaxprs):
     """Just the user's solve: evaluated where it stands (eagerly, or traced inline)."""
-    params, b = _split_linear_solve_args(args, const_lengths)
+    params, b = _split_args(args, const_lengths)
     return core.jaxpr_as_fun(jaxprs.solve)(*params.solve, *b)
 
 
@@ -222,8 +215,8 @@ def _linear_solve_jvp(primals, tangents, *, const_lengths, jaxprs):
     get zero tangents."""
     params_kw = dict(const_lengths=const_lengths, jaxprs=jaxprs)
     x = linear_solve_p.bind(*primals, **params_kw)
-    params, _ = _split_linear_solve_args(primals, const_lengths)
-    params_dot, b_dot = _split_linear_solve_args(tangents, const_lengths)
+    params, _ = _split_args(primals, const_lengths)
+    params_dot, b_dot = _split_args(tangents, const_lengths)
     x_leaves = x[:len(b_dot)]
     if all(type(t) is ad.Zero for t in params_dot.matvec):
         rhs = b_dot
@@ -250,7 +243,7 @@ def _linear_solve_transpose(cts, *args, const_lengths, jaxprs):
     if jaxprs.transpose_solve is None:
         raise TypeError("transpose_solve required for backwards mode automatic "
                         "differentiation of custom_linear_solve")
-    params, b = _split_linear_solve_args(args, const_lengths)
+    params, b = _split_args(args, const_lengths)
     if any(ad.is_undefined_primal(p) for ps in params for p in ps):
         raise NotImplementedError("custom_linear_solve is linear in b only")
     x_cts = [ad.instantiate_zeros(ct) for ct in cts[:len(b)]]
@@ -265,8 +258,8 @@ def _linear_solve_batch(axis_data, args, dims, *, const_lengths, jaxprs):
     """Batch the four jaxprs consistently: which parts of ``x`` and ``b`` are batched is
     found by iterating to a fixed point (a batched ``b`` batches ``x`` through the solve,
     a batched ``x`` batches ``b`` through the map, and so on)."""
-    params, b = _split_linear_solve_args(args, const_lengths)
-    params_dims, b_dims = _split_linear_solve_args(dims, const_lengths)
+    params, b = _split_args(args, const_lengths)
+    params_dims, b_dims = _split_args(dims, const_lengths)
     params_bat = _LinearSolveTuple(*([d is not batching.not_mapped for d in ds]
                                      for ds in params_dims))
     orig_b_bat = [d is not batching.not_mapped for d in b_dims]
