@@ -15,7 +15,7 @@ from glassjax.numpy.array_creation import (arange, array, asarray, copy, empty, 
                                            indices, linspace, logspace, meshgrid, ones,
                                            ones_like, tri, tril, triu, zeros, zeros_like)
 from glassjax.numpy.convolve import convolve, correlate
-from glassjax.numpy.indexing import take
+from glassjax.numpy.indexing import put_along_axis, take, take_along_axis
 from glassjax.numpy.lax_numpy import (allclose, angle, append, argwhere, around,
                                       array_equal, array_equiv, array_split, astype,
                                       atleast_1d, atleast_2d, atleast_3d, bincount,
@@ -38,7 +38,10 @@ from glassjax.numpy.scalar_types import (bfloat16, bool_, cdouble, complex64, co
                                          complex_, csingle, double, float16, float32,
                                          float64, float_, int8, int16, int32, int64, int_,
                                          single, uint, uint8, uint16, uint32, uint64)
-from glassjax.numpy.sorting import argsort, median, percentile, quantile, sort
+from glassjax.numpy.sorting import argsort, lexsort, median, percentile, quantile, sort
+from glassjax.numpy.setops import (digitize, intersect1d, isin, searchsorted, setdiff1d,
+                                   setxor1d, union1d, unique, unique_all, unique_counts,
+                                   unique_inverse, unique_values)
 from glassjax.numpy.tensor_contractions import (dot, einsum, inner, matmul, outer,
                                                 tensordot, vdot)
 from glassjax.numpy.ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh,

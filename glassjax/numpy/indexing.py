@@ -579,6 +579,113 @@ def _take(a, indices, axis=None, mode=None, unique_indices=False, indices_are_so
                       fill_value=fill_value)
 
 
+def _normalize_index(index, axis_size):
+    """Negative indices counted from the end (unsigned indices never are)."""
+    if dtypes.issubdtype(dtypes.dtype(index), np.unsignedinteger):
+        return index
+    return lax.select(index < 0, lax.add(index, np.array(axis_size, index.dtype)), index)
+
+
+@jit(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
+def take_along_axis(arr, indices, axis, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
+    """``arr`` picked along ``axis`` at ``indices`` (the shape of ``indices`` elsewhere
+    broadcasts against ``arr``), as the output of ``argsort`` reorders an array.
+
+    It is one ``gather`` whose other axes are *batching* dimensions: element ``i`` of
+    the result reads the row of ``arr`` matching the row of ``indices``. Axes where
+    ``indices`` has size 1 are taken whole; axes where ``arr`` has size 1 are
+    squeezed."""
+    a, indices = ensure_arraylike("take_along_axis", arr, indices)
+    idx_shape = np.shape(indices)
+    if not dtypes.issubdtype(indices.dtype, np.integer):
+        raise TypeError(f"take_along_axis indices must be of integer type, got "
+                        f"{indices.dtype}")
+    if axis is None:
+        if np.ndim(indices) != 1:
+            raise ValueError(f"take_along_axis indices must be 1D if axis=None, got "
+                             f"shape {idx_shape}")
+        a, axis = a.ravel(), 0
+    rank = a.ndim
+    if rank != np.ndim(indices):
+        raise ValueError(f"indices and arr must have the same number of dimensions; "
+                         f"{np.ndim(indices)} vs. {a.ndim}")
+    axis = canonicalize_axis(axis, rank)
+    axis_size = a.shape[axis]
+    arr_shape = a.shape[:axis] + (1,) + a.shape[axis + 1:]
+    out_shape = util.broadcast_shapes(idx_shape, arr_shape)
+    if axis_size == 0:
+        return lax.full(out_shape, 0, a.dtype)
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
+    if wrap_negative_indices:     # (wide enough that index + axis_size cannot overflow)
+        index_dtype = np.dtype(np.int64 if axis_size > np.iinfo(np.int32).max
+                               else np.int32)
+        indices = _normalize_index(lax.convert_element_type(indices, index_dtype),
+                                   axis_size)
+    index_dims = [i for i, d in enumerate(idx_shape) if i == axis or d != 1]
+    gather_indices = lax.reshape(indices, tuple(out_shape[i] for i in index_dims) + (1,))
+    slice_sizes, offset_dims, start_index_map, collapsed = [], [], [], []
+    operand_batching, indices_batching, squeezed = [], [], []
+    new_i = j = 0          # positions in the squeezed operand and in the indices
+    for i in range(rank):
+        if i == axis:
+            slice_sizes.append(1)
+            start_index_map.append(new_i)
+            collapsed.append(new_i)
+            new_i, j = new_i + 1, j + 1
+        elif idx_shape[i] == 1:          # the whole axis of arr, no index needed
+            offset_dims.append(i)
+            slice_sizes.append(arr_shape[i])
+            new_i += 1
+        elif arr_shape[i] == 1:          # broadcast along indices: squeeze arr's axis
+            squeezed.append(i)
+            j += 1
+        else:                            # matching rows: a batching dimension
+            slice_sizes.append(0 if arr_shape[i] == 0 else 1)
+            operand_batching.append(new_i)
+            indices_batching.append(j)
+            new_i, j = new_i + 1, j + 1
+    a = lax.squeeze(a, squeezed)
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=tuple(offset_dims), collapsed_slice_dims=tuple(collapsed),
+        start_index_map=tuple(start_index_map), operand_batching_dims=tuple(operand_batching),
+        start_indices_batching_dims=tuple(indices_batching))
+    return lax.gather(a, gather_indices, dnums, tuple(slice_sizes),
+                      mode="fill" if mode is None else mode, fill_value=fill_value)
+
+
+@jit(static_argnames=("axis", "inplace", "mode"))
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    """``arr`` with ``values`` written along ``axis`` at ``indices`` (the inverse of
+    ``take_along_axis``). JAX arrays are immutable: ``inplace=False`` is required."""
+    if inplace:
+        raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because "
+                         "JAX arraysare immutable. Pass inplace=False to instead return "
+                         "an updated array.")   # (JAX's text, missing space included)
+    arr, indices, values = ensure_arraylike("put_along_axis", arr, indices, values)
+    original_shape = arr.shape
+    if axis is None:
+        arr, axis_ = arr.ravel(), 0
+    else:
+        axis_ = axis
+    if arr.ndim != indices.ndim:
+        raise ValueError(f"put_along_axis arguments 'arr' and 'indices' must have same "
+                         f"ndim. Got arr.ndim={arr.ndim} and indices.ndim={indices.ndim}.")
+    try:
+        values = util.broadcast_to(values, indices.shape)
+    except ValueError:
+        raise ValueError(f"put_along_axis argument 'values' must be broadcastable to "
+                         f"'indices'. Got values.shape={values.shape} and "
+                         f"indices.shape={indices.shape}.") from None
+    from glassjax.numpy.array_creation import indices as grid
+    axis_ = canonicalize_axis(axis_, arr.ndim)
+    idx = list(grid(arr.shape, sparse=True))
+    idx[axis_] = indices
+    result = arr.at[tuple(idx)].set(values, mode=mode)
+    return result.reshape(original_shape) if axis is None else result
+
+
 def scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indices=False,
                    mode=None, normalize_indices=True):
     """``x`` with the elements selected by ``idx`` combined with ``y`` by ``scatter_op``

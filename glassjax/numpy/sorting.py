@@ -165,3 +165,20 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     a = ensure_arraylike("median", a)
     return quantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
                     keepdims=keepdims, method="midpoint")
+
+
+def lexsort(keys, axis=-1):
+    """The indices that sort by the *last* key first, then by the others in reverse
+    order (``keys[0]`` breaks the last ties), as NumPy's ``lexsort``."""
+    from glassjax.numpy.util import ensure_arraylike_tuple
+    key_arrays = ensure_arraylike_tuple("lexsort", tuple(keys))
+    if len(key_arrays) == 0:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if len({np.shape(k) for k in key_arrays}) > 1:
+        raise ValueError("all keys need to be the same shape")
+    if np.ndim(key_arrays[0]) == 0:
+        return lax.full((), 0, dtypes.default_int_dtype())
+    axis = canonicalize_axis(axis, np.ndim(key_arrays[0]))
+    iota = lax.broadcasted_iota(dtypes.default_int_dtype(), np.shape(key_arrays[0]), axis)
+    return lax.sort((*key_arrays[::-1], iota), dimension=axis,
+                    num_keys=len(key_arrays))[-1]

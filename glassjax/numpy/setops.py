@@ -1,0 +1,409 @@
+"""Set operations and searching in sorted arrays: ``unique`` and its variants, ``isin``,
+``intersect1d`` / ``union1d`` / ``setdiff1d`` / ``setxor1d``, ``searchsorted``,
+``digitize``.
+
+Most of these have a result whose size depends on the data (how many distinct values?).
+Such functions need concrete inputs, or a static ``size=`` (with ``fill_value`` for the
+unused slots) under ``jit`` -- otherwise JAX's ConcretizationTypeError, naming the
+argument to make static. Everything is built on sorting: equal values become neighbours,
+so "is this the first of its value" is a comparison with the previous element.
+"""
+from __future__ import annotations
+
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from glassjax import core, dtypes, lax
+from glassjax.jit import jit
+from glassjax.numpy import array_creation, lax_numpy, reductions, sorting, ufuncs
+from glassjax.numpy.util import (canonicalize_axis, check_arraylike, ensure_arraylike,
+                                 promote_dtypes)
+
+
+# ----------------------------------------------------------------------------------------
+# searchsorted / digitize
+# ----------------------------------------------------------------------------------------
+
+def _total_order_key(x):
+    """``x`` with -0.0 turned into 0.0, so that comparisons order floats as ``sort``
+    does."""
+    if not dtypes.issubdtype(x.dtype, np.inexact):
+        return x
+    return lax.select(x == 0, lax.full_like(x, 0), x)
+
+
+def _le_total(a, b):
+    """``a <= b`` in sort order, where NaN is the largest value."""
+    if not dtypes.issubdtype(a.dtype, np.inexact):
+        return ufuncs.less_equal(a, b)
+    return ufuncs.logical_or(ufuncs.isnan(b), ufuncs.logical_and(
+        ufuncs.logical_not(ufuncs.isnan(a)), ufuncs.less_equal(a, b)))
+
+
+def _lt_total(a, b):
+    """``a < b`` in sort order."""
+    return ufuncs.logical_not(_le_total(b, a))
+
+
+@jit(static_argnames=("side", "method"))
+def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
+    """Where to insert ``v`` into the sorted 1-D ``a`` to keep it sorted: the first
+    (``side="left"``) or last (``"right"``) such position. ``method`` picks the
+    algorithm: a vectorized binary search (``scan``, ``scan_unrolled``), one sort of
+    everything (``sort``), or counting comparisons (``compare_all``)."""
+    if sorter is None:
+        a, v = ensure_arraylike("searchsorted", a, v)
+    else:
+        a, v, sorter = ensure_arraylike("searchsorted", a, v, sorter)
+    if a.ndim != 1:
+        raise ValueError("a should be 1-dimensional")
+    if side not in ("left", "right"):
+        raise ValueError(f"side={side!r} is not supported; must be 'left' or 'right'")
+    if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
+        raise ValueError(f"method={method!r} not recognized; method must be one of "
+                         "'scan', 'scan_unrolled', 'sort', 'compare_all'")
+    a, v = promote_dtypes(a, v)
+    if sorter is not None:
+        a = a[sorter]
+    dtype = np.dtype(np.int64 if a.shape[0] > np.iinfo(np.int32).max else np.int32)
+    a, v = _total_order_key(a), _total_order_key(v)
+    if method == "compare_all":      # how many elements of a go before each query
+        from glassjax.vmap_api import vmap
+        before = _lt_total if side == "left" else _le_total
+        count = lambda q: reductions.sum(before(a, q), dtype=dtype)
+        return vmap(count)(v.ravel()).reshape(v.shape)
+    if method == "sort":
+        return _searchsorted_via_sort(a, v, side, dtype)
+    return _searchsorted_via_scan(a, v, side, dtype, unroll=method == "scan_unrolled")
+
+
+def _searchsorted_via_scan(a, v, side, dtype, unroll):
+    """Binary search for all queries at once: ``ceil(log2(n + 1))`` halvings of
+    ``[low, high]``, keeping ``high`` at a position the query may be inserted."""
+    n = a.shape[0]
+    if n == 0:
+        return lax.full(v.shape, 0, dtype)
+    steps = int(np.ceil(np.log2(n + 1)))
+    goes_at_or_before = _le_total if side == "left" else _lt_total
+
+    def halve(carry, _):
+        low, high = carry
+        mid = lax.add(low, lax.div(lax.sub(high, low), np.uint32(2)))
+        left = goes_at_or_before(v, a.at[mid].get(mode="clip"))
+        return (lax.select(left, low, mid), lax.select(left, mid, high)), None
+    start = (lax.full(v.shape, 0, np.uint32), lax.full(v.shape, n, np.uint32))
+    (_, high), _ = lax.scan(halve, start, None, length=steps,
+                            unroll=steps if unroll else 1)
+    return lax.convert_element_type(high, dtype)
+
+
+def _rank(x, dtype):
+    """The position of each element of ``x`` in a stable sort of ``x``."""
+    positions = lax.iota(dtype, x.shape[0])
+    return array_creation.zeros_like(positions).at[
+        sorting.argsort(x, stable=True)].set(positions)
+
+
+def _searchsorted_via_sort(a, v, side, dtype):
+    """Sort ``a`` and the queries together: a query's rank among both, minus its rank
+    among the queries alone, is the number of elements of ``a`` before it."""
+    queries = v.ravel()
+    if side == "left":     # queries first: they go before equal elements of a
+        rank = _rank(lax.concatenate([queries, a], 0), dtype)[:queries.shape[0]]
+    else:
+        rank = _rank(lax.concatenate([a, queries], 0), dtype)[a.shape[0]:]
+    return lax.reshape(lax.sub(rank, _rank(queries, dtype)), v.shape)
+
+
+def digitize(x, bins, right=False, *, method=None):
+    """The index of the bin each value of ``x`` falls in (``bins`` increasing or
+    decreasing; ``right`` says which edge a bin includes)."""
+    x, bins = ensure_arraylike("digitize", x, bins)
+    right = core.concrete_or_error(bool, right, "right argument of jnp.digitize()")
+    if bins.ndim != 1:
+        raise ValueError(f"digitize: bins must be a 1-dimensional array; got "
+                         f"bins={bins}")
+    if bins.shape[0] == 0:
+        return array_creation.zeros_like(x, dtype=np.int32)
+    side = "left" if right else "right"
+    kw = {} if method is None else {"method": method}
+    return lax_numpy.where(
+        bins[-1] >= bins[0],
+        searchsorted(bins, x, side=side, **kw),
+        bins.shape[0] - searchsorted(bins[::-1], x, side=side, **kw))
+
+
+# ----------------------------------------------------------------------------------------
+# unique
+# ----------------------------------------------------------------------------------------
+
+_UNIQUE_SIZE_HINT = (
+    "To make jnp.unique() compatible with JIT and other transforms, you can specify a "
+    "concrete value for the size argument, which will determine the output size.")
+
+
+def _unique_sorted_mask(ar, axis, equal_nan):
+    """Sort the slices of ``ar`` along ``axis`` (lexicographically); return them, the
+    mask of the first of each run of equal slices, and the sorting permutation."""
+    aux = lax_numpy.moveaxis(ar, axis, 0)
+    if np.issubdtype(aux.dtype, np.complexfloating):   # one NaN for any NaN part
+        aux = lax_numpy.where(ufuncs.isnan(aux), np.array(np.nan, aux.dtype), aux)
+    size, *rest = aux.shape
+    if int(np.prod(rest)) == 0:
+        size, perm = 1, array_creation.zeros(1, dtype=int)
+    else:
+        perm = sorting.lexsort(aux.reshape(size, int(np.prod(rest))).T[::-1])
+    aux = aux[perm]
+    if not aux.size:
+        return aux, array_creation.zeros(size, dtype=bool), perm
+    if dtypes.issubdtype(aux.dtype, np.inexact) and equal_nan:    # NaNs are all equal
+        neq = lambda x, y: lax.bitwise_and(
+            lax.ne(x, y), lax.bitwise_not(lax.bitwise_and(ufuncs.isnan(x), ufuncs.isnan(y))))
+    else:
+        neq = lax.ne
+    differs = reductions.any(neq(aux[1:], aux[:-1]), tuple(range(1, aux.ndim)))
+    mask = array_creation.ones(size, dtype=bool).at[1:].set(differs)
+    return aux, mask, perm
+
+
+def _unique(ar, axis, return_index, return_inverse, return_counts, equal_nan, size,
+            fill_value):
+    if ar.shape[axis] == 0 and size and fill_value is None:
+        raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, "
+                         "fill_value must be specified")
+    aux, mask, perm = _unique_sorted_mask(ar, axis, equal_nan)
+    if size is None:
+        ind = core.concrete_or_error(None, mask, "The error arose in jnp.unique(). " +
+                                     _UNIQUE_SIZE_HINT)
+    else:
+        ind = lax_numpy.nonzero(mask, size=size)[0]
+    result = aux[ind] if aux.size else aux
+    if size is not None and fill_value is not None:
+        fill = lax.convert_element_type(fill_value, result.dtype)
+        if result.shape[0]:
+            valid = lax.expand_dims(array_creation.arange(size) < mask.sum(),
+                                    tuple(range(1, result.ndim)))
+            result = lax_numpy.where(valid, result, fill)
+        else:
+            result = lax.full_like(result, fill, shape=(size, *result.shape[1:]))
+    out = [lax_numpy.moveaxis(result, 0, axis)]
+    if return_index:
+        out.append(perm[ind] if aux.size else perm)
+    if return_inverse:
+        if aux.size:
+            inverse = array_creation.zeros(mask.shape, dtype=int).at[perm].set(
+                reductions.cumsum(mask) - 1)
+        else:
+            inverse = array_creation.zeros(ar.shape[axis], dtype=int)
+        out.append(inverse)
+    if return_counts:
+        if aux.size:
+            if size is None:
+                starts = lax_numpy.append(lax_numpy.nonzero(mask)[0], mask.size)
+            else:           # unused slots: an empty run at the end
+                starts = lax_numpy.nonzero(mask, size=size + 1)[0]
+                starts = starts.at[1:].set(lax_numpy.where(starts[1:], starts[1:],
+                                                           mask.size))
+            out.append(lax_numpy.diff(starts))
+        elif ar.shape[axis]:
+            out.append(array_creation.full((1,), ar.shape[axis], dtype=int))
+        else:
+            out.append(array_creation.empty(0, dtype=int))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           *, equal_nan=True, size=None, fill_value=None, sorted=True):
+    """The sorted distinct values of ``ar`` (or distinct slices along ``axis``), with
+    optionally the index of each one's first occurrence, the inverse map and the
+    counts. Under ``jit`` give ``size`` (and ``fill_value`` for unused slots)."""
+    del sorted     # always sorted
+    arr = ensure_arraylike("unique", ar)
+    if size is None:
+        arr = core.concrete_or_error(None, arr, "The error arose for the first argument "
+                                     "of jnp.unique(). " + _UNIQUE_SIZE_HINT)
+    else:
+        size = core.concrete_or_error(operator.index, size, "The error arose for the size "
+                                      "argument of jnp.unique(). " + _UNIQUE_SIZE_HINT)
+    shape = arr.shape
+    if axis is None:
+        arr, axis_int = arr.flatten(), 0
+    else:
+        axis_int = canonicalize_axis(axis, arr.ndim)
+    result = _unique(arr, axis_int, return_index, return_inverse, return_counts,
+                     equal_nan, size, fill_value)
+    if return_inverse and axis is None:     # NumPy 2: the inverse has the input's shape
+        i = 2 if return_index else 1
+        result = (*result[:i], result[i].reshape(shape), *result[i + 1:])
+    return result
+
+
+class _UniqueAllResult(NamedTuple):
+    values: object
+    indices: object
+    inverse_indices: object
+    counts: object
+
+
+class _UniqueCountsResult(NamedTuple):
+    values: object
+    counts: object
+
+
+class _UniqueInverseResult(NamedTuple):
+    values: object
+    inverse_indices: object
+
+
+def unique_all(x, /, *, size=None, fill_value=None):
+    """``unique`` with indices, inverse and counts (the array API's version: NaNs are
+    all distinct)."""
+    x = ensure_arraylike("unique_all", x)
+    return _UniqueAllResult(*unique(x, return_index=True, return_inverse=True,
+                                    return_counts=True, equal_nan=False, size=size,
+                                    fill_value=fill_value))
+
+
+def unique_counts(x, /, *, size=None, fill_value=None):
+    x = ensure_arraylike("unique_counts", x)
+    return _UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False, size=size,
+                                       fill_value=fill_value))
+
+
+def unique_inverse(x, /, *, size=None, fill_value=None):
+    x = ensure_arraylike("unique_inverse", x)
+    return _UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False,
+                                        size=size, fill_value=fill_value))
+
+
+def unique_values(x, /, *, size=None, fill_value=None):
+    x = ensure_arraylike("unique_values", x)
+    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
+
+
+# ----------------------------------------------------------------------------------------
+# Membership and set operations on 1-D arrays
+# ----------------------------------------------------------------------------------------
+
+def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
+    """For each element of ``ar1`` (flattened): is it in ``ar2``?"""
+    arr1, arr2 = promote_dtypes(*ensure_arraylike("in1d", ar1, ar2))
+    arr1, arr2 = arr1.ravel(), arr2.ravel()
+    if arr1.size == 0 or arr2.size == 0:
+        return (array_creation.ones if invert else array_creation.zeros)(arr1.shape,
+                                                                        dtype=bool)
+    if method in ("auto", "compare_all"):      # every pair: simple, fine for small sets
+        if invert:
+            return (arr1[:, None] != arr2[None, :]).all(-1)
+        return (arr1[:, None] == arr2[None, :]).any(-1)
+    if method == "binary_search":
+        arr2 = lax.sort(arr2)
+        found = arr2[searchsorted(arr2, arr1)]
+        return arr1 != found if invert else arr1 == found
+    if method == "sort":      # in the sorted union, a member is followed by its equal
+        if assume_unique:
+            back = slice(None)
+        else:
+            arr1, back = unique(arr1, size=len(arr1), return_inverse=True,
+                                fill_value=arr2.max())
+        aux, ind = lax.sort_key_val(lax_numpy.concatenate([arr1, arr2]),
+                                    array_creation.arange(arr1.size + arr2.size))
+        if invert:
+            return array_creation.ones(arr1.shape, bool).at[ind[:-1]].set(
+                aux[1:] != aux[:-1], mode="drop")[back]
+        return array_creation.zeros(arr1.shape, bool).at[ind[:-1]].set(
+            aux[1:] == aux[:-1], mode="drop")[back]
+    raise ValueError(f"method={method!r} is not implemented; options are 'compare_all', "
+                     "'binary_search', 'sort', and 'auto'")
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
+    """Which elements of ``element`` occur in ``test_elements`` (``invert``: which do
+    not), with the shape of ``element``."""
+    element, test_elements = ensure_arraylike("isin", element, test_elements)
+    return _in1d(element, test_elements, invert, method=method,
+                 assume_unique=assume_unique).reshape(np.shape(element))
+
+
+def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """The distinct values of ``ar1`` that are not in ``ar2``, sorted."""
+    arr1, arr2 = ensure_arraylike("setdiff1d", ar1, ar2)
+    arr1, arr2 = arr1.ravel(), arr2.ravel()
+    if size is None:
+        core.concrete_or_error(None, ar1, "The error arose in setdiff1d()")
+    else:
+        size = core.concrete_or_error(operator.index, size, "The error arose in setdiff1d()")
+    fill = lax.full_like(arr1, 0 if fill_value is None else fill_value, shape=())
+    if arr1.size == 0:
+        return lax.full_like(arr1, fill, shape=(size or 0,))
+    if not assume_unique:
+        arr1 = unique(arr1, size=size and arr1.size)
+    mask = _in1d(arr1, arr2, invert=True, assume_unique=assume_unique)
+    if size is None:
+        return arr1[mask]
+    if not assume_unique:      # unique's padding repeats the first value: not results
+        n_unique = arr1.size + 1 - (arr1 == arr1[0]).sum()
+        mask = lax_numpy.where(array_creation.arange(arr1.size) < n_unique, mask, False)
+    return lax_numpy.where(array_creation.arange(size) < mask.sum(),
+                           arr1[lax_numpy.where(mask, size=size)], fill)
+
+
+def union1d(ar1, ar2, *, size=None, fill_value=None):
+    """The sorted distinct values of both arrays."""
+    ar1, ar2 = ensure_arraylike("union1d", ar1, ar2)
+    if size is None:
+        ar1 = core.concrete_or_error(None, ar1, "The error arose in union1d()")
+        ar2 = core.concrete_or_error(None, ar2, "The error arose in union1d()")
+    else:
+        size = core.concrete_or_error(operator.index, size, "The error arose in union1d()")
+    return unique(lax_numpy.concatenate((ar1, ar2), axis=None), size=size,
+                  fill_value=fill_value)
+
+
+def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """The sorted values in exactly one of the arrays."""
+    ar1, ar2 = ensure_arraylike("setxor1d", ar1, ar2)
+    arr1, arr2 = promote_dtypes(ar1.ravel(), ar2.ravel())
+    if size is not None:
+        raise NotImplementedError("glassjax: setxor1d(size=...) is not implemented yet")
+    if not assume_unique:
+        arr1, arr2 = unique(arr1), unique(arr2)
+    aux = lax_numpy.concatenate((arr1, arr2))
+    if aux.size == 0:
+        return aux
+    aux = sorting.sort(aux)
+    first = lax_numpy.concatenate((True, aux[1:] != aux[:-1], True), axis=None)
+    return aux[first[1:] & first[:-1]]     # neither equal to the previous nor the next
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
+                fill_value=None):
+    """The sorted values in both arrays (with ``return_indices``, where each first
+    occurs in ``ar1`` and in ``ar2``)."""
+    ar1, ar2 = ensure_arraylike("intersect1d", ar1, ar2)
+    arr1, arr2 = promote_dtypes(ar1.ravel(), ar2.ravel())
+    if size is not None:
+        raise NotImplementedError("glassjax: intersect1d(size=...) is not implemented yet")
+    ind1 = ind2 = array_creation.arange(0)
+    if not assume_unique:
+        if return_indices:
+            arr1, ind1 = unique(arr1, return_index=True)
+            arr2, ind2 = unique(arr2, return_index=True)
+        else:
+            arr1, arr2 = unique(arr1), unique(arr2)
+    both = lax_numpy.concatenate((arr1, arr2))
+    if return_indices:     # sort with the positions, to know where each came from
+        aux, order = lax.sort_key_val(both, lax.iota(np.int32, both.shape[0]))
+    else:
+        aux, order = sorting.sort(both), None
+    mask = aux[1:] == aux[:-1]       # a value present in both is followed by its twin
+    common = aux[:-1][mask]
+    if not return_indices:
+        return common
+    in1 = order[:-1][mask]
+    in2 = order[1:][mask] - np.size(arr1)
+    if not assume_unique:
+        in1, in2 = ind1[in1], ind2[in2]
+    return common, in1, in2
