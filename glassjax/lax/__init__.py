@@ -54,3 +54,4 @@ from glassjax.lax.convolution import (
     conv_general_dilated, conv_general_dilated_p, conv_general_permutations,
     conv_general_shape_tuple, conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
     conv_with_general_padding)
+from glassjax.lax import linalg

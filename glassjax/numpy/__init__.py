@@ -82,3 +82,4 @@ newaxis = None
 
 _array_methods.register_array_methods()
 from glassjax.numpy.vectorize import vectorize
+from glassjax.numpy import linalg
