@@ -2,8 +2,8 @@
 
 Determinants and solves come from one LU factorization, ranks, pseudo-inverses and
 least squares from the SVD, Hermitian eigenproblems from ``eigh``. Norms are plain
-reductions. (Partial: ``qr``, ``eig``/``eigvals`` and the derivatives of the
-factorizations are not built yet.)
+reductions, QR from ``lax.linalg.qr``. Everything is differentiable through the
+factorizations' JVP rules. (Partial: ``eig``/``eigvals`` are not built yet.)
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from glassjax.jit import jit
 from glassjax.lax import linalg as lax_linalg
 from glassjax.numpy import (array_creation, indexing, lax_numpy, reductions,
                             tensor_contractions, ufuncs)
+from glassjax.numpy.vectorize import vectorize
 from glassjax.numpy.util import (ensure_arraylike, ensure_arraylike_tuple,
                                  promote_dtypes_inexact)
 
@@ -30,6 +31,11 @@ class SlogdetResult(NamedTuple):
 class EighResult(NamedTuple):
     eigenvalues: object
     eigenvectors: object
+
+
+class QRResult(NamedTuple):
+    Q: object
+    R: object
 
 
 class SVDResult(NamedTuple):
@@ -90,18 +96,10 @@ def det(a):
     return sign * ufuncs.exp(logdet).astype(sign.dtype)
 
 
-def _lu_solve(lu, permutation, b):
-    """Solve ``A x = b`` given ``P A = L U``: permute b's rows, then two triangular
-    solves (unit lower, then upper)."""
-    x = indexing.take_along_axis(b, permutation[..., None], axis=-2) if b.ndim > 1 \
-        else b
-    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
-    return lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
-
-
 @jit
 def solve(a, b):
-    """``x`` with ``a @ x == b`` (``b`` a vector or a stack of matrices)."""
+    """``x`` with ``a @ x == b`` (``b`` a vector or a stack of matrices), differentiable
+    in both (``lax.linalg._solve``)."""
     a, b = _inexact("jnp.linalg.solve", a, b)
     if a.ndim < 2:
         raise ValueError(f"left hand array must be at least two dimensional; got "
@@ -112,16 +110,8 @@ def solve(a, b):
             f"Invalid shapes for solve: {a.shape}, {b.shape}. Prior to JAX v0.5.0, this "
             "would have been treated as a batched 1-dimensional solve. To recover this "
             "behavior, use solve(a, b[..., None]).squeeze(-1).")
-    _square("solve", a)
-    vector = b.ndim == 1
-    if vector:
-        b = b[..., None]
-    batch = lax_numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = lax_numpy.broadcast_to(a, batch + a.shape[-2:])
-    b = lax_numpy.broadcast_to(b, batch + b.shape[-2:])
-    lu, _, permutation = lax_linalg.lu(lax.stop_gradient(a))
-    x = _lu_solve(lu, permutation, b)
-    return x[..., 0] if vector else x
+    signature = "(m,m),(m)->(m)" if b.ndim == 1 else "(m,m),(m,n)->(m,n)"
+    return vectorize(lax_linalg._solve, signature=signature)(a, b)
 
 
 @jit
@@ -130,8 +120,26 @@ def inv(a):
     a, = _inexact("inv", a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"Argument to inv must have shape [..., n, n], got {a.shape}.")
-    eye = lax_numpy.broadcast_to(array_creation.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    eye = lax.broadcast(array_creation.eye(a.shape[-1], dtype=a.dtype), a.shape[:-2])
     return solve(a, eye)
+
+
+@functools.partial(jit, static_argnames=("mode",))
+def qr(a, mode="reduced"):
+    """``Q, R`` with ``a == Q @ R``: ``"reduced"`` (K = min(M, N) columns of Q),
+    ``"complete"`` (all M), ``"r"`` (just R), ``"raw"`` (LAPACK's Householder form)."""
+    a, = _inexact("jnp.linalg.qr", a)
+    if mode == "raw":
+        h, taus = lax_linalg.geqrf(a)
+        return QRResult(lax_numpy.swapaxes(h, -1, -2), taus)
+    if mode in ("reduced", "r", "full"):
+        full_matrices = False
+    elif mode == "complete":
+        full_matrices = True
+    else:
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+    q, r = lax_linalg.qr(a, pivoting=False, full_matrices=full_matrices)
+    return r if mode == "r" else QRResult(q, r)
 
 
 # -- eigh, Cholesky, SVD -------------------------------------------------------------------
