@@ -214,24 +214,28 @@ def _lu_lowering(ctx, a):
 
 
 def _pivots_to_permutation(ctx, pivots, pivots_aval, m):
-    """Apply the row swaps ``i <-> pivots[i]`` in order to ``0..m-1`` (in StableHLO:
-    a small loop over the swaps, run on the device)."""
+    """The lowering of ``lu``'s third result: the permutation, computed on the device."""
+    rule_ctx = lowering.LoweringRuleContext(ctx.module_context, None, [pivots_aval],
+                                            [ctx.avals_out[2]])
+    return lowering.lower_fun(lambda piv: lu_pivots_to_permutation(piv, m))(rule_ctx,
+                                                                           pivots)
+
+
+def lu_pivots_to_permutation(pivots, permutation_size: int):
+    """Apply the row swaps ``i <-> pivots[i]`` in order to ``0..m-1`` (a small loop over
+    the swaps, batched over leading axes)."""
     from glassjax import lax
     from glassjax.lax.control_flow import fori_loop
 
-    def permutation(piv):
-        def swap(i, perm):
-            j = lax.dynamic_index_in_dim(piv, i, axis=-1, keepdims=False)
-            pi = lax.dynamic_index_in_dim(perm, i, axis=-1, keepdims=False)
-            pj = _take_last(perm, j)
-            perm = lax.dynamic_update_index_in_dim(perm, pj, i, axis=-1)
-            return _put_last(perm, j, pi)
-        perm = lax.broadcasted_iota(np.int32, (*pivots_aval.shape[:-1], m),
-                                    len(pivots_aval.shape) - 1)
-        return fori_loop(0, pivots_aval.shape[-1], swap, perm)
-    rule_ctx = lowering.LoweringRuleContext(ctx.module_context, None, [pivots_aval],
-                                            [ctx.avals_out[2]])
-    return lowering.lower_fun(permutation)(rule_ctx, pivots)
+    def swap(i, perm):
+        j = lax.dynamic_index_in_dim(pivots, i, axis=-1, keepdims=False)
+        pi = lax.dynamic_index_in_dim(perm, i, axis=-1, keepdims=False)
+        pj = _take_last(perm, j)
+        perm = lax.dynamic_update_index_in_dim(perm, pj, i, axis=-1)
+        return _put_last(perm, j, pi)
+    perm = lax.broadcasted_iota(np.int32, (*pivots.shape[:-1], permutation_size),
+                                pivots.ndim - 1)
+    return fori_loop(0, pivots.shape[-1], swap, perm)
 
 
 def _take_last(x, j):
@@ -366,6 +370,13 @@ def _broadcasted_matvec(a, x):
                            precision=lax.Precision.HIGHEST)
 
 
+def _check_solve_shapes(a, b):
+    if not (a.ndim >= 2 and b.ndim in (a.ndim, a.ndim - 1) and
+            a.shape[-1] == a.shape[-2] == b.shape[a.ndim - 2]):
+        raise ValueError("The arguments to solve must have shapes a=[..., m, m] and "
+                         f"b=[..., m, k] or b=[..., m]; got a={a.shape} and b={b.shape}")
+
+
 def _solve(a, b):
     """``x`` with ``a @ x == b``, differentiable in ``a`` and ``b``: one LU factorization
     (of ``a`` with its gradient stopped) serves the solve and, through
@@ -374,10 +385,7 @@ def _solve(a, b):
     from glassjax import lax
     from glassjax.lax.control_flow import custom_linear_solve
     from glassjax.vmap_api import vmap
-    if not (a.ndim >= 2 and b.ndim in (a.ndim, a.ndim - 1) and
-            a.shape[-1] == a.shape[-2] == b.shape[a.ndim - 2]):
-        raise ValueError("The arguments to solve must have shapes a=[..., m, m] and "
-                         f"b=[..., m, k] or b=[..., m]; got a={a.shape} and b={b.shape}")
+    _check_solve_shapes(a, b)
     out_shape = tuple(d_a if d_b == 1 else d_b
                       for d_a, d_b in zip(a.shape[:-1] + (1,), b.shape))
     b = lax.broadcast_in_dim(b, out_shape, tuple(range(b.ndim)))
@@ -794,11 +802,19 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
                      transpose_a: bool = False, conjugate_a: bool = False,
                      unit_diagonal: bool = False):
     """``x`` with ``op(a) @ x == b`` (``left_side``) or ``x @ op(a) == b``, for
-    triangular ``a``; ``op`` transposes / conjugates as asked."""
+    triangular ``a``; ``op`` transposes / conjugates as asked. A ``b`` of one rank less
+    than ``a`` is a (batch of) vector(s)."""
+    conjugate_a = conjugate_a and dtypes.issubdtype(a.dtype, np.complexfloating)
     if conjugate_a and not transpose_a:
-        from glassjax import numpy as jnp
-        a, conjugate_a = jnp.conj(a), False
-    return triangular_solve_p.bind(a, b, left_side=left_side, lower=lower,
-                                   transpose_a=transpose_a, conjugate_a=conjugate_a,
-                                   unit_diagonal=unit_diagonal)
+        a, conjugate_a = _conj(a), False
+    vector = np.ndim(b) == np.ndim(a) - 1
+    if vector:
+        from glassjax import lax
+        b = lax.expand_dims(b, (-1 if left_side else -2,))
+    out = triangular_solve_p.bind(a, b, left_side=left_side, lower=lower,
+                                  transpose_a=transpose_a, conjugate_a=conjugate_a,
+                                  unit_diagonal=unit_diagonal)
+    if vector:
+        out = out[..., 0] if left_side else out[..., 0, :]
+    return out
 
