@@ -320,8 +320,11 @@ class Jitted:
                                      self._static_argnames)
         in_avals = api_util.abstractify_leaves(self._fun, args, kwargs, flat,
                                                self._static_argnums, self._static_argnames)
-        key = (flat.in_tree, tuple(in_avals), flat.static_args, self._options_key(),
-               config.trace_context())
+        # Donation, inlining and keep_unused only matter when the jaxpr is bound, so they
+        # are not part of the key: ``jit(f)``, ``jit(f, donate_argnums=0)``,
+        # ``make_jaxpr(f)`` and ``eval_shape(f, ...)`` all share one trace of ``f``.
+        key = (flat.in_tree, tuple(in_avals), flat.static_args, config.trace_context(),
+               tuple(core.trace_ctx.axis_env.items()))
         try:
             per_fun = _trace_cache.setdefault(self._fun, {})
         except TypeError:          # not weak-referenceable: no cache
@@ -598,16 +601,41 @@ def named_call(fun, *, name=None):
     return named
 
 
-def eval_shape(fun, *args, **kwargs):
-    """The output shapes/dtypes of ``fun`` for these arguments, found by tracing only."""
-    flat = api_util.flatten_call(fun, args, kwargs)
-    in_avals = api_util.abstractify_leaves(fun, args, kwargs, flat)
-    jaxpr, _ = api_util.trace_flat_call(flat, in_avals,
-                                        staging.debug_info("eval_shape", fun, args, kwargs))
-    shapes = [core.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-              for a in jaxpr.out_avals]
-    return tree_util.tree_unflatten(flat.out_tree[0], shapes)
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
+    """A function that returns the ``ClosedJaxpr`` of ``fun`` for example arguments.
 
+    The example arguments may be arrays, scalars or anything with ``shape`` and ``dtype``
+    (e.g. ``ShapeDtypeStruct``). ``axis_env`` names the mapped axes that collectives like
+    ``psum`` may refer to, as pmap would. As in JAX this is ``jit(fun).trace(*args)``, so
+    it shares jit's trace cache: ``f`` traced here is not traced again by ``jit(f)``."""
+    jitted = Jitted(fun, static_argnums, None, None, None, None, None, False, False)
+
+    @functools.wraps(fun)
+    def make_jaxpr_f(*args, **kwargs):
+        with core.extend_axis_env(axis_env or []):
+            traced = jitted.trace(*args, **kwargs)
+        closed, lifted = traced.jaxpr, traced._result.lifted
+        if lifted:      # tracers of an enclosing trace are constants here, not arguments
+            jaxpr = closed.jaxpr
+            closed = core.ClosedJaxpr(
+                jaxpr.replace(constvars=[*jaxpr.invars[:len(lifted)], *jaxpr.constvars],
+                              invars=jaxpr.invars[len(lifted):]),
+                [*lifted, *closed.consts])
+        return (closed, traced.out_info) if return_shape else closed
+
+    make_jaxpr_f.__module__ = "glassjax"
+    name = getattr(fun, "__name__", None)
+    if name is not None:
+        make_jaxpr_f.__name__ = make_jaxpr_f.__qualname__ = f"make_jaxpr({name})"
+    return make_jaxpr_f
+
+
+def eval_shape(fun, *args, **kwargs):
+    """The output shapes/dtypes of ``fun`` for these arguments, found by tracing only
+    (``jit(fun).trace(*args).out_info``, so a jitted ``fun`` keeps its static args)."""
+    if not fastpath.is_jitted(fun):
+        fun = Jitted(fun, None, None, None, None, None, None, False, False)
+    return fun.trace(*args, **kwargs).out_info
 
 
 def xla_computation(fun, static_argnums=(), axis_env=None, in_parts=None, out_parts=None,

@@ -76,8 +76,9 @@ def fun_sourceinfo(fun) -> str | None:
         return getattr(fun, "__name__", None)
 
 
-class StagingTracer(core.Tracer):
-    """A tracer that is just a variable of the jaxpr being built."""
+class DynamicJaxprTracer(core.Tracer):
+    """A tracer that is just a variable of the jaxpr being built (JAX's name for it,
+    which ``type(x).__name__`` shows under ``jit`` and ``make_jaxpr``)."""
     # ``aval`` is a plain attribute here (it overrides Tracer's property): the type of a
     # staged value is fixed, and it is read for every operation on it.
     __slots__ = ("aval", "var")
@@ -106,19 +107,19 @@ class StagingTrace(core.Trace):
 
     # -- building -------------------------------------------------------------------------
 
-    def new_arg(self, aval) -> StagingTracer:
+    def new_arg(self, aval) -> DynamicJaxprTracer:
         var = Var(aval)
         self.invars.append(var)
-        return StagingTracer(self, aval, var)
+        return DynamicJaxprTracer(self, aval, var)
 
-    def to_tracer(self, x) -> StagingTracer:
-        if type(x) is StagingTracer and x._trace is self:
+    def to_tracer(self, x) -> DynamicJaxprTracer:
+        if type(x) is DynamicJaxprTracer and x._trace is self:
             return x
         var = self.const_vars.get(id(x))
         if var is None:
             var = self.const_vars[id(x)] = Var(core.get_aval(x))
             self.const_vals.append((var, x))
-        return StagingTracer(self, var.aval, var)
+        return DynamicJaxprTracer(self, var.aval, var)
 
     def process_primitive(self, primitive, tracers, params):
         if config.eager_constant_folding and not any(
@@ -151,10 +152,10 @@ class StagingTrace(core.Trace):
         if not primitive.multiple_results:
             var = Var(out_avals)
             self.eqns.append(JaxprEqn(invars, [var], primitive, params, effects))
-            return StagingTracer(self, out_avals, var)
+            return DynamicJaxprTracer(self, out_avals, var)
         outvars = [Var(a) for a in out_avals]
         self.eqns.append(JaxprEqn(invars, outvars, primitive, params, effects))
-        return [StagingTracer(self, v.aval, v) for v in outvars]
+        return [DynamicJaxprTracer(self, v.aval, v) for v in outvars]
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
         from glassjax import custom_derivatives
