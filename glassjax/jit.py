@@ -360,13 +360,16 @@ class Jitted:
 
         Returns ``(outputs, fastpath data, False)`` for the C++ dispatcher. Only a call
         at top level that compiled and ran an executable can be repeated by C++; under a
-        trace the ``jit`` equation must be staged or transformed every time."""
+        trace the ``jit`` equation must be staged or transformed every time. A tracer
+        argument at top level has escaped its transformation: binding hands it to the
+        eval trace, which says so (UnexpectedTracerError)."""
         result, leaves = self._trace(args, kwargs)
         donated = self._donated_invars(args, kwargs, result)
         leaves = [self._place(x) for x in leaves]
         params = dict(jaxpr=result.closed_jaxpr, name=self._name, donated_invars=donated,
                       keep_unused=self._keep_unused)
-        if core.trace_ctx.trace is not core.eval_trace or result.lifted:
+        if core.trace_ctx.trace is not core.eval_trace or result.lifted or any(
+                isinstance(x, core.Tracer) for x in leaves):
             outs = jit_p.bind(*result.lifted, *leaves, inline=self._inline, **params)
             return tree_util.tree_unflatten(result.out_tree, outs), None, False
         compiled = _executable(leaves, **params)

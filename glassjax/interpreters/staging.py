@@ -45,6 +45,21 @@ def debug_info(traced_for: str, fun: Callable, args, kwargs, static_argnums=(),
     return DebugInfo(traced_for, fun_sourceinfo(fun), tuple(names))
 
 
+def check_jax_types(leaves, out_tree, debug: DebugInfo) -> None:
+    """A traced function must return arrays (or scalars): name the first output that is
+    not one by its path in the result, as JAX's message does."""
+    from glassjax import tree_util
+    for i, x in enumerate(leaves):
+        if not core.valid_jaxtype(x):
+            paths, _ = tree_util.tree_flatten_with_path(
+                tree_util.tree_unflatten(out_tree, range(len(leaves))))
+            path = tree_util.keystr(paths[i][0])
+            where = f" at output component {path}" if path else ""
+            raise TypeError(f"function {debug.func_src_info} traced for {debug.traced_for} "
+                            f"returned a value of type {type(x)}{where}, which is not a "
+                            "valid JAX type")
+
+
 def fun_signature(fun) -> inspect.Signature:
     """``inspect.signature(fun)``, which is slow, shared by plain functions with the same
     code. Binding arguments (all ``debug_info`` does with it) depends only on the
