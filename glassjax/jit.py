@@ -475,7 +475,8 @@ class Traced:
         return tree_util.tree_unflatten(self._result.out_tree, shapes)
 
     def lower(self) -> "Lowered":
-        return Lowered(self._jitted._name, self._result, self._donated)
+        return Lowered(self._jitted._name, self._result, self._donated,
+                       self._jitted._keep_unused)
 
 
 class ArgInfo:
@@ -521,15 +522,13 @@ class _StageInfo:
 class Lowered(_StageInfo):
     """``jit(f).lower(*args)``: the StableHLO module (``as_text()``), not yet compiled."""
 
-    def __init__(self, name, result: TraceResult, donated_invars):
-        self._name = name
+    def __init__(self, name, result: TraceResult, donated_invars, keep_unused):
         self._result = result
         self._donated = donated_invars
-        closed = result.closed_jaxpr
-        self._module_context = lowering.lower_module(
-            lowering.module_name("jit", name), closed,
-            result_names=_result_names(result.out_tree),
-            donated_invars=list(donated_invars))
+        self._lowered = dispatch.lower_jaxpr(
+            name, result.closed_jaxpr, donated_invars=donated_invars,
+            keep_unused=keep_unused, result_names=_result_names(result.out_tree))
+        self._module_context = self._lowered.module_context
 
     def as_text(self, dialect=None, *, debug_info=False) -> str:
         """StableHLO text, or with ``dialect="hlo"`` the XLA HLO it converts to."""
@@ -542,7 +541,7 @@ class Lowered(_StageInfo):
         return self._module_context.module
 
     def compile(self) -> "Compiled":
-        return Compiled(self._name, self._result, self._donated)
+        return Compiled(self)
 
     def cost_analysis(self):
         return self.compile().cost_analysis()
@@ -551,19 +550,26 @@ class Lowered(_StageInfo):
 class Compiled(_StageInfo):
     """``jit(f).lower(*args).compile()``: an executable for exactly those input types."""
 
-    def __init__(self, name, result: TraceResult, donated_invars):
-        self._result = result
-        self._donated = donated_invars
-        self._exe = dispatch.compile_jaxpr(
-            name, result.closed_jaxpr, None, donated_invars=donated_invars,
-            result_names=_result_names(result.out_tree))
+    def __init__(self, lowered: Lowered):
+        self._result = lowered._result
+        self._donated = lowered._donated
+        self._exe = dispatch.compile_lowered(self._result.closed_jaxpr, lowered._lowered)
 
     def __call__(self, *args, **kwargs):
         leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        if in_tree != self._result.in_tree:
+            raise TypeError(_describe_tree_mismatch(in_tree, self._result.in_tree))
+        if core.trace_ctx.trace is not core.eval_trace:
+            for x in leaves:
+                if isinstance(x, core.Tracer):
+                    raise TypeError(
+                        "Cannot apply JAX transformations to a function lowered and "
+                        "compiled for a particular signature. Detected argument of "
+                        f"Tracer type {type(x)}.")
         expected = [a.strip_weak_type() for a in self._result.closed_jaxpr.in_avals
                     [len(self._result.lifted):]]
         got = [core.get_aval(x).strip_weak_type() for x in leaves]
-        if in_tree != self._result.in_tree or got != expected:
+        if got != expected:
             debug = self._result.closed_jaxpr.jaxpr.debug_info
             names = debug.arg_names if debug is not None else ()
             raise TypeError(
@@ -579,6 +585,18 @@ class Compiled(_StageInfo):
 
     def cost_analysis(self):
         return runtime.cost_analysis(self._exe.executable)
+
+
+def _describe_tree_mismatch(given, compiled) -> str:
+    """Where the ``(args, kwargs)`` of a call differ in structure from the compiled ones."""
+    errors = list(tree_util.equality_errors_pytreedef(given, compiled))
+    lines = ["Function compiled with input pytree does not match the input pytree it was "
+             f"called with. There are {len(errors)} mismatches, including:"]
+    for (first, *rest), thing1, thing2, explanation in errors:
+        base = ("args", "kwargs")[first.idx]
+        lines.append(f"    * at {base}{tree_util.keystr(tuple(rest))}, seen {thing2} but "
+                     f"now given {thing1}, so {explanation}")
+    return "\n".join(lines)
 
 
 def _describe_mismatch(expected, got, names) -> str:
