@@ -12,8 +12,8 @@ from glassjax.array import Array
 from glassjax.core import ShapeDtypeStruct
 from glassjax.dtypes import float0
 from glassjax.api import (block_until_ready, clear_caches, device_get, device_put,
-                          device_put_replicated, device_put_sharded, make_jaxpr, typeof)
-from glassjax.jit import eval_shape, jit, named_call, xla_computation
+                          device_put_replicated, device_put_sharded, typeof)
+from glassjax.jit import eval_shape, jit, make_jaxpr, named_call, xla_computation
 from glassjax.ad_api import (fwd_and_bwd, grad, hessian, jacfwd, jacobian, jacrev, jvp,
                              linear_transpose, linearize, value_and_grad, vjp)
 from glassjax.vmap_api import vmap

@@ -1,49 +1,11 @@
-"""The transformations users call (``glassjax.make_jaxpr``, ``jit``, ``grad``, ``vmap``, ...).
-
-Each is a thin wrapper: it flattens the arguments (``api_util``), hands the flat function
-to an interpreter (``interpreters/``) and rebuilds the output pytree.
-"""
+"""Small public API functions that are not transformations: moving data between host
+and devices, ``typeof`` and ``clear_caches``. (The transformations live in ``jit.py``,
+``ad_api.py`` and ``vmap_api.py``.)"""
 from __future__ import annotations
 
-import functools
 import importlib
 
-from glassjax import api_util, core, tree_util
-from glassjax.interpreters import staging
-
-
-def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
-               abstracted_axes=None, static_argnames=()):
-    """A function that returns the ``ClosedJaxpr`` of ``fun`` for example arguments.
-
-    The example arguments may be arrays, scalars or anything with ``shape`` and ``dtype``
-    (e.g. ``ShapeDtypeStruct``). Non-scalar constants the function closes over become
-    constvars; scalars are printed inline as literals. ``axis_env`` names the mapped axes
-    that collectives like ``psum`` may refer to, as pmap would."""
-    if abstracted_axes is not None:
-        raise NotImplementedError("abstracted_axes (dynamic shapes) is not supported; JAX "
-                                  "0.10 removed it too")
-    static_argnums, static_argnames = api_util.infer_argnums_and_argnames(
-        fun, static_argnums, static_argnames)
-
-    @functools.wraps(fun)
-    def make_jaxpr_f(*args, **kwargs):
-        flat = api_util.flatten_call(fun, args, kwargs, static_argnums, static_argnames)
-        in_avals = api_util.abstractify_leaves(fun, args, kwargs, flat, static_argnums,
-                                               static_argnames)
-        debug = staging.debug_info("jit", fun, args, kwargs, static_argnums,
-                                   static_argnames)
-        with core.extend_axis_env(axis_env or []):
-            jaxpr, consts = api_util.trace_flat_call(flat, in_avals, debug)
-        closed = core.ClosedJaxpr(jaxpr, consts)
-        if return_shape:
-            out_shapes = [core.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-                          for a in jaxpr.out_avals]
-            return closed, tree_util.tree_unflatten(flat.out_tree[0], out_shapes)
-        return closed
-
-    make_jaxpr_f.__module__ = "glassjax"
-    return make_jaxpr_f
+from glassjax import core, tree_util
 
 
 # ----------------------------------------------------------------------------------------

@@ -169,17 +169,11 @@ def abstractify_leaves(fun, args, kwargs, flat: FlatCall, static_argnums=(),
     return avals
 
 
-def check_out_leaves(flat_out, what="function"):
-    for x in flat_out:
-        if not core.valid_jaxtype(x):
-            raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
-
-
 def trace_flat_call(flat: FlatCall, in_avals: Sequence, debug):
     """Trace a flattened call; returns (jaxpr, consts) with consts possibly tracers."""
     def fun(*tracers):
         outs = flat.call(*tracers)
-        check_out_leaves(outs)
+        staging.check_jax_types(outs, flat.out_tree[0], debug)
         return outs
     jaxpr, consts, _ = staging.trace_to_jaxpr(fun, in_avals, debug)
     return jaxpr, consts

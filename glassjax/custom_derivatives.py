@@ -894,7 +894,7 @@ def _maybe_perturbed(x) -> bool:
     a type without tangents (float0); AD tracers might."""
     if not isinstance(x, core.Tracer):
         return False
-    if isinstance(x, staging.StagingTracer):
+    if isinstance(x, staging.DynamicJaxprTracer):
         return x.aval.to_tangent_aval().dtype != dtypes.float0
     return True
 

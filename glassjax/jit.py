@@ -320,8 +320,11 @@ class Jitted:
                                      self._static_argnames)
         in_avals = api_util.abstractify_leaves(self._fun, args, kwargs, flat,
                                                self._static_argnums, self._static_argnames)
-        key = (flat.in_tree, tuple(in_avals), flat.static_args, self._options_key(),
-               config.trace_context())
+        # Donation, inlining and keep_unused only matter when the jaxpr is bound, so they
+        # are not part of the key: ``jit(f)``, ``jit(f, donate_argnums=0)``,
+        # ``make_jaxpr(f)`` and ``eval_shape(f, ...)`` all share one trace of ``f``.
+        key = (flat.in_tree, tuple(in_avals), flat.static_args, config.trace_context(),
+               tuple(core.trace_ctx.axis_env.items()))
         try:
             per_fun = _trace_cache.setdefault(self._fun, {})
         except TypeError:          # not weak-referenceable: no cache
@@ -357,13 +360,16 @@ class Jitted:
 
         Returns ``(outputs, fastpath data, False)`` for the C++ dispatcher. Only a call
         at top level that compiled and ran an executable can be repeated by C++; under a
-        trace the ``jit`` equation must be staged or transformed every time."""
+        trace the ``jit`` equation must be staged or transformed every time. A tracer
+        argument at top level has escaped its transformation: binding hands it to the
+        eval trace, which says so (UnexpectedTracerError)."""
         result, leaves = self._trace(args, kwargs)
         donated = self._donated_invars(args, kwargs, result)
         leaves = [self._place(x) for x in leaves]
         params = dict(jaxpr=result.closed_jaxpr, name=self._name, donated_invars=donated,
                       keep_unused=self._keep_unused)
-        if core.trace_ctx.trace is not core.eval_trace or result.lifted:
+        if core.trace_ctx.trace is not core.eval_trace or result.lifted or any(
+                isinstance(x, core.Tracer) for x in leaves):
             outs = jit_p.bind(*result.lifted, *leaves, inline=self._inline, **params)
             return tree_util.tree_unflatten(result.out_tree, outs), None, False
         compiled = _executable(leaves, **params)
@@ -469,7 +475,8 @@ class Traced:
         return tree_util.tree_unflatten(self._result.out_tree, shapes)
 
     def lower(self) -> "Lowered":
-        return Lowered(self._jitted._name, self._result, self._donated)
+        return Lowered(self._jitted._name, self._result, self._donated,
+                       self._jitted._keep_unused)
 
 
 class ArgInfo:
@@ -515,15 +522,13 @@ class _StageInfo:
 class Lowered(_StageInfo):
     """``jit(f).lower(*args)``: the StableHLO module (``as_text()``), not yet compiled."""
 
-    def __init__(self, name, result: TraceResult, donated_invars):
-        self._name = name
+    def __init__(self, name, result: TraceResult, donated_invars, keep_unused):
         self._result = result
         self._donated = donated_invars
-        closed = result.closed_jaxpr
-        self._module_context = lowering.lower_module(
-            lowering.module_name("jit", name), closed,
-            result_names=_result_names(result.out_tree),
-            donated_invars=list(donated_invars))
+        self._lowered = dispatch.lower_jaxpr(
+            name, result.closed_jaxpr, donated_invars=donated_invars,
+            keep_unused=keep_unused, result_names=_result_names(result.out_tree))
+        self._module_context = self._lowered.module_context
 
     def as_text(self, dialect=None, *, debug_info=False) -> str:
         """StableHLO text, or with ``dialect="hlo"`` the XLA HLO it converts to."""
@@ -536,7 +541,7 @@ class Lowered(_StageInfo):
         return self._module_context.module
 
     def compile(self) -> "Compiled":
-        return Compiled(self._name, self._result, self._donated)
+        return Compiled(self)
 
     def cost_analysis(self):
         return self.compile().cost_analysis()
@@ -545,19 +550,26 @@ class Lowered(_StageInfo):
 class Compiled(_StageInfo):
     """``jit(f).lower(*args).compile()``: an executable for exactly those input types."""
 
-    def __init__(self, name, result: TraceResult, donated_invars):
-        self._result = result
-        self._donated = donated_invars
-        self._exe = dispatch.compile_jaxpr(
-            name, result.closed_jaxpr, None, donated_invars=donated_invars,
-            result_names=_result_names(result.out_tree))
+    def __init__(self, lowered: Lowered):
+        self._result = lowered._result
+        self._donated = lowered._donated
+        self._exe = dispatch.compile_lowered(self._result.closed_jaxpr, lowered._lowered)
 
     def __call__(self, *args, **kwargs):
         leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        if in_tree != self._result.in_tree:
+            raise TypeError(_describe_tree_mismatch(in_tree, self._result.in_tree))
+        if core.trace_ctx.trace is not core.eval_trace:
+            for x in leaves:
+                if isinstance(x, core.Tracer):
+                    raise TypeError(
+                        "Cannot apply JAX transformations to a function lowered and "
+                        "compiled for a particular signature. Detected argument of "
+                        f"Tracer type {type(x)}.")
         expected = [a.strip_weak_type() for a in self._result.closed_jaxpr.in_avals
                     [len(self._result.lifted):]]
         got = [core.get_aval(x).strip_weak_type() for x in leaves]
-        if in_tree != self._result.in_tree or got != expected:
+        if got != expected:
             debug = self._result.closed_jaxpr.jaxpr.debug_info
             names = debug.arg_names if debug is not None else ()
             raise TypeError(
@@ -573,6 +585,18 @@ class Compiled(_StageInfo):
 
     def cost_analysis(self):
         return runtime.cost_analysis(self._exe.executable)
+
+
+def _describe_tree_mismatch(given, compiled) -> str:
+    """Where the ``(args, kwargs)`` of a call differ in structure from the compiled ones."""
+    errors = list(tree_util.equality_errors_pytreedef(given, compiled))
+    lines = ["Function compiled with input pytree does not match the input pytree it was "
+             f"called with. There are {len(errors)} mismatches, including:"]
+    for (first, *rest), thing1, thing2, explanation in errors:
+        base = ("args", "kwargs")[first.idx]
+        lines.append(f"    * at {base}{tree_util.keystr(tuple(rest))}, seen {thing2} but "
+                     f"now given {thing1}, so {explanation}")
+    return "\n".join(lines)
 
 
 def _describe_mismatch(expected, got, names) -> str:
@@ -598,16 +622,41 @@ def named_call(fun, *, name=None):
     return named
 
 
-def eval_shape(fun, *args, **kwargs):
-    """The output shapes/dtypes of ``fun`` for these arguments, found by tracing only."""
-    flat = api_util.flatten_call(fun, args, kwargs)
-    in_avals = api_util.abstractify_leaves(fun, args, kwargs, flat)
-    jaxpr, _ = api_util.trace_flat_call(flat, in_avals,
-                                        staging.debug_info("eval_shape", fun, args, kwargs))
-    shapes = [core.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-              for a in jaxpr.out_avals]
-    return tree_util.tree_unflatten(flat.out_tree[0], shapes)
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
+    """A function that returns the ``ClosedJaxpr`` of ``fun`` for example arguments.
 
+    The example arguments may be arrays, scalars or anything with ``shape`` and ``dtype``
+    (e.g. ``ShapeDtypeStruct``). ``axis_env`` names the mapped axes that collectives like
+    ``psum`` may refer to, as pmap would. As in JAX this is ``jit(fun).trace(*args)``, so
+    it shares jit's trace cache: ``f`` traced here is not traced again by ``jit(f)``."""
+    jitted = Jitted(fun, static_argnums, None, None, None, None, None, False, False)
+
+    @functools.wraps(fun)
+    def make_jaxpr_f(*args, **kwargs):
+        with core.extend_axis_env(axis_env or []):
+            traced = jitted.trace(*args, **kwargs)
+        closed, lifted = traced.jaxpr, traced._result.lifted
+        if lifted:      # tracers of an enclosing trace are constants here, not arguments
+            jaxpr = closed.jaxpr
+            closed = core.ClosedJaxpr(
+                jaxpr.replace(constvars=[*jaxpr.invars[:len(lifted)], *jaxpr.constvars],
+                              invars=jaxpr.invars[len(lifted):]),
+                [*lifted, *closed.consts])
+        return (closed, traced.out_info) if return_shape else closed
+
+    make_jaxpr_f.__module__ = "glassjax"
+    name = getattr(fun, "__name__", None)
+    if name is not None:
+        make_jaxpr_f.__name__ = make_jaxpr_f.__qualname__ = f"make_jaxpr({name})"
+    return make_jaxpr_f
+
+
+def eval_shape(fun, *args, **kwargs):
+    """The output shapes/dtypes of ``fun`` for these arguments, found by tracing only
+    (``jit(fun).trace(*args).out_info``, so a jitted ``fun`` keeps its static args)."""
+    if not fastpath.is_jitted(fun):
+        fun = Jitted(fun, None, None, None, None, None, None, False, False)
+    return fun.trace(*args, **kwargs).out_info
 
 
 def xla_computation(fun, static_argnums=(), axis_env=None, in_parts=None, out_parts=None,

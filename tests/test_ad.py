@@ -11,7 +11,7 @@ import glassjax.numpy as jnp
 from glassjax import lax
 from glassjax.ad_api import (grad, hessian, jacfwd, jacrev, jvp, linear_transpose,
                              linearize, value_and_grad, vjp)
-from glassjax.api import make_jaxpr
+from glassjax import make_jaxpr
 from glassjax.core import ShapeDtypeStruct
 from glassjax.jit import jit
 

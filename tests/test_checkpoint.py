@@ -10,7 +10,7 @@ import pytest
 
 import glassjax.numpy as jnp
 from glassjax.ad_api import grad, jvp
-from glassjax.api import make_jaxpr
+from glassjax import make_jaxpr
 from glassjax.ad_checkpoint import (checkpoint, checkpoint_name, checkpoint_policies,
                                  remat)
 

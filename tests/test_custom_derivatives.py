@@ -10,7 +10,7 @@ import pytest
 
 import glassjax.numpy as jnp
 from glassjax.ad_api import grad, jvp, linearize, value_and_grad
-from glassjax.api import make_jaxpr
+from glassjax import make_jaxpr
 from glassjax.custom_derivatives import closure_convert, custom_jvp, custom_vjp
 from glassjax.jit import jit
 

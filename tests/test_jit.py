@@ -185,7 +185,7 @@ def test_disable_jit_runs_python():
     with jax.disable_jit():
         f(jnp.arange(3))
     f(jnp.arange(3))
-    assert seen == ["ArrayImpl", "StagingTracer"]
+    assert seen == ["ArrayImpl", "DynamicJaxprTracer"]
 
 
 # -- ahead of time ------------------------------------------------------------------------

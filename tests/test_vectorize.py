@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import glassjax.numpy as jnp
-from glassjax.api import make_jaxpr
+from glassjax import make_jaxpr
 from glassjax.numpy.vectorize import vectorize
 
 r = np.arange(24.0, dtype=np.float32)

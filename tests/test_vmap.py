@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 import glassjax.numpy as jnp
 from glassjax import custom_derivatives, lax
 from glassjax.ad_api import grad, jacfwd, jacrev, jvp, value_and_grad
-from glassjax.api import make_jaxpr
+from glassjax import make_jaxpr
 from glassjax.jit import jit
 from glassjax.lax import parallel
 from glassjax.vmap_api import vmap

@@ -45,6 +45,21 @@ def debug_info(traced_for: str, fun: Callable, args, kwargs, static_argnums=(),
     return DebugInfo(traced_for, fun_sourceinfo(fun), tuple(names))
 
 
+def check_jax_types(leaves, out_tree, debug: DebugInfo) -> None:
+    """A traced function must return arrays (or scalars): name the first output that is
+    not one by its path in the result, as JAX's message does."""
+    from glassjax import tree_util
+    for i, x in enumerate(leaves):
+        if not core.valid_jaxtype(x):
+            paths, _ = tree_util.tree_flatten_with_path(
+                tree_util.tree_unflatten(out_tree, range(len(leaves))))
+            path = tree_util.keystr(paths[i][0])
+            where = f" at output component {path}" if path else ""
+            raise TypeError(f"function {debug.func_src_info} traced for {debug.traced_for} "
+                            f"returned a value of type {type(x)}{where}, which is not a "
+                            "valid JAX type")
+
+
 def fun_signature(fun) -> inspect.Signature:
     """``inspect.signature(fun)``, which is slow, shared by plain functions with the same
     code. Binding arguments (all ``debug_info`` does with it) depends only on the
@@ -76,8 +91,9 @@ def fun_sourceinfo(fun) -> str | None:
         return getattr(fun, "__name__", None)
 
 
-class StagingTracer(core.Tracer):
-    """A tracer that is just a variable of the jaxpr being built."""
+class DynamicJaxprTracer(core.Tracer):
+    """A tracer that is just a variable of the jaxpr being built (JAX's name for it,
+    which ``type(x).__name__`` shows under ``jit`` and ``make_jaxpr``)."""
     # ``aval`` is a plain attribute here (it overrides Tracer's property): the type of a
     # staged value is fixed, and it is read for every operation on it.
     __slots__ = ("aval", "var")
@@ -106,19 +122,19 @@ class StagingTrace(core.Trace):
 
     # -- building -------------------------------------------------------------------------
 
-    def new_arg(self, aval) -> StagingTracer:
+    def new_arg(self, aval) -> DynamicJaxprTracer:
         var = Var(aval)
         self.invars.append(var)
-        return StagingTracer(self, aval, var)
+        return DynamicJaxprTracer(self, aval, var)
 
-    def to_tracer(self, x) -> StagingTracer:
-        if type(x) is StagingTracer and x._trace is self:
+    def to_tracer(self, x) -> DynamicJaxprTracer:
+        if type(x) is DynamicJaxprTracer and x._trace is self:
             return x
         var = self.const_vars.get(id(x))
         if var is None:
             var = self.const_vars[id(x)] = Var(core.get_aval(x))
             self.const_vals.append((var, x))
-        return StagingTracer(self, var.aval, var)
+        return DynamicJaxprTracer(self, var.aval, var)
 
     def process_primitive(self, primitive, tracers, params):
         if config.eager_constant_folding and not any(
@@ -151,10 +167,10 @@ class StagingTrace(core.Trace):
         if not primitive.multiple_results:
             var = Var(out_avals)
             self.eqns.append(JaxprEqn(invars, [var], primitive, params, effects))
-            return StagingTracer(self, out_avals, var)
+            return DynamicJaxprTracer(self, out_avals, var)
         outvars = [Var(a) for a in out_avals]
         self.eqns.append(JaxprEqn(invars, outvars, primitive, params, effects))
-        return [StagingTracer(self, v.aval, v) for v in outvars]
+        return [DynamicJaxprTracer(self, v.aval, v) for v in outvars]
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
         from glassjax import custom_derivatives

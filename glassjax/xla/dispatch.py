@@ -15,7 +15,7 @@ once the previous program's are done, without Python waiting for them.
 from __future__ import annotations
 
 import atexit
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -118,9 +118,23 @@ def effects_barrier():
 
 def compile_jaxpr(name: str, closed: core.ClosedJaxpr, device=None, *,
                   donated_invars=None, keep_unused=False, result_names=None) -> Compiled:
-    """Lower and compile a closed jaxpr as the ``main`` of a module named ``jit_<name>``.
+    """Lower and compile a closed jaxpr as the ``main`` of a module named ``jit_<name>``."""
+    lowered = lower_jaxpr(name, closed, donated_invars=donated_invars,
+                          keep_unused=keep_unused, result_names=result_names)
+    return compile_lowered(closed, lowered, device)
 
-    Unused inputs are dropped from the compiled signature unless ``keep_unused`` (JAX's
+
+class LoweredJaxpr(NamedTuple):
+    module_context: lowering.ModuleContext
+    kept_invars: list       # which of the jaxpr's inputs ``main`` takes
+    donated: list           # donation flags of the kept inputs
+
+
+def lower_jaxpr(name: str, closed: core.ClosedJaxpr, *, donated_invars=None,
+                keep_unused=False, result_names=None) -> LoweredJaxpr:
+    """The StableHLO module of a closed jaxpr, ``main`` in a module named ``jit_<name>``.
+
+    Unused inputs are dropped from ``main``'s signature unless ``keep_unused`` (JAX's
     default too), so XLA does not hold buffers it never reads."""
     jaxpr = closed.jaxpr
     used = lowering_used_invars(jaxpr)
@@ -130,12 +144,19 @@ def compile_jaxpr(name: str, closed: core.ClosedJaxpr, device=None, *,
     mctx = lowering.lower_module(lowering.module_name("jit", name),
                                  core.ClosedJaxpr(pruned, closed.consts),
                                  donated_invars=donated, result_names=result_names)
+    return LoweredJaxpr(mctx, kept, donated)
+
+
+def compile_lowered(closed: core.ClosedJaxpr, lowered: LoweredJaxpr, device=None
+                    ) -> Compiled:
+    """Compile the module ``lower_jaxpr`` made of ``closed`` for one device."""
     device = device or runtime.default_device()
+    mctx = lowered.module_context
     exe = runtime.compile(mctx.module, devices=[device],
                           host_callbacks=mctx.host_callbacks)
-    ordered = lowering.ordered_effects(jaxpr.effects)
-    return Compiled(exe, closed.in_avals, closed.out_avals, kept, device, donated, mctx,
-                    ordered)
+    ordered = lowering.ordered_effects(closed.jaxpr.effects)
+    return Compiled(exe, closed.in_avals, closed.out_avals, lowered.kept_invars, device,
+                    lowered.donated, mctx, ordered)
 
 
 def lowering_used_invars(jaxpr: core.Jaxpr) -> list[bool]:

@@ -91,6 +91,11 @@ def cpp_function(name: str, fun: Callable, cache_miss: Callable, *,
                      options_key, tree_util.default_registry, _shard_arg, _cache)
 
 
+def is_jitted(f) -> bool:
+    """Whether ``f`` is a callable made by ``cpp_function`` (``jit(g)``)."""
+    return type(f) is _jax.PjitFunction
+
+
 def clear_cpp_caches():
     """Drop every executable the C++ dispatchers remember (``clear_caches``)."""
     _jax.PjitFunctionCache.clear_all()

@@ -88,7 +88,7 @@ def trace_fun(fun: Callable, in_tree, in_avals: Sequence, traced_for: str,
             args, kwargs = tree_util.tree_unflatten(in_tree, leaves)
             out = fun(*args, **kwargs)
             leaves_out, tree = tree_util.tree_flatten(out)
-            _check_jax_types(leaves_out, debug)
+            staging.check_jax_types(leaves_out, tree, debug)
             out_tree.append(tree)
             return leaves_out
 
@@ -96,14 +96,6 @@ def trace_fun(fun: Callable, in_tree, in_avals: Sequence, traced_for: str,
         closed = ClosedJaxpr(staging.convert_constvars_jaxpr(jaxpr), [])
         return TracedFun(closed, list(consts), out_tree[0])
     return memoize(fun, ("trace", in_tree, tuple(in_avals), traced_for), build)
-
-
-def _check_jax_types(leaves, debug):
-    for x in leaves:
-        if not core.valid_jaxtype(x):
-            raise TypeError(f"function {debug.func_src_info} traced for "
-                            f"{debug.traced_for} returned a value of type {type(x)}, "
-                            "which is not a valid JAX type")
 
 
 def abstractify(leaves) -> list:
