@@ -230,7 +230,7 @@ class Var:
         self.aval = aval
 
     def __repr__(self):
-        return f"Var(id={id(self)}):{self.aval.str_short(True)}"
+        return f"Var(id={id(self)}):{self.aval.str_short()}"
 
 
 class DropVar(Var):

@@ -271,6 +271,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
 
 # -- norms and products --------------------------------------------------------------------
 
+@jit(static_argnames=("ord", "axis", "keepdims"))
 def norm(x, ord=None, axis=None, keepdims=False):
     """Vector norms (``ord``: None/2, inf, -inf, 0, 1, -1, p) over one axis, matrix
     norms (None/'fro', 'nuc', inf, -inf, 1, -1, 2, -2) over two."""

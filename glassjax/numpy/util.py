@@ -169,10 +169,10 @@ def promote_to(x, dtype, weak_type=False):
 
 def const(example, value):
     """``value`` with the type of ``example``: a Python scalar if ``example`` is a weakly
-    typed scalar (so the result stays weak), else a NumPy scalar (either way, a literal
-    in a jaxpr)."""
+    typed scalar, a Python number or a weak tracer alike (so the result stays weak), else
+    a NumPy scalar (either way, a literal in a jaxpr)."""
     dtype = dtypes.dtype(example)
-    if dtypes.is_python_scalar(example):
+    if dtypes.is_weakly_typed(example) and np.ndim(example) == 0:
         kind = next(t for t, k in ((bool, np.bool_), (int, np.integer),
                                    (float, np.floating), (complex, np.complexfloating))
                     if dtypes.issubdtype(dtype, k))
