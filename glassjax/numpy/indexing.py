@@ -24,6 +24,7 @@ import numpy as np
 
 from glassjax import core, dtypes, lax
 from glassjax.jit import jit
+from glassjax.lax.elementwise import _const
 from glassjax.numpy import util
 from glassjax.numpy.util import canonicalize_axis, ensure_arraylike, is_array
 
@@ -361,7 +362,7 @@ def _normalize_array_indices(parsed, shape):
             out.append(p._replace(index=index))
         elif p.typ == IndexType.ARRAY and not dtypes.issubdtype(p.index.dtype,
                                                                np.unsignedinteger):
-            size = np.array(shape[p.consumed_axes[0]], p.index.dtype)
+            size = _const(p.index, shape[p.consumed_axes[0]])  # weak stays weak
             out.append(p._replace(index=lax.select(p.index < 0, lax.add(p.index, size),
                                                    p.index)))
         else:
@@ -583,7 +584,7 @@ def _normalize_index(index, axis_size):
     """Negative indices counted from the end (unsigned indices never are)."""
     if dtypes.issubdtype(dtypes.dtype(index), np.unsignedinteger):
         return index
-    return lax.select(index < 0, lax.add(index, np.array(axis_size, index.dtype)), index)
+    return lax.select(index < 0, lax.add(index, _const(index, axis_size)), index)
 
 
 @jit(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
