@@ -89,9 +89,12 @@ def det(a):
     if n == 2:
         return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
     if n == 3:
-        return (a[..., 0, 0] * (a[..., 1, 1] * a[..., 2, 2] - a[..., 1, 2] * a[..., 2, 1])
-                - a[..., 0, 1] * (a[..., 1, 0] * a[..., 2, 2] - a[..., 1, 2] * a[..., 2, 0])
-                + a[..., 0, 2] * (a[..., 1, 0] * a[..., 2, 1] - a[..., 1, 1] * a[..., 2, 0]))
+        return (a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2]   # Sarrus' rule, JAX's order
+                + a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0]
+                + a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1]
+                - a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0]
+                - a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1]
+                - a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2])
     sign, logdet = slogdet(a)
     return sign * ufuncs.exp(logdet).astype(sign.dtype)
 
@@ -144,6 +147,7 @@ def qr(a, mode="reduced"):
 
 # -- eigh, Cholesky, SVD -------------------------------------------------------------------
 
+@jit(static_argnames=("UPLO", "symmetrize_input"))
 def eigh(a, UPLO=None, symmetrize_input=True):
     """Eigenvalues (ascending) and eigenvectors of Hermitian matrices."""
     a, = _inexact("eigh", a)
@@ -154,10 +158,12 @@ def eigh(a, UPLO=None, symmetrize_input=True):
     return EighResult(w, v)
 
 
+@jit(static_argnames=("UPLO", "symmetrize_input"))
 def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
+@jit(static_argnames=("upper", "symmetrize_input"))
 def cholesky(a, *, upper=False, symmetrize_input=True):
     """The lower (or ``upper``) triangular Cholesky factor."""
     a, = _inexact("cholesky", a)
@@ -165,6 +171,8 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
     return ufuncs.conj(lax_numpy.matrix_transpose(factor)) if upper else factor
 
 
+@jit(static_argnames=("full_matrices", "compute_uv", "hermitian",
+                     "subset_by_index"))
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
     """``U, S, Vh`` with ``a == U @ diag(S) @ Vh``; ``S`` descending."""
     a, = _inexact("svd", a)
@@ -193,6 +201,7 @@ def svdvals(x):
     return svd(x, compute_uv=False)
 
 
+@jit
 def matrix_rank(M, rtol=None, *, tol=None):
     """How many singular values exceed the tolerance (by default
     ``max(S) * max(m, n) * eps``)."""
@@ -351,6 +360,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     return _matrix_norm(x, ord, (-2, -1), keepdims)
 
 
+@jit(static_argnames=("n",))
 def matrix_power(a, n):
     """``a`` multiplied by itself ``n`` times (by repeated squaring; a negative ``n``
     inverts first)."""
@@ -395,6 +405,7 @@ def multi_dot(arrays, *, precision=None):
     return result
 
 
+@jit(static_argnames=("p",))
 def cond(x, p=None):
     """The condition number ``norm(x) * norm(inv(x))`` (for ``p`` None or +-2: the
     ratio of the extreme singular values)."""
