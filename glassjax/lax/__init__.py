@@ -55,4 +55,6 @@ from glassjax.lax.convolution import (
     conv_general_dilated, conv_general_dilated_p, conv_general_permutations,
     conv_general_shape_tuple, conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
     conv_with_general_padding)
+from glassjax.lax.special import (igamma, igamma_grad_a, igamma_grad_a_p, igamma_p, igammac,
+                                  igammac_p, random_gamma_grad)
 from glassjax.lax import linalg
