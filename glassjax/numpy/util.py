@@ -112,6 +112,8 @@ def device_put(value: np.ndarray, weak_type: bool = False) -> Array:
     conversion, as JAX does: staging folds a scalar into a literal and records a larger
     array as a constvar (the identity conversion itself is dropped)."""
     value = np.asarray(value)
+    if value.dtype == dtypes.float0:      # no data: host zeros, as in JAX
+        return core.float0_zeros(value.shape)
     if core.trace_ctx.trace is core.eval_trace:
         return runtime.device_put(value, aval=core.ShapedArray(value.shape, value.dtype,
                                                                weak_type))
