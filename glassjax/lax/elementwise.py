@@ -1403,8 +1403,8 @@ def _host_scalar_constant(value, new_dtype, weak_type):
     """A Python or NumPy scalar converted on the host, or None where only the device
     can convert it (NaN/inf to an integer, out-of-range values, float0).
 
-    Running eagerly, the result is a device array, as every lax function returns one.
-    While tracing it is a constant the trace writes as a literal: a Python scalar when
+    Running eagerly (``core.constants_are_eager``), the result is a device array, as every
+    lax function returns one. While staging it is a constant the trace writes as a literal: a Python scalar when
     the result is weakly typed (``1.0`` is a weak float32), else a NumPy scalar; only a
     weak type no Python scalar stands for (e.g. weak bfloat16) needs a device array."""
     host = np.asarray(value)
@@ -1418,7 +1418,7 @@ def _host_scalar_constant(value, new_dtype, weak_type):
     except OverflowError:
         return None
     typ = _python_scalar_type(new_dtype) if weak_type else None
-    if core.trace_ctx.trace is core.eval_trace or (weak_type and typ is None):
+    if core.constants_are_eager() or (weak_type and typ is None):
         return runtime.device_put(converted, aval=core.ShapedArray((), new_dtype, weak_type))
     return typ(converted.item()) if typ is not None else converted
 
@@ -1452,7 +1452,7 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
     if type(operand) in dtypes.python_scalar_dtypes or isinstance(operand, np.generic) or (
             isinstance(operand, np.ndarray) and operand.ndim == 0):
         if (same_type and type(operand) in dtypes.python_scalar_dtypes and
-                core.trace_ctx.trace is not core.eval_trace):
+                not core.constants_are_eager()):
             return operand
         constant = _host_scalar_constant(operand, new_dtype, weak_type)
         if constant is not None:

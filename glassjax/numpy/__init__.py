@@ -79,6 +79,10 @@ nan = _np.nan
 euler_gamma = _np.euler_gamma
 newaxis = None
 
+# Arrays are printed by NumPy, so NumPy's print options are jnp's.
+get_printoptions, printoptions, set_printoptions = (
+    _np.get_printoptions, _np.printoptions, _np.set_printoptions)
+
 _array_methods.register_array_methods()
 from glassjax.numpy.vectorize import vectorize
 from glassjax.numpy import linalg
