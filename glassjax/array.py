@@ -18,6 +18,7 @@ import operator
 import numpy as np
 
 from glassjax import core
+from glassjax.layout import Format, Layout
 from glassjax.xla import runtime
 
 ArrayImpl = runtime.ArrayImpl
@@ -68,6 +69,10 @@ class _ArrayMethods:
         return self._sharding
 
     @property
+    def format(self) -> Format:
+        return Format(Layout.default(self.ndim), self._sharding)
+
+    @property
     def committed(self) -> bool:
         return self._committed
 
@@ -100,6 +105,8 @@ class _ArrayMethods:
             result.append(Shard(piece.sharding._device, index, seen.count(index), piece))
             seen.append(index)
         return result
+
+    global_shards = addressable_shards      # (one process holds every shard)
 
     def addressable_data(self, index: int):
         return self.addressable_shards[index].data

@@ -342,6 +342,7 @@ class _GSPMDShardingMethods(_ShardingMethods):
         return f"GSPMDSharding({self._hlo_sharding!r}, memory_kind={self._memory_kind})"
 
 
+Sharding = xc.Sharding     # the base class of both
 SingleDeviceSharding = install_methods(xc.SingleDeviceSharding, _SingleDeviceShardingMethods)
 GSPMDSharding = install_methods(xc.GSPMDSharding, _GSPMDShardingMethods)
 
@@ -617,6 +618,11 @@ def optimized_hlo_text(executable: LoadedExecutable) -> str:
 def cost_analysis(executable: LoadedExecutable) -> dict:
     """XLA's cost estimates (flops, bytes accessed, ...) for the optimised program."""
     return executable.cost_analysis()
+
+
+def memory_analysis(executable: LoadedExecutable):
+    """XLA's memory estimates (argument, output, temporary bytes) for the program."""
+    return executable.get_compiled_memory_stats()
 
 
 def hlo_computation(module: ir.Module, *, tuple_args: bool = False,
