@@ -325,7 +325,7 @@ def _check_vjp_cotangent(ct, aval):
         return
     got, expected = core.get_aval(ct), aval.to_tangent_aval()
     if got.shape == expected.shape and (got.dtype == expected.dtype or
-                                        got.dtype == dtypes.float0):
+                                        expected.dtype == dtypes.float0):
         return
     raise ValueError(
         "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "

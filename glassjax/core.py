@@ -166,6 +166,34 @@ class TypedNdArray(np.ndarray):
     def __array_finalize__(self, obj):
         self.aval = None
 
+    def __repr__(self):
+        aval = self.aval or ShapedArray(self.shape, self.dtype)
+        return array_repr("TypedNdArray(", aval, lambda: np.asarray(self))
+
+
+def float0_zeros(shape) -> TypedNdArray:
+    """The value of a ``float0`` tangent (of an integer or boolean): it carries no data,
+    so it stays on the host, as in JAX."""
+    return TypedNdArray(np.zeros(shape, dtypes.float0), ShapedArray(shape, dtypes.float0))
+
+
+def array_repr(prefix: str, aval: ShapedArray, value: Callable[[], np.ndarray]) -> str:
+    """``Array([1., 2.], dtype=float32)``: NumPy's layout of the values (``value()``,
+    not read for an empty array), then the dtype (its name, so float0 shows as
+    ``void``) and the weak type."""
+    dtype_str = f"dtype={aval.dtype.name}" + (", weak_type=True" if aval.weak_type else "")
+    line_width = np.get_printoptions()["linewidth"]
+    if aval.size == 0:
+        body = f"[], shape={aval.shape}"
+    else:
+        body = np.array2string(value(), prefix=prefix, suffix=",", separator=", ",
+                               max_line_width=line_width)
+    # JAX's rule: when the dtype would overflow the last line, the separator before
+    # it becomes len(prefix) spaces (it stays on the same line).
+    last_line_len = len(body) - body.rfind("\n") + 1
+    sep = " " if last_line_len + len(dtype_str) + 2 <= line_width else " " * len(prefix)
+    return f"{prefix}{body},{sep}{dtype_str})"
+
 
 def _scalar_type_aval(x):
     dtype = dtypes.dtype(x, canonicalize=True)

@@ -85,7 +85,7 @@ def full_like_aval(value, aval):
     from glassjax import lax                 # lax imports this module
     from glassjax.lax.elementwise import _convert_element_type
     if aval.dtype == dtypes.float0:      # no arithmetic on float0: a host constant
-        zero = np.zeros((), dtypes.float0)
+        zero = core.float0_zeros(())
         return lax.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
     scalar = _convert_element_type(value, aval.dtype, aval.weak_type)
     return lax.broadcast_in_dim(scalar, aval.shape, ())

@@ -587,7 +587,7 @@ def execute(executable: LoadedExecutable, args: Sequence[ArrayImpl],
     device i (the replica style of pmap); ``out_avals`` are the global avals.
     Results are built by jaxlib's result handlers with our avals, which keeps jaxlib from
     constructing avals of its own (it would import ``jax.core`` for that). A float0
-    result (the tangent of an integer) carries no data: like JAX, we return NumPy zeros.
+    result (the tangent of an integer) carries no data: like JAX, we return host zeros.
     With ``with_token`` the result is ``(arrays, token)``: ``token.block_until_ready()``
     waits for the whole execution, including host callbacks no output depends on."""
     exe_devices = executable.local_devices()
@@ -603,7 +603,7 @@ def execute(executable: LoadedExecutable, args: Sequence[ArrayImpl],
     execution = executable.execute_sharded(list(args), with_tokens=with_token)
     token = execution.consume_token() if with_token else None
     results = execution.consume_with_handlers(handlers)
-    arrays = [np.zeros(aval.shape, dtypes.float0) if aval.dtype == dtypes.float0
+    arrays = [core.float0_zeros(aval.shape) if aval.dtype == dtypes.float0
               else aval.dtype.wrap_physical(result)
               if isinstance(aval.dtype, dtypes.ExtendedDType) else result
               for aval, result in zip(out_avals, results)]
