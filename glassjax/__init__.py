@@ -11,7 +11,8 @@ from glassjax import errors, tree, tree_util, dtypes, core
 from glassjax.array import Array
 from glassjax.core import ShapeDtypeStruct
 from glassjax.dtypes import float0
-from glassjax.api import block_until_ready, clear_caches, device_get, device_put, typeof
+from glassjax.api import (block_until_ready, clear_caches, device_get, device_put,
+                          device_put_replicated, device_put_sharded, typeof)
 from glassjax.jit import (eval_shape, jit, make_jaxpr, named_call, named_scope,
                           xla_computation)
 from glassjax.ad_api import (fwd_and_bwd, grad, hessian, jacfwd, jacobian, jacrev, jvp,

@@ -206,6 +206,7 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
         raise NotImplementedError("reduce_axes argument to vjp is deprecated")
     _check_callable(fun)
     leaves, in_tree = tree_flatten(primals)
+    leaves = [core.canonicalize_value(x) for x in leaves]   # as JAX: 1.0 -> TypedFloat
     for x in leaves:
         _check_arg(x)
     flat, out_tree = _flat_fun(fun, in_tree, has_aux)

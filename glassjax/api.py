@@ -21,6 +21,35 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
         lambda leaf: runtime.device_put(leaf, device, committed=device is not None), x)
 
 
+def device_put_sharded(shards, devices):
+    """Stack ``shards`` (a list of equally structured pytrees, one per device) along a
+    new leading axis, the i-th slice stored on ``devices[i]``: the layout pmap gives its
+    inputs. (JAX 0.10 removed this seed API; glassjax keeps it.)"""
+    from glassjax import numpy as jnp
+    from glassjax.xla import runtime
+    if not isinstance(shards, (list, tuple)):
+        raise TypeError(f"device_put_sharded `shards` input must be a sequence; got "
+                        f"{type(shards)}")
+    if len(shards) != len(devices):
+        raise ValueError(f"len(shards) = {len(shards)} must equal len(devices) = "
+                         f"{len(devices)}.")
+
+    def stack_and_split(*leaves):
+        stacked = jnp.stack([jnp.asarray(leaf) for leaf in leaves])
+        return runtime.device_put(stacked, runtime.split_sharding(devices, stacked.ndim),
+                                  committed=True)
+    return tree_util.tree_map(stack_and_split, *shards)
+
+
+def device_put_replicated(x, devices):
+    """Every leaf of ``x`` broadcast along a new leading axis of ``len(devices)``, the
+    i-th copy stored on ``devices[i]``. (Removed in JAX 0.10; glassjax keeps it.)"""
+    if not isinstance(devices, (list, tuple)) or not devices:
+        raise ValueError("`devices` argument to `device_put_replicated must be a "
+                         "non-empty sequence.")
+    return device_put_sharded([x] * len(devices), devices)
+
+
 def device_get(x):
     """Copy every device array leaf of ``x`` to a NumPy array; other leaves pass."""
     from glassjax.xla import runtime

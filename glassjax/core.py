@@ -155,8 +155,8 @@ class TypedNdArray(np.ndarray):
     """A NumPy (host) value that carries its aval, e.g. a weakly typed float32 scalar.
 
     Staging folds conversions of host constants into these (``jnp.array(2.)`` inside a
-    trace), so the constant stays a literal in the jaxpr yet keeps its weak type. Arrays
-    derived from one by NumPy operations are plain NumPy values again (aval None)."""
+    trace), so the constant stays a literal in the jaxpr yet keeps its weak type. NumPy
+    arithmetic on one gives plain NumPy values; views of one have no aval (None)."""
 
     def __new__(cls, value, aval):
         obj = np.asarray(value, aval.dtype).view(cls)
@@ -166,14 +166,37 @@ class TypedNdArray(np.ndarray):
     def __array_finalize__(self, obj):
         self.aval = None
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """NumPy arithmetic on one gives a plain NumPy value, as in JAX."""
+        plain = lambda x: np.asarray(x) if isinstance(x, TypedNdArray) else x
+        if "out" in kwargs:
+            kwargs["out"] = tuple(map(plain, kwargs["out"]))
+        return getattr(ufunc, method)(*map(plain, inputs), **kwargs)
+
     def __repr__(self):
+        """JAX's spelling, e.g. ``TypedNdArray([1., 2.], dtype=float32, weak_type=True)``;
+        users meet it as the float0 gradient of an integer input."""
         aval = self.aval or ShapedArray(self.shape, self.dtype)
         return array_repr("TypedNdArray(", aval, lambda: np.asarray(self))
 
 
+def canonicalize_value(x):
+    """A host value as JAX holds it once canonicalized: Python scalars get their dtype
+    (``TypedFloat(1.0, dtype=float32)``), NumPy values become ``TypedNdArray`` of the
+    canonical dtype; bools, arrays and tracers are kept."""
+    typed = dtypes.typed_scalar_types.get(type(x))
+    if typed is not None:
+        return typed(x, get_aval(x).dtype)
+    if isinstance(x, (np.ndarray, np.generic)) and not isinstance(x, TypedNdArray):
+        aval = get_aval(x)
+        return TypedNdArray(x, aval)
+    return x
+
+
 def float0_zeros(shape) -> TypedNdArray:
-    """The value of a ``float0`` tangent (of an integer or boolean): it carries no data,
-    so it stays on the host, as in JAX."""
+    """The value of a float0 array (the tangent of an integer): it carries no data, so it
+    lives on the host, as in JAX."""
+    shape = tuple(shape)
     return TypedNdArray(np.zeros(shape, dtypes.float0), ShapedArray(shape, dtypes.float0))
 
 
@@ -249,7 +272,7 @@ class Var:
         self.aval = aval
 
     def __repr__(self):
-        return f"Var(id={id(self)}):{self.aval.str_short(True)}"
+        return f"Var(id={id(self)}):{self.aval.str_short()}"
 
 
 class DropVar(Var):

@@ -113,9 +113,38 @@ def _canonicalize(x64, dtype):
     return dtype if x64 else _TO_32_BIT.get(dtype, dtype)
 
 
+def _typed_scalar_type(base, plain_str):
+    """A subclass of the Python scalar type ``base`` whose values carry the dtype JAX gave
+    them, e.g. ``TypedFloat(1.0, dtype=float32)``. JAX canonicalizes Python scalars into
+    these (``vjp`` does it to its primals), so users meet them when a primal comes back
+    unchanged. They stay weakly typed, as Python scalars; arithmetic gives plain scalars."""
+    name = f"Typed{base.__name__.capitalize()}"
+
+    def __new__(cls, value, dtype):
+        typed = base.__new__(cls, value)
+        typed.dtype = np.dtype(dtype)
+        return typed
+
+    namespace = {
+        "__new__": __new__,
+        "__repr__": lambda self: f"{name}({base(self)}, dtype={self.dtype.name})",
+        "__getnewargs__": lambda self: (base(self), self.dtype),
+    }
+    if plain_str:                   # JAX prints only TypedFloat as a plain number
+        namespace["__str__"] = lambda self: str(base(self))
+    return type(name, (base,), namespace)
+
+
+TypedInt = _typed_scalar_type(int, plain_str=False)
+TypedFloat = _typed_scalar_type(float, plain_str=True)
+TypedComplex = _typed_scalar_type(complex, plain_str=False)
+typed_scalar_types = {int: TypedInt, float: TypedFloat, complex: TypedComplex}
+
 # Python's scalar types and the (uncanonicalized) dtypes NumPy gives them.
 python_scalar_dtypes = {bool: np.dtype(bool), int: np.dtype(int64),
                         float: np.dtype(float64), complex: np.dtype(complex128)}
+python_scalar_dtypes.update({typed: python_scalar_dtypes[base]
+                             for base, typed in typed_scalar_types.items()})
 
 
 def default_int_dtype():
@@ -252,7 +281,7 @@ def dtype(x, canonicalize=True):
 
 def is_weakly_typed(x):
     """Python int/float/complex values are weak, and so are values whose aval says so."""
-    if type(x) in (int, float, complex):
+    if type(x) in python_scalar_dtypes and type(x) is not bool:
         return True
     try:
         return x.aval.weak_type

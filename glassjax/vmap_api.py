@@ -109,7 +109,10 @@ def _spec_match_message(out_tree, out_dims, e: batching.SpecMatchError) -> str:
 # ----------------------------------------------------------------------------------------
 
 class PytreeLeaf:
-    """Stands for a leaf of the value tree when an axis spec does not fit it."""
+    """Stands for a leaf of the value tree when an axis spec does not fit it. Error
+    messages name its type, so it carries the module path JAX's own class has."""
+
+    __module__ = "jax._src.api_util"
 
     def __repr__(self):
         return "pytree leaf"

@@ -604,6 +604,37 @@ _RECORD_JAX_IMPORTS = """
 """
 
 
+def test_device_put_sharded_and_replicated_seed_examples():
+    """The seed's examples of the two functions JAX 0.10 removed (glassjax keeps them):
+    slice i of the stacked result lives on device i."""
+    out = run_child("""
+        import numpy as np, glassjax as jax
+        devices = jax.local_devices()
+        x = jax.numpy.array([1., 2., 3.])
+        y = jax.device_put_replicated(x, devices)
+        print(np.allclose(y, jax.numpy.stack([x for _ in devices])), y.shape)
+        x = [jax.numpy.ones(5) for device in devices]
+        y = jax.device_put_sharded(x, devices)
+        print(np.allclose(y, jax.numpy.stack(x)))
+        x = [(i, jax.numpy.arange(i, i + 4)) for i in range(len(devices))]
+        y = jax.device_put_sharded(x, devices)
+        print(type(y))
+        y0 = jax.device_put_sharded([a for a, b in x], devices)
+        y1 = jax.device_put_sharded([b for a, b in x], devices)
+        print(np.allclose(y[0], y0), np.allclose(y[1], y1))
+        print(sorted(d.id for d in y1.sharding.device_set) == [d.id for d in devices])
+        print(y1.sharding.devices_indices_map(y1.shape)[devices[2]])
+        try:
+            jax.device_put_sharded(x[:2], devices)
+        except ValueError as e:
+            print(e)
+    """)
+    assert out.splitlines() == [
+        "True (4, 3)", "True", "<class 'tuple'>", "True True", "True",
+        "(slice(2, 3, None), slice(None, None, None))",
+        "len(shards) = 2 must equal len(devices) = 4."]
+
+
 def test_running_computations_never_imports_jax():
     out = run_child(_RECORD_JAX_IMPORTS + f"""
     exe = rt.compile({SINE!r})

@@ -14,7 +14,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from glassjax import core
+from glassjax import core, dtypes
 from glassjax.config import config
 from glassjax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
@@ -246,7 +246,7 @@ def is_literalable(x) -> bool:
     """Scalars known on the host (Python and NumPy scalars, 0-d NumPy arrays) are
     inlined as literals. Device arrays stay constvars even when scalar, as in JAX: their
     value lives on a device, and the program should not copy it into its text."""
-    if type(x) in (bool, int, float, complex):
+    if type(x) in dtypes.python_scalar_dtypes:
         return True
     return isinstance(x, (np.ndarray, np.generic)) and not np.shape(x)
 

@@ -18,7 +18,8 @@ from glassjax.lax.elementwise import (
     sqrt, sqrt_p, square, square_p, stop_gradient, stop_gradient_p, sub, sub_p, tan, tan_p,
     tanh, tanh_p, xor_p, zeta, zeta_p)
 from glassjax.lax.structural import (
-    broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcast_like, broadcast_to_rank,
+    broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcast_like, broadcast_shapes,
+    broadcast_to_rank,
     broadcasted_iota,
     collapse, concatenate, concatenate_p, expand_dims, full, full_like, iota, iota_p, pad,
     pad_p, reshape, reshape_p, rev, rev_p, split, split_p, squeeze, squeeze_p, stack,

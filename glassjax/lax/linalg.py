@@ -8,8 +8,13 @@ column-major matrices (the ``operand_layouts``) and on any number of leading bat
 dimensions at once, which is also how these primitives batch under ``vmap``. Each
 reports failure in an ``info`` result; as in JAX, a failed factorization gives NaNs.
 
-Still missing here (glassjax is partial): derivatives of the decompositions, QR, the
-general eigenproblem and Schur/Hessenberg forms.
+Each decomposition is differentiable: its JVP rule (next to it) differentiates the
+defining identity (``A = L U``, ``A = L L^H``, ``A V = V diag(w)``, ``A = U S V^H``,
+``A = Q R``) and solves for the factors' tangents with the factors themselves. Like
+JAX's, the eigen- and singular-vector rules assume distinct eigen/singular values.
+
+Still missing here (glassjax is partial): the general eigenproblem and Schur/Hessenberg
+forms.
 """
 from __future__ import annotations
 
@@ -21,7 +26,8 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from glassjax import core, dtypes
-from glassjax.interpreters import batching
+from glassjax.interpreters import ad, batching
+from glassjax.jit import jit
 from glassjax.xla import dispatch, lowering
 
 
@@ -59,9 +65,10 @@ def _lapack_call(ctx, routine, operands, out_avals, options, *, aliased=0):
     """``custom_call @lapack_<t><routine>`` on the operands; matrices (rank >= 2 beyond
     the batch) are column major, and the first result overwrites operand ``aliased``."""
     batch = len(ctx.avals_in[0].shape) - 2
-    in_layouts = [_column_major(a.ndim) for a in ctx.avals_in]
-    out_layouts = [_column_major(a.ndim) if a.ndim - batch >= 2 else
-                   list(range(a.ndim - 1, -1, -1)) for a in out_avals]
+    layout = lambda a: (_column_major(a.ndim) if a.ndim - batch >= 2 else
+                        list(range(a.ndim - 1, -1, -1)))
+    in_layouts = [layout(a) for a in ctx.avals_in]
+    out_layouts = [layout(a) for a in out_avals]
     op = hlo.CustomCallOp.build_generic(
         results=[lowering.aval_to_ir_type(a) for a in out_avals], operands=operands,
         attributes=dict(
@@ -108,14 +115,79 @@ def _standard_linalg_primitive(name, abstract_eval, lower_rule, multiple_results
 
 
 def _check_matrix(name, a, square=True):
+    what = "square " if square else ""
     if a.ndim < 2 or (square and a.shape[-1] != a.shape[-2]):
-        what = "square " if square else ""
         raise ValueError(f"Argument to {name} must have shape [..., n, n], got shape "
                          f"{a.shape}" if square else
                          f"Argument to {name} must have rank >= 2, got {a.shape}")
     if not dtypes.issubdtype(a.dtype, np.inexact):
         raise TypeError(f"{name} requires a {what}floating point or complex matrix, got "
                         f"{a.dtype}")
+
+
+# -- matrix helpers for the derivative rules ------------------------------------------------
+# The rules are written with lax operations on (batches of) matrices, so that they
+# linearize, transpose and batch like any other traced code.
+
+def _T(x):
+    """Swap the last two axes."""
+    from glassjax import lax
+    return lax.transpose(x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
+
+
+def _conj(x):
+    """Complex conjugate; real arrays stay real (``lax.conj`` would make them complex)."""
+    from glassjax import lax
+    return lax.conj(x) if dtypes.issubdtype(x.dtype, np.complexfloating) else x
+
+
+def _H(x):
+    """Conjugate transpose."""
+    return _conj(_T(x))
+
+
+def _rows_cols(shape):
+    from glassjax import lax
+    return (lax.broadcasted_iota(np.int32, shape, len(shape) - 2),
+            lax.broadcasted_iota(np.int32, shape, len(shape) - 1))
+
+
+def _tril(x, k=0):
+    """``x`` with the entries above diagonal ``k`` zeroed."""
+    from glassjax import lax
+    rows, cols = _rows_cols(x.shape)
+    return lax.select(lax.ge(rows + k, cols), x, lax.full_like(x, 0))
+
+
+def _triu(x, k=0):
+    """``x`` with the entries below diagonal ``k`` zeroed."""
+    from glassjax import lax
+    rows, cols = _rows_cols(x.shape)
+    return lax.select(lax.le(rows + k, cols), x, lax.full_like(x, 0))
+
+
+def _eye(dtype, n, batch=()):
+    """Identity matrices of size ``n`` (broadcast over ``batch``)."""
+    from glassjax import lax
+    rows, cols = _rows_cols((*batch, n, n))
+    return lax.convert_element_type(lax.eq(rows, cols), dtype)
+
+
+def _matmul(a, b):
+    """Batched matrix product at full precision (derivatives should not lose digits)."""
+    from glassjax import lax
+    return lax.batch_matmul(a, b, precision=lax.Precision.HIGHEST)
+
+
+def _diagonal(x):
+    """The main diagonals of a batch of matrices."""
+    from glassjax import numpy as jnp
+    return jnp.diagonal(x, axis1=-2, axis2=-1)
+
+
+def _diag_matrix(d):
+    """Diagonal matrices with diagonals ``d`` (the last axis)."""
+    return _eye(d.dtype, d.shape[-1], d.shape[:-1]) * d[..., None, :]
 
 
 # -- LU -----------------------------------------------------------------------------------
@@ -142,24 +214,28 @@ def _lu_lowering(ctx, a):
 
 
 def _pivots_to_permutation(ctx, pivots, pivots_aval, m):
-    """Apply the row swaps ``i <-> pivots[i]`` in order to ``0..m-1`` (in StableHLO:
-    a small loop over the swaps, run on the device)."""
+    """The lowering of ``lu``'s third result: the permutation, computed on the device."""
+    rule_ctx = lowering.LoweringRuleContext(ctx.module_context, None, [pivots_aval],
+                                            [ctx.avals_out[2]])
+    return lowering.lower_fun(lambda piv: lu_pivots_to_permutation(piv, m))(rule_ctx,
+                                                                           pivots)
+
+
+def lu_pivots_to_permutation(pivots, permutation_size: int):
+    """Apply the row swaps ``i <-> pivots[i]`` in order to ``0..m-1`` (a small loop over
+    the swaps, batched over leading axes)."""
     from glassjax import lax
     from glassjax.lax.control_flow import fori_loop
 
-    def permutation(piv):
-        def swap(i, perm):
-            j = lax.dynamic_index_in_dim(piv, i, axis=-1, keepdims=False)
-            pi = lax.dynamic_index_in_dim(perm, i, axis=-1, keepdims=False)
-            pj = _take_last(perm, j)
-            perm = lax.dynamic_update_index_in_dim(perm, pj, i, axis=-1)
-            return _put_last(perm, j, pi)
-        perm = lax.broadcasted_iota(np.int32, (*pivots_aval.shape[:-1], m),
-                                    len(pivots_aval.shape) - 1)
-        return fori_loop(0, pivots_aval.shape[-1], swap, perm)
-    rule_ctx = lowering.LoweringRuleContext(ctx.module_context, None, [pivots_aval],
-                                            [ctx.avals_out[2]])
-    return lowering.lower_fun(permutation)(rule_ctx, pivots)
+    def swap(i, perm):
+        j = lax.dynamic_index_in_dim(pivots, i, axis=-1, keepdims=False)
+        pi = lax.dynamic_index_in_dim(perm, i, axis=-1, keepdims=False)
+        pj = _take_last(perm, j)
+        perm = lax.dynamic_update_index_in_dim(perm, pj, i, axis=-1)
+        return _put_last(perm, j, pi)
+    perm = lax.broadcasted_iota(np.int32, (*pivots.shape[:-1], permutation_size),
+                                pivots.ndim - 1)
+    return fori_loop(0, pivots.shape[-1], swap, perm)
 
 
 def _take_last(x, j):
@@ -176,12 +252,151 @@ def _put_last(x, j, value):
 lu_p = _standard_linalg_primitive("lu", _lu_abstract_eval, _lu_lowering)
 
 
+def _lu_jvp(primals, tangents):
+    """``P A = L U`` gives ``P dA = dL U + L dU``, i.e. ``L^-1 P dA U^-1 = L^-1 dL +
+    dU U^-1``: a strictly lower plus an upper triangular matrix, so ``dL`` and ``dU``
+    are its two triangles multiplied back by ``L`` and ``U``. (Rectangular ``A`` pads
+    ``L`` and ``U`` to square with the identity.)"""
+    from glassjax import lax
+    from glassjax import numpy as jnp
+    a, = primals
+    a_dot, = tangents
+    lu, pivots, permutation = lu_p.bind(a)
+    *batch, m, n = a.shape
+    k = min(m, n)
+    pad_cols = [(0, 0, 0)] * len(batch) + [(0, 0, 0), (0, m - k, 0)]
+    pad_rows = [(0, 0, 0)] * len(batch) + [(0, n - k, 0), (0, 0, 0)]
+    zero = lax.full_like(lu, 0, shape=())
+    l = lax.pad(_tril(lu[..., :, :k], -1), zero, pad_cols) + _eye(a.dtype, m, batch)
+    u_corner = lax.pad(_eye(a.dtype, n - k, batch), zero,
+                       [(0, 0, 0)] * len(batch) + [(k, 0, 0), (k, 0, 0)])
+    u = lax.pad(_triu(lu[..., :k, :]), zero, pad_rows) + u_corner
+    a_dot = jnp.take_along_axis(ad.instantiate_zeros(a_dot), permutation[..., :, None],
+                                axis=-2)
+    la = triangular_solve(l, a_dot, left_side=True, lower=True, unit_diagonal=True)
+    lau = triangular_solve(u, la, left_side=False, lower=False)
+    lu_dot = _matmul(l, _tril(lau, -1)) + _matmul(_triu(lau), u)
+    return [lu, pivots, permutation], [lu_dot, ad.Zero.from_primal_value(pivots),
+                                       ad.Zero.from_primal_value(permutation)]
+
+
+ad.primitive_jvps[lu_p] = _lu_jvp
+
+
 def lu(x):
     """``(lu, pivots, permutation)``: ``P @ x == L @ U`` with ``L`` the unit lower
     triangle of ``lu`` and ``U`` its upper triangle; row ``i`` was swapped with
     ``pivots[i]``, and ``permutation`` is the resulting row order."""
     return tuple(lu_p.bind(x))
 
+
+
+def _lu_solve_one(lu, permutation, b, trans):
+    """Solve with one factorization ``P A = L U``: ``A x = b`` (``trans=0``: permute,
+    then unit-lower and upper triangular solves) or ``A^T x = b`` (``trans=1``, the
+    same steps transposed and in reverse order; ``trans=2`` conjugates too)."""
+    from glassjax import lax
+    m = lu.shape[0]
+    x = lax.reshape(b, (m, int(np.prod(b.shape[1:], dtype=np.int64))))
+    if trans == 0:
+        x = x[permutation, :]
+        x = triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+        x = triangular_solve(lu, x, left_side=True, lower=False)
+    elif trans in (1, 2):
+        conj = trans == 2
+        x = triangular_solve(lu, x, left_side=True, lower=False, transpose_a=True,
+                             conjugate_a=conj)
+        x = triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True,
+                             transpose_a=True, conjugate_a=conj)
+        _, inverse = lax.sort_key_val(permutation, lax.iota(np.int32, m))
+        x = x[inverse, :]
+    else:
+        raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
+    return lax.reshape(x, b.shape)
+
+
+@functools.partial(jit, static_argnums=(3,))
+def _lu_solve(lu, permutation, b, trans):
+    from glassjax import lax
+    from glassjax.vmap_api import vmap
+    if lu.ndim < 2 or lu.shape[-1] != lu.shape[-2]:
+        raise ValueError("last two dimensions of LU decomposition must be equal, got "
+                         f"shape {lu.shape}")
+    if b.ndim < 1:
+        raise ValueError(f"b matrix must have rank >= 1, got shape {b.shape}")
+    vector = lu.ndim == b.ndim + 1      # NumPy's rule for solve: b is a batch of vectors
+    if vector:
+        if b.shape[-1] != lu.shape[-1]:
+            raise ValueError("When LU decomposition matrix and b have the same number of "
+                             "dimensions, last axis of LU decomposition matrix (shape "
+                             f"{lu.shape}) and b array (shape {b.shape}) must match")
+        b = b[..., None]
+    elif b.shape[-2] != lu.shape[-1]:
+        raise ValueError("When LU decomposition matrix and b different numbers of "
+                         "dimensions, last axis of LU decomposition matrix (shape "
+                         f"{lu.shape}) and second to last axis of b array (shape "
+                         f"{b.shape}) must match")
+    batch = lax.broadcast_shapes(lu.shape[:-2], permutation.shape[:-1], b.shape[:-2])
+    lu = _broadcast_leading(lu, (*batch, *lu.shape[-2:]))
+    permutation = _broadcast_leading(permutation, (*batch, permutation.shape[-1]))
+    b = _broadcast_leading(b, (*batch, *b.shape[-2:]))
+    fn = _lu_solve_one
+    for _ in batch:
+        fn = vmap(fn, in_axes=(0, 0, 0, None))
+    x = fn(lu, permutation, b, trans)
+    return x[..., 0] if vector else x
+
+
+def lu_solve(lu, permutation, b, trans: int = 0):
+    """Solve ``A x = b`` (or ``A^T x = b``) from ``lu``'s factorization of ``A``,
+    broadcasting batch dimensions."""
+    return _lu_solve(lu, permutation, b, trans)
+
+
+def _broadcast_leading(x, shape):
+    from glassjax import lax
+    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - x.ndim, len(shape))))
+
+
+def _broadcasted_matvec(a, x):
+    """``a @ x`` for matrices ``(..., n, m)`` and vectors ``(..., m)``, batch axes
+    broadcast."""
+    from glassjax import lax
+    batch = lax.broadcast_shapes(a.shape[:-2], x.shape[:-1])
+    a = _broadcast_leading(a, (*batch, *a.shape[-2:]))
+    x = _broadcast_leading(x, (*batch, x.shape[-1]))
+    dims = tuple(range(len(batch)))
+    return lax.dot_general(a, x, (((a.ndim - 1,), (x.ndim - 1,)), (dims, dims)),
+                           precision=lax.Precision.HIGHEST)
+
+
+def _check_solve_shapes(a, b):
+    if not (a.ndim >= 2 and b.ndim in (a.ndim, a.ndim - 1) and
+            a.shape[-1] == a.shape[-2] == b.shape[a.ndim - 2]):
+        raise ValueError("The arguments to solve must have shapes a=[..., m, m] and "
+                         f"b=[..., m, k] or b=[..., m]; got a={a.shape} and b={b.shape}")
+
+
+def _solve(a, b):
+    """``x`` with ``a @ x == b``, differentiable in ``a`` and ``b``: one LU factorization
+    (of ``a`` with its gradient stopped) serves the solve and, through
+    ``custom_linear_solve``, every derivative; ``a``'s own tangent enters through the
+    matrix-vector product that defines the system."""
+    from glassjax import lax
+    from glassjax.lax.control_flow import custom_linear_solve
+    from glassjax.vmap_api import vmap
+    _check_solve_shapes(a, b)
+    out_shape = tuple(d_a if d_b == 1 else d_b
+                      for d_a, d_b in zip(a.shape[:-1] + (1,), b.shape))
+    b = lax.broadcast_in_dim(b, out_shape, tuple(range(b.ndim)))
+    lu_, _, permutation = lu(lax.stop_gradient(a))
+    custom_solve = functools.partial(
+        custom_linear_solve, lambda x: _broadcasted_matvec(a, x),
+        solve=lambda _, x: lu_solve(lu_, permutation, x, trans=0),
+        transpose_solve=lambda _, x: lu_solve(lu_, permutation, x, trans=1))
+    if a.ndim == b.ndim + 1:
+        return custom_solve(b)
+    return vmap(custom_solve, b.ndim - 1, max(a.ndim, b.ndim) - 1)(b)
 
 # -- Cholesky -------------------------------------------------------------------------------
 
@@ -201,6 +416,24 @@ def _cholesky_lowering(ctx, a):
 cholesky_p = _standard_linalg_primitive("cholesky", _cholesky_abstract_eval,
                                         lambda ctx, a: _cholesky_lowering(ctx, a)[0],
                                         multiple_results=False)
+
+
+def _cholesky_jvp(primals, tangents):
+    """``A = L L^H`` gives ``L^-1 dA L^-H = L^-1 dL + (L^-1 dL)^H``, whose lower triangle
+    (diagonal halved) is ``L^-1 dL`` (Murray 2016, arXiv:1602.07527)."""
+    a, = primals
+    a_dot, = tangents
+    l = _tril(cholesky_p.bind(a))
+    batch = a.shape[:-2]
+    n = a.shape[-1]
+    tmp = triangular_solve(l, ad.instantiate_zeros(a_dot), left_side=False,
+                           transpose_a=True, conjugate_a=True, lower=True)
+    x = triangular_solve(l, tmp, left_side=True, lower=True)
+    phi = _tril(x) / (1 + _eye(a.dtype, n, batch))
+    return l, _matmul(l, phi)
+
+
+ad.primitive_jvps[cholesky_p] = _cholesky_jvp
 
 
 def cholesky(x, *, symmetrize_input: bool = True):
@@ -244,6 +477,32 @@ def _eigh_lowering(ctx, a, *, lower, sort_eigenvalues, subset_by_index):
 eigh_p = _standard_linalg_primitive("eigh", _eigh_abstract_eval, _eigh_lowering)
 
 
+def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index):
+    """First-order perturbation theory for distinct eigenvalues: with ``A V = V diag(w)``,
+    ``dw = diag(V^H dA V)`` and ``dV = V (F * (V^H dA V))`` where ``F[i, j] = 1 / (w[j] -
+    w[i])`` off the diagonal and 0 on it."""
+    from glassjax import lax
+    a, = primals
+    a_dot, = tangents
+    n = a.shape[-1]
+    if subset_by_index not in (None, (0, n)):
+        raise NotImplementedError("Derivatives not defined for partial eigen "
+                                  "decomposition.")
+    v, w_real = eigh_p.bind(symmetrize(a), lower=lower, sort_eigenvalues=sort_eigenvalues,
+                            subset_by_index=subset_by_index)
+    w = lax.convert_element_type(w_real, a.dtype)
+    eye = _eye(a.dtype, n)
+    f = lax.integer_pow(eye + w[..., None, :] - w[..., :, None], -1) - eye
+    vh_adot_v = _matmul(_matmul(_H(v), ad.instantiate_zeros(a_dot)), v)
+    dv = _matmul(v, f * vh_adot_v)
+    dw = lax.real(_diagonal(vh_adot_v)) if dtypes.issubdtype(
+        a.dtype, np.complexfloating) else _diagonal(vh_adot_v)
+    return [v, w_real], [dv, dw]
+
+
+ad.primitive_jvps[eigh_p] = _eigh_jvp
+
+
 def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
          sort_eigenvalues: bool = True, subset_by_index=None):
     """``(vectors, values)`` of a Hermitian matrix, eigenvalues ascending."""
@@ -253,6 +512,135 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
                                   subset_by_index=subset_by_index)
     return vectors, values
 
+
+
+# -- QR -------------------------------------------------------------------------------------
+# LAPACK computes QR in two steps, as two primitives: ``geqrf`` leaves R in the upper
+# triangle and Q as Householder reflectors below it (with their scales ``taus``);
+# ``householder_product`` multiplies the reflectors out into Q. The ``qr`` primitive
+# (what ``jnp.linalg.qr`` binds, and what gets differentiated) lowers to the two.
+
+def _geqrf_abstract_eval(a):
+    _check_matrix("geqrf", a, square=False)
+    *batch, m, n = a.shape
+    return [a, core.ShapedArray((*batch, min(m, n)), a.dtype)]
+
+
+geqrf_p = _standard_linalg_primitive(
+    "geqrf", _geqrf_abstract_eval,
+    lambda ctx, a: _lapack_call(ctx, "geqrf_ffi", [a], ctx.avals_out, {}))
+
+
+def geqrf(a):
+    """``(a', taus)``: R in the upper triangle of ``a'``, Q as Householder reflectors
+    below it, scaled by ``taus``."""
+    return tuple(geqrf_p.bind(a))
+
+
+def _householder_product_abstract_eval(a, taus):
+    *_, m, n = a.shape
+    if m < n:
+        raise ValueError("The first argument to householder_product must have at least as "
+                         f"many rows as columns, got shape {a.shape}")
+    if taus.shape[-1] > min(m, n):
+        raise ValueError("The second argument to householder_product must not have more "
+                         "rows than the minimum of the first argument's rows and columns.")
+    return a
+
+
+def _householder_product_lowering(ctx, a, taus):
+    routine = ("ungqr_ffi" if dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating)
+               else "orgqr_ffi")
+    return _lapack_call(ctx, routine, [a, taus], ctx.avals_out, {})[0]
+
+
+householder_product_p = _standard_linalg_primitive(
+    "householder_product", _householder_product_abstract_eval,
+    _householder_product_lowering, multiple_results=False)
+
+
+def householder_product(a, taus):
+    """The product of the Householder reflectors stored below ``a``'s diagonal."""
+    return householder_product_p.bind(a, taus)
+
+
+def _qr_abstract_eval(a, *, pivoting, full_matrices, use_magma):
+    _check_matrix("qr", a, square=False)
+    if pivoting:
+        raise NotImplementedError("glassjax: qr(pivoting=True) is not built yet")
+    *batch, m, n = a.shape
+    k = m if full_matrices else min(m, n)
+    return [core.ShapedArray((*batch, m, k), a.dtype),
+            core.ShapedArray((*batch, k, n), a.dtype)]
+
+
+def _qr_via_lapack(a, *, pivoting, full_matrices, use_magma):
+    """Q and R from ``geqrf`` and ``householder_product`` (a wide matrix's Q comes from
+    its leading square block; a complete Q of a tall one from the reflectors padded to
+    square)."""
+    from glassjax import lax
+    *batch, m, n = a.shape
+    r, taus = geqrf(a)
+    if m < n:
+        q = householder_product(r[..., :m, :m], taus)
+    elif full_matrices:
+        pads = [(0, 0, 0)] * (len(batch) + 1) + [(0, m - n, 0)]
+        q = householder_product(lax.pad(r, lax.full_like(r, 0, shape=()), pads), taus)
+    else:
+        q = householder_product(r, taus)
+        r = r[..., :n, :n]
+    return [q, _triu(r)]
+
+
+qr_p = _standard_linalg_primitive("qr", _qr_abstract_eval,
+                                  lowering.lower_fun(_qr_via_lapack, multiple_results=True))
+
+
+def _thin_qr_jvp(q, r, a_dot):
+    """For ``A = Q R`` with ``m >= n``: ``Q^H dA R^-1 = Q^H dQ + dR R^-1``, a skew-Hermitian
+    plus an upper triangular matrix, split by its strictly lower triangle."""
+    from glassjax import lax
+    dx_rinv = triangular_solve(r, a_dot)
+    qt_dx_rinv = _matmul(_H(q), dx_rinv)
+    lower = _tril(qt_dx_rinv, -1)
+    do = lower - _H(lower)                     # skew-Hermitian
+    if dtypes.issubdtype(q.dtype, np.complexfloating):
+        imag = qt_dx_rinv - lax.convert_element_type(lax.real(qt_dx_rinv), q.dtype)
+        do = do + _eye(q.dtype, r.shape[-1]) * imag
+    dq = _matmul(q, do - qt_dx_rinv) + dx_rinv
+    dr = _matmul(qt_dx_rinv - do, r)
+    return dq, dr
+
+
+def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
+    """Square and tall ``A`` use the thin-QR rule (a complete Q of a tall ``A`` is not
+    differentiated, as in JAX before its full-matrices rule); a wide ``A = Q [R1 R2]``
+    differentiates its square block and ``R2 = Q^H A2``."""
+    from glassjax import lax
+    a, = primals
+    a_dot = ad.instantiate_zeros(tangents[0])
+    q, r = qr_p.bind(a, pivoting=pivoting, full_matrices=full_matrices,
+                     use_magma=use_magma)
+    *_, m, n = a.shape
+    if m < n:
+        dq, dr1 = _thin_qr_jvp(q, r[..., :, :m], a_dot[..., :, :m])
+        dr2 = _matmul(_H(dq), a[..., :, m:]) + _matmul(_H(q), a_dot[..., :, m:])
+        return [q, r], [dq, lax.concatenate([dr1, dr2], a.ndim - 1)]
+    if full_matrices and m != n:
+        raise NotImplementedError("glassjax: the derivative of a complete QR "
+                                  "decomposition of a tall matrix is not built yet")
+    dq, dr = _thin_qr_jvp(q, r, a_dot)
+    return [q, r], [dq, dr]
+
+
+ad.primitive_jvps[qr_p] = _qr_jvp
+
+
+def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None):
+    """``(q, r)`` with ``x == q @ r``, ``q`` orthonormal columns and ``r`` upper
+    triangular (``full_matrices=False``: the reduced decomposition)."""
+    return tuple(qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices,
+                           use_magma=use_magma))
 
 # -- singular value decomposition ---------------------------------------------------------
 
@@ -292,6 +680,53 @@ def _svd_lowering(ctx, a, *, full_matrices, compute_uv):
 svd_p = _standard_linalg_primitive("svd", _svd_abstract_eval, _svd_lowering)
 
 
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+    """With ``A = U S V^H`` (thin), ``dS = U^H dA V`` has the singular values' tangents
+    on its diagonal; its off-diagonal part, divided by differences of squared singular
+    values, rotates ``U`` and ``V`` (Giles 2008, "An extended collection of matrix
+    derivative results"); rectangular ``A`` adds the component of ``dA`` outside the
+    span of ``U`` or ``V``. Like JAX, full ``U``/``V`` of a non-square ``A`` have no
+    derivative."""
+    from glassjax import lax
+    a, = primals
+    a_dot, = tangents
+    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    *_, m, n = a.shape
+    if compute_uv and full_matrices and m != n:
+        raise NotImplementedError("Singular value decomposition JVP not implemented for "
+                                  "full matrices")
+    a_dot = ad.instantiate_zeros(a_dot)
+    real = lambda x: lax.real(x) if dtypes.issubdtype(x.dtype, np.complexfloating) else x
+    ut, v = _H(u), _H(vt)
+    ds_mat = _matmul(_matmul(ut, a_dot), v)
+    ds = real(_diagonal(ds_mat))
+    if not compute_uv:
+        return [s], [ds]
+    s_row = s[..., None, :]
+    s_diffs = (s_row + _T(s_row)) * (s_row - _T(s_row))
+    eye = _eye(s.dtype, s.shape[-1])
+    f = 1 / (s_diffs + eye) - eye
+    s_row_a = lax.convert_element_type(s_row, a.dtype)
+    dss, sds = s_row_a * ds_mat, _T(s_row_a) * ds_mat
+    s_zero = lax.convert_element_type(s == 0, s.dtype)
+    s_inv = 1 / (s + s_zero) - s_zero
+    du_dv_diag = .5 * (ds_mat - _H(ds_mat)) * lax.convert_element_type(
+        _diag_matrix(s_inv), a.dtype)
+    f_a = lax.convert_element_type(f, a.dtype)
+    du = _matmul(u, f_a * (dss + _H(dss)) + du_dv_diag)
+    dv = _matmul(v, f_a * (sds + _H(sds)))
+    if m > n:
+        dav = _matmul(a_dot, v)
+        du = du + (dav - _matmul(u, _matmul(ut, dav))) / s_row_a
+    if n > m:
+        dahu = _matmul(_H(a_dot), u)
+        dv = dv + (dahu - _matmul(v, _matmul(vt, dahu))) / s_row_a
+    return [s, u, vt], [ds, du, _H(dv)]
+
+
+ad.primitive_jvps[svd_p] = _svd_jvp
+
+
 def svd(x, *, full_matrices: bool = True, compute_uv: bool = True):
     """``(u, s, vh)`` with ``x == u @ diag(s) @ vh`` (just ``s``, descending, without
     ``compute_uv``)."""
@@ -328,14 +763,58 @@ triangular_solve_p = _standard_linalg_primitive(
     multiple_results=False)
 
 
+def _triangular_solve_jvp_a(a_dot, x, a, b, *, left_side, lower, transpose_a,
+                            conjugate_a, unit_diagonal):
+    """``op(A) X = B`` gives ``dX = -op(A)^-1 op(dA) X`` (only ``dA``'s triangle counts);
+    the solve and the product go in whichever order is cheaper."""
+    from glassjax import lax
+    m, n = b.shape[-2:]
+    k = 1 if unit_diagonal else 0
+    a_dot = lax.neg(_tril(a_dot, -k) if lower else _triu(a_dot, k))
+    a_dot = _T(a_dot) if transpose_a else a_dot
+    a_dot = _conj(a_dot) if conjugate_a else a_dot
+    solve = functools.partial(triangular_solve, a, left_side=left_side, lower=lower,
+                              transpose_a=transpose_a, conjugate_a=conjugate_a,
+                              unit_diagonal=unit_diagonal)
+    if left_side:
+        return solve(_matmul(a_dot, x)) if m > n else _matmul(solve(a_dot), x)
+    return solve(_matmul(x, a_dot)) if m < n else _matmul(x, solve(a_dot))
+
+
+def _triangular_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                                unit_diagonal):
+    """Linear in ``B``: the transposed map solves with ``op(A)`` transposed."""
+    if ad.is_undefined_primal(a):
+        raise RuntimeError("triangular_solve is not linear in its matrix")
+    if type(ct) is ad.Zero:
+        return [None, ad.Zero(b.aval)]
+    return [None, triangular_solve(a, ct, left_side=left_side, lower=lower,
+                                   transpose_a=not transpose_a, conjugate_a=conjugate_a,
+                                   unit_diagonal=unit_diagonal)]
+
+
+ad.defjvp2(triangular_solve_p, _triangular_solve_jvp_a,
+           lambda b_dot, x, a, b, **params: triangular_solve_p.bind(a, b_dot, **params))
+ad.primitive_transposes[triangular_solve_p] = _triangular_solve_transpose
+
+
 def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
                      transpose_a: bool = False, conjugate_a: bool = False,
                      unit_diagonal: bool = False):
     """``x`` with ``op(a) @ x == b`` (``left_side``) or ``x @ op(a) == b``, for
-    triangular ``a``; ``op`` transposes / conjugates as asked."""
+    triangular ``a``; ``op`` transposes / conjugates as asked. A ``b`` of one rank less
+    than ``a`` is a (batch of) vector(s)."""
+    conjugate_a = conjugate_a and dtypes.issubdtype(a.dtype, np.complexfloating)
     if conjugate_a and not transpose_a:
-        from glassjax import numpy as jnp
-        a, conjugate_a = jnp.conj(a), False
-    return triangular_solve_p.bind(a, b, left_side=left_side, lower=lower,
-                                   transpose_a=transpose_a, conjugate_a=conjugate_a,
-                                   unit_diagonal=unit_diagonal)
+        a, conjugate_a = _conj(a), False
+    vector = np.ndim(b) == np.ndim(a) - 1
+    if vector:
+        from glassjax import lax
+        b = lax.expand_dims(b, (-1 if left_side else -2,))
+    out = triangular_solve_p.bind(a, b, left_side=left_side, lower=lower,
+                                  transpose_a=transpose_a, conjugate_a=conjugate_a,
+                                  unit_diagonal=unit_diagonal)
+    if vector:
+        out = out[..., 0] if left_side else out[..., 0, :]
+    return out
+

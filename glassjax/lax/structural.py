@@ -175,6 +175,22 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
     return broadcast(_convert_element_type(fill_value, dtype, weak_type), shape)
 
 
+def broadcast_shapes(*shapes):
+    """NumPy broadcasting of shapes, with rank promotion (ValueError when they are
+    incompatible)."""
+    shapes = [tuple(core.concrete_dim_or_error(d) for d in s) for s in shapes]
+    if not shapes:
+        return ()
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for ds in zip(*[(1,) * (ndim - len(s)) + s for s in shapes]):
+        non_1s = {d for d in ds if d != 1}
+        if len(non_1s) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}")
+        out.append(non_1s.pop() if non_1s else 1)
+    return tuple(out)
+
+
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """Like ``full``, taking shape and dtype (and weak type) from the example ``x``."""
     from glassjax.lax.elementwise import _convert_element_type

@@ -44,23 +44,22 @@ from glassjax.numpy.setops import (digitize, intersect1d, isin, searchsorted, se
                                    unique_inverse, unique_values)
 from glassjax.numpy.tensor_contractions import (dot, einsum, inner, matmul, outer,
                                                 tensordot, vdot)
-from glassjax.numpy.ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh,
-                                   arcsin, arcsinh, arctan, arctan2, arctanh, asin, asinh,
-                                   atan, atan2, atanh, bitwise_and, bitwise_invert,
-                                   bitwise_left_shift, bitwise_not, bitwise_or,
-                                   bitwise_right_shift, bitwise_xor, cbrt, ceil, conj,
+from glassjax.numpy.ufuncs import (abs, absolute, acos, acosh, arccos, arccosh, arcsin,
+                                   arcsinh, arctan, arctan2, arctanh, asin, asinh, atan,
+                                   atan2, atanh, bitwise_invert, bitwise_left_shift,
+                                   bitwise_not, bitwise_right_shift, cbrt, ceil, conj,
                                    conjugate, copysign, cos, cosh, deg2rad, degrees, divide,
                                    divmod, equal, exp, exp2, expm1, fabs, float_power,
                                    floor, floor_divide, fmod, greater, greater_equal,
                                    heaviside, hypot, imag, invert, isfinite, isinf, isnan,
                                    isneginf, isposinf, left_shift, less, less_equal, log,
-                                   log1p, log2, log10, logaddexp,
-                                   logaddexp2, logical_and, logical_not, logical_or,
-                                   logical_xor, maximum, minimum, mod, modf, multiply,
-                                   negative, nextafter, not_equal, positive, pow, power,
-                                   rad2deg, radians, real, reciprocal, remainder,
-                                   right_shift, rint, sign, signbit, sin, sinc, sinh, sqrt,
-                                   square, subtract, tan, tanh, true_divide)
+                                   log1p, log2, log10, logical_not, mod, modf, nextafter,
+                                   not_equal, positive, pow, power, rad2deg, radians, real,
+                                   reciprocal, remainder, right_shift, rint, sign, signbit,
+                                   sin, sinc, sinh, sqrt, square, tan, tanh, true_divide)
+from glassjax.numpy.ufunc_api import (add, bitwise_and, bitwise_or, bitwise_xor, logaddexp,
+                                      logaddexp2, logical_and, logical_or, logical_xor,
+                                      maximum, minimum, multiply, negative, subtract, ufunc)
 from glassjax.numpy.util import ndim, shape, size
 
 dtype = _np.dtype

@@ -25,7 +25,7 @@ import numpy as np
 from glassjax import core, dtypes, lax
 from glassjax.jit import jit
 from glassjax.numpy import util
-from glassjax.numpy.util import canonicalize_axis, ensure_arraylike, is_array
+from glassjax.numpy.util import canonicalize_axis, const, ensure_arraylike, is_array
 
 
 class IndexType(enum.Enum):
@@ -359,11 +359,9 @@ def _normalize_array_indices(parsed, shape):
             index = p.index if isinstance(p.index, np.unsignedinteger) or p.index >= 0 \
                 else p.index + size
             out.append(p._replace(index=index))
-        elif p.typ == IndexType.ARRAY and not dtypes.issubdtype(p.index.dtype,
-                                                               np.unsignedinteger):
-            size = np.array(shape[p.consumed_axes[0]], p.index.dtype)
-            out.append(p._replace(index=lax.select(p.index < 0, lax.add(p.index, size),
-                                                   p.index)))
+        elif p.typ == IndexType.ARRAY:
+            out.append(p._replace(index=_normalize_index(p.index,
+                                                         shape[p.consumed_axes[0]])))
         else:
             out.append(p)
     return out
@@ -583,7 +581,7 @@ def _normalize_index(index, axis_size):
     """Negative indices counted from the end (unsigned indices never are)."""
     if dtypes.issubdtype(dtypes.dtype(index), np.unsignedinteger):
         return index
-    return lax.select(index < 0, lax.add(index, np.array(axis_size, index.dtype)), index)
+    return lax.select(index < 0, lax.add(index, const(index, axis_size)), index)
 
 
 @jit(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))

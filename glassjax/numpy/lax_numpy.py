@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from glassjax import core, dtypes, lax
+from glassjax.array import Array
 from glassjax.jit import jit
 from glassjax.numpy import reductions, ufuncs, util
 from glassjax.numpy.array_creation import (array, array_copy, asarray, eye, user_dtype,
@@ -21,6 +22,7 @@ from glassjax.numpy.array_creation import (array, array_copy, asarray, eye, user
 from glassjax.numpy.util import (_where, broadcast_arrays as _broadcast_arrays,
                                  canonicalize_axis, check_arraylike, const,
                                  ensure_arraylike, is_array)
+from glassjax.vmap_api import vmap
 
 
 def _index_tuple(x):
@@ -385,10 +387,11 @@ def atleast_2d(*arys):
 def atleast_3d(*arys):
     """At least three axes: a vector becomes ``(1, n, 1)``, a matrix ``(m, n, 1)``."""
     check_arraylike("atleast_3d", *arys)
+    if len(arys) != 1:     # one nested call each, as in JAX
+        return [atleast_3d(a) for a in arys]
+    a = asarray(arys[0])
     new_axes = {0: (0, 1, 2), 1: (0, 2), 2: (2,)}
-    out = [lax.expand_dims(a, new_axes[a.ndim]) if a.ndim in new_axes else a
-           for a in map(asarray, arys)]
-    return out[0] if len(out) == 1 else out
+    return lax.expand_dims(a, new_axes[a.ndim]) if a.ndim in new_axes else a
 
 
 # ----------------------------------------------------------------------------------------
@@ -448,28 +451,38 @@ def stack(arrays, axis=0, out=None, dtype=None):
     return lax.stack(arrays, axis=axis)
 
 
+def _stack_parts(name, tup, fix):
+    """``fix`` applied to each array of ``tup``. An array stands for the list of its rows:
+    then ``fix`` is vmapped over them, and the stacked result concatenates as one array
+    (a reshape) instead of row by row."""
+    if isinstance(tup, (np.ndarray, Array)):
+        return vmap(fix)(tup)
+    check_arraylike(name, *tup)
+    return [fix(m) for m in tup]
+
+
 def vstack(tup, dtype=None):
     """Stack along the first axis (vectors become rows)."""
-    check_arraylike("vstack", *tup)
-    return concatenate([atleast_2d(m) for m in tup], axis=0, dtype=dtype)
+    return concatenate(_stack_parts("vstack", tup, atleast_2d), axis=0, dtype=dtype)
 
 
 def hstack(tup, dtype=None):
     """Stack along the second axis (the first for vectors)."""
-    check_arraylike("hstack", *tup)
-    arrs = [atleast_1d(m) for m in tup]
-    return concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1, dtype=dtype)
+    arrs = _stack_parts("hstack", tup, atleast_1d)
+    part_ndim = arrs.ndim - 1 if isinstance(arrs, Array) else arrs[0].ndim
+    return concatenate(arrs, axis=0 if part_ndim == 1 else 1, dtype=dtype)
 
 
 def dstack(tup, dtype=None):
-    check_arraylike("dstack", *tup)
-    return concatenate([atleast_3d(m) for m in tup], axis=2, dtype=dtype)
+    return concatenate(_stack_parts("dstack", tup, atleast_3d), axis=2, dtype=dtype)
 
 
 def column_stack(tup):
     """Vectors become the columns of a matrix."""
-    check_arraylike("column_stack", *tup)
-    return concatenate([atleast_2d(a).T if a.ndim < 2 else a for a in map(asarray, tup)],
+    if isinstance(tup, (np.ndarray, Array)) and np.ndim(tup) >= 3:
+        return concatenate(tup, axis=1)
+    return concatenate(_stack_parts("column_stack", tup,
+                                    lambda a: atleast_2d(a).T if np.ndim(a) < 2 else a),
                        axis=1)
 
 
@@ -719,7 +732,10 @@ def round(a, decimals=0, out=None):  # noqa: A001 - the NumPy name
     return round_float(a)
 
 
-around = round
+@jit(static_argnames=("decimals",))
+def around(a, decimals=0, out=None):
+    """``round`` (a jit of its own in JAX, so it prints as a nested call)."""
+    return round(a, decimals, out)
 
 
 @jit

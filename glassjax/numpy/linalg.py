@@ -2,8 +2,8 @@
 
 Determinants and solves come from one LU factorization, ranks, pseudo-inverses and
 least squares from the SVD, Hermitian eigenproblems from ``eigh``. Norms are plain
-reductions. (Partial: ``qr``, ``eig``/``eigvals`` and the derivatives of the
-factorizations are not built yet.)
+reductions, QR from ``lax.linalg.qr``. Everything is differentiable through the
+factorizations' JVP rules. (Partial: ``eig``/``eigvals`` are not built yet.)
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from glassjax.jit import jit
 from glassjax.lax import linalg as lax_linalg
 from glassjax.numpy import (array_creation, indexing, lax_numpy, reductions,
                             tensor_contractions, ufuncs)
+from glassjax.numpy.vectorize import vectorize
 from glassjax.numpy.util import (ensure_arraylike, ensure_arraylike_tuple,
                                  promote_dtypes_inexact)
 
@@ -30,6 +31,11 @@ class SlogdetResult(NamedTuple):
 class EighResult(NamedTuple):
     eigenvalues: object
     eigenvectors: object
+
+
+class QRResult(NamedTuple):
+    Q: object
+    R: object
 
 
 class SVDResult(NamedTuple):
@@ -83,25 +89,20 @@ def det(a):
     if n == 2:
         return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
     if n == 3:
-        return (a[..., 0, 0] * (a[..., 1, 1] * a[..., 2, 2] - a[..., 1, 2] * a[..., 2, 1])
-                - a[..., 0, 1] * (a[..., 1, 0] * a[..., 2, 2] - a[..., 1, 2] * a[..., 2, 0])
-                + a[..., 0, 2] * (a[..., 1, 0] * a[..., 2, 1] - a[..., 1, 1] * a[..., 2, 0]))
+        return (a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2]   # Sarrus' rule, JAX's order
+                + a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0]
+                + a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1]
+                - a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0]
+                - a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1]
+                - a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2])
     sign, logdet = slogdet(a)
     return sign * ufuncs.exp(logdet).astype(sign.dtype)
 
 
-def _lu_solve(lu, permutation, b):
-    """Solve ``A x = b`` given ``P A = L U``: permute b's rows, then two triangular
-    solves (unit lower, then upper)."""
-    x = indexing.take_along_axis(b, permutation[..., None], axis=-2) if b.ndim > 1 \
-        else b
-    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
-    return lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
-
-
 @jit
 def solve(a, b):
-    """``x`` with ``a @ x == b`` (``b`` a vector or a stack of matrices)."""
+    """``x`` with ``a @ x == b`` (``b`` a vector or a stack of matrices), differentiable
+    in both (``lax.linalg._solve``)."""
     a, b = _inexact("jnp.linalg.solve", a, b)
     if a.ndim < 2:
         raise ValueError(f"left hand array must be at least two dimensional; got "
@@ -112,16 +113,8 @@ def solve(a, b):
             f"Invalid shapes for solve: {a.shape}, {b.shape}. Prior to JAX v0.5.0, this "
             "would have been treated as a batched 1-dimensional solve. To recover this "
             "behavior, use solve(a, b[..., None]).squeeze(-1).")
-    _square("solve", a)
-    vector = b.ndim == 1
-    if vector:
-        b = b[..., None]
-    batch = lax_numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = lax_numpy.broadcast_to(a, batch + a.shape[-2:])
-    b = lax_numpy.broadcast_to(b, batch + b.shape[-2:])
-    lu, _, permutation = lax_linalg.lu(lax.stop_gradient(a))
-    x = _lu_solve(lu, permutation, b)
-    return x[..., 0] if vector else x
+    signature = "(m,m),(m)->(m)" if b.ndim == 1 else "(m,m),(m,n)->(m,n)"
+    return vectorize(lax_linalg._solve, signature=signature)(a, b)
 
 
 @jit
@@ -130,12 +123,31 @@ def inv(a):
     a, = _inexact("inv", a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"Argument to inv must have shape [..., n, n], got {a.shape}.")
-    eye = lax_numpy.broadcast_to(array_creation.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    eye = lax.broadcast(array_creation.eye(a.shape[-1], dtype=a.dtype), a.shape[:-2])
     return solve(a, eye)
+
+
+@functools.partial(jit, static_argnames=("mode",))
+def qr(a, mode="reduced"):
+    """``Q, R`` with ``a == Q @ R``: ``"reduced"`` (K = min(M, N) columns of Q),
+    ``"complete"`` (all M), ``"r"`` (just R), ``"raw"`` (LAPACK's Householder form)."""
+    a, = _inexact("jnp.linalg.qr", a)
+    if mode == "raw":
+        h, taus = lax_linalg.geqrf(a)
+        return QRResult(lax_numpy.swapaxes(h, -1, -2), taus)
+    if mode in ("reduced", "r", "full"):
+        full_matrices = False
+    elif mode == "complete":
+        full_matrices = True
+    else:
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+    q, r = lax_linalg.qr(a, pivoting=False, full_matrices=full_matrices)
+    return r if mode == "r" else QRResult(q, r)
 
 
 # -- eigh, Cholesky, SVD -------------------------------------------------------------------
 
+@jit(static_argnames=("UPLO", "symmetrize_input"))
 def eigh(a, UPLO=None, symmetrize_input=True):
     """Eigenvalues (ascending) and eigenvectors of Hermitian matrices."""
     a, = _inexact("eigh", a)
@@ -146,10 +158,12 @@ def eigh(a, UPLO=None, symmetrize_input=True):
     return EighResult(w, v)
 
 
+@jit(static_argnames=("UPLO", "symmetrize_input"))
 def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
+@jit(static_argnames=("upper", "symmetrize_input"))
 def cholesky(a, *, upper=False, symmetrize_input=True):
     """The lower (or ``upper``) triangular Cholesky factor."""
     a, = _inexact("cholesky", a)
@@ -157,6 +171,8 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
     return ufuncs.conj(lax_numpy.matrix_transpose(factor)) if upper else factor
 
 
+@jit(static_argnames=("full_matrices", "compute_uv", "hermitian",
+                     "subset_by_index"))
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
     """``U, S, Vh`` with ``a == U @ diag(S) @ Vh``; ``S`` descending."""
     a, = _inexact("svd", a)
@@ -185,6 +201,7 @@ def svdvals(x):
     return svd(x, compute_uv=False)
 
 
+@jit
 def matrix_rank(M, rtol=None, *, tol=None):
     """How many singular values exceed the tolerance (by default
     ``max(S) * max(m, n) * eps``)."""
@@ -263,6 +280,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
 
 # -- norms and products --------------------------------------------------------------------
 
+@jit(static_argnames=("ord", "axis", "keepdims"))
 def norm(x, ord=None, axis=None, keepdims=False):
     """Vector norms (``ord``: None/2, inf, -inf, 0, 1, -1, p) over one axis, matrix
     norms (None/'fro', 'nuc', inf, -inf, 1, -1, 2, -2) over two."""
@@ -342,6 +360,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     return _matrix_norm(x, ord, (-2, -1), keepdims)
 
 
+@jit(static_argnames=("n",))
 def matrix_power(a, n):
     """``a`` multiplied by itself ``n`` times (by repeated squaring; a negative ``n``
     inverts first)."""
@@ -386,6 +405,7 @@ def multi_dot(arrays, *, precision=None):
     return result
 
 
+@jit(static_argnames=("p",))
 def cond(x, p=None):
     """The condition number ``norm(x) * norm(inv(x))`` (for ``p`` None or +-2: the
     ratio of the extreme singular values)."""

@@ -287,6 +287,7 @@ def unique_values(x, /, *, size=None, fill_value=None):
 # Membership and set operations on 1-D arrays
 # ----------------------------------------------------------------------------------------
 
+@jit(static_argnames=("assume_unique", "invert", "method"))
 def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
     """For each element of ``ar1`` (flattened): is it in ``ar2``?"""
     arr1, arr2 = promote_dtypes(*ensure_arraylike("in1d", ar1, ar2))

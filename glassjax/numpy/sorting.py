@@ -167,6 +167,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
                     keepdims=keepdims, method="midpoint")
 
 
+@jit(static_argnames=("axis",))
 def lexsort(keys, axis=-1):
     """The indices that sort by the *last* key first, then by the others in reverse
     order (``keys[0]`` breaks the last ties), as NumPy's ``lexsort``."""

@@ -25,6 +25,7 @@ from glassjax.config import config
 from glassjax.jit import jit
 from glassjax.lax import utils as lax_utils
 from glassjax.lax.elementwise import _convert_element_type
+from glassjax.lax.structural import broadcast_shapes
 from glassjax.xla import runtime
 
 
@@ -168,10 +169,10 @@ def promote_to(x, dtype, weak_type=False):
 
 def const(example, value):
     """``value`` with the type of ``example``: a Python scalar if ``example`` is a weakly
-    typed scalar (so the result stays weak), else a NumPy scalar (either way, a literal
-    in a jaxpr)."""
+    typed scalar, a Python number or a weak tracer alike (so the result stays weak), else
+    a NumPy scalar (either way, a literal in a jaxpr)."""
     dtype = dtypes.dtype(example)
-    if dtypes.is_python_scalar(example):
+    if dtypes.is_weakly_typed(example) and np.ndim(example) == 0:
         kind = next(t for t, k in ((bool, np.bool_), (int, np.integer),
                                    (float, np.floating), (complex, np.complexfloating))
                     if dtypes.issubdtype(dtype, k))
@@ -305,21 +306,6 @@ def promote_args_complex(fun_name: str, *args):
 # ----------------------------------------------------------------------------------------
 # Broadcasting and where
 # ----------------------------------------------------------------------------------------
-
-def broadcast_shapes(*shapes):
-    """NumPy broadcasting of shapes (ValueError when they are incompatible)."""
-    shapes = [tuple(core.concrete_dim_or_error(d) for d in s) for s in shapes]
-    if not shapes:
-        return ()
-    ndim = max(len(s) for s in shapes)
-    out = []
-    for ds in zip(*[(1,) * (ndim - len(s)) + s for s in shapes]):
-        non_1s = {d for d in ds if d != 1}
-        if len(non_1s) > 1:
-            raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}")
-        out.append(non_1s.pop() if non_1s else 1)
-    return tuple(out)
-
 
 def broadcast_to(arr, shape):
     """``arr`` broadcast to ``shape`` (a no-op when the shape already matches)."""

@@ -1,3 +1,3 @@
-"""``glassjax.scipy``: SciPy-compatible functions (JAX's ``jax.scipy``); so far
-``special``."""
-from glassjax.scipy import signal, special
+"""``glassjax.scipy``: SciPy-compatible functions (JAX's ``jax.scipy``): ``linalg``,
+``signal`` and ``special``."""
+from glassjax.scipy import linalg, signal, special

@@ -1,0 +1,246 @@
+"""``glassjax.scipy.linalg``: SciPy's linear algebra API on ``glassjax.lax.linalg``.
+
+SciPy exposes the factorizations themselves (``lu_factor`` + ``lu_solve``,
+``cho_factor`` + ``cho_solve``) and triangular solves; each function here is a thin,
+jitted layer over the same primitives ``jnp.linalg`` uses, so everything batches and
+differentiates through their rules. SciPy's ``overwrite_*`` and ``check_finite``
+arguments are accepted and ignored (JAX arrays are immutable and never checked).
+
+(Partial: ``expm``, ``schur``, ``eig``, ``qr(pivoting=True)`` and the matrix functions
+are not built yet.)
+"""
+from __future__ import annotations
+
+import functools
+
+from glassjax import lax
+from glassjax.jit import jit
+from glassjax.lax import linalg as lax_linalg
+from glassjax.numpy import (array_creation, lax_numpy, linalg as jnp_linalg,
+                            tensor_contractions, ufuncs)
+from glassjax.numpy.util import ensure_arraylike, promote_dtypes_inexact
+from glassjax.numpy.vectorize import vectorize
+from glassjax.vmap_api import vmap
+
+__all__ = ["cho_factor", "cho_solve", "cholesky", "det", "eigh", "inv", "lu", "lu_factor",
+           "lu_solve", "qr", "solve", "solve_triangular", "svd"]
+
+
+def _inexact(name, *args):
+    return promote_dtypes_inexact(*(ensure_arraylike(name, a) for a in args))
+
+
+def _matrix_rhs_signature(a, b, square="(n,n)"):
+    """vectorize's signature for solving with ``a`` against ``b``: a vector right-hand
+    side, else a stack of matrices (as JAX reads ``b``)."""
+    if b.ndim == 1 or (a.ndim == b.ndim + 1 and a.shape[-1] == b.shape[-1]):
+        return f"{square},(n)->(n)"
+    return f"{square},(n,k)->(n,k)"
+
+
+# -- Cholesky --------------------------------------------------------------------------------
+
+@functools.partial(jit, static_argnames=("lower",))
+def _cholesky(a, lower):
+    a, = _inexact("jax.scipy.linalg.cholesky", a)
+    l = lax_linalg.cholesky(a if lower else ufuncs.conj(lax_numpy.swapaxes(a, -1, -2)),
+                            symmetrize_input=False)
+    return l if lower else ufuncs.conj(lax_numpy.swapaxes(l, -1, -2))
+
+
+def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """The Cholesky factor of ``a``: upper ``U`` with ``a = U^H U`` (SciPy's default), or
+    lower ``L`` with ``a = L L^H``."""
+    del overwrite_a, check_finite
+    return _cholesky(a, lower)
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """``(c, lower)`` for ``cho_solve``."""
+    del overwrite_a, check_finite
+    return cholesky(a, lower=lower), lower
+
+
+@functools.partial(jit, static_argnames=("lower",))
+def _cho_solve(c, b, lower):
+    c, b = _inexact("jax.scipy.linalg.cho_solve", c, b)
+    signature = _matrix_rhs_signature(c, b)
+    first = functools.partial(lax_linalg.triangular_solve, left_side=True, lower=lower,
+                              transpose_a=not lower, conjugate_a=not lower)
+    second = functools.partial(lax_linalg.triangular_solve, left_side=True, lower=lower,
+                               transpose_a=lower, conjugate_a=lower)
+    b = vectorize(first, signature=signature)(c, b)
+    return vectorize(second, signature=signature)(c, b)
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """Solve ``a x = b`` from ``cho_factor(a)``: two triangular solves."""
+    del overwrite_b, check_finite
+    c, lower = c_and_lower
+    return _cho_solve(c, b, lower)
+
+
+# -- LU ------------------------------------------------------------------------------------
+
+@functools.partial(jit, static_argnames=("overwrite_a", "check_finite"))
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """``(lu, piv)`` for ``lu_solve``: L and U packed in one matrix, row ``i`` swapped
+    with ``piv[i]``."""
+    del overwrite_a, check_finite
+    a, = _inexact("jax.scipy.linalg.lu_factor", a)
+    lu_, pivots, _ = lax_linalg.lu(a)
+    return lu_, pivots
+
+
+@functools.partial(jit, static_argnames=("trans", "overwrite_b", "check_finite"))
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """Solve ``a x = b`` (``trans=1``: ``a^T x = b``; 2: ``a^H x = b``) from
+    ``lu_factor(a)``."""
+    del overwrite_b, check_finite
+    lu_, pivots = lu_and_piv
+    lu_, b = _inexact("jax.scipy.linalg.lu_solve", lu_, b)
+    perm = lax_linalg.lu_pivots_to_permutation(pivots, lu_.shape[-2])
+    signature = _matrix_rhs_signature(lu_, b, square="(n,n),(n)")
+    return vectorize(functools.partial(lax_linalg.lu_solve, trans=trans),
+                     signature=signature)(lu_, perm, b)
+
+
+@functools.partial(jit, static_argnums=(1,))
+def _lu(a, permute_l):
+    a, = _inexact("jax.scipy.linalg.lu", a)
+    lu_, _, permutation = lax_linalg.lu(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    p = (permutation[..., None, :] == array_creation.arange(m, dtype=permutation.dtype)
+         [:, None]).astype(a.dtype)
+    l = array_creation.tril(lu_, -1)[..., :, :k] + array_creation.eye(m, k, dtype=a.dtype)
+    u = array_creation.triu(lu_)[..., :k, :]
+    if permute_l:
+        return tensor_contractions.matmul(p, l, precision=lax.Precision.HIGHEST), u
+    return p, l, u
+
+
+@functools.partial(jit, static_argnames=("permute_l", "overwrite_a", "check_finite"))
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
+    """``(p, l, u)`` with ``a = p @ l @ u`` (``permute_l``: ``(p @ l, u)``)."""
+    del overwrite_a, check_finite
+    return _lu(a, permute_l)
+
+
+# -- solves ------------------------------------------------------------------------------
+
+@functools.partial(jit, static_argnames=("trans", "lower", "unit_diagonal"))
+def _solve_triangular(a, b, trans, lower, unit_diagonal):
+    if trans in (0, "N"):
+        transpose_a, conjugate_a = False, False
+    elif trans in (1, "T"):
+        transpose_a, conjugate_a = True, False
+    elif trans in (2, "C"):
+        transpose_a, conjugate_a = True, True
+    else:
+        raise ValueError(f"Invalid 'trans' value {trans}")
+    a, b = _inexact("jax.scipy.linalg.solve_triangular", a, b)
+    solve = functools.partial(lax_linalg.triangular_solve, left_side=True, lower=lower,
+                              transpose_a=transpose_a, conjugate_a=conjugate_a,
+                              unit_diagonal=unit_diagonal)
+    return vectorize(solve, signature=_matrix_rhs_signature(a, b))(a, b)
+
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
+                     debug=None, check_finite=True):
+    """Solve ``op(a) x = b`` for triangular ``a`` (``op`` from ``trans``: 0/'N' as is,
+    1/'T' transposed, 2/'C' conjugate transposed)."""
+    del overwrite_b, debug, check_finite
+    return _solve_triangular(a, b, trans, lower, unit_diagonal)
+
+
+@functools.partial(jit, static_argnames=("assume_a", "lower"))
+def _solve(a, b, assume_a, lower):
+    """A general ``a`` is solved by LU (``jnp.linalg.solve``); a positive definite one by
+    Cholesky, differentiated as the symmetric system it is."""
+    from glassjax.lax.control_flow import custom_linear_solve
+    if assume_a != "pos":
+        return jnp_linalg.solve(a, b)
+    a, b = _inexact("jax.scipy.linalg.solve", a, b)
+    lax_linalg._check_solve_shapes(a, b)
+    factors = cho_factor(lax.stop_gradient(a), lower=lower)
+    custom_solve = functools.partial(
+        custom_linear_solve, lambda x: lax_linalg._broadcasted_matvec(a, x),
+        solve=lambda _, x: cho_solve(factors, x), symmetric=True)
+    if a.ndim == b.ndim + 1:
+        return custom_solve(b)
+    return vmap(custom_solve, b.ndim - 1, max(a.ndim, b.ndim) - 1)(b)
+
+
+def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=False,
+          check_finite=True, assume_a="gen"):
+    """``x`` with ``a @ x == b``; ``assume_a`` is one of 'gen', 'sym', 'her', 'pos'."""
+    del overwrite_a, overwrite_b, debug, check_finite
+    valid = ["gen", "sym", "her", "pos"]
+    if assume_a not in valid:
+        raise ValueError(f"Expected assume_a to be one of {valid}; got {assume_a!r}")
+    return _solve(a, b, assume_a, lower)
+
+
+# -- decompositions shared with jnp.linalg ---------------------------------------------------
+
+def det(a, overwrite_a=False, check_finite=True):
+    del overwrite_a, check_finite
+    return jnp_linalg.det(a)
+
+
+def inv(a, overwrite_a=False, check_finite=True):
+    del overwrite_a, check_finite
+    return jnp_linalg.inv(a)
+
+
+@functools.partial(jit, static_argnames=("full_matrices", "compute_uv"))
+def _svd(a, *, full_matrices, compute_uv):
+    a, = _inexact("jax.scipy.linalg.svd", a)
+    return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
+        lapack_driver="gesdd"):
+    """``(u, s, vh)`` (just ``s`` without ``compute_uv``)."""
+    del overwrite_a, check_finite, lapack_driver
+    return _svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+@functools.partial(jit, static_argnames=("lower", "eigvals_only", "eigvals", "type"))
+def _eigh(a, b, lower, eigvals_only, eigvals, type):
+    if b is not None:
+        raise NotImplementedError("Only the b=None case of eigh is implemented")
+    if type != 1:
+        raise NotImplementedError("Only the type=1 case of eigh is implemented.")
+    if eigvals is not None:
+        raise NotImplementedError("Only the eigvals=None case of eigh is implemented.")
+    a, = _inexact("jax.scipy.linalg.eigh", a)
+    v, w = lax_linalg.eigh(a, lower=lower)
+    return w if eigvals_only else (w, v)
+
+
+def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
+         turbo=True, eigvals=None, type=1, check_finite=True):
+    """Eigenvalues (ascending) and eigenvectors of a Hermitian matrix."""
+    del overwrite_a, overwrite_b, turbo, check_finite
+    return _eigh(a, b, lower, eigvals_only, eigvals, type)
+
+
+@functools.partial(jit, static_argnames=("mode", "pivoting"))
+def _qr(a, mode, pivoting):
+    if mode in ("full", "r"):
+        full_matrices = True
+    elif mode == "economic":
+        full_matrices = False
+    else:
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+    a, = _inexact("jax.scipy.linalg.qr", a)
+    q, r = lax_linalg.qr(a, pivoting=pivoting, full_matrices=full_matrices)
+    return (r,) if mode == "r" else (q, r)
+
+
+def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+    """``(q, r)`` (``mode='economic'``: reduced; ``mode='r'``: ``(r,)``)."""
+    del overwrite_a, lwork, check_finite
+    return _qr(a, mode, pivoting)

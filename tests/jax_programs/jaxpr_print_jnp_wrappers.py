@@ -1,0 +1,16 @@
+# jnp functions that are jits of their own in JAX (nested jit equations)
+import jax
+import jax.numpy as jnp
+x = jnp.arange(6.0).reshape(2, 3)
+print(jax.make_jaxpr(jnp.around)(x))
+print(jax.make_jaxpr(lambda x: jnp.atleast_3d(x, x[0]))(x))
+print(jax.make_jaxpr(jnp.vstack)(x))
+print(jax.make_jaxpr(jnp.hstack)(x))
+print(jax.make_jaxpr(jnp.dstack)(x))
+print(jax.make_jaxpr(jnp.column_stack)(x))
+print(jax.make_jaxpr(lambda x: jnp.vstack([x, x[0]]))(x))
+print(jax.make_jaxpr(lambda x: jnp.hstack((x[0], x[1])))(x))
+print(jax.make_jaxpr(jnp.isin)(x, x[0]))
+print(jax.make_jaxpr(jnp.lexsort)(x))
+print(jnp.vstack(x), jnp.hstack(x), jnp.dstack(x).shape, jnp.column_stack(x))
+print(jnp.column_stack(jnp.ones((2, 2, 2))).shape, jnp.around(x / 4, 1))
