@@ -44,7 +44,7 @@ _executables: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def _executable(args, jaxpr, name, donated_invars, keep_unused) -> dispatch.Compiled:
     """The executable of ``jaxpr`` for the device ``args`` are committed to (compiled once)."""
-    device = runtime.committed_device(args) or runtime.default_device()
+    device = _committed_device(args, jaxpr, name, keep_unused) or runtime.default_device()
     per_jaxpr = _executables.setdefault(jaxpr, {})
     key = (device, donated_invars, keep_unused)
     compiled = per_jaxpr.get(key)
@@ -52,6 +52,19 @@ def _executable(args, jaxpr, name, donated_invars, keep_unused) -> dispatch.Comp
         compiled = per_jaxpr[key] = dispatch.compile_jaxpr(
             name, jaxpr, device, donated_invars=donated_invars, keep_unused=keep_unused)
     return compiled
+
+
+def _committed_device(args, jaxpr, name, keep_unused):
+    """Only the arguments the program reads pin it to a device: unused ones are dropped
+    (unless ``keep_unused``), so they may live anywhere, as in JAX."""
+    debug = jaxpr.jaxpr.debug_info
+    names = [""] * len(args)
+    if debug is not None:     # (the names of the leaves; lifted constants come first)
+        names[len(args) - len(debug.arg_names):] = debug.arg_names
+    used = [True] * len(args) if keep_unused else \
+        dispatch.lowering_used_invars(jaxpr.jaxpr)
+    kept = [(a, n) for a, n, u in zip(args, names, used) if u]
+    return runtime.committed_device([a for a, _ in kept], [n for _, n in kept], name)
 
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):

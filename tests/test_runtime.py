@@ -578,10 +578,15 @@ def test_multi_device_arrays_and_replica_execution():
         assert rt.committed_device([y, 2.0]) is None
         assert rt.committed_device([y, w]) == devs[1]
         try:
-            rt.committed_device([w, rt.device_put(y, devs[2], committed=True)])
+            rt.committed_device([w, rt.device_put(y, devs[2], committed=True)],
+                                ["x", "y"], "f")
             raise AssertionError("expected an error")
         except ValueError as e:
-            assert "[1, 2]" in str(e)
+            assert str(e) == (
+                "Received incompatible devices for jitted computation. Got argument x of "
+                "f with shape float32[3] and with device ids [1] on platform CPU and "
+                "argument y of f with shape float32[3] and with device ids [2] on "
+                "platform CPU")
     """)
 
 
