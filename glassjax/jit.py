@@ -286,9 +286,11 @@ pe.dce_rules[jit_p] = _jit_dce
 # ----------------------------------------------------------------------------------------
 
 def fun_name(fun) -> str:
-    while isinstance(fun, functools.partial):
+    """``f.__name__``, looking through partials; a callable object has none, so it is
+    an ``<unnamed function>`` (``jit__unnamed_function`` once lowered), as in JAX."""
+    while isinstance(fun, functools.partial) and not hasattr(fun, "__name__"):
         fun = fun.func
-    return getattr(fun, "__name__", type(fun).__name__)
+    return getattr(fun, "__name__", "<unnamed function>")
 
 
 class TraceResult(NamedTuple):
