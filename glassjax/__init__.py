@@ -13,7 +13,8 @@ from glassjax.core import ShapeDtypeStruct
 from glassjax.dtypes import float0
 from glassjax.api import (block_until_ready, clear_caches, device_get, device_put,
                           device_put_replicated, device_put_sharded, typeof)
-from glassjax.jit import eval_shape, jit, make_jaxpr, named_call, xla_computation
+from glassjax.jit import (eval_shape, jit, make_jaxpr, named_call, named_scope,
+                          xla_computation)
 from glassjax.ad_api import (fwd_and_bwd, grad, hessian, jacfwd, jacobian, jacrev, jvp,
                              linear_transpose, linearize, value_and_grad, vjp)
 from glassjax.vmap_api import vmap
@@ -27,7 +28,7 @@ from glassjax.xla.runtime import (Device, default_backend, device_count, devices
 from glassjax.callbacks import pure_callback
 from glassjax.xla.dispatch import effects_barrier
 from glassjax import (ad_checkpoint, debug, experimental, flatten_util, lax, nn, numpy,
-                      random, scipy, test_util, typing)
+                      random, scipy, sharding, test_util, typing)
 
 __version__ = "0.1.0"
 

@@ -18,6 +18,7 @@ import operator
 import numpy as np
 
 from glassjax import core
+from glassjax.layout import Format, Layout
 from glassjax.xla import runtime
 
 ArrayImpl = runtime.ArrayImpl
@@ -68,6 +69,10 @@ class _ArrayMethods:
         return self._sharding
 
     @property
+    def format(self) -> Format:
+        return Format(Layout.default(self.ndim), self._sharding)
+
+    @property
     def committed(self) -> bool:
         return self._committed
 
@@ -100,6 +105,8 @@ class _ArrayMethods:
             result.append(Shard(piece.sharding._device, index, seen.count(index), piece))
             seen.append(index)
         return result
+
+    global_shards = addressable_shards      # (one process holds every shard)
 
     def addressable_data(self, index: int):
         return self.addressable_shards[index].data
@@ -189,19 +196,7 @@ class _ArrayMethods:
         return format(self._value[()] if self.ndim == 0 else self._value, format_spec)
 
     def __repr__(self):
-        prefix = "Array("
-        dtype_str = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
-        line_width = np.get_printoptions()["linewidth"]
-        if self.size == 0:
-            body = f"[], shape={self.shape}"
-        else:
-            body = np.array2string(self._value, prefix=prefix, suffix=",", separator=", ",
-                                   max_line_width=line_width)
-        # JAX's rule: when the dtype would overflow the last line, the separator before
-        # it becomes len(prefix) spaces (it stays on the same line).
-        last_line_len = len(body) - body.rfind("\n") + 1
-        sep = " " if last_line_len + len(dtype_str) + 2 <= line_width else " " * len(prefix)
-        return f"{prefix}{body},{sep}{dtype_str})"
+        return core.array_repr("Array(", self.aval, lambda: self._value)
 
     def __str__(self):
         return str(self._value)

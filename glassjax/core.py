@@ -18,7 +18,9 @@ Everything in glassjax is built from four ideas that live here:
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
+import math
 import operator
 from typing import Any, Callable, Sequence
 
@@ -26,6 +28,7 @@ import numpy as np
 from jaxlib import _jax
 
 from glassjax import dtypes
+from glassjax.layout import Format
 from glassjax.errors import (ConcretizationTypeError, TracerArrayConversionError,
                              TracerBoolConversionError, TracerIntegerConversionError,
                              UnexpectedTracerError)
@@ -90,31 +93,62 @@ class ShapedArray:
 
 
 class ShapeDtypeStruct:
-    """A duck-typed stand-in for an array: anything with ``shape`` and ``dtype`` works."""
-    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+    """A duck-typed stand-in for an array: anything with ``shape`` and ``dtype`` works.
 
-    def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
-        self.shape = tuple(shape)
+    Immutable and hashable, as in JAX. ``sharding`` may also be a ``Format`` (a layout
+    plus a sharding), as compiled functions report their outputs."""
+    __slots__ = ("shape", "dtype", "weak_type", "_sharding", "_layout")
+
+    def __init__(self, shape, dtype, *, sharding=None, weak_type=False):
+        if dtype is None:
+            raise ValueError("ShapeDtypeStruct: dtype must be specified.")
+        init = functools.partial(object.__setattr__, self)
+        init("shape", tuple(shape))
         # Kept as given (float64 stays float64, as in JAX); tracing canonicalizes it.
-        self.dtype = (dtype if dtype is None or isinstance(dtype, dtypes.ExtendedDType)
-                      else np.dtype(dtype))
-        self.weak_type = weak_type
-        self.sharding = sharding
+        init("dtype", dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype))
+        init("weak_type", weak_type)
+        is_format = isinstance(sharding, Format)
+        init("_layout", sharding.layout if is_format else None)
+        init("_sharding", sharding.sharding if is_format else sharding)
+
+    @classmethod
+    def like(cls, x) -> "ShapeDtypeStruct":
+        """The struct of ``x``; an array committed to a device keeps its placement."""
+        aval = shaped_abstractify(x)
+        sharding = None
+        if getattr(x, "_committed", True):
+            sharding = getattr(x, "format", None) or getattr(x, "sharding", None)
+        return cls(aval.shape, aval.dtype, sharding=sharding, weak_type=aval.weak_type)
+
+    def __setattr__(self, name, value):
+        raise RuntimeError(f"Cannot reassign attributes ({name}) of immutable "
+                           "ShapeDtypeStruct objects")
 
     ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    size = property(lambda self: math.prod(self.shape))
+    sharding = property(lambda self: self._sharding)
+    format = property(lambda self: Format(self._layout, self._sharding))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
 
     def __repr__(self):
+        sharding = f", sharding={self._sharding}" if self._sharding is not None else ""
+        layout = f", format={self._layout}" if self._layout is not None else ""
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        return (f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}"
+                f"{sharding}{layout}{weak})")
+
+    def _key(self):
+        return (self.shape, self.dtype, self._sharding, self._layout, self.weak_type)
 
     def __eq__(self, other):
-        return (isinstance(other, ShapeDtypeStruct) and
-                (self.shape, self.dtype, self.weak_type) ==
-                (other.shape, other.dtype, other.weak_type))
+        return isinstance(other, ShapeDtypeStruct) and self._key() == other._key()
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash(self._key())
 
 
 class TypedNdArray(np.ndarray):
@@ -142,18 +176,8 @@ class TypedNdArray(np.ndarray):
     def __repr__(self):
         """JAX's spelling, e.g. ``TypedNdArray([1., 2.], dtype=float32, weak_type=True)``;
         users meet it as the float0 gradient of an integer input."""
-        prefix = "TypedNdArray("
-        weak = ", weak_type=True" if self.aval is not None and self.aval.weak_type else ""
-        dtype_str = f"dtype={self.dtype.name}{weak})"
-        line_width = np.get_printoptions()["linewidth"]
-        if self.size == 0:
-            body = f"[], shape={self.shape}"
-        else:
-            body = np.array2string(np.asarray(self), prefix=prefix, suffix=",",
-                                   separator=", ", max_line_width=line_width)
-        last_line_len = len(body) - body.rfind("\n") + 1
-        sep = " " * len(prefix) if last_line_len + len(dtype_str) + 1 > line_width else " "
-        return f"{prefix}{body},{sep}{dtype_str}"
+        aval = self.aval or ShapedArray(self.shape, self.dtype)
+        return array_repr("TypedNdArray(", aval, lambda: np.asarray(self))
 
 
 def canonicalize_value(x):
@@ -174,6 +198,24 @@ def float0_zeros(shape) -> TypedNdArray:
     lives on the host, as in JAX."""
     shape = tuple(shape)
     return TypedNdArray(np.zeros(shape, dtypes.float0), ShapedArray(shape, dtypes.float0))
+
+
+def array_repr(prefix: str, aval: ShapedArray, value: Callable[[], np.ndarray]) -> str:
+    """``Array([1., 2.], dtype=float32)``: NumPy's layout of the values (``value()``,
+    not read for an empty array), then the dtype (its name, so float0 shows as
+    ``void``) and the weak type."""
+    dtype_str = f"dtype={aval.dtype.name}" + (", weak_type=True" if aval.weak_type else "")
+    line_width = np.get_printoptions()["linewidth"]
+    if aval.size == 0:
+        body = f"[], shape={aval.shape}"
+    else:
+        body = np.array2string(value(), prefix=prefix, suffix=",", separator=", ",
+                               max_line_width=line_width)
+    # JAX's rule: when the dtype would overflow the last line, the separator before
+    # it becomes len(prefix) spaces (it stays on the same line).
+    last_line_len = len(body) - body.rfind("\n") + 1
+    sep = " " if last_line_len + len(dtype_str) + 2 <= line_width else " " * len(prefix)
+    return f"{prefix}{body},{sep}{dtype_str})"
 
 
 def _scalar_type_aval(x):

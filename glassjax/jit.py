@@ -14,6 +14,7 @@ stages one at a time.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import warnings
 import weakref
@@ -21,6 +22,7 @@ from typing import NamedTuple
 
 from glassjax import api_util, config, core, pretty, tree_util
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
+from glassjax.layout import Format, Layout
 from glassjax.xla import dispatch, fastpath, lowering, runtime
 
 
@@ -42,7 +44,7 @@ _executables: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def _executable(args, jaxpr, name, donated_invars, keep_unused) -> dispatch.Compiled:
     """The executable of ``jaxpr`` for the device ``args`` are committed to (compiled once)."""
-    device = runtime.committed_device(args) or runtime.default_device()
+    device = _committed_device(args, jaxpr, name, keep_unused) or runtime.default_device()
     per_jaxpr = _executables.setdefault(jaxpr, {})
     key = (device, donated_invars, keep_unused)
     compiled = per_jaxpr.get(key)
@@ -50,6 +52,19 @@ def _executable(args, jaxpr, name, donated_invars, keep_unused) -> dispatch.Comp
         compiled = per_jaxpr[key] = dispatch.compile_jaxpr(
             name, jaxpr, device, donated_invars=donated_invars, keep_unused=keep_unused)
     return compiled
+
+
+def _committed_device(args, jaxpr, name, keep_unused):
+    """Only the arguments the program reads pin it to a device: unused ones are dropped
+    (unless ``keep_unused``), so they may live anywhere, as in JAX."""
+    debug = jaxpr.jaxpr.debug_info
+    names = [""] * len(args)
+    if debug is not None:     # (the names of the leaves; lifted constants come first)
+        names[len(args) - len(debug.arg_names):] = debug.arg_names
+    used = [True] * len(args) if keep_unused else \
+        dispatch.lowering_used_invars(jaxpr.jaxpr)
+    kept = [(a, n) for a, n, u in zip(args, names, used) if u]
+    return runtime.committed_device([a for a, _ in kept], [n for _, n in kept], name)
 
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
@@ -271,9 +286,11 @@ pe.dce_rules[jit_p] = _jit_dce
 # ----------------------------------------------------------------------------------------
 
 def fun_name(fun) -> str:
-    while isinstance(fun, functools.partial):
+    """``f.__name__``, looking through partials; a callable object has none, so it is
+    an ``<unnamed function>`` (``jit__unnamed_function`` once lowered), as in JAX."""
+    while isinstance(fun, functools.partial) and not hasattr(fun, "__name__"):
         fun = fun.func
-    return getattr(fun, "__name__", type(fun).__name__)
+    return getattr(fun, "__name__", "<unnamed function>")
 
 
 class TraceResult(NamedTuple):
@@ -455,30 +472,6 @@ def _result_names(out_tree) -> list[str]:
     return ["result" + tree_util.keystr(p) for p, _ in paths]
 
 
-class Traced:
-    """``jit(f).trace(*args)``: the jaxpr, before lowering."""
-
-    def __init__(self, jitted: Jitted, result: TraceResult, donated_invars):
-        self._jitted = jitted
-        self._result = result
-        self._donated = donated_invars
-
-    @property
-    def jaxpr(self) -> core.ClosedJaxpr:
-        return self._result.closed_jaxpr
-
-    @property
-    def out_info(self):
-        avals = self._result.closed_jaxpr.out_avals
-        shapes = [core.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-                  for a in avals]
-        return tree_util.tree_unflatten(self._result.out_tree, shapes)
-
-    def lower(self) -> "Lowered":
-        return Lowered(self._jitted._name, self._result, self._donated,
-                       self._jitted._keep_unused)
-
-
 class ArgInfo:
     """What a compiled stage knows of one argument: its type and whether it is donated."""
     __slots__ = ("_aval", "donated")
@@ -495,7 +488,7 @@ class ArgInfo:
 
 
 class _StageInfo:
-    """The argument and result descriptions ``Lowered`` and ``Compiled`` share."""
+    """The argument and result descriptions ``Traced``, ``Lowered`` and ``Compiled`` share."""
 
     @property
     def in_tree(self):
@@ -517,6 +510,30 @@ class _StageInfo:
         return tree_util.tree_unflatten(self._result.out_tree, [
             core.ShapeDtypeStruct(a.shape, a.dtype)
             for a in self._result.closed_jaxpr.out_avals])
+
+
+class Traced(_StageInfo):
+    """``jit(f).trace(*args)``: the jaxpr, before lowering."""
+
+    def __init__(self, jitted: Jitted, result: TraceResult, donated_invars):
+        self._jitted = jitted
+        self._result = result
+        self._donated = donated_invars
+
+    @property
+    def jaxpr(self) -> core.ClosedJaxpr:
+        return self._result.closed_jaxpr
+
+    @property
+    def out_info(self):     # (the jaxpr's types: weak types show, unlike after lowering)
+        avals = self._result.closed_jaxpr.out_avals
+        shapes = [core.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                  for a in avals]
+        return tree_util.tree_unflatten(self._result.out_tree, shapes)
+
+    def lower(self) -> "Lowered":
+        return Lowered(self._jitted._name, self._result, self._donated,
+                       self._jitted._keep_unused)
 
 
 class Lowered(_StageInfo):
@@ -580,11 +597,45 @@ class Compiled(_StageInfo):
         outs = self._exe(*self._result.lifted, *leaves)
         return tree_util.tree_unflatten(self._result.out_tree, outs)
 
+    def _format(self, aval) -> Format:
+        return Format(Layout.default(len(aval.shape)),
+                      runtime.SingleDeviceSharding(self._exe.device))
+
+    def _formats(self, tree, avals):
+        return tree_util.tree_unflatten(tree, [self._format(a) for a in avals])
+
+    @property
+    def out_info(self):
+        """As ``Lowered.out_info``, plus where each output will live and its layout."""
+        return tree_util.tree_unflatten(self._result.out_tree, [
+            core.ShapeDtypeStruct(a.shape, a.dtype, sharding=self._format(a))
+            for a in self._result.closed_jaxpr.out_avals])
+
+    @property
+    def input_formats(self):
+        return self._formats(self._result.in_tree, self._result.closed_jaxpr.in_avals[
+            len(self._result.lifted):])
+
+    @property
+    def output_formats(self):
+        return self._formats(self._result.out_tree, self._result.closed_jaxpr.out_avals)
+
+    @property
+    def input_shardings(self):
+        return tree_util.tree_map(lambda f: f.sharding, self.input_formats)
+
+    @property
+    def output_shardings(self):
+        return tree_util.tree_map(lambda f: f.sharding, self.output_formats)
+
     def as_text(self) -> str:
         return runtime.optimized_hlo_text(self._exe.executable)
 
     def cost_analysis(self):
         return runtime.cost_analysis(self._exe.executable)
+
+    def memory_analysis(self):
+        return runtime.memory_analysis(self._exe.executable)
 
 
 def _describe_tree_mismatch(given, compiled) -> str:
@@ -612,14 +663,25 @@ def _describe_mismatch(expected, got, names) -> str:
 
 
 def named_call(fun, *, name=None):
-    """Give ``fun`` a name in staged programs. In JAX 0.10 this no longer adds an
-    equation; the name only labels the function, so the call is transparent."""
+    """Give ``fun`` a name in staged programs. In JAX 0.10 the name only labels the
+    source locations of the lowered program (which glassjax does not emit): no equation
+    is added and the function keeps its ``__name__``, so the call is transparent."""
+    del name
+
     @functools.wraps(fun)
     def named(*args, **kwargs):
         return fun(*args, **kwargs)
-    if name is not None:
-        named.__name__ = name
     return named
+
+
+@contextlib.contextmanager
+def named_scope(name: str):
+    """``with named_scope("layer1"):`` prefixes the names of the operations staged inside
+    it, in JAX only in the lowered program's source locations (not emitted by glassjax),
+    so it checks its argument and is otherwise transparent, like ``named_call``."""
+    if not isinstance(name, str):
+        raise TypeError("named_scope name argument must be a string.")
+    yield
 
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):

@@ -119,6 +119,7 @@ class StagingTrace(core.Trace):
         self.eqns: list = []
         self.const_vars: dict = {}     # id(value) -> Var
         self.const_vals: list = []     # (Var, value), in order of first use
+        self.var_consts: dict = {}     # Var -> value, for constant folding
 
     # -- building -------------------------------------------------------------------------
 
@@ -134,6 +135,7 @@ class StagingTrace(core.Trace):
         if var is None:
             var = self.const_vars[id(x)] = Var(core.get_aval(x))
             self.const_vals.append((var, x))
+            self.var_consts[var] = x
         return DynamicJaxprTracer(self, var.aval, var)
 
     def process_primitive(self, primitive, tracers, params):
@@ -147,10 +149,13 @@ class StagingTrace(core.Trace):
 
     def default_process_primitive(self, primitive, tracers, params):
         fold = const_fold_rules.get(primitive)
-        if fold is not None and not any(isinstance(t, core.Tracer) for t in tracers):
-            folded = fold(*tracers, **params)
-            if folded is not None:
-                return folded
+        if fold is not None:    # (a tracer of a constant counts as the constant, as in JAX)
+            values = [self.var_consts.get(t.var, t) if type(t) is DynamicJaxprTracer and
+                      t._trace is self else t for t in tracers]
+            if not any(isinstance(v, core.Tracer) for v in values):
+                folded = fold(*values, **params)
+                if folded is not None:
+                    return folded
         tracers = [self.to_tracer(t) for t in tracers]
         in_avals = [t.aval for t in tracers]
         out_avals = primitive.abstract_eval(*in_avals, **params)

@@ -199,7 +199,9 @@ _primitive_cache: dict = {}
 def _run_primitive(primitive, params, args):
     """The Python path of an eager primitive: compile (once per input types), run."""
     in_avals = tuple(core.get_aval(a) for a in args)
-    device = runtime.committed_device(args) or runtime.default_device()
+    names = [f"args[{i}]" for i in range(len(args))]       # (how JAX names them)
+    device = runtime.committed_device(args, names, primitive.name) or \
+        runtime.default_device()
     key = (primitive, _hashable_params(params), in_avals, device, config.jax_enable_x64)
     compiled = _primitive_cache.get(key)
     if compiled is None:

@@ -342,6 +342,7 @@ class _GSPMDShardingMethods(_ShardingMethods):
         return f"GSPMDSharding({self._hlo_sharding!r}, memory_kind={self._memory_kind})"
 
 
+Sharding = xc.Sharding     # the base class of both
 SingleDeviceSharding = install_methods(xc.SingleDeviceSharding, _SingleDeviceShardingMethods)
 GSPMDSharding = install_methods(xc.GSPMDSharding, _GSPMDShardingMethods)
 
@@ -464,16 +465,27 @@ def copy_array(x: ArrayImpl) -> ArrayImpl:
     return copy
 
 
-def committed_device(args) -> Device | None:
+def committed_device(args, arg_names=None, fun_name="") -> Device | None:
     """The device committed arrays among ``args`` pin a computation to (an error if they
     disagree), or None when no argument is committed (the computation then runs on the
-    default device and its results are uncommitted too)."""
-    found = {d for a in args if isinstance(a, ArrayImpl) and a._committed
-             for d in a._sharding.device_set}
+    default device and its results are uncommitted too). The error names the first two
+    arguments that disagree, by ``arg_names`` and as arguments of ``fun_name``."""
+    committed = [(i, a) for i, a in enumerate(args) if isinstance(a, ArrayImpl) and
+                 a._committed]
+    found = {d for _, a in committed for d in a._sharding.device_set}
     if len(found) > 1:
-        ids = sorted(d.id for d in found)
-        raise ValueError(f"Received incompatible devices for computation: arguments are "
-                         f"committed to devices with ids {ids}")
+        first = committed[0][1]._sharding.device_set
+        i, _ = committed[0]
+        j = next(j for j, a in committed if a._sharding.device_set != first)
+
+        def describe(k):
+            devices = args[k]._sharding._device_assignment
+            name = arg_names[k] if arg_names is not None else ""
+            return (f"argument {name} of {fun_name} with shape {args[k].aval.str_short()} "
+                    f"and with device ids {[d.id for d in devices]} on platform "
+                    f"{devices[0].platform.upper()}")
+        raise ValueError("Received incompatible devices for jitted computation. Got "
+                         f"{describe(i)} and {describe(j)}")
     return found.pop() if found else None
 
 
@@ -617,6 +629,11 @@ def optimized_hlo_text(executable: LoadedExecutable) -> str:
 def cost_analysis(executable: LoadedExecutable) -> dict:
     """XLA's cost estimates (flops, bytes accessed, ...) for the optimised program."""
     return executable.cost_analysis()
+
+
+def memory_analysis(executable: LoadedExecutable):
+    """XLA's memory estimates (argument, output, temporary bytes) for the program."""
+    return executable.get_compiled_memory_stats()
 
 
 def hlo_computation(module: ir.Module, *, tuple_args: bool = False,
