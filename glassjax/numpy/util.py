@@ -368,7 +368,7 @@ def canonicalize_shape(shape, context=""):
     except TypeError:
         if isinstance(shape, core.Tracer) or not np.iterable(shape):
             raise
-    return lax_utils.canonicalize_shape(tuple(shape))    # raises lax's message
+    return lax_utils.canonicalize_shape(shape)    # raises lax's message
 
 
 def canonicalize_axis(axis, num_dims) -> int:
