@@ -81,5 +81,5 @@ euler_gamma = _np.euler_gamma
 newaxis = None
 
 _array_methods.register_array_methods()
-from glassjax.numpy.vectorize import vectorize
+from glassjax.numpy.vectorize import apply_along_axis, apply_over_axes, vectorize
 from glassjax.numpy import linalg
