@@ -39,7 +39,7 @@ from glassjax.numpy.scalar_types import (bfloat16, bool_, cdouble, complex64, co
                                          float64, float_, int8, int16, int32, int64, int_,
                                          single, uint, uint8, uint16, uint32, uint64)
 from glassjax.numpy.sorting import argsort, lexsort, median, percentile, quantile, sort
-from glassjax.numpy.setops import (digitize, intersect1d, isin, searchsorted, setdiff1d,
+from glassjax.numpy.setops import (digitize, interp, intersect1d, isin, searchsorted, setdiff1d,
                                    setxor1d, union1d, unique, unique_all, unique_counts,
                                    unique_inverse, unique_values)
 from glassjax.numpy.tensor_contractions import (dot, einsum, inner, matmul, outer,
