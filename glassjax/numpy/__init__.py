@@ -42,8 +42,8 @@ from glassjax.numpy.sorting import argsort, lexsort, median, percentile, quantil
 from glassjax.numpy.setops import (digitize, interp, intersect1d, isin, searchsorted, setdiff1d,
                                    setxor1d, union1d, unique, unique_all, unique_counts,
                                    unique_inverse, unique_values)
-from glassjax.numpy.tensor_contractions import (dot, einsum, inner, matmul, outer,
-                                                tensordot, vdot)
+from glassjax.numpy.tensor_contractions import (dot, einsum, inner, matmul, matvec,
+                                                outer, tensordot, vdot, vecdot, vecmat)
 from glassjax.numpy.ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh,
                                    arcsin, arcsinh, arctan, arctan2, arctanh, asin, asinh,
                                    atan, atan2, atanh, bitwise_and, bitwise_invert,
