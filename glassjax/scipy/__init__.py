@@ -1,3 +1,3 @@
 """``glassjax.scipy``: SciPy-compatible functions (JAX's ``jax.scipy``); so far
-``special``."""
-from glassjax.scipy import signal, special
+``special``, ``signal`` and ``stats.norm``."""
+from glassjax.scipy import signal, special, stats
