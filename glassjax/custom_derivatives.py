@@ -63,6 +63,15 @@ class Rule:
         return self.fun(*args, **kwargs)
 
 
+def forward_def_attr(self, name):
+    """``__getattr__`` of the custom-rule decorators: a ``def*`` method the wrapper lacks
+    is the wrapped one's, so decorators stack (``custom_vjp`` over ``custom_vmap``, and
+    ``f.def_vmap`` still works)."""
+    if name.startswith("def"):
+        return getattr(self.fun, name)
+    raise AttributeError
+
+
 def _name(fun) -> str:
     while isinstance(fun, functools.partial):
         fun = fun.func
@@ -137,6 +146,8 @@ class custom_jvp:
         self.nondiff_argnums = _nondiff_argnums(fun, nondiff_argnums, nondiff_argnames)
         self.jvp = None
         self.symbolic_zeros = False
+
+    __getattr__ = forward_def_attr
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -484,6 +495,8 @@ class custom_vjp:
         self.bwd = None
         self.symbolic_zeros = False
         self.optimize_remat = False
+
+    __getattr__ = forward_def_attr
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)

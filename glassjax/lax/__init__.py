@@ -21,7 +21,7 @@ from glassjax.lax.structural import (
     broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcast_like, broadcast_shapes,
     broadcast_to_rank,
     broadcasted_iota,
-    collapse, concatenate, concatenate_p, expand_dims, full, full_like, iota, iota_p, pad,
+    collapse, concatenate, concatenate_p, empty, empty_p, expand_dims, full, full_like, iota, iota_p, pad,
     pad_p, reshape, reshape_p, rev, rev_p, split, split_p, squeeze, squeeze_p, stack,
     stack_p, tile, tile_p, transpose, transpose_p, unstack, unstack_p, copy_p)
 from glassjax.lax.reductions import (

@@ -1422,7 +1422,7 @@ def _host_scalar_constant(value, new_dtype, weak_type):
     every lax function returns one. While staging it is a constant the trace writes as a
     literal: a Python scalar when the result is weakly typed (``1.0`` is a weak float32),
     else a NumPy scalar; only a weak type no Python scalar stands for (e.g. weak
-    bfloat16) needs a device array.""" 
+    bfloat16) needs a device array."""
     converted = _host_convert(value, new_dtype)
     if converted is None:
         return None

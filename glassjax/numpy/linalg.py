@@ -393,6 +393,12 @@ def matrix_power(a, n):
     return result
 
 
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    x1, x2 = ensure_arraylike("jnp.linalg.vecdot", x1, x2)
+    return tensor_contractions.vecdot(x1, x2, axis=axis, precision=precision,
+                                      preferred_element_type=preferred_element_type)
+
+
 def multi_dot(arrays, *, precision=None):
     """The product of a chain of matrices (1-D ends treated as row / column vectors)."""
     arrs = list(ensure_arraylike("multi_dot", *arrays))

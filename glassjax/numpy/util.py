@@ -21,6 +21,7 @@ import numpy as np
 
 from glassjax import core, dtypes, lax
 from glassjax.array import Array
+from glassjax.interpreters import batching
 from glassjax.config import config
 from glassjax.jit import jit
 from glassjax.lax import utils as lax_utils
@@ -47,12 +48,15 @@ def eager_jit(fun):
     """Give an elementwise ``jnp`` function JAX's eager speed: outside any trace it runs
     through ``jit(fun, inline=True)``, so once compiled for some argument types a call
     is a single C++ dispatch (JAX's jnp functions are such jits). Under a trace ``fun``
-    runs as plain Python, which records exactly what the inlined jit would."""
+    runs as plain Python, which records exactly what the inlined jit would; except under
+    vmap, where the jit sees one element of the batch: its shape errors name the
+    per-element shapes, so there it stays a jit."""
     jitted = jit(fun, inline=True)
 
     @functools.wraps(fun)
     def dispatch(*args, **kwargs):
-        if core.trace_ctx.trace is core.eval_trace:
+        trace = core.trace_ctx.trace
+        if trace is core.eval_trace or isinstance(trace, batching.BatchTrace):
             return jitted(*args, **kwargs)
         return fun(*args, **kwargs)
     return dispatch
