@@ -146,31 +146,44 @@ def _H(x):
     return _conj(_T(x))
 
 
-def _rows_cols(shape):
+def _shifted_iotas(shape, k):
+    """Row indices plus ``k`` and column indices of a 2-D ``shape``: entry ``(i, j)`` is
+    on diagonal ``k`` where they are equal."""
     from glassjax import lax
-    return (lax.broadcasted_iota(np.int32, shape, len(shape) - 2),
-            lax.broadcasted_iota(np.int32, shape, len(shape) - 1))
+    return (lax.add(lax.broadcasted_iota(np.int32, shape, 0), np.int32(k)),
+            lax.broadcasted_iota(np.int32, shape, 1))
+
+
+def _tri(dtype, shape, k):
+    """The 2-D mask (or 0/1 matrix) of the entries on and below diagonal ``k``."""
+    from glassjax import lax
+    return lax.convert_element_type(lax.ge(*_shifted_iotas(shape, k)), dtype)
+
+
+def _select_triangle(x, k, keep_lower):
+    """Keep the entries of ``x`` on and below (``keep_lower``) or above diagonal ``k``,
+    zero the others (one 2-D mask, broadcast over the batch axes)."""
+    from glassjax import lax
+    mask = lax.broadcast(_tri(np.bool_, x.shape[-2:], k), x.shape[:-2])
+    zeros = lax.full_like(x, 0)
+    return lax.select(mask, x, zeros) if keep_lower else lax.select(mask, zeros, x)
 
 
 def _tril(x, k=0):
     """``x`` with the entries above diagonal ``k`` zeroed."""
-    from glassjax import lax
-    rows, cols = _rows_cols(x.shape)
-    return lax.select(lax.ge(rows + k, cols), x, lax.full_like(x, 0))
+    return _select_triangle(x, k, keep_lower=True)
 
 
 def _triu(x, k=0):
     """``x`` with the entries below diagonal ``k`` zeroed."""
-    from glassjax import lax
-    rows, cols = _rows_cols(x.shape)
-    return lax.select(lax.le(rows + k, cols), x, lax.full_like(x, 0))
+    return _select_triangle(x, k - 1, keep_lower=False)
 
 
 def _eye(dtype, n, batch=()):
     """Identity matrices of size ``n`` (broadcast over ``batch``)."""
     from glassjax import lax
-    rows, cols = _rows_cols((*batch, n, n))
-    return lax.convert_element_type(lax.eq(rows, cols), dtype)
+    eye = lax.convert_element_type(lax.eq(*_shifted_iotas((n, n), 0)), dtype)
+    return lax.broadcast(eye, tuple(batch)) if batch else eye
 
 
 def _matmul(a, b):
@@ -439,29 +452,33 @@ ad.primitive_jvps[cholesky_p] = _cholesky_jvp
 def cholesky(x, *, symmetrize_input: bool = True):
     """The lower-triangular ``L`` with ``x == L @ L^H`` (NaNs if ``x`` is not positive
     definite). ``symmetrize_input`` first averages ``x`` with its conjugate transpose."""
-    from glassjax import numpy as jnp
     if symmetrize_input:
         x = symmetrize(x)
-    return jnp.tril(cholesky_p.bind(x))
+    return _tril(cholesky_p.bind(x))
 
 
 def symmetrize(x):
     """``(x + x^H) / 2``: the Hermitian part (rounding errors otherwise break the
     symmetry the routines rely on)."""
-    from glassjax import numpy as jnp
-    return (x + jnp.conj(jnp.swapaxes(x, -1, -2))) / 2
+    return (x + _H(x)) / 2
 
 
 # -- Hermitian eigendecomposition ---------------------------------------------------------
 
-def _eigh_abstract_eval(a, *, lower, sort_eigenvalues, subset_by_index):
+def _eigh_abstract_eval(a, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     _check_matrix("eigh", a)
     real = np.finfo(a.dtype).dtype
-    return [a, core.ShapedArray(a.shape[:-1], real)]
+    *batch, n = a.shape[:-1]
+    d = n if subset_by_index is None else subset_by_index[1] - subset_by_index[0]
+    return [core.ShapedArray((*batch, n, d), a.dtype), core.ShapedArray((*batch, d), real)]
 
 
-def _eigh_lowering(ctx, a, *, lower, sort_eigenvalues, subset_by_index):
+def _eigh_lowering(ctx, a, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     aval = ctx.avals_in[0]
+    if subset_by_index not in (None, (0, aval.shape[-1])):
+        raise NotImplementedError("subset_by_index not supported on CPU and GPU")
+    if algorithm is not None:
+        raise NotImplementedError(f"eigh algorithm {algorithm} is not supported on CPU")
     batch = aval.ndim - 2
     routine = "heevd_ffi" if dtypes.issubdtype(aval.dtype, np.complexfloating) \
         else "syevd_ffi"
@@ -477,7 +494,8 @@ def _eigh_lowering(ctx, a, *, lower, sort_eigenvalues, subset_by_index):
 eigh_p = _standard_linalg_primitive("eigh", _eigh_abstract_eval, _eigh_lowering)
 
 
-def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index):
+def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index,
+              algorithm):
     """First-order perturbation theory for distinct eigenvalues: with ``A V = V diag(w)``,
     ``dw = diag(V^H dA V)`` and ``dV = V (F * (V^H dA V))`` where ``F[i, j] = 1 / (w[j] -
     w[i])`` off the diagonal and 0 on it."""
@@ -489,7 +507,7 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index):
         raise NotImplementedError("Derivatives not defined for partial eigen "
                                   "decomposition.")
     v, w_real = eigh_p.bind(symmetrize(a), lower=lower, sort_eigenvalues=sort_eigenvalues,
-                            subset_by_index=subset_by_index)
+                            subset_by_index=subset_by_index, algorithm=algorithm)
     w = lax.convert_element_type(w_real, a.dtype)
     eye = _eye(a.dtype, n)
     f = lax.integer_pow(eye + w[..., None, :] - w[..., :, None], -1) - eye
@@ -504,12 +522,12 @@ ad.primitive_jvps[eigh_p] = _eigh_jvp
 
 
 def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
-         sort_eigenvalues: bool = True, subset_by_index=None):
+         sort_eigenvalues: bool = True, subset_by_index=None, implementation=None):
     """``(vectors, values)`` of a Hermitian matrix, eigenvalues ascending."""
     if symmetrize_input:
         x = symmetrize(x)
     vectors, values = eigh_p.bind(x, lower=lower, sort_eigenvalues=sort_eigenvalues,
-                                  subset_by_index=subset_by_index)
+                                  subset_by_index=subset_by_index, algorithm=implementation)
     return vectors, values
 
 
@@ -644,10 +662,10 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None)
 
 # -- singular value decomposition ---------------------------------------------------------
 
-def _svd_abstract_eval(a, *, full_matrices, compute_uv):
+def _svd_abstract_eval(a, *, full_matrices, compute_uv, subset_by_index, algorithm):
     _check_matrix("svd", a, square=False)
     *batch, m, n = a.shape
-    k = min(m, n)
+    k = min(m, n) if subset_by_index is None else subset_by_index[1] - subset_by_index[0]
     s = core.ShapedArray((*batch, k), np.finfo(a.dtype).dtype)
     if not compute_uv:
         return [s]
@@ -656,10 +674,14 @@ def _svd_abstract_eval(a, *, full_matrices, compute_uv):
     return [s, u, vt]
 
 
-def _svd_lowering(ctx, a, *, full_matrices, compute_uv):
+def _svd_lowering(ctx, a, *, full_matrices, compute_uv, subset_by_index, algorithm):
     aval = ctx.avals_in[0]
     *batch, m, n = aval.shape
     k = min(m, n)
+    if subset_by_index not in (None, (0, k)):
+        raise NotImplementedError("subset_by_index not implemented for CPU and GPU")
+    if algorithm is not None:
+        raise NotImplementedError(f"svd algorithm {algorithm} is not supported on CPU")
     mode = "N" if not compute_uv else ("A" if full_matrices else "S")
     if compute_uv:
         u_aval, vt_aval = ctx.avals_out[1], ctx.avals_out[2]
@@ -680,7 +702,7 @@ def _svd_lowering(ctx, a, *, full_matrices, compute_uv):
 svd_p = _standard_linalg_primitive("svd", _svd_abstract_eval, _svd_lowering)
 
 
-def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algorithm):
     """With ``A = U S V^H`` (thin), ``dS = U^H dA V`` has the singular values' tangents
     on its diagonal; its off-diagonal part, divided by differences of squared singular
     values, rotates ``U`` and ``V`` (Giles 2008, "An extended collection of matrix
@@ -690,7 +712,8 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     from glassjax import lax
     a, = primals
     a_dot, = tangents
-    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True,
+                          subset_by_index=subset_by_index, algorithm=algorithm)
     *_, m, n = a.shape
     if compute_uv and full_matrices and m != n:
         raise NotImplementedError("Singular value decomposition JVP not implemented for "
@@ -727,10 +750,12 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
 ad.primitive_jvps[svd_p] = _svd_jvp
 
 
-def svd(x, *, full_matrices: bool = True, compute_uv: bool = True):
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None,
+        algorithm=None):
     """``(u, s, vh)`` with ``x == u @ diag(s) @ vh`` (just ``s``, descending, without
     ``compute_uv``)."""
-    outs = svd_p.bind(x, full_matrices=full_matrices, compute_uv=compute_uv)
+    outs = svd_p.bind(x, full_matrices=full_matrices, compute_uv=compute_uv,
+                      subset_by_index=subset_by_index, algorithm=algorithm)
     if not compute_uv:
         return outs[0]
     s, u, vt = outs

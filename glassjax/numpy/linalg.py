@@ -188,8 +188,10 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index
         vh = ufuncs.conj(lax_numpy.matrix_transpose(u * sign[..., None, :]))
         return SVDResult(u, s, vh)
     if not compute_uv:
-        return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=False)
-    return SVDResult(*lax_linalg.svd(a, full_matrices=full_matrices))
+        return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=False,
+                              subset_by_index=subset_by_index)
+    return SVDResult(*lax_linalg.svd(a, full_matrices=full_matrices,
+                                     subset_by_index=subset_by_index))
 
 
 def sorting_argsort(x):

@@ -1,0 +1,11 @@
+import jax, jax.numpy as jnp
+A = jnp.array([[4.0, 1.0], [1.0, 3.0]]); b = jnp.array([1.0, 2.0])
+print(jax.make_jaxpr(jnp.linalg.cholesky)(A))
+print(jax.make_jaxpr(jnp.linalg.eigh)(A))
+print(jax.make_jaxpr(lambda a: jnp.linalg.svd(a, compute_uv=False))(A))
+print(jax.make_jaxpr(jax.lax.linalg.lu)(A))
+print(jax.make_jaxpr(lambda a, b: jax.lax.linalg.triangular_solve(a, b, left_side=True, lower=True))(A, b[:, None]))
+print(jax.make_jaxpr(jax.grad(lambda a: jnp.linalg.cholesky(a).sum()))(A))
+try: jax.lax.linalg.eigh(A, subset_by_index=(0, 1))
+except NotImplementedError as e: print(type(e).__name__, e)
+print(jax.eval_shape(lambda a: jax.lax.linalg.eigh(a, subset_by_index=(0, 1)), A))
