@@ -1113,17 +1113,10 @@ TRANSFORMED = {
 }
 
 
-# JAX caches a scatter's ``update_jaxpr`` per trace context, and its backward pass runs
-# each equation in that equation's recorded context, so the forward and the transposed
-# scatter-mul hold two distinct (equal) jaxprs and both print inline. glassjax has no
-# such context yet: both share one jaxpr, which the printer hoists (``let jaxpr = ...``).
-SHARED_IN_GLASSJAX = pytest.mark.xfail(reason="update_jaxpr shared across the backward "
-                                              "pass (JAX keys its cache on the context)")
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=SHARED_IN_GLASSJAX) if name == "g_scatter_mul" else name
-    for name in sorted(TRANSFORMED_PROGRAMS)])
+# (g_scatter_mul: JAX caches a scatter's ``update_jaxpr`` per trace context and runs its
+# backward pass in a context of its own, so the forward and the transposed scatter-mul
+# hold two distinct, equal jaxprs, both printed inline rather than hoisted.)
+@pytest.mark.parametrize("name", sorted(TRANSFORMED_PROGRAMS))
 def test_transformed_jaxpr(name):
     make, args = TRANSFORMED_PROGRAMS[name]
     assert str(jax.make_jaxpr(make())(*args)) == TRANSFORMED[name]
