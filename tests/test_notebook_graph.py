@@ -265,9 +265,15 @@ def test_highlight_marks_one_equation():
     assert not re.search(r'\te2 \[label=mul fillcolor="#fde68a"', dot)
 
 
+def _jit_named(fun, name):
+    """``jit(fun)`` with the function renamed: jit names its equation after it."""
+    fun.__name__ = name
+    return glassjax.jit(fun)
+
+
 def test_labels_are_text_never_markup():
     evil = "<script>alert(1)</script>"
-    named = glassjax.jit(glassjax.named_call(lambda x: x + 1., name=evil))
+    named = _jit_named(lambda x: x + 1., evil)
     closed = make_jaxpr(lambda d: named(d["<b>k</b>"]) * 2.)({"<b>k</b>": 1.0})
     g = to_graphviz(closed)
     assert clusters(g.source)["cluster_e0"] == f"jit: {evil}"
@@ -283,7 +289,7 @@ def test_labels_are_text_never_markup():
 
 
 def test_backslashes_in_names_are_literal():
-    f = glassjax.jit(glassjax.named_call(lambda x: x, name=r"a\nb\l"))
+    f = _jit_named(lambda x: x, r"a\nb\l")
     dot = dot_of(f, 1.)
     assert r'label="jit: a\\nb\\l"' in dot
 
