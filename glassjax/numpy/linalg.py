@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from glassjax import core, dtypes, lax
+from glassjax.custom_derivatives import custom_jvp
 from glassjax.jit import jit
 from glassjax.lax import linalg as lax_linalg
 from glassjax.numpy import (array_creation, indexing, lax_numpy, reductions, util,
@@ -56,47 +57,172 @@ def _inexact(name, *args):
 
 # -- LU: determinants and solves -----------------------------------------------------------
 
-@jit
-def slogdet(a, *, method=None):
-    """``(sign, log|det|)`` of each square matrix, from its LU factorization: the
-    determinant is the product of U's diagonal, negated once per row swap."""
-    a, = _inexact("slogdet", a)
-    _square("slogdet", a)
-    if method not in (None, "lu"):
-        raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are "
-                         "'lu' (`None`), and 'qr'.")
+def _lu_parity(pivots, n):
+    """How many row swaps the LU factorization made (odd ones flip the sign)."""
+    return reductions.count_nonzero(pivots != array_creation.arange(n, dtype=pivots.dtype),
+                                    axis=-1)
+
+
+@custom_jvp
+def _slogdet_lu(a):
+    """Sign and log|det| from the LU factorization: the determinant is the product of
+    U's diagonal, negated once per row swap."""
     n = a.shape[-1]
     lu, pivots, _ = lax_linalg.lu(a)
     diag = lax_numpy.diagonal(lu, axis1=-2, axis2=-1)
-    is_zero = reductions.any(diag == 0, axis=-1)
-    swaps = reductions.count_nonzero(pivots != array_creation.arange(n, dtype=pivots.dtype),
-                                     axis=-1)
-    sign = ufuncs.sign(diag)
-    parity = lax.convert_element_type(swaps % 2, a.dtype)
-    sign = reductions.prod(sign, axis=-1) * (1 - 2 * parity)
-    logdet = reductions.sum(ufuncs.log(ufuncs.abs(diag)), axis=-1)
-    sign = lax_numpy.where(is_zero, array_creation.zeros_like(sign), sign)
-    logdet = lax_numpy.where(is_zero, np.array(-np.inf, logdet.dtype), logdet)
-    return SlogdetResult(sign, logdet)
+    is_zero = reductions.any(diag == array_creation.array(0, dtype=a.dtype), axis=-1)
+    parity = _lu_parity(pivots, n)
+    if dtypes.issubdtype(a.dtype, np.complexfloating):
+        sign = reductions.prod(diag / ufuncs.abs(diag).astype(diag.dtype), axis=-1)
+    else:
+        sign = array_creation.array(1, dtype=a.dtype)
+        parity = parity + reductions.count_nonzero(diag < 0, axis=-1)
+    sign = lax_numpy.where(is_zero, array_creation.array(0, dtype=a.dtype),
+                           sign * array_creation.array(-2 * (parity % 2) + 1, dtype=a.dtype))
+    logdet = lax_numpy.where(is_zero, array_creation.array(-np.inf, dtype=a.dtype),
+                             reductions.sum(ufuncs.log(ufuncs.abs(diag)).astype(a.dtype),
+                                            axis=-1))
+    return sign, ufuncs.real(logdet)
+
+
+@custom_jvp
+def _slogdet_small(a):
+    """Sign and log|det| of 1x1 and 2x2 matrices by their closed forms."""
+    if a.shape[-1] == 1:
+        det_ = a[..., 0, 0]
+    else:
+        a00, a01, a10, a11 = a[..., 0, 0], a[..., 0, 1], a[..., 1, 0], a[..., 1, 1]
+        det_ = a00 * a11 - a01 * a10
+    abs_det = ufuncs.abs(det_)
+    return ufuncs.sign(det_), ufuncs.real(ufuncs.log(abs_det))
+
+
+def _slogdet_tangents(sign, ans_dot):
+    """A real determinant's sign has a zero derivative (it jumps only at 0); a complex
+    one turns with the imaginary part of ``d log det``."""
+    if dtypes.issubdtype(ans_dot.dtype, np.complexfloating):
+        return (ans_dot - ufuncs.real(ans_dot).astype(ans_dot.dtype)) * sign, \
+            ufuncs.real(ans_dot)
+    return array_creation.zeros_like(sign), ans_dot
+
+
+@_slogdet_lu.defjvp
+def _slogdet_lu_jvp(primals, tangents):
+    """``d log|det A| = trace(A^-1 dA)``, by a solve (differentiating through the
+    factorization would be undefined where det A = 0)."""
+    x, = primals
+    g, = tangents
+    sign, ans = slogdet(x)
+    sign_dot, ans_dot = _slogdet_tangents(sign, lax_numpy.trace(solve(x, g), axis1=-1,
+                                                                 axis2=-2))
+    return (sign, ans), (sign_dot, ans_dot)
+
+
+@_slogdet_small.defjvp
+def _slogdet_small_jvp(primals, tangents):
+    x, = primals
+    g, = tangents
+    sign, ans = _slogdet_small(x)
+    if x.shape[-1] == 1:
+        ans_dot = g[..., 0, 0] / x[..., 0, 0]
+    else:      # trace(adj(x) g) / det(x)
+        ans_dot = (g[..., 0, 0] * x[..., 1, 1] - g[..., 0, 1] * x[..., 1, 0]
+                   - g[..., 1, 0] * x[..., 0, 1] + g[..., 1, 1] * x[..., 0, 0]) / _det_2x2(x)
+    sign_dot, ans_dot = _slogdet_tangents(sign, ans_dot)
+    return (sign, ans), (sign_dot, ans_dot)
+
+
+@functools.partial(jit, static_argnames=("method",))
+def slogdet(a, *, method=None):
+    """``(sign, log|det|)`` of each square matrix (closed forms up to 2x2, else LU)."""
+    a, = _inexact("jnp.linalg.slogdet", a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"Argument to slogdet() must have shape [..., n, n], got "
+                         f"{a.shape}")
+    if method not in (None, "lu"):
+        raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are "
+                         "'lu' (`None`), and 'qr'.")
+    if a.shape[-1] in (1, 2):
+        return SlogdetResult(*_slogdet_small(a))
+    return SlogdetResult(*_slogdet_lu(a))
+
+
+def _cofactor_solve(a, b):
+    """``(det(a), adj(a) @ b)``, where ``adj(a) = det(a) a^-1`` is well defined for
+    singular ``a`` too: the determinant's gradient.
+
+    With ``P a = L U``, ``adj(a) b = prod(diag U) U^-1 L^-1 P b``. The last diagonal
+    entry of U is replaced by ``1 / prod(other diagonal entries)`` (times the swap
+    sign), so for rank n-1 the division by a zero ``u_nn`` never happens; matrices of
+    lower rank (where even that product is zero: the solve gives inf or NaN) have a zero
+    adjugate and are filtered out."""
+    n = a.shape[-1]
+    if n == 1:
+        return a[..., 0, 0], b
+    lu, pivots, permutation = lax_linalg.lu(a)
+    batch = lax.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
+    x = lax_numpy.broadcast_to(b, batch + b.shape[-2:])
+    lu = lax_numpy.broadcast_to(lu, batch + lu.shape[-2:])
+    diag = lax_numpy.diagonal(lu, axis1=-2, axis2=-1)
+    sign = array_creation.asarray(-2 * (_lu_parity(pivots, n) % 2) + 1, dtype=a.dtype)
+    partial_det = reductions.cumprod(diag, axis=-1) * sign[..., None]
+    lu = lu.at[..., -1, -1].set(1.0 / partial_det[..., -2])
+    permutation = lax_numpy.broadcast_to(permutation, (*batch, n))
+    low_rank = lax_linalg.triangular_solve(
+        lu, array_creation.ones(x.shape[:-1], x.dtype), left_side=True, lower=False)
+    low_rank = reductions.any(ufuncs.isnan(low_rank) | ufuncs.isinf(low_rank), axis=-1)
+    low_rank = low_rank[..., None, None]
+    x = lax_numpy.where(low_rank, array_creation.zeros_like(x), x)
+    x = indexing.take_along_axis(x, permutation[..., None], axis=-2)
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+    x = lax_numpy.concatenate((x[..., :-1, :] * partial_det[..., -1, None, None],
+                               x[..., -1:, :]), axis=-2)
+    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
+    x = lax_numpy.where(low_rank, array_creation.zeros_like(x), x)
+    return partial_det[..., -1], x
+
+
+def _det_2x2(a):
+    return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
+
+
+def _det_3x3(a):
+    """Sarrus' rule, in JAX's order of terms."""
+    return (a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2]
+            + a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0]
+            + a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1]
+            - a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0]
+            - a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1]
+            - a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2])
+
+
+@custom_jvp
+def _det(a):
+    sign, logdet = slogdet(a)
+    return sign * ufuncs.exp(logdet).astype(sign.dtype)
+
+
+@_det.defjvp
+def _det_jvp(primals, tangents):
+    """``d det(A) = trace(adj(A) dA)`` (Jacobi's formula), finite also where A is
+    singular."""
+    x, = primals
+    g, = tangents
+    y, z = _cofactor_solve(x, g)
+    return y, lax_numpy.trace(z, axis1=-1, axis2=-2)
 
 
 @jit
 def det(a):
     """The determinant of each square matrix (closed forms for 2x2 and 3x3)."""
-    a, = _inexact("det", a)
-    _square("det", a)
-    n = a.shape[-1]
-    if n == 2:
-        return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
-    if n == 3:
-        return (a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2]   # Sarrus' rule, JAX's order
-                + a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0]
-                + a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1]
-                - a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0]
-                - a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1]
-                - a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2])
-    sign, logdet = slogdet(a)
-    return sign * ufuncs.exp(logdet).astype(sign.dtype)
+    a, = _inexact("jnp.linalg.det", a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"Argument to _det() must have shape [..., n, n], got {a.shape}")
+    if a.shape[-1] == 2:
+        return _det_2x2(a)
+    if a.shape[-1] == 3:
+        return _det_3x3(a)
+    return _det(a)
 
 
 @jit
