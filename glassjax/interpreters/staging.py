@@ -96,6 +96,7 @@ class StagingTracer(core.Tracer):
 
 class StagingTrace(core.Trace):
     """Records primitives applied to its tracers as equations of a jaxpr."""
+    tracer_type = StagingTracer
 
     def __init__(self, debug: DebugInfo | None = None):
         self.debug = debug
@@ -109,16 +110,16 @@ class StagingTrace(core.Trace):
     def new_arg(self, aval) -> StagingTracer:
         var = Var(aval)
         self.invars.append(var)
-        return StagingTracer(self, aval, var)
+        return self.tracer_type(self, aval, var)
 
     def to_tracer(self, x) -> StagingTracer:
-        if type(x) is StagingTracer and x._trace is self:
+        if type(x) is self.tracer_type and x._trace is self:
             return x
         var = self.const_vars.get(id(x))
         if var is None:
             var = self.const_vars[id(x)] = Var(core.get_aval(x))
             self.const_vals.append((var, x))
-        return StagingTracer(self, var.aval, var)
+        return self.tracer_type(self, var.aval, var)
 
     def process_primitive(self, primitive, tracers, params):
         if config.eager_constant_folding and not any(
@@ -151,10 +152,10 @@ class StagingTrace(core.Trace):
         if not primitive.multiple_results:
             var = Var(out_avals)
             self.eqns.append(JaxprEqn(invars, [var], primitive, params, effects))
-            return StagingTracer(self, out_avals, var)
+            return self.tracer_type(self, out_avals, var)
         outvars = [Var(a) for a in out_avals]
         self.eqns.append(JaxprEqn(invars, outvars, primitive, params, effects))
-        return [StagingTracer(self, v.aval, v) for v in outvars]
+        return [self.tracer_type(self, v.aval, v) for v in outvars]
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
         from glassjax import custom_derivatives
