@@ -215,10 +215,41 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
                                                                   has_aux=has_aux)
     out_avals = [core.get_aval(x) for x in out_primals]
     name = staging.fun_sourceinfo(fun)
+    spec, args_res, opaque = _split_residuals(consts, leaves)
     f_vjp = VJP(functools.partial(_vjp_pullback, jaxpr, out_avals, tuple(out_nonzeros),
-                                  name), in_tree, out_tree[0], [], consts)
+                                  name, spec), in_tree, out_tree[0], args_res, opaque)
     out = tree_unflatten(out_tree[0], out_primals)
     return (out, f_vjp, aux) if has_aux else (out, f_vjp)
+
+
+def _split_residuals(consts, primals):
+    """As JAX's ``vjp``: residuals that are primal inputs are kept apart from the others.
+    ``args_res`` has one entry per primal leaf (``NotNeeded()`` where the backward pass
+    does not use it), the others are ``opaque`` in the order the linear jaxpr takes them,
+    and ``spec`` says where each of the jaxpr's consts comes from: ``(is_primal, i)``.
+    It shows in the residuals the ``VJP`` pytree holds (primal inputs first)."""
+    index = {id(x): i for i, x in enumerate(primals)}
+    spec, opaque = [], []
+    for c in consts:
+        if id(c) in index:
+            spec.append((True, index[id(c)]))
+        else:
+            spec.append((False, len(opaque)))
+            opaque.append(c)
+    used = {i for is_primal, i in spec if is_primal}
+    args_res = [x if i in used else NotNeeded() for i, x in enumerate(primals)]
+    return tuple(spec), args_res, opaque
+
+
+class NotNeeded:
+    """A primal input the backward pass does not need (an empty pytree)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "NotNeeded()"
+
+
+tree_util.register_pytree_node(NotNeeded, lambda _: ((), None), lambda *_: NotNeeded())
 
 
 class VJP:
@@ -241,8 +272,8 @@ class VJP:
         if extra_args:
             raise TypeError(_VJP_TOO_MANY_ARGS.format(self.fun.args[3].split(" at ")[0],
                                                       len(extra_args) + 1))
-        return self.fun(self.in_tree, self.out_tree,
-                        [*self.args_res, *self.opaque_residuals], out_ct)
+        return self.fun(self.in_tree, self.out_tree, self.args_res, self.opaque_residuals,
+                        out_ct)
 
     def __repr__(self):
         return (f"VJP(fun={self.fun!r}, in_tree={self.in_tree}, out_tree={self.out_tree}, "
@@ -276,8 +307,9 @@ def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
     return fwd, bwd
 
 
-def _vjp_pullback(jaxpr, out_avals, out_nonzeros, fun_info, in_tree, out_tree, consts,
-                  out_ct):
+def _vjp_pullback(jaxpr, out_avals, out_nonzeros, fun_info, spec, in_tree, out_tree,
+                  args_res, opaque, out_ct):
+    consts = [args_res[i] if is_primal else opaque[i] for is_primal, i in spec]
     cts, tree = tree_flatten(out_ct, is_leaf=lambda x: isinstance(x, ad.Zero))
     if tree != out_tree:
         raise ValueError(_vjp_tree_error(fun_info, out_tree, tree))
@@ -620,7 +652,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
 def _trace_linear(flat, in_avals):
     """Trace with every input unknown: computations on constants alone run now, the rest
     becomes the (linear) jaxpr."""
-    unknown = staging.StagingTrace()
+    unknown = partial_eval.UnknownTrace()
     trace = partial_eval.PartialEvalTrace(core.trace_ctx.trace, unknown)
     args = [unknown.new_arg(a) for a in in_avals]
     with core.set_current_trace(trace):

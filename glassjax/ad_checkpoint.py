@@ -164,11 +164,19 @@ def checkpoint_name(x, name):
 # checkpoint / remat
 # ----------------------------------------------------------------------------------------
 
+_REMOVED = object()      # the default of ``concrete``, an option JAX removed
+
+
 def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(),
-               static_argnames=()):
+               static_argnames=(), concrete=_REMOVED):
     """Make ``fun`` recompute its intermediates when differentiated instead of saving
     them (except those ``policy`` allows to be saved). ``static_argnums`` arguments are
     fixed Python values (e.g. flags used in Python control flow)."""
+    if concrete is not _REMOVED:
+        raise NotImplementedError(
+            "The `concrete` option to `jax.checkpoint` was deprecated in JAX v0.8.2, and "
+            "removed in JAX v0.10.0. In its place please use `static_argnums`; for details "
+            "refer to https://docs.jax.dev/en/latest/jep/11830-new-remat-checkpoint.html.")
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)
 
@@ -201,10 +209,10 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(),
     return fun_remat
 
 
-def remat(fun, *, prevent_cse=True, policy=None, static_argnums=()):
+def remat(fun, *, prevent_cse=True, policy=None, static_argnums=(), concrete=_REMOVED):
     """Alias of ``checkpoint``."""
     return checkpoint(fun, prevent_cse=prevent_cse, policy=policy,
-                      static_argnums=static_argnums)
+                      static_argnums=static_argnums, concrete=concrete)
 
 
 def _remat_static_argnums(fun, static_argnums, args):
@@ -261,12 +269,26 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
 ad.primitive_jvps[remat_p] = _remat_jvp
 
 
+def _checked_policy(policy):
+    """``policy``, raising JAX's error when it answers something other than a bool."""
+    def saveable(prim, *avals, **params):
+        answer = policy(prim, *avals, **params)
+        if not isinstance(answer, bool):
+            raise TypeError(
+                "Value returned by a remat policy should be a bool or "
+                "`ad_checkpoint.Recompute`, `ad_checkpoint.Saveable` or "
+                f"`ad_checkpoint.Offloadable(...)`. Got {answer} of type {type(answer)}.")
+        return answer
+    return saveable
+
+
 def _remat_partial_eval(trace, *args, jaxpr, prevent_cse, differentiated, policy):
     """With tangents unknown: compute the known outputs now (saving only what the policy
     allows) and stage a ``differentiated`` remat2 that recomputes the rest."""
     in_unknowns = [trace.is_unknown(a) for a in args]
     known, staged, out_unknowns, out_inst, num_res = pe.partial_eval_jaxpr_custom(
-        jaxpr, in_unknowns, [True] * len(args), False, False, policy or nothing_saveable)
+        jaxpr, in_unknowns, [True] * len(args), False, False,
+        _checked_policy(policy or nothing_saveable))
     unknown_jaxpr, used_staged = pe.dce_jaxpr(
         staged, [uk for uk, inst in zip(out_unknowns, out_inst) if inst])
     used_res, used_staged = used_staged[:num_res], used_staged[num_res:]

@@ -76,14 +76,7 @@ def block_until_ready(x):
 # Types and caches
 # ----------------------------------------------------------------------------------------
 
-def typeof(x) -> core.ShapedArray:
-    """The JAX type (abstract value) of ``x``: ``float32[3]``, ``~float32[]`` (weak)."""
-    try:
-        return core.get_aval(x)
-    except TypeError:
-        quoted = "{}" if isinstance(x, str) else "'{}'"
-        raise TypeError(f"Argument '{x}' of type {quoted.format(type(x))} is not a valid "
-                        "JAX type") from None
+typeof = core.typeof
 
 
 def clear_caches():

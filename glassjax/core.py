@@ -240,6 +240,17 @@ def get_aval(x) -> ShapedArray:
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
 
 
+def typeof(x) -> ShapedArray:
+    """The JAX type (abstract value) of ``x``: ``float32[3]``, ``~float32[]`` (weak);
+    ``jax.typeof``, with its error for values of no JAX type."""
+    try:
+        return get_aval(x)
+    except TypeError:
+        quoted = "{}" if isinstance(x, str) else "'{}'"
+        raise TypeError(f"Argument '{x}' of type {quoted.format(type(x))} is not a valid "
+                        "JAX type") from None
+
+
 def shaped_abstractify(x) -> ShapedArray:
     """Like get_aval, but also accepts duck-typed objects with ``shape`` and ``dtype``."""
     if isinstance(x, (ShapeDtypeStruct,)) or (

@@ -51,6 +51,14 @@ def custom_vjp_primal_tree_values(tree):
     return tree_map(value, tree)
 
 
+def zero_from_primal(val, symbolic_zeros=False):
+    """Zero tangents for the pytree of primals ``val``: arrays, or ``SymbolicZero``s."""
+    def zero(x):
+        aval = core.typeof(x).to_tangent_aval()
+        return SymbolicZero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
+    return tree_map(zero, val)
+
+
 class Rule:
     """A flat function handed to a custom-derivative primitive, with the name of the user
     function it comes from (shown when the equation is printed)."""

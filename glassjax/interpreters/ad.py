@@ -563,7 +563,7 @@ def linearize_from_jvp(jvp_rule, multiple_results, nonzeros, primals, *,
     ``linearized(residuals, *tangents)`` replays the linear jaxpr on the current trace."""
     tangent_avals = [_tangent_aval(p) for p in primals]
     nonzeros = [nz and not _is_float0(a) for a, nz in zip(tangent_avals, nonzeros)]
-    unknown = staging.StagingTrace()
+    unknown = pe.UnknownTrace()
     trace = pe.PartialEvalTrace(core.trace_ctx.trace, unknown)
     with core.set_current_trace(trace):
         tangent_args = [unknown.new_arg(a) if nz else

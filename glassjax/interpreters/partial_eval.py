@@ -42,6 +42,21 @@ dce_rules: dict = {}
 # The known/unknown split on traces
 # ----------------------------------------------------------------------------------------
 
+class JaxprTracer(staging.DynamicJaxprTracer):
+    """An unknown value: a variable of the jaxpr staged for later. Named and printed as
+    JAX's (``Traced<~float32[]:JaxprTrace>``): a custom_jvp rule sees its tangents as
+    these under ``grad``."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"Traced<{self.aval}:JaxprTrace>"
+
+
+class UnknownTrace(staging.StagingTrace):
+    """The staging trace of partial evaluation's unknown side."""
+    tracer_type = JaxprTracer
+
+
 class PartialEvalTrace(core.Trace):
     """Interprets primitives whose inputs are partly known.
 
@@ -96,7 +111,7 @@ def partial_eval_jaxpr_nounits(jaxpr: ClosedJaxpr, unknowns, instantiate):
     ``(*residuals, *unknown inputs)`` to the unknown outputs. ``instantiate`` (a bool or
     one per output) forces outputs to be unknown."""
     known_trace = staging.StagingTrace(jaxpr.jaxpr.debug_info)
-    unknown_trace = staging.StagingTrace()
+    unknown_trace = UnknownTrace()
     trace = PartialEvalTrace(known_trace, unknown_trace)
     args = [unknown_trace.new_arg(a) if uk else known_trace.new_arg(a)
             for a, uk in zip(jaxpr.in_avals, unknowns)]

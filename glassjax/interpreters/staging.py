@@ -112,6 +112,7 @@ class DynamicJaxprTracer(core.Tracer):
 
 class StagingTrace(core.Trace):
     """Records primitives applied to its tracers as equations of a jaxpr."""
+    tracer_type = DynamicJaxprTracer
 
     def __init__(self, debug: DebugInfo | None = None):
         self.debug = debug
@@ -127,10 +128,10 @@ class StagingTrace(core.Trace):
     def new_arg(self, aval) -> DynamicJaxprTracer:
         var = Var(aval)
         self.invars.append(var)
-        return DynamicJaxprTracer(self, aval, var)
+        return self.tracer_type(self, aval, var)
 
     def to_tracer(self, x) -> DynamicJaxprTracer:
-        if type(x) is DynamicJaxprTracer and x._trace is self:
+        if type(x) is self.tracer_type and x._trace is self:
             return x
         var = self.const_vars.get(id(x))
         if var is None:
@@ -139,7 +140,7 @@ class StagingTrace(core.Trace):
             self.var_consts[var] = x
             if is_literalable(x):
                 self.literal_vals[var] = x
-        return DynamicJaxprTracer(self, var.aval, var)
+        return self.tracer_type(self, var.aval, var)
 
     def known_value(self, x):
         """``x``'s value if tracing knows it: a host constant, or a tracer of this trace
@@ -147,7 +148,7 @@ class StagingTrace(core.Trace):
         folds those too); else None."""
         if not isinstance(x, core.Tracer):
             return x
-        if type(x) is DynamicJaxprTracer and x._trace is self:
+        if type(x) is self.tracer_type and x._trace is self:
             return self.var_consts.get(x.var)
         return None
 
@@ -184,10 +185,10 @@ class StagingTrace(core.Trace):
         if not primitive.multiple_results:
             var = Var(out_avals)
             self.eqns.append(JaxprEqn(invars, [var], primitive, params, effects))
-            return DynamicJaxprTracer(self, out_avals, var)
+            return self.tracer_type(self, out_avals, var)
         outvars = [Var(a) for a in out_avals]
         self.eqns.append(JaxprEqn(invars, outvars, primitive, params, effects))
-        return [DynamicJaxprTracer(self, v.aval, v) for v in outvars]
+        return [self.tracer_type(self, v.aval, v) for v in outvars]
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
         from glassjax import custom_derivatives

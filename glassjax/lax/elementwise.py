@@ -1555,15 +1555,8 @@ def reduce_precision(operand, exponent_bits, mantissa_bits):
 # Gradients: stopping them, and adding them up
 # ----------------------------------------------------------------------------------------
 
-def _stop_gradient_impl(x):
-    if not core.valid_jaxtype(x):
-        raise TypeError(f"stop_gradient only works on valid JAX arrays, but input argument "
-                        f"is: {x}")
-    return x
-
-
 stop_gradient_p = core.Primitive("stop_gradient")
-stop_gradient_p.def_impl(_stop_gradient_impl)
+stop_gradient_p.def_impl(lambda x: x)
 stop_gradient_p.def_abstract_eval(lambda x: x)
 lowering.register_lowering(stop_gradient_p, lambda ctx, x: x)
 # The primal is stopped again so that every enclosing differentiation sees a constant.
@@ -1576,7 +1569,12 @@ batching.primitive_batchers[stop_gradient_p] = lambda args, dims: (
 def stop_gradient(x):
     """The identity, except that derivatives treat the result as a constant. Works on
     a pytree of arrays."""
-    return tree_util.tree_map(stop_gradient_p.bind, x)
+    return tree_util.tree_map(_stop_gradient, x)
+
+
+def _stop_gradient(x):
+    core.typeof(x)          # as JAX, each leaf is typed first (jax.typeof's error)
+    return stop_gradient_p.bind(x)
 
 
 def _add_any_batch(args, dims):

@@ -42,7 +42,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
     if isinstance(object, (bool, int, float, complex)):
         dtypes.coerce_to_array(object, dtype)   # raises for out-of-range Python ints
     object = util._jax_array_protocol(object)
-    if isinstance(object, core.Tracer) and dtype is None and ndmin == 0:
+    if (isinstance(object, core.Tracer) and dtype is None and ndmin == 0 and
+            object.to_concrete_value() is None):   # a known value is converted, as JAX
         return array_copy(object) if copy else object
     leaves, treedef = tree_util.tree_flatten(
         object, is_leaf=lambda x: not isinstance(x, (list, tuple)))
