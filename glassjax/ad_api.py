@@ -45,15 +45,16 @@ def _check_output(x):
         raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
 
 
-def _flat_fun(fun, in_tree, has_aux=False):
+def _flat_fun(fun, in_tree, has_aux=False, check_aux=True):
     """``fun`` on a flat list of leaves; ``out_tree[0]`` is set when it runs. With
-    ``has_aux`` the flat function returns ``(flat outputs, aux)``."""
+    ``has_aux`` the flat function returns ``(flat outputs, aux)``; without ``check_aux``
+    (jvp, as in JAX) the pair is unpacked as Python does, errors and all."""
     out_tree = []
 
     def flat(*leaves):
         ans = fun(*tree_unflatten(in_tree, leaves))
         if has_aux:
-            if not isinstance(ans, (list, tuple)) or len(ans) != 2:
+            if check_aux and (not isinstance(ans, (list, tuple)) or len(ans) != 2):
                 raise TypeError("expected function with aux output to return a two-element "
                                 f"tuple, but got type {type(ans)} with value {ans!r}")
             ans, aux = ans
@@ -130,7 +131,7 @@ def _jvp(fun, primals, tangents, has_aux=False):
                         f"have tree structure {tree2}.")
     for p, t in zip(ps, ts):
         _check_tangent(p, t)
-    flat, out_tree = _flat_fun(lambda *a: fun(*a), tree, has_aux)
+    flat, out_tree = _flat_fun(lambda *a: fun(*a), tree, has_aux, check_aux=False)
     out_primals, out_tangents, aux = ad.jvp(flat, ps, ts, has_aux=has_aux)
     out = (tree_unflatten(out_tree[0], out_primals),
            tree_unflatten(out_tree[0], out_tangents))
@@ -327,7 +328,7 @@ def _check_vjp_cotangent(ct, aval):
     got, expected = core.get_aval(ct), aval.to_tangent_aval()
     if got.shape == expected.shape and (got.dtype == expected.dtype or
                                         expected.dtype == dtypes.float0):
-        return
+        return      # any cotangent of the right shape will do for a float0 one, as in JAX
     raise ValueError(
         "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
         f"{got.str_short()}, but expected {expected.str_short()} because the "

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import importlib
 
-from glassjax import core, tree_util
+import numpy as np
+
+from glassjax import core, dtypes, tree_util
 
 
 # ----------------------------------------------------------------------------------------
@@ -17,8 +19,12 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     device uncommitted when ``device`` is None."""
     del src, donate, may_alias
     from glassjax.xla import runtime
-    return tree_util.tree_map(
-        lambda leaf: runtime.device_put(leaf, device, committed=device is not None), x)
+
+    def put(leaf):
+        if dtypes.dtype(leaf) == dtypes.float0:    # no data: host zeros, as in JAX
+            return core.float0_zeros(np.shape(leaf))
+        return runtime.device_put(leaf, device, committed=device is not None)
+    return tree_util.tree_map(put, x)
 
 
 def device_put_sharded(shards, devices):

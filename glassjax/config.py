@@ -202,6 +202,24 @@ _default_device = config.define("jax_default_device", None, lambda d: d, in_jit_
 _eager_constant_folding = config.define("eager_constant_folding", False, _parse_bool,
                                         from_env=_bool_from_env, in_trace_context=True)
 
+# JAX records with each equation the abstract mesh in effect and re-enters it to transpose
+# the equation; at top level none is. glassjax has no meshes, but the difference is part
+# of the trace context (the key of every tracing cache), so that, as in JAX, jaxprs traced
+# while transposing are not the ones traced before. It shows in printed jaxprs: a jaxpr
+# used twice is hoisted (``let jaxpr = ... in``).
+# (An internal cell, not a user option.)
+_transposing = _cells.Config("transposing", False, include_in_trace_context=True)
+
+
+@contextlib.contextmanager
+def transposing():
+    previous = _transposing.swap_local(True)
+    try:
+        yield
+    finally:
+        _transposing.set_local(previous)
+
+
 # A function the C++ jit calls on every fast-path result (JAX uses it for debug_nans).
 post_hook = _cells.Config("post_hook", None)
 

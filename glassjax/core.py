@@ -490,7 +490,11 @@ class Trace:
 
 
 class EvalTrace(Trace):
-    """The bottom of every trace: runs primitives eagerly on concrete values."""
+    """The bottom of every trace: runs primitives eagerly on concrete values.
+
+    Host values are canonicalized first, as JAX's ``bind`` does, so a primitive that
+    returns its input (``stop_gradient``, ``checkpoint`` of the identity) gives back
+    ``TypedFloat(3.0, dtype=float32)`` for ``3.0``, as in JAX."""
 
     def process_primitive(self, primitive, args, params):
         for a in args:
@@ -498,7 +502,7 @@ class EvalTrace(Trace):
                 raise escaped_tracer_error(a)
         if primitive.impl is None:
             raise NotImplementedError(f"Evaluation rule for '{primitive.name}' not implemented")
-        return primitive.impl(*args, **params)
+        return primitive.impl(*map(canonicalize_value, args), **params)
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
         del primitive, jvp, symbolic_zeros
@@ -525,6 +529,21 @@ class TraceContext:
 
 
 trace_ctx = TraceContext()
+
+
+def constants_are_eager() -> bool:
+    """Whether a value computed now from constants alone is computed at once on the
+    device (under the eval trace, and under the transformations that hand constants to
+    an eager parent: JVP, linearize, vmap, partial evaluation's known side) rather than
+    written into a jaxpr. JAX draws the same line: a scalar converted while linearizing
+    concrete values is a device array (a constvar of the linear jaxpr), while under
+    ``make_jaxpr`` it is a literal."""
+    trace = trace_ctx.trace
+    while trace is not eval_trace:
+        trace = getattr(trace, "parent_trace", None) or getattr(trace, "known_trace", None)
+        if trace is None:
+            return False
+    return True
 
 
 # Whether a trace other than the eval trace is current, as a jaxlib option included in

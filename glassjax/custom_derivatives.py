@@ -63,6 +63,15 @@ class Rule:
         return self.fun(*args, **kwargs)
 
 
+def forward_def_attr(self, name):
+    """``__getattr__`` of the custom-rule decorators: a ``def*`` method the wrapper lacks
+    is the wrapped one's, so decorators stack (``custom_vjp`` over ``custom_vmap``, and
+    ``f.def_vmap`` still works)."""
+    if name.startswith("def"):
+        return getattr(self.fun, name)
+    raise AttributeError
+
+
 def _name(fun) -> str:
     while isinstance(fun, functools.partial):
         fun = fun.func
@@ -137,6 +146,8 @@ class custom_jvp:
         self.nondiff_argnums = _nondiff_argnums(fun, nondiff_argnums, nondiff_argnames)
         self.jvp = None
         self.symbolic_zeros = False
+
+    __getattr__ = forward_def_attr
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -275,6 +286,9 @@ class CustomJVPCallPrimitive(core.Primitive):
     multiple_results = True
 
     def bind(self, fun, jvp, *args, symbolic_zeros):
+        """Host arguments are canonicalized first, as by every JAX ``bind``: the
+        function and its rule see ``TypedFloat(1.0, dtype=float32)`` for ``1.0``."""
+        args = map(core.canonicalize_value, args)
         return self.bind_with_trace(core.trace_ctx.trace, (fun, jvp, *args),
                                     dict(symbolic_zeros=symbolic_zeros))
 
@@ -482,6 +496,8 @@ class custom_vjp:
         self.symbolic_zeros = False
         self.optimize_remat = False
 
+    __getattr__ = forward_def_attr
+
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
@@ -595,7 +611,10 @@ def _flatten_bwd(bwd, in_tree, in_avals, out_trees):
     the inputs' structure and types."""
     def flat(*args):
         out_tree, res_tree, _ = out_trees()
-        res = tree_unflatten(res_tree, args[:res_tree.num_leaves])
+        # JAX hands the residuals to a primitive first, which canonicalizes them: a
+        # Python 3 comes back as TypedInt(3, dtype=int32).
+        res = tree_unflatten(res_tree, map(core.canonicalize_value,
+                                           args[:res_tree.num_leaves]))
         cts_out = tree_unflatten(out_tree, args[res_tree.num_leaves:])
         cts_in = bwd(res, cts_out)
         if isinstance(cts_in, list) and len(cts_in) == len(in_tree.children()):
@@ -672,6 +691,7 @@ class CustomVJPCallPrimitive(core.Primitive):
 
     def bind(self, fun, fwd, bwd, *args, out_trees, symbolic_zeros):
         params = dict(out_trees=out_trees, symbolic_zeros=symbolic_zeros)
+        args = map(core.canonicalize_value, args)      # as custom_jvp_call's bind
         return self.bind_with_trace(core.trace_ctx.trace, (fun, fwd, bwd, *args), params)
 
     def bind_with_trace(self, trace, args, params):

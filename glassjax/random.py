@@ -25,7 +25,7 @@ import numpy as np
 
 from glassjax import core, dtypes, lax, nn, prng
 from glassjax import numpy as jnp
-from glassjax.interpreters import batching
+from glassjax.interpreters import ad, batching
 from glassjax.jit import jit
 from glassjax.lax import elementwise as lax_elementwise, utils as lax_utils
 from glassjax.numpy import util as jnp_util
@@ -867,6 +867,26 @@ lowering.register_lowering(
     random_gamma_p, lowering.lower_fun(partial(_gamma_impl, use_vmap=True)),
     handles_extended_dtypes=True)
 batching.primitive_batchers[random_gamma_p] = _gamma_batching_rule
+
+
+def _gamma_grad(sample, a, *, log_space):
+    """``d sample / d a``, by implicit differentiation: the sample stays at the same
+    probability ``P(a, sample)`` as ``a`` moves (``lax.random_gamma_grad``; in log space
+    divided by the sample, whose underflow to zero is kept at the smallest float)."""
+    samples, alphas = jnp.reshape(sample, -1), jnp.reshape(a, -1)
+    grad = lax.random_gamma_grad
+    if log_space:
+        samples = lax.exp(samples)
+        tiny = lax.full_like(samples, jnp.finfo(samples.dtype).tiny)
+        samples = lax.select(samples == 0, tiny, samples)
+        grad = lambda alpha, x: lax.random_gamma_grad(alpha, x) / x
+    return lax.map(lambda args: grad(*args), (alphas, samples)).reshape(np.shape(a))
+
+
+ad.defjvp2(random_gamma_p, None,
+           lambda tangent, ans, key, a, **params: tangent * _gamma_grad(ans, a, **params))
+
+
 def gamma(key, a, shape=None, dtype=None):
     """Gamma(``a``) samples (unit scale)."""
     key, _ = _check_prng_key("gamma", key)

@@ -463,7 +463,12 @@ def test_weak_types():
     assert dtypes.is_python_scalar(1) and dtypes.is_python_scalar(True)
     assert dtypes.is_python_scalar(WeakArray(np.float32))
     assert not dtypes.is_python_scalar(np.float32(1))
-    assert set(dtypes.python_scalar_dtypes) == {bool, int, float, complex}
+    assert set(dtypes.python_scalar_dtypes) == {bool, int, float, complex,
+                                                dtypes.TypedInt, dtypes.TypedFloat,
+                                                dtypes.TypedComplex}
+    typed = dtypes.TypedFloat(1.5, np.float32)
+    assert dtypes.is_weakly_typed(typed) and repr(typed) == "TypedFloat(1.5, dtype=float32)"
+    assert str(typed) == "1.5" and type(typed + 1) is float
 
 
 def test_check_and_canonicalize_user_dtype():

@@ -500,7 +500,7 @@ def test_donated_input_is_deleted():
 
 def test_float0_values_have_no_data():
     # float0 (the tangent type of integers) is held by XLA as bools; results come back as
-    # host zeros of dtype float0 (a NumPy array subclass), as in JAX.
+    # host zeros of dtype float0 (TypedNdArray, a NumPy array subclass), as in JAX.
     x = runtime.device_put(np.zeros(3, dtypes.float0))
     assert repr(x) == "Array([False, False, False], dtype=bool)"
     text = """
@@ -511,7 +511,7 @@ def test_float0_values_have_no_data():
     }"""
     zeros, same = runtime.execute(runtime.compile(text), [x],
                                   [ShapedArray((3,), dtypes.float0), x.aval])
-    assert isinstance(zeros, np.ndarray) and zeros.dtype == dtypes.float0
+    assert isinstance(zeros, core.TypedNdArray) and zeros.dtype == dtypes.float0
     assert repr(zeros) == "TypedNdArray([(b'',), (b'',), (b'',)], dtype=void)"
     assert repr(same) == "Array([False, False, False], dtype=bool)"
 

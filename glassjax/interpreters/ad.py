@@ -18,6 +18,7 @@ import functools
 import numpy as np
 
 from glassjax import core, dtypes, tree_util
+from glassjax.config import transposing
 from glassjax.interpreters import partial_eval as pe, staging
 
 primitive_jvps: dict = {}        # prim -> rule(primals, tangents, **params) -> (out, t_out)
@@ -684,6 +685,11 @@ def backward_pass(jaxpr: core.Jaxpr, consts, args, cts_out):
     per input: a value or ``Zero`` for undefined inputs, None for the others."""
     if all(type(ct) is Zero for ct in cts_out) and not jaxpr.effects:
         return [Zero(a.aval) if is_undefined_primal(a) else None for a in args]
+    with transposing():         # see config.py
+        return _backward_pass(jaxpr, consts, args, cts_out)
+
+
+def _backward_pass(jaxpr, consts, args, cts_out):
     env: dict = {}
     linear: set = set()
     # An undefined input is typed as the caller says (as in JAX), which may be less weak

@@ -120,6 +120,7 @@ class StagingTrace(core.Trace):
         self.const_vars: dict = {}     # id(value) -> Var
         self.const_vals: list = []     # (Var, value), in order of first use
         self.var_consts: dict = {}     # Var -> value, for constant folding
+        self.literal_vals: dict = {}   # Var -> value, for the constants written inline
 
     # -- building -------------------------------------------------------------------------
 
@@ -136,7 +137,19 @@ class StagingTrace(core.Trace):
             var = self.const_vars[id(x)] = Var(core.get_aval(x))
             self.const_vals.append((var, x))
             self.var_consts[var] = x
+            if is_literalable(x):
+                self.literal_vals[var] = x
         return DynamicJaxprTracer(self, var.aval, var)
+
+    def known_value(self, x):
+        """``x``'s value if tracing knows it: a host constant, or a tracer of this trace
+        standing for a constant (a lifted scalar printed as a literal, or a constvar: JAX
+        folds those too); else None."""
+        if not isinstance(x, core.Tracer):
+            return x
+        if type(x) is DynamicJaxprTracer and x._trace is self:
+            return self.var_consts.get(x.var)
+        return None
 
     def process_primitive(self, primitive, tracers, params):
         if config.eager_constant_folding and not any(
@@ -149,13 +162,12 @@ class StagingTrace(core.Trace):
 
     def default_process_primitive(self, primitive, tracers, params):
         fold = const_fold_rules.get(primitive)
-        if fold is not None:    # (a tracer of a constant counts as the constant, as in JAX)
-            values = [self.var_consts.get(t.var, t) if type(t) is DynamicJaxprTracer and
-                      t._trace is self else t for t in tracers]
-            if not any(isinstance(v, core.Tracer) for v in values):
+        if fold is not None:
+            values = [self.known_value(t) for t in tracers]
+            if all(v is not None for v in values):
                 folded = fold(*values, **params)
-                if folded is not None:
-                    return folded
+                if folded is not None:      # a literal, but traced: later ops are staged
+                    return self.to_tracer(folded)
         tracers = [self.to_tracer(t) for t in tracers]
         in_avals = [t.aval for t in tracers]
         out_avals = primitive.abstract_eval(*in_avals, **params)
@@ -194,7 +206,7 @@ class StagingTrace(core.Trace):
         """The recorded jaxpr and the values of its constvars (some may be tracers of an
         enclosing trace: callers that need a closed jaxpr turn those into arguments)."""
         outvars = [self.to_tracer(t).var for t in out_tracers]
-        literals = {v: Literal(c, v.aval) for v, c in self.const_vals if is_literalable(c)}
+        literals = {v: Literal(c, v.aval) for v, c in self.literal_vals.items()}
         eqns = self.eqns
         if literals:
             sub = lambda a: literals.get(a, a)
@@ -237,6 +249,14 @@ class StagingTrace(core.Trace):
             if any(v in needed for v in eqn.outvars):
                 needed.update(a for a in eqn.invars if isinstance(a, Var))
         return [i for i, v in enumerate(self.invars) if v in needed]
+
+
+def lift(x):
+    """A host scalar as a tracer of the current trace if that is a staging trace (JAX's
+    ``stage``): it prints as a literal, and operations on it are staged like any other,
+    so ``jnp.float32(3) - 1`` records ``sub 3.0:f32[] 1.0:f32[]`` as in JAX."""
+    trace = core.trace_ctx.trace
+    return trace.to_tracer(x) if isinstance(trace, StagingTrace) else x
 
 
 def _used_vars(eqns, outvars):

@@ -21,7 +21,7 @@ from glassjax.lax.structural import (
     broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcast_like, broadcast_shapes,
     broadcast_to_rank,
     broadcasted_iota,
-    collapse, concatenate, concatenate_p, expand_dims, full, full_like, iota, iota_p, pad,
+    collapse, concatenate, concatenate_p, empty, empty_p, expand_dims, full, full_like, iota, iota_p, pad,
     pad_p, reshape, reshape_p, rev, rev_p, split, split_p, squeeze, squeeze_p, stack,
     stack_p, tile, tile_p, transpose, transpose_p, unstack, unstack_p, copy_p)
 from glassjax.lax.reductions import (
@@ -55,4 +55,6 @@ from glassjax.lax.convolution import (
     conv_general_dilated, conv_general_dilated_p, conv_general_permutations,
     conv_general_shape_tuple, conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
     conv_with_general_padding)
+from glassjax.lax.special import (igamma, igamma_grad_a, igamma_grad_a_p, igamma_p, igammac,
+                                  igammac_p, random_gamma_grad)
 from glassjax.lax import linalg

@@ -1381,8 +1381,9 @@ def _convert_fold(x, *, new_dtype, weak_type, sharding):
     if (dtypes.issubdtype(value.dtype, np.complexfloating) and
             not dtypes.issubdtype(new_dtype, np.complexfloating)):
         value = value.real
-    return core.TypedNdArray(value.astype(new_dtype),
-                             core.ShapedArray((), new_dtype, weak_type))
+    converted = _host_convert(value, new_dtype)
+    return None if converted is None else core.TypedNdArray(
+        converted, core.ShapedArray((), new_dtype, weak_type))
 
 
 staging.const_fold_rules[convert_element_type_p] = _convert_fold
@@ -1399,28 +1400,36 @@ def convert_element_type(operand, new_dtype):
     return _convert_element_type(operand, new_dtype, weak_type=False)
 
 
-def _host_scalar_constant(value, new_dtype, weak_type):
+def _host_convert(value, new_dtype):
     """A Python or NumPy scalar converted on the host, or None where only the device
-    can convert it (NaN/inf to an integer, out-of-range values, float0).
-
-    Running eagerly, the result is a device array, as every lax function returns one.
-    While tracing it is a constant the trace writes as a literal: a Python scalar when
-    the result is weakly typed (``1.0`` is a weak float32), else a NumPy scalar; only a
-    weak type no Python scalar stands for (e.g. weak bfloat16) needs a device array."""
+    can convert it (NaN/inf to an integer, out-of-range values, float0)."""
     host = np.asarray(value)
     if new_dtype == dtypes.float0 or (
             dtypes.issubdtype(host.dtype, np.inexact) and not np.isfinite(host) and
             dtypes.issubdtype(new_dtype, np.integer)):
         return None
     try:   # Python ints may exceed int64: converted from NumPy's object array
-        converted = (host.astype(new_dtype) if type(value) is int
-                     else np.asarray(value, dtype=new_dtype))
+        return (host.astype(new_dtype) if type(value) is int
+                else np.asarray(value, dtype=new_dtype))
     except OverflowError:
         return None
+
+
+def _host_scalar_constant(value, new_dtype, weak_type):
+    """``value`` converted on the host (None where only the device can convert it).
+
+    Running eagerly (``core.constants_are_eager``), the result is a device array, as
+    every lax function returns one. While staging it is a constant the trace writes as a
+    literal: a Python scalar when the result is weakly typed (``1.0`` is a weak float32),
+    else a NumPy scalar; only a weak type no Python scalar stands for (e.g. weak
+    bfloat16) needs a device array."""
+    converted = _host_convert(value, new_dtype)
+    if converted is None:
+        return None
     typ = _python_scalar_type(new_dtype) if weak_type else None
-    if core.trace_ctx.trace is core.eval_trace or (weak_type and typ is None):
+    if core.constants_are_eager() or (weak_type and typ is None):
         return runtime.device_put(converted, aval=core.ShapedArray((), new_dtype, weak_type))
-    return typ(converted.item()) if typ is not None else converted
+    return staging.lift(typ(converted.item()) if typ is not None else converted)
 
 
 def _convert_element_type(operand, new_dtype=None, weak_type=False):
@@ -1430,7 +1439,8 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
     Scalars known while tracing (Python and NumPy scalars) are converted right here into
     constants of the new type, so they stay literals in a jaxpr (``2.0:f32[]``) rather
     than becoming ``convert_element_type`` equations (JAX gets there by constant
-    folding). An array or tracer already of the requested type is returned as is."""
+    folding); a staging trace lifts them into tracers, so arithmetic on them is staged
+    too. An array or tracer already of the requested type is returned as is."""
     if isinstance(operand, core.Tracer):
         # The common case while tracing (jnp functions convert every result to its
         # promoted type, which it nearly always has already): decided by the aval alone.
@@ -1452,8 +1462,8 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
     if type(operand) in dtypes.python_scalar_dtypes or isinstance(operand, np.generic) or (
             isinstance(operand, np.ndarray) and operand.ndim == 0):
         if (same_type and type(operand) in dtypes.python_scalar_dtypes and
-                core.trace_ctx.trace is not core.eval_trace):
-            return operand
+                not core.constants_are_eager()):
+            return staging.lift(operand)
         constant = _host_scalar_constant(operand, new_dtype, weak_type)
         if constant is not None:
             return constant

@@ -15,6 +15,7 @@ import functools
 import numpy as np
 
 from glassjax import core, dtypes, tree_util
+from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax import elementwise
 from glassjax.lax.structural import (broadcast_in_dim, broadcasted_iota, concatenate,
@@ -456,11 +457,16 @@ ad.primitive_jvps[reduce_p] = _reduce_jvp_rule
 batching.primitive_batchers[reduce_p] = _reduce_batch
 
 
-@functools.lru_cache(maxsize=4096)
 def reduction_jaxpr(computation, aval):
     """The jaxpr (and consts) of the binary ``computation`` on two scalars of type
     ``aval``: the region of a reduce-like op (e.g. a scatter's ``update_jaxpr``).
-    Cached, so that ops with one computation share one jaxpr, as in JAX."""
+    Cached per trace context, so that ops with one computation share one jaxpr, as in
+    JAX."""
+    return _reduction_jaxpr(computation, aval, config.trace_context())
+
+
+@functools.lru_cache(maxsize=4096)
+def _reduction_jaxpr(computation, aval, trace_context):
     def comp(x, y):
         result = computation(x, y)
         if not core.valid_jaxtype(result):
@@ -477,10 +483,16 @@ def reduction_jaxpr(computation, aval):
     return jaxpr, tuple(consts)
 
 
-@functools.lru_cache(maxsize=4096)
 def _variadic_reduction_jaxpr(computation, flat_avals, aval_tree):
-    """The jaxpr of ``computation(xs, ys)`` on scalars, traced once per computation and
-    types (so two reductions with one computation share one jaxpr, as in JAX)."""
+    """The jaxpr of ``computation(xs, ys)`` on scalars, traced once per computation,
+    types and trace context (so two reductions with one computation share one jaxpr, as
+    in JAX)."""
+    return _variadic_reduction_jaxpr_cached(computation, flat_avals, aval_tree,
+                                            config.trace_context())
+
+
+@functools.lru_cache(maxsize=4096)
+def _variadic_reduction_jaxpr_cached(computation, flat_avals, aval_tree, trace_context):
     avals = tree_util.tree_unflatten(aval_tree, flat_avals)
     flat_in, in_tree = tree_util.tree_flatten((avals, avals))
 

@@ -235,6 +235,31 @@ def iota(dtype, size: int):
     return broadcasted_iota(dtype, (size,), 0)
 
 
+# -- empty --------------------------------------------------------------------------------
+
+def empty(shape, dtype, *, out_sharding=None):
+    """An array whose values are unspecified (on CPU: zeros), for buffers that will be
+    overwritten. ``shape`` and ``dtype`` are kept as given, so a jaxpr prints them so."""
+    return empty_p.bind(shape=shape, dtype=dtype, out_sharding=out_sharding)
+
+
+empty_p = standard_primitive(
+    lambda *, shape, **p: canonicalize_shape(shape),
+    lambda *, dtype, **p: dtypes.dtype(dtype, canonicalize=True), "empty",
+    weak_type_rule=lambda **p: False)
+lowering.register_lowering(empty_p, lambda ctx, **p: lowering.full_like_aval(
+    0, ctx.avals_out[0]))
+
+
+def _empty_batch(axis_data, vals, dims, *, shape, dtype, out_sharding):
+    """Under vmap, one empty array with the batch axis in front."""
+    return empty_p.bind(shape=(axis_data.size, *shape), dtype=dtype,
+                        out_sharding=out_sharding), 0
+
+
+batching.fancy_primitive_batchers[empty_p] = _empty_batch
+
+
 # -- reshape and squeeze ------------------------------------------------------------------
 
 def _reshape_shape_rule(x, *, new_sizes, dimensions, sharding):

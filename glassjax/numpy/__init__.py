@@ -39,11 +39,11 @@ from glassjax.numpy.scalar_types import (bfloat16, bool_, cdouble, complex64, co
                                          float64, float_, int8, int16, int32, int64, int_,
                                          single, uint, uint8, uint16, uint32, uint64)
 from glassjax.numpy.sorting import argsort, lexsort, median, percentile, quantile, sort
-from glassjax.numpy.setops import (digitize, intersect1d, isin, searchsorted, setdiff1d,
-                                   setxor1d, union1d, unique, unique_all, unique_counts,
-                                   unique_inverse, unique_values)
-from glassjax.numpy.tensor_contractions import (dot, einsum, inner, matmul, outer,
-                                                tensordot, vdot)
+from glassjax.numpy.setops import (digitize, interp, intersect1d, isin, searchsorted,
+                                   setdiff1d, setxor1d, union1d, unique, unique_all,
+                                   unique_counts, unique_inverse, unique_values)
+from glassjax.numpy.tensor_contractions import (dot, einsum, inner, matmul, matvec,
+                                                outer, tensordot, vdot, vecdot, vecmat)
 from glassjax.numpy.ufuncs import (abs, absolute, acos, acosh, arccos, arccosh, arcsin,
                                    arcsinh, arctan, arctan2, arctanh, asin, asinh, atan,
                                    atan2, atanh, bitwise_invert, bitwise_left_shift,
@@ -80,6 +80,10 @@ nan = _np.nan
 euler_gamma = _np.euler_gamma
 newaxis = None
 
+# Arrays are printed by NumPy, so NumPy's print options are jnp's.
+get_printoptions, printoptions, set_printoptions = (
+    _np.get_printoptions, _np.printoptions, _np.set_printoptions)
+
 _array_methods.register_array_methods()
-from glassjax.numpy.vectorize import vectorize
+from glassjax.numpy.vectorize import apply_along_axis, apply_over_axes, vectorize
 from glassjax.numpy import linalg

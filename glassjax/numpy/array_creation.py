@@ -15,6 +15,7 @@ import numpy as np
 
 from glassjax import core, dtypes, lax, tree_util
 from glassjax.jit import jit
+from glassjax.lax import utils as lax_utils
 from glassjax.numpy import util
 from glassjax.numpy.util import is_array
 
@@ -325,8 +326,8 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
     offset = util.ensure_arraylike("eye", k)
     if not (np.shape(offset) == () and dtypes.issubdtype(offset.dtype, np.integer)):
         raise ValueError(f"k must be a scalar integer; got {k}")
-    n = core.concrete_dim_or_error(N, "argument of 'N' jnp.eye()")
-    m = n if M is None else core.concrete_dim_or_error(M, "argument 'M' of jnp.eye()")
+    n, = lax_utils.canonicalize_shape((N,), "argument of 'N' jnp.eye()")
+    m = n if M is None else lax_utils.canonicalize_shape((M,), "argument 'M' of jnp.eye()")[0]
     if n < 0 or m < 0:
         raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
     i = lax.broadcasted_iota(offset.dtype, (n, m), 0)

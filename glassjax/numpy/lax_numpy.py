@@ -26,7 +26,8 @@ from glassjax.vmap_api import vmap
 
 
 def _index_tuple(x):
-    """An int or a sequence of ints as a tuple of ints."""
+    """An int or a sequence of ints as a tuple of ints (a traced one is an error)."""
+    x = core.concrete_or_error(None, x, "expected a static index or sequence of indices.")
     try:
         return (operator.index(x),)
     except TypeError:

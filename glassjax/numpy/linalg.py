@@ -16,7 +16,7 @@ import numpy as np
 from glassjax import core, dtypes, lax
 from glassjax.jit import jit
 from glassjax.lax import linalg as lax_linalg
-from glassjax.numpy import (array_creation, indexing, lax_numpy, reductions,
+from glassjax.numpy import (array_creation, indexing, lax_numpy, reductions, util,
                             tensor_contractions, ufuncs)
 from glassjax.numpy.vectorize import vectorize
 from glassjax.numpy.util import (ensure_arraylike, ensure_arraylike_tuple,
@@ -313,8 +313,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     if ord is None or ord == 2:
         return ufuncs.sqrt(reductions.sum(ufuncs.real(x * ufuncs.conj(x)), axis=axis,
                                           keepdims=keepdims))
-    if ord == np.inf:
-        return reductions.max(ufuncs.abs(x), axis=axis, keepdims=keepdims)
+    if ord == np.inf:      # initial=0, as JAX (the norm of no elements is 0)
+        return reductions.max(ufuncs.abs(x), axis=axis, keepdims=keepdims, initial=0)
     if ord == -np.inf:
         return reductions.min(ufuncs.abs(x), axis=axis, keepdims=keepdims)
     if ord == 0:
@@ -324,11 +324,11 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
         return reductions.sum(ufuncs.abs(x), axis=axis, keepdims=keepdims)
     if isinstance(ord, str):
         raise ValueError(f"Invalid order '{ord}' for vector norm.")
-    abs_x = ufuncs.abs(x)
-    ord_arr = lax_numpy.asarray(ord, abs_x.dtype)
+    abs_x = ufuncs.abs(x)      # the exponents are host constants, as in JAX
+    ord_arr = util.const(abs_x, ord)
     return ufuncs.power(reductions.sum(ufuncs.power(abs_x, ord_arr), axis=axis,
                                        keepdims=keepdims),
-                        ufuncs.reciprocal(ord_arr))
+                        util.const(abs_x, 1. / ord_arr))
 
 
 def _matrix_norm(x, ord, axis, keepdims):
@@ -342,12 +342,13 @@ def _matrix_norm(x, ord, axis, keepdims):
         if not keepdims and sum_axis < reduce_axis:
             reduce_axis -= 1
         sums = reductions.sum(ufuncs.abs(x), axis=sum_axis, keepdims=keepdims)
-        pick = reductions.max if ord in (1, np.inf) else reductions.min
-        return pick(sums, axis=reduce_axis, keepdims=keepdims)
+        if ord in (1, np.inf):
+            return reductions.max(sums, axis=reduce_axis, keepdims=keepdims, initial=0)
+        return reductions.min(sums, axis=reduce_axis, keepdims=keepdims)
     if ord in (2, -2, "nuc"):
         moved = lax_numpy.moveaxis(x, (row_axis, col_axis), (-2, -1))
         s = svd(moved, compute_uv=False)
-        out = reductions.max(s, axis=-1) if ord == 2 else \
+        out = reductions.max(s, axis=-1, initial=0) if ord == 2 else \
             reductions.min(s, axis=-1) if ord == -2 else reductions.sum(s, axis=-1)
         if keepdims:
             out = lax_numpy.expand_dims(out, sorted((row_axis, col_axis)))
@@ -356,8 +357,7 @@ def _matrix_norm(x, ord, axis, keepdims):
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
-    x, = _inexact("matrix_norm", x)
-    return _matrix_norm(x, ord, (-2, -1), keepdims)
+    return norm(x, ord=ord, keepdims=keepdims, axis=(-2, -1))
 
 
 @jit(static_argnames=("n",))
@@ -391,6 +391,12 @@ def matrix_power(a, n):
         if bit:
             result = z if result is None else (result @ z)
     return result
+
+
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    x1, x2 = ensure_arraylike("jnp.linalg.vecdot", x1, x2)
+    return tensor_contractions.vecdot(x1, x2, axis=axis, precision=precision,
+                                      preferred_element_type=preferred_element_type)
 
 
 def multi_dot(arrays, *, precision=None):

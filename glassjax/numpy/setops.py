@@ -1,6 +1,6 @@
 """Set operations and searching in sorted arrays: ``unique`` and its variants, ``isin``,
 ``intersect1d`` / ``union1d`` / ``setdiff1d`` / ``setxor1d``, ``searchsorted``,
-``digitize``.
+``digitize``, ``interp``.
 
 Most of these have a result whose size depends on the data (how many distinct values?).
 Such functions need concrete inputs, or a static ``size=`` (with ``fill_value`` for the
@@ -19,7 +19,7 @@ from glassjax import core, dtypes, lax
 from glassjax.jit import jit
 from glassjax.numpy import array_creation, lax_numpy, reductions, sorting, ufuncs
 from glassjax.numpy.util import (canonicalize_axis, check_arraylike, ensure_arraylike,
-                                 promote_dtypes)
+                                 promote_dtypes, promote_dtypes_inexact)
 
 
 # ----------------------------------------------------------------------------------------
@@ -133,6 +133,58 @@ def digitize(x, bins, right=False, *, method=None):
         bins[-1] >= bins[0],
         searchsorted(bins, x, side=side, **kw),
         bins.shape[0] - searchsorted(bins[::-1], x, side=side, **kw))
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """Piecewise-linear interpolation of the points ``(xp, fp)`` (``xp`` increasing) at
+    ``x``; outside ``xp`` the end values (or ``left`` / ``right``, or ``'extrapolate'``).
+    A ``jit`` whose static arguments are those that are strings or None, as in JAX."""
+    static_argnames = [name for name, value in (("left", left), ("right", right))
+                       if isinstance(value, str) or value is None]
+    if period is None:
+        static_argnames.append("period")
+    return jit(_interp, static_argnames=static_argnames)(x, xp, fp, left, right, period)
+
+
+def _extrapolates(name, value):
+    if isinstance(value, str) and value != "extrapolate":
+        raise ValueError(f"the only valid string value of `{name}` is 'extrapolate', "
+                         f"but got: {value!r}")
+    return isinstance(value, str)
+
+
+def _interp(x, xp, fp, left, right, period):
+    x, xp, fp = ensure_arraylike("interp", x, xp, fp)
+    if np.shape(xp) != np.shape(fp) or np.ndim(xp) != 1:
+        raise ValueError("xp and fp must be one-dimensional arrays of equal size")
+    x, xp = promote_dtypes_inexact(x, xp)
+    fp, = promote_dtypes_inexact(fp)
+    extrapolate_left = _extrapolates("left", left)
+    extrapolate_right = _extrapolates("right", right)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("jnp.interp: complex x values not supported.")
+    if period is not None:     # one period, wrapped around by a point at each end
+        if np.ndim(period) != 0:
+            raise ValueError(f"period must be a scalar; got {period}")
+        period = ufuncs.abs(period)
+        x, xp = x % period, xp % period
+        xp, fp = lax.sort_key_val(xp, fp)
+        xp = lax_numpy.concatenate([xp[-1:] - period, xp, xp[:1] + period])
+        fp = lax_numpy.concatenate([fp[-1:], fp, fp[:1]])
+
+    i = lax_numpy.clip(searchsorted(xp, x, side="right"), 1, len(xp) - 1)
+    df = fp[i] - fp[i - 1]
+    dx = xp[i] - xp[i - 1]
+    delta = x - xp[i - 1]
+    epsilon = np.spacing(np.finfo(xp.dtype).eps)
+    dx0 = lax.abs(dx) <= epsilon  # no NaN gradients where two xp coincide
+    f = lax_numpy.where(dx0, fp[i - 1],
+                        fp[i - 1] + (delta / lax_numpy.where(dx0, 1, dx)) * df)
+    if not extrapolate_left and period is None:
+        f = lax_numpy.where(x < xp[0], fp[0] if left is None else left, f)
+    if not extrapolate_right and period is None:
+        f = lax_numpy.where(x > xp[-1], fp[-1] if right is None else right, f)
+    return f
 
 
 # ----------------------------------------------------------------------------------------

@@ -17,8 +17,10 @@ import math
 import numpy as np
 
 from glassjax import dtypes, lax
-from glassjax.numpy import ufuncs, util
+from glassjax.jit import jit
+from glassjax.numpy import lax_numpy, ufuncs, util
 from glassjax.numpy.util import canonicalize_axis, ensure_arraylike
+from glassjax.numpy.vectorize import vectorize
 
 
 def _result_dtype(name, a, b, preferred_element_type):
@@ -110,6 +112,33 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
         a = ufuncs.conj(a)
     return dot(a.ravel(), b.ravel(), precision=precision,
                preferred_element_type=preferred_element_type)
+
+
+@jit
+def matvec(x1, x2, /):
+    """Matrix-vector products over broadcast batch axes: ``vectorize`` of ``matmul``."""
+    x1, x2 = ensure_arraylike("matvec", x1, x2)
+    return vectorize(matmul, signature="(n,m),(m)->(n)")(x1, x2)
+
+
+@jit
+def vecmat(x1, x2, /):
+    """Conjugate vector-matrix products over broadcast batch axes."""
+    x1, x2 = ensure_arraylike("matvec", x1, x2)
+    return vectorize(matmul, signature="(n),(n,m)->(m)")(ufuncs.conj(x1), x2)
+
+
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    """Conjugate dot products along ``axis`` (other axes broadcast): ``vectorize`` of
+    ``vdot``."""
+    x1, x2 = ensure_arraylike("jnp.vecdot", x1, x2)
+    if x1.shape[axis] != x2.shape[axis]:
+        raise ValueError(f"axes must match; got shapes {x1.shape} and {x2.shape} with "
+                         f"{axis=}")
+    x1, x2 = lax_numpy.moveaxis(x1, axis, -1), lax_numpy.moveaxis(x2, axis, -1)
+    return vectorize(functools.partial(vdot, precision=precision,
+                                       preferred_element_type=preferred_element_type),
+                     signature="(n),(n)->()")(x1, x2)
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):

@@ -312,6 +312,7 @@ def power(x1, x2, /):
 pow = power  # noqa: A001 - the array-API name
 
 
+@eager_jit
 def _power(x1, x2):
     x1, x2 = promote_shapes("power", x1, x2)
     x1_, x2_ = promote_args_numeric("power", x1, x2)

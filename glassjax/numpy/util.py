@@ -21,6 +21,7 @@ import numpy as np
 
 from glassjax import core, dtypes, lax
 from glassjax.array import Array
+from glassjax.interpreters import batching
 from glassjax.config import config
 from glassjax.jit import jit
 from glassjax.lax import utils as lax_utils
@@ -47,12 +48,15 @@ def eager_jit(fun):
     """Give an elementwise ``jnp`` function JAX's eager speed: outside any trace it runs
     through ``jit(fun, inline=True)``, so once compiled for some argument types a call
     is a single C++ dispatch (JAX's jnp functions are such jits). Under a trace ``fun``
-    runs as plain Python, which records exactly what the inlined jit would."""
+    runs as plain Python, which records exactly what the inlined jit would; except under
+    vmap, where the jit sees one element of the batch: its shape errors name the
+    per-element shapes, so there it stays a jit."""
     jitted = jit(fun, inline=True)
 
     @functools.wraps(fun)
     def dispatch(*args, **kwargs):
-        if core.trace_ctx.trace is core.eval_trace:
+        trace = core.trace_ctx.trace
+        if trace is core.eval_trace or isinstance(trace, batching.BatchTrace):
             return jitted(*args, **kwargs)
         return fun(*args, **kwargs)
     return dispatch
@@ -113,6 +117,8 @@ def device_put(value: np.ndarray, weak_type: bool = False) -> Array:
     conversion, as JAX does: staging folds a scalar into a literal and records a larger
     array as a constvar (the identity conversion itself is dropped)."""
     value = np.asarray(value)
+    if value.dtype == dtypes.float0:      # no data: host zeros, as in JAX
+        return core.float0_zeros(value.shape)
     if core.trace_ctx.trace is core.eval_trace:
         return runtime.device_put(value, aval=core.ShapedArray(value.shape, value.dtype,
                                                                weak_type))
@@ -151,13 +157,15 @@ def _python_scalar_type(dtype):
 def promote_to(x, dtype, weak_type=False):
     """Cast ``x`` to the promoted ``dtype`` for a following lax operation.
 
-    A weakly typed host scalar (a Python scalar, or a host constant made from one) is
-    converted right here, on the host, into a Python scalar of the new kind (``1`` ->
-    ``1.0``) or a NumPy scalar, so it stays a literal in a jaxpr and costs nothing: JAX
-    gets the same result by constant-folding ``convert_element_type``."""
+    While staging, a weakly typed host scalar (a Python scalar, or a host constant made
+    from one) is converted right here, on the host, into a Python scalar of the new kind
+    (``1`` -> ``1.0``) or a NumPy scalar, so it stays a literal in a jaxpr and costs
+    nothing: JAX gets the same result by constant-folding ``convert_element_type``.
+    Where constants are computed eagerly it becomes a device array, as in JAX."""
     if (dtypes.dtype(x), dtypes.is_weakly_typed(x)) == (dtype, weak_type):
         return x
-    if not is_array(x) and np.ndim(x) == 0 and dtypes.is_weakly_typed(x):
+    if (not is_array(x) and np.ndim(x) == 0 and dtypes.is_weakly_typed(x) and
+            not core.constants_are_eager()):
         value = np.asarray(x)[()]
         typ = _python_scalar_type(dtype) if weak_type else None
         if typ is not None:
@@ -364,7 +372,7 @@ def canonicalize_shape(shape, context=""):
     except TypeError:
         if isinstance(shape, core.Tracer) or not np.iterable(shape):
             raise
-    return lax_utils.canonicalize_shape(tuple(shape))    # raises lax's message
+    return lax_utils.canonicalize_shape(shape)    # raises lax's message
 
 
 def canonicalize_axis(axis, num_dims) -> int:

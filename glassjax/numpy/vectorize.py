@@ -1,4 +1,5 @@
-"""``jnp.vectorize``: NumPy's ``vectorize`` (and generalized ufuncs) as nested ``vmap``s.
+"""``jnp.vectorize``: NumPy's ``vectorize`` (and generalized ufuncs) as nested ``vmap``s;
+``apply_along_axis`` too.
 
 ``vectorize(f)`` calls ``f`` on scalars; ``vectorize(f, signature='(n),(n)->()')`` calls
 it on arrays with the *core dimensions* the signature names. All other (leading) axes
@@ -17,6 +18,7 @@ import numpy as np
 from glassjax import config
 from glassjax.numpy import lax_numpy
 from glassjax.numpy.array_creation import asarray
+from glassjax.numpy.util import canonicalize_axis, check_arraylike, ensure_arraylike
 from glassjax.vmap_api import vmap
 
 _DIMENSION_NAME = r"\w+"
@@ -174,3 +176,33 @@ def _vmap_over_loop_dims(func, args, loop_shapes, broadcast_shape):
     if isinstance(result, tuple):
         return tuple(lax_numpy.expand_dims(r, dims_to_expand) for r in result)
     return lax_numpy.expand_dims(result, dims_to_expand)
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """``func1d`` applied to every 1-D slice of ``arr`` along ``axis``: one ``vmap`` per
+    other axis (those after ``axis`` map their slices' results to the end, as NumPy
+    places them; those before it stay in front)."""
+    check_arraylike("apply_along_axis", arr)
+    num_dims = np.ndim(arr)
+    axis = canonicalize_axis(axis, num_dims)
+    func = lambda arr: func1d(arr, *args, **kwargs)
+    for i in range(1, num_dims - axis):
+        func = vmap(func, in_axes=i, out_axes=-1)
+    for _ in range(axis):
+        func = vmap(func, in_axes=0, out_axes=0)
+    return func(arr)
+
+
+def apply_over_axes(func, a, axes):
+    """``func(a, axis)`` for each axis in turn, the result fed to the next call; a
+    result that lost ``axis`` gets it back with size 1 (as with ``keepdims``)."""
+    a_arr = ensure_arraylike("apply_over_axes", a)
+    for axis in axes:
+        b = func(a_arr, axis)
+        if b.ndim == a_arr.ndim:
+            a_arr = b
+        elif b.ndim == a_arr.ndim - 1:
+            a_arr = lax_numpy.expand_dims(b, axis)
+        else:
+            raise ValueError("function is not returning an array of the correct shape")
+    return a_arr

@@ -1,3 +1,3 @@
 """``glassjax.scipy``: SciPy-compatible functions (JAX's ``jax.scipy``): ``linalg``,
-``signal`` and ``special``."""
-from glassjax.scipy import linalg, signal, special
+``signal``, ``special`` and ``stats.norm``."""
+from glassjax.scipy import linalg, signal, special, stats

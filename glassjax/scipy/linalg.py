@@ -6,23 +6,26 @@ jitted layer over the same primitives ``jnp.linalg`` uses, so everything batches
 differentiates through their rules. SciPy's ``overwrite_*`` and ``check_finite``
 arguments are accepted and ignored (JAX arrays are immutable and never checked).
 
-(Partial: ``expm``, ``schur``, ``eig``, ``qr(pivoting=True)`` and the matrix functions
+(Partial: ``schur``, ``eig``, ``qr(pivoting=True)`` and the matrix functions
 are not built yet.)
 """
 from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from glassjax import lax
 from glassjax.jit import jit
 from glassjax.lax import linalg as lax_linalg
 from glassjax.numpy import (array_creation, lax_numpy, linalg as jnp_linalg,
-                            tensor_contractions, ufuncs)
+                            setops, tensor_contractions, ufuncs)
 from glassjax.numpy.util import ensure_arraylike, promote_dtypes_inexact
 from glassjax.numpy.vectorize import vectorize
 from glassjax.vmap_api import vmap
 
-__all__ = ["cho_factor", "cho_solve", "cholesky", "det", "eigh", "inv", "lu", "lu_factor",
+__all__ = ["cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "inv", "lu",
+           "lu_factor",
            "lu_solve", "qr", "solve", "solve_triangular", "svd"]
 
 
@@ -244,3 +247,82 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     """``(q, r)`` (``mode='economic'``: reduced; ``mode='r'``: ``(r,)``)."""
     del overwrite_a, lwork, check_finite
     return _qr(a, mode, pivoting)
+
+
+# -- the matrix exponential ---------------------------------------------------------------
+# Scaling and squaring (Higham 2005, as SciPy and JAX): scale A by 2^-s until its 1-norm
+# is small, approximate exp by a Padé fraction q(A)^-1 p(A) of a degree chosen from the
+# norm, then square the result s times.
+
+# Padé numerator coefficients b_0..b_m for each degree m.
+_PADE = {
+    3: (120., 60., 12., 1.),
+    5: (30240., 15120., 3360., 420., 30., 1.),
+    7: (17297280., 8648640., 1995840., 277200., 25200., 1512., 56., 1.),
+    9: (17643225600., 8821612800., 2075673600., 302702400., 30270240., 2162160., 110880.,
+        3960., 90., 1.),
+    13: (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
+         129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
+         40840800., 960960., 16380., 182., 1.),
+}
+# (largest 1-norm for 2^-s scaling, norm thresholds choosing the degree, the degrees)
+_EXPM_PARAMS = {
+    np.dtype(np.float64): (5.371920351148152, (1.495585217958292e-002, 2.539398330063230e-001,
+                                               9.504178996162932e-001, 2.097847961257068e+000),
+                           (3, 5, 7, 9, 13)),
+    np.dtype(np.float32): (3.925724783138660, (4.258730016922831e-001, 1.880152677804762e+000),
+                           (3, 5, 7)),
+}
+
+
+def _dot(a, b):
+    return tensor_contractions.dot(a, b, precision=lax.Precision.HIGHEST)
+
+
+def _pade(degree, a):
+    """``(U, V)``: the odd and even parts of the degree-``degree`` Padé numerator
+    ``p(A) = U + V`` (the denominator is ``q(A) = V - U``)."""
+    b = _PADE[degree]
+    a2 = _dot(a, a)
+    powers = [array_creation.eye(*a.shape, dtype=a.dtype), a2]      # A^0, A^2, A^4, ...
+    while len(powers) <= degree // 2:
+        powers.append(_dot(powers[-1], a2))
+    odd = sum(b[2 * j + 1] * powers[j] for j in reversed(range(len(powers))))
+    even = sum(b[2 * j] * powers[j] for j in reversed(range(len(powers))))
+    return _dot(a, odd), even
+
+
+def _real_dtype(dtype):
+    return np.dtype(np.finfo(dtype).dtype)
+
+
+@functools.partial(jit, static_argnames=("upper_triangular", "max_squarings"))
+def expm(A, *, upper_triangular=False, max_squarings=16):
+    """The matrix exponential ``exp(A)`` (batched over leading axes); NaNs when ``A`` is
+    so large that more than ``max_squarings`` squarings would be needed."""
+    A, = _inexact("jax.scipy.linalg.expm", A)
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"Expected A to be a (batched) square matrix, got A.shape={A.shape}.")
+    if A.ndim > 2:
+        return vectorize(functools.partial(expm, upper_triangular=upper_triangular,
+                                           max_squarings=max_squarings),
+                         signature="(n,n)->(n,n)")(A)
+    if _real_dtype(A.dtype) not in _EXPM_PARAMS:
+        raise TypeError(f"A.dtype={A.dtype} is not supported.")
+    max_norm, thresholds, degrees = _EXPM_PARAMS[_real_dtype(A.dtype)]
+    norm = jnp_linalg.norm(A, 1)
+    n_squarings = ufuncs.maximum(0, ufuncs.floor(ufuncs.log2(norm / max_norm)))
+    scaled = A / 2 ** n_squarings.astype(A.dtype)
+    degree = setops.digitize(norm, array_creation.array(thresholds, dtype=norm.dtype))
+    u, v = lax.switch(degree, [functools.partial(_pade, m) for m in degrees], scaled)
+
+    def compute(_):
+        p, q = u + v, v - u
+        r = solve_triangular(q, p) if upper_triangular else jnp_linalg.solve(q, p)
+
+        def square(r, i):
+            return lax.cond(i < n_squarings, lambda r: _dot(r, r), lambda r: r, r), None
+        return lax.scan(square, r, array_creation.arange(max_squarings,
+                                                         dtype=n_squarings.dtype))[0]
+    return lax.cond(n_squarings > max_squarings,
+                    lambda _: array_creation.full_like(A, np.nan), compute, None)

@@ -23,7 +23,8 @@ from glassjax.nn.special import logsumexp
 from glassjax.numpy.util import const as _const
 from glassjax.numpy.util import promote_args_inexact, promote_dtypes
 
-__all__ = ["betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln",
+__all__ = ["betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc",
+           "gammaincc", "gammaln",
            "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
            "polygamma", "softmax", "xlog1py", "xlogy", "zeta"]
 
@@ -42,6 +43,18 @@ def gammaln(x):
     """``log|Gamma(x)|``."""
     x, = _promote_inexact("gammaln", x)
     return lax.lgamma(x)
+
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function ``P(a, x)``."""
+    a, x = _promote_inexact("gammainc", a, x)
+    return lax.igamma(a, x)
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
+    a, x = _promote_inexact("gammaincc", a, x)
+    return lax.igammac(a, x)
 
 
 def digamma(x):
