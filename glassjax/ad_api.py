@@ -620,7 +620,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
 def _trace_linear(flat, in_avals):
     """Trace with every input unknown: computations on constants alone run now, the rest
     becomes the (linear) jaxpr."""
-    unknown = staging.StagingTrace()
+    unknown = staging.DynamicJaxprTrace()
     trace = partial_eval.PartialEvalTrace(core.trace_ctx.trace, unknown)
     args = [unknown.new_arg(a) for a in in_avals]
     with core.set_current_trace(trace):

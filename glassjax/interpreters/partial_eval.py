@@ -50,7 +50,7 @@ class PartialEvalTrace(core.Trace):
     inputs runs on the known trace; otherwise it is staged on the unknown trace, which
     turns the known inputs it needs into constants (residuals)."""
 
-    def __init__(self, known_trace, unknown_trace: staging.StagingTrace):
+    def __init__(self, known_trace, unknown_trace: staging.DynamicJaxprTrace):
         self.known_trace = known_trace
         self.unknown_trace = unknown_trace
 
@@ -95,8 +95,8 @@ def partial_eval_jaxpr_nounits(jaxpr: ClosedJaxpr, unknowns, instantiate):
     to the known outputs followed by ``num_res`` residuals; ``unknown`` maps
     ``(*residuals, *unknown inputs)`` to the unknown outputs. ``instantiate`` (a bool or
     one per output) forces outputs to be unknown."""
-    known_trace = staging.StagingTrace(jaxpr.jaxpr.debug_info)
-    unknown_trace = staging.StagingTrace()
+    known_trace = staging.DynamicJaxprTrace(jaxpr.jaxpr.debug_info)
+    unknown_trace = staging.DynamicJaxprTrace()
     trace = PartialEvalTrace(known_trace, unknown_trace)
     args = [unknown_trace.new_arg(a) if uk else known_trace.new_arg(a)
             for a, uk in zip(jaxpr.in_avals, unknowns)]
