@@ -3,7 +3,7 @@
 A complete tracing / transformation / XLA-compile engine with JAX's public API, written
 to be read. ``import glassjax as jax`` behaves like JAX 0.10.2.
 """
-from glassjax.config import (config, debug_infs, debug_nans, default_device,
+from glassjax.config import (checking_leaks, config, debug_infs, debug_nans, default_device,
                              default_matmul_precision, disable_jit, enable_x64,
                              ensure_compile_time_eval, numpy_dtype_promotion,
                              numpy_rank_promotion)

@@ -193,6 +193,10 @@ _debug_nans = config.define("jax_debug_nans", False, _parse_bool, from_env=_bool
                             in_jit_key=True)
 _debug_infs = config.define("jax_debug_infs", False, _parse_bool, from_env=_bool_from_env,
                             in_jit_key=True)
+# After each trace, check that no tracer of it is still referenced (a side effect leaked
+# it); part of the trace context, so cached traces are not reused unchecked.
+_check_tracer_leaks = config.define("jax_check_tracer_leaks", False, _parse_bool,
+                                    from_env=_bool_from_env, in_trace_context=True)
 # Where uncommitted values and computations go (None: the first local device).
 # (A device, or a platform name such as "cpu".)
 _default_device = config.define("jax_default_device", None, lambda d: d, in_jit_key=True,
@@ -249,6 +253,11 @@ def debug_nans(new_val=True):
 def debug_infs(new_val=True):
     """Raise FloatingPointError when a computation produces an infinity."""
     return _debug_infs.override(new_val)
+
+
+def checking_leaks():
+    """Raise when a traced function leaks one of its tracers (e.g. to a global list)."""
+    return _check_tracer_leaks.override(True)
 
 
 def default_device(device):

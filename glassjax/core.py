@@ -225,6 +225,14 @@ def _scalar_type_aval(x):
     return ShapedArray((), dtype, weak_type=dtypes.is_weakly_typed(x))
 
 
+def check_not_masked(x):
+    """NumPy masked arrays are refused: their mask would be silently dropped."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise ValueError("numpy masked arrays are not supported as direct inputs to JAX "
+                         "functions. Use arr.filled() to convert the value to a standard "
+                         "numpy array.")
+
+
 def get_aval(x) -> ShapedArray:
     """The abstract value of any JAX-compatible value (tracer, array, scalar)."""
     if isinstance(x, Tracer):
@@ -235,6 +243,7 @@ def get_aval(x) -> ShapedArray:
     if type(x) in dtypes.python_scalar_dtypes:
         return _scalar_type_aval(x)
     if isinstance(x, (np.ndarray, np.generic)):
+        check_not_masked(x)
         dtypes.check_valid_dtype(x.dtype)
         return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype))
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")

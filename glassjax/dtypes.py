@@ -476,6 +476,31 @@ def _weak_node(x):
     return x if any(x is t for t in (int, float, complex)) else np.dtype(x)
 
 
+def scalar_type_of(x) -> type:
+    """The Python scalar type standing for ``x``'s dtype (``float`` for bfloat16 too)."""
+    typ = dtype(x)
+    for kind, scalar_type in ((np.bool_, bool), (np.integer, int), (np.floating, float),
+                              (np.complexfloating, complex)):
+        if issubdtype(typ, kind):
+            return scalar_type
+    raise TypeError(f"Invalid scalar value {x}")
+
+
+def itemsize_bits(dtype_like) -> int:
+    """Bits per element, right for sub-byte types (int4: 4) where ``itemsize`` is not."""
+    if dtype_like is None:
+        raise ValueError("dtype cannot be None.")
+    if np.dtype(dtype_like) == np.bool_:
+        return 8
+    if issubdtype(dtype_like, np.integer):
+        return iinfo(dtype_like).bits
+    if issubdtype(dtype_like, np.floating):
+        return finfo(dtype_like).bits
+    if issubdtype(dtype_like, np.complexfloating):
+        return 2 * finfo(dtype_like).bits
+    raise ValueError(f"unexpected input: dtype={dtype_like!r}")
+
+
 def promote_types(a, b):
     """``jnp.promote_types``: the lattice join of two dtypes (Python scalar types count as
     weak). Not canonicalized: int + float gives float64, as in JAX."""

@@ -420,7 +420,8 @@ threefry2x32_p.multiple_results = True
 threefry2x32_p.def_impl(functools.partial(dispatch.apply_primitive, threefry2x32_p))
 threefry2x32_p.def_abstract_eval(_threefry2x32_abstract_eval)
 lowering.register_lowering(threefry2x32_p,
-                           lowering.lower_fun(_threefry_rounds, multiple_results=True))
+                           lowering.lower_fun(_threefry_rounds, multiple_results=True),
+                           inline=False)
 batching.defbroadcasting(threefry2x32_p)
 
 

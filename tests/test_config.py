@@ -14,7 +14,8 @@ DEFAULTS = {
     "jax_enable_x64": False, "jax_disable_jit": False, "jax_platforms": None,
     "jax_num_cpu_devices": -1, "jax_numpy_rank_promotion": "allow",
     "jax_numpy_dtype_promotion": "standard", "jax_default_matmul_precision": None,
-    "jax_debug_nans": False, "jax_debug_infs": False, "jax_default_device": None,
+    "jax_debug_nans": False, "jax_debug_infs": False, "jax_check_tracer_leaks": False,
+    "jax_default_device": None,
     "eager_constant_folding": False,
 }
 

@@ -601,7 +601,7 @@ def linearize(fun, primals, *, has_aux=False):
 
     Returns ``(out_primals, out_nonzeros, jaxpr, consts, aux)``: ``jaxpr`` maps the input
     tangents to the nonzero output tangents; its constants ``consts`` are the residuals."""
-    tangent_trace = staging.StagingTrace()
+    tangent_trace = staging.DynamicJaxprTrace()
     trace = LinearizeTrace(core.trace_ctx.trace, tangent_trace)
     tracers = []
     for p in primals:
@@ -631,8 +631,8 @@ def linearize_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate=False,
     is then their index in ``(*consts, *inputs)``, else None. ``allow_fwds`` (a bool, or
     one per const and input) says which may be forwarded that way (control flow asks for
     some residuals to be outputs even when they are inputs)."""
-    primal_trace = staging.StagingTrace(jaxpr.jaxpr.debug_info)
-    tangent_trace = staging.StagingTrace()
+    primal_trace = staging.DynamicJaxprTrace(jaxpr.jaxpr.debug_info)
+    tangent_trace = staging.DynamicJaxprTrace()
     trace = LinearizeTrace(primal_trace, tangent_trace)
     in_primals, tracers = [], []
     for aval, nz in zip(jaxpr.in_avals, nonzeros):

@@ -52,7 +52,7 @@ class JaxprTracer(staging.DynamicJaxprTracer):
         return f"Traced<{self.aval}:JaxprTrace>"
 
 
-class UnknownTrace(staging.StagingTrace):
+class UnknownTrace(staging.DynamicJaxprTrace):
     """The staging trace of partial evaluation's unknown side."""
     tracer_type = JaxprTracer
 
@@ -65,7 +65,7 @@ class PartialEvalTrace(core.Trace):
     inputs runs on the known trace; otherwise it is staged on the unknown trace, which
     turns the known inputs it needs into constants (residuals)."""
 
-    def __init__(self, known_trace, unknown_trace: staging.StagingTrace):
+    def __init__(self, known_trace, unknown_trace: staging.DynamicJaxprTrace):
         self.known_trace = known_trace
         self.unknown_trace = unknown_trace
 
@@ -110,7 +110,7 @@ def partial_eval_jaxpr_nounits(jaxpr: ClosedJaxpr, unknowns, instantiate):
     to the known outputs followed by ``num_res`` residuals; ``unknown`` maps
     ``(*residuals, *unknown inputs)`` to the unknown outputs. ``instantiate`` (a bool or
     one per output) forces outputs to be unknown."""
-    known_trace = staging.StagingTrace(jaxpr.jaxpr.debug_info)
+    known_trace = staging.DynamicJaxprTrace(jaxpr.jaxpr.debug_info)
     unknown_trace = UnknownTrace()
     trace = PartialEvalTrace(known_trace, unknown_trace)
     args = [unknown_trace.new_arg(a) if uk else known_trace.new_arg(a)

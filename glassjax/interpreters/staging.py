@@ -8,6 +8,7 @@ trace) become ``constvars``. At the end, scalar constants are written inline as 
 """
 from __future__ import annotations
 
+import gc
 import inspect
 import types
 from typing import Callable, NamedTuple, Sequence
@@ -110,7 +111,7 @@ class DynamicJaxprTracer(core.Tracer):
         return self._trace.origin_msg(self.var)
 
 
-class StagingTrace(core.Trace):
+class DynamicJaxprTrace(core.Trace):
     """Records primitives applied to its tracers as equations of a jaxpr."""
     tracer_type = DynamicJaxprTracer
 
@@ -257,7 +258,7 @@ def lift(x):
     ``stage``): it prints as a literal, and operations on it are staged like any other,
     so ``jnp.float32(3) - 1`` records ``sub 3.0:f32[] 1.0:f32[]`` as in JAX."""
     trace = core.trace_ctx.trace
-    return trace.to_tracer(x) if isinstance(trace, StagingTrace) else x
+    return trace.to_tracer(x) if isinstance(trace, DynamicJaxprTrace) else x
 
 
 def _used_vars(eqns, outvars):
@@ -297,12 +298,26 @@ effects_rules: dict = {}
 def trace_to_jaxpr(fun: Callable, in_avals: Sequence, debug: DebugInfo | None = None
                    ) -> tuple[Jaxpr, list, list]:
     """Trace ``fun(*flat_tracers) -> flat outputs`` into ``(jaxpr, consts, out_avals)``."""
-    trace = StagingTrace(debug)
+    trace = DynamicJaxprTrace(debug)
     args = [trace.new_arg(a) for a in in_avals]
     with core.set_current_trace(trace):
         outs = fun(*args)
     jaxpr, consts = trace.to_jaxpr(outs)
+    if config.jax_check_tracer_leaks:
+        del args, outs
+        _check_no_leaked_tracers(trace)
     return jaxpr, consts, jaxpr.out_avals
+
+
+def _check_no_leaked_tracers(trace: DynamicJaxprTrace):
+    """``jax_check_tracer_leaks``: once tracing is done, nothing may still reference a
+    tracer of the trace (a side effect such as appending it to a global list leaked
+    it). The garbage collector knows who refers to the trace: its tracers do."""
+    gc.collect()
+    leaked = [r for r in gc.get_referrers(trace) if isinstance(r, DynamicJaxprTracer)]
+    if leaked:
+        raise Exception(f"Leaked trace {trace}. Leaked tracer(s):\n\n" +
+                        "\n\n".join(repr(t) for t in leaked))
 
 
 def convert_constvars_jaxpr(jaxpr: Jaxpr) -> Jaxpr:

@@ -330,7 +330,7 @@ def _arg_reduction(name, comparator_name, get_identity):
     _logical_jvp(prim)
     lowering.register_lowering(prim, lowering.lower_fun(
         lambda x, **params: _compute_argminmax(getattr(elementwise, comparator_name),
-                                               get_identity, x, **params)))
+                                               get_identity, x, **params)), inline=False)
     return prim
 
 

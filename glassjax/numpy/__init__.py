@@ -71,6 +71,7 @@ iinfo = _dtypes.iinfo
 finfo = _dtypes.finfo
 issubdtype = _dtypes.issubdtype
 promote_types = _dtypes.promote_types
+can_cast = _np.can_cast            # (JAX's is NumPy's too)
 
 e = _np.e
 pi = _np.pi

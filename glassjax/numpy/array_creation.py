@@ -50,6 +50,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
     if any(leaf is None for leaf in leaves):
         raise ValueError("None is not a valid value for jnp.array")
     leaves = [util._jax_array_protocol(leaf) for leaf in leaves]
+    for leaf in leaves:
+        core.check_not_masked(leaf)
     if dtype is None:
         try:
             dtype = (dtypes.lattice_result_type(*leaves)[0] if leaves

@@ -14,8 +14,8 @@ import numpy as np
 
 from glassjax import core, dtypes, lax
 from glassjax.array import Array, ArrayImpl
-from glassjax.numpy import (indexing, lax_numpy, reductions, sorting, tensor_contractions,
-                            ufuncs)
+from glassjax.numpy import (indexing, lax_numpy, reductions, setops, sorting,
+                            tensor_contractions, ufuncs)
 from glassjax.numpy.array_creation import copy as _copy
 
 _ACCEPTED_BINOP_TYPES = (int, float, complex, np.generic, np.ndarray, Array, core.Tracer)
@@ -75,6 +75,8 @@ def _contains(self, other):
 
 
 _OPERATORS = {
+    "__copy__": _copy,
+    "__deepcopy__": lambda self, memo: _copy(self),
     "__getitem__": lambda self, item: indexing.rewriting_take(self, item),
     "__setitem__": _setitem,
     "__contains__": _contains,
@@ -204,6 +206,7 @@ _METHODS = {
     "repeat": lax_numpy.repeat,
     "reshape": _reshape,
     "round": lax_numpy.round,
+    "searchsorted": setops.searchsorted,
     "sort": sorting.sort,
     "squeeze": lax_numpy.squeeze,
     "std": reductions.std,

@@ -33,11 +33,38 @@ lowering_rules: dict = {}
 extended_dtype_rules: set = set()
 
 
-def register_lowering(primitive, rule: Callable, *, handles_extended_dtypes=False):
-    lowering_rules[primitive] = rule
+def register_lowering(primitive, rule: Callable, *, handles_extended_dtypes=False,
+                      inline=True):
+    """``inline=False`` emits the rule's code once per module as a private function
+    named after the primitive (one per input types and params) and calls it, as JAX
+    does for the few primitives registered that way (argmax, argmin, threefry2x32)."""
+    lowering_rules[primitive] = rule if inline else _outlined(rule)
     if handles_extended_dtypes:
         extended_dtype_rules.add(primitive)
     return rule
+
+
+def _outlined(rule: Callable) -> Callable:
+    def call(ctx: LoweringRuleContext, *args, **params):
+        mctx = ctx.module_context
+        multiple = ctx.primitive.multiple_results
+        out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
+        key = (ctx.primitive, tuple(ctx.avals_in), repr(sorted(params.items())))
+        fn_name = mctx._func_names.get(key)
+        if fn_name is None:
+            fn_name = mctx._func_names[key] = mctx.unique_name(ctx.primitive.name)
+            in_types = [aval_to_ir_type(a) for a in ctx.avals_in]
+            with ir.InsertionPoint(mctx.module.body):
+                fn = func_dialect.FuncOp(fn_name, ir.FunctionType.get(in_types, out_types))
+            fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            block = fn.add_entry_block()
+            with ir.InsertionPoint(block):
+                outs = rule(ctx, *block.arguments, **params)
+                func_dialect.ReturnOp(outs if multiple else [outs])
+        results = func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn_name),
+                                      list(args)).results
+        return list(results) if multiple else results[0]
+    return call
 
 
 # ----------------------------------------------------------------------------------------
@@ -147,8 +174,9 @@ class ModuleContext:
         self.symbol_table = ir.SymbolTable(self.module.operation)
 
     def unique_name(self, base: str) -> str:
+        """``base``, else ``base_0``, ``base_1``, ...: how MLIR's symbol table renames."""
         name = base
-        for i in itertools.count(1):
+        for i in itertools.count(0):
             if name not in self._names_used:
                 break
             name = f"{base}_{i}"

@@ -472,7 +472,7 @@ def _hoist_loop_invariant_residuals(primal_jaxpr, consts, num_res):
     computation as consts), those consts, which residuals were hoisted and their
     values."""
     from glassjax.interpreters import staging
-    unknown = staging.StagingTrace(primal_jaxpr.jaxpr.debug_info)
+    unknown = staging.DynamicJaxprTrace(primal_jaxpr.jaxpr.debug_info)
     trace = pe.PartialEvalTrace(core.trace_ctx.trace, unknown)
     num_outs = len(primal_jaxpr.out_avals) - num_res
     with core.set_current_trace(trace):
