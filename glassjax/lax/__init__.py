@@ -40,8 +40,8 @@ from glassjax.lax.slicing import (
     scatter_p, scatter_sub, scatter_sub_p, slice, slice_in_dim, slice_p)
 from glassjax.lax.ann import approx_max_k, approx_min_k, approx_top_k_p
 from glassjax.lax.control_flow import (cond, cond_p, custom_linear_solve, custom_root,
-                                       fori_loop, linear_solve_p, map, scan, scan_p,
-                                       switch, while_loop, while_p)
+                                       fori_loop, linear_solve_p, map, platform_dependent,
+                                       scan, scan_p, switch, while_loop, while_p)
 from glassjax.lax.parallel import (
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
     pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,
