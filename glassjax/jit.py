@@ -469,7 +469,8 @@ class Traced:
         return tree_util.tree_unflatten(self._result.out_tree, shapes)
 
     def lower(self) -> "Lowered":
-        return Lowered(self._jitted._name, self._result, self._donated)
+        return Lowered(self._jitted._name, self._result, self._donated,
+                       self._jitted._keep_unused)
 
 
 class ArgInfo:
@@ -515,15 +516,15 @@ class _StageInfo:
 class Lowered(_StageInfo):
     """``jit(f).lower(*args)``: the StableHLO module (``as_text()``), not yet compiled."""
 
-    def __init__(self, name, result: TraceResult, donated_invars):
+    def __init__(self, name, result: TraceResult, donated_invars, keep_unused=False):
         self._name = name
         self._result = result
         self._donated = donated_invars
-        closed = result.closed_jaxpr
+        closed, kept = dispatch.prune_for_lowering(result.closed_jaxpr, keep_unused)
         self._module_context = lowering.lower_module(
             lowering.module_name("jit", name), closed,
             result_names=_result_names(result.out_tree),
-            donated_invars=list(donated_invars))
+            donated_invars=[d for d, k in zip(donated_invars, kept) if k])
 
     def as_text(self, dialect=None, *, debug_info=False) -> str:
         """StableHLO text, or with ``dialect="hlo"`` the XLA HLO it converts to."""
