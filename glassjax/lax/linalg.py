@@ -256,7 +256,7 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
 
 # -- singular value decomposition ---------------------------------------------------------
 
-def _svd_abstract_eval(a, *, full_matrices, compute_uv):
+def _svd_abstract_eval(a, *, full_matrices, compute_uv, subset_by_index, algorithm):
     _check_matrix("svd", a, square=False)
     *batch, m, n = a.shape
     k = min(m, n)
@@ -268,7 +268,7 @@ def _svd_abstract_eval(a, *, full_matrices, compute_uv):
     return [s, u, vt]
 
 
-def _svd_lowering(ctx, a, *, full_matrices, compute_uv):
+def _svd_lowering(ctx, a, *, full_matrices, compute_uv, subset_by_index, algorithm):
     aval = ctx.avals_in[0]
     *batch, m, n = aval.shape
     k = min(m, n)
@@ -292,10 +292,15 @@ def _svd_lowering(ctx, a, *, full_matrices, compute_uv):
 svd_p = _standard_linalg_primitive("svd", _svd_abstract_eval, _svd_lowering)
 
 
-def svd(x, *, full_matrices: bool = True, compute_uv: bool = True):
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None,
+        algorithm=None):
     """``(u, s, vh)`` with ``x == u @ diag(s) @ vh`` (just ``s``, descending, without
-    ``compute_uv``)."""
-    outs = svd_p.bind(x, full_matrices=full_matrices, compute_uv=compute_uv)
+    ``compute_uv``). Only LAPACK's full decomposition is built: ``subset_by_index`` and
+    ``algorithm`` are JAX's params (printed in jaxprs) but must stay None."""
+    if subset_by_index is not None or algorithm is not None:
+        raise NotImplementedError("svd with subset_by_index or algorithm")
+    outs = svd_p.bind(x, full_matrices=full_matrices, compute_uv=compute_uv,
+                      subset_by_index=None, algorithm=None)
     if not compute_uv:
         return outs[0]
     s, u, vt = outs

@@ -157,6 +157,7 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
     return ufuncs.conj(lax_numpy.matrix_transpose(factor)) if upper else factor
 
 
+@jit(static_argnames=("full_matrices", "compute_uv", "hermitian", "subset_by_index"))
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
     """``U, S, Vh`` with ``a == U @ diag(S) @ Vh``; ``S`` descending."""
     a, = _inexact("svd", a)
@@ -172,8 +173,10 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index
         vh = ufuncs.conj(lax_numpy.matrix_transpose(u * sign[..., None, :]))
         return SVDResult(u, s, vh)
     if not compute_uv:
-        return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=False)
-    return SVDResult(*lax_linalg.svd(a, full_matrices=full_matrices))
+        return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=False,
+                              subset_by_index=subset_by_index)
+    return SVDResult(*lax_linalg.svd(a, full_matrices=full_matrices,
+                                     subset_by_index=subset_by_index))
 
 
 def sorting_argsort(x):
@@ -296,8 +299,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     if ord is None or ord == 2:
         return ufuncs.sqrt(reductions.sum(ufuncs.real(x * ufuncs.conj(x)), axis=axis,
                                           keepdims=keepdims))
-    if ord == np.inf:
-        return reductions.max(ufuncs.abs(x), axis=axis, keepdims=keepdims)
+    if ord == np.inf:       # (initial 0, as JAX: the norm of no elements is 0)
+        return reductions.max(ufuncs.abs(x), axis=axis, keepdims=keepdims, initial=0)
     if ord == -np.inf:
         return reductions.min(ufuncs.abs(x), axis=axis, keepdims=keepdims)
     if ord == 0:
@@ -325,12 +328,13 @@ def _matrix_norm(x, ord, axis, keepdims):
         if not keepdims and sum_axis < reduce_axis:
             reduce_axis -= 1
         sums = reductions.sum(ufuncs.abs(x), axis=sum_axis, keepdims=keepdims)
-        pick = reductions.max if ord in (1, np.inf) else reductions.min
-        return pick(sums, axis=reduce_axis, keepdims=keepdims)
+        if ord in (1, np.inf):
+            return reductions.max(sums, axis=reduce_axis, keepdims=keepdims, initial=0)
+        return reductions.min(sums, axis=reduce_axis, keepdims=keepdims)
     if ord in (2, -2, "nuc"):
         moved = lax_numpy.moveaxis(x, (row_axis, col_axis), (-2, -1))
         s = svd(moved, compute_uv=False)
-        out = reductions.max(s, axis=-1) if ord == 2 else \
+        out = reductions.max(s, axis=-1, initial=0) if ord == 2 else \
             reductions.min(s, axis=-1) if ord == -2 else reductions.sum(s, axis=-1)
         if keepdims:
             out = lax_numpy.expand_dims(out, sorted((row_axis, col_axis)))
