@@ -10,7 +10,8 @@ from glassjax.lax.elementwise import (
     floor_p, ge, ge_p, gt, gt_p, imag, imag_p, integer_pow, integer_pow_p, is_finite,
     is_finite_p, le, le_p, lgamma, lgamma_p, log, log1p, log1p_p, log_p, logistic,
     logistic_p, lt, lt_p, max, max_p, min, min_p, mul, mul_p, mulhi, mulhi_p, ne, ne_p,
-    neg, neg_p, nextafter, nextafter_p, not_p, or_p, polygamma, polygamma_p, population_count,
+    neg, neg_p, nextafter, nextafter_p, not_p, optimization_barrier, optimization_barrier_p,
+    or_p, polygamma, polygamma_p, population_count,
     population_count_p, pow, pow_p, real, real_p, reciprocal, reduce_precision,
     reduce_precision_p, rem, rem_p, round, round_p, rsqrt, rsqrt_p, select, select_n,
     select_n_p, shift_left, shift_left_p, shift_right_arithmetic, shift_right_arithmetic_p,
@@ -40,8 +41,8 @@ from glassjax.lax.slicing import (
     scatter_p, scatter_sub, scatter_sub_p, slice, slice_in_dim, slice_p)
 from glassjax.lax.ann import approx_max_k, approx_min_k, approx_top_k_p
 from glassjax.lax.control_flow import (cond, cond_p, custom_linear_solve, custom_root,
-                                       fori_loop, linear_solve_p, map, scan, scan_p,
-                                       switch, while_loop, while_p)
+                                       fori_loop, linear_solve_p, map, platform_dependent,
+                                       scan, scan_p, switch, while_loop, while_p)
 from glassjax.lax.parallel import (
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
     pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,

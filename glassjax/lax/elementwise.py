@@ -25,7 +25,7 @@ from glassjax.lax.utils import (_any, _bool_or_int, _complex, _float, _inexact, 
                                 _num, _ordered, check_same_dtypes,
                                 multi_broadcast, naryop, naryop_dtype_rule,
                                 standard_primitive, unop, unop_dtype_rule)
-from glassjax.xla import lowering, runtime
+from glassjax.xla import dispatch, lowering, runtime
 from glassjax.xla.lowering import hlo
 from jaxlib.mlir.dialects import chlo
 
@@ -1575,6 +1575,34 @@ def stop_gradient(x):
 def _stop_gradient(x):
     core.typeof(x)          # as JAX, each leaf is typed first (jax.typeof's error)
     return stop_gradient_p.bind(x)
+
+
+def optimization_barrier(operand, /):
+    """The identity on a pytree of arrays, which the compiler may not optimize across:
+    what is computed before it is not fused with, or recomputed after, what uses it
+    (rematerialization relies on this). Derivatives and batching pass through it."""
+    flat, tree = tree_util.tree_flatten(operand)
+    return tree_util.tree_unflatten(tree, optimization_barrier_p.bind(*flat))
+
+
+def _optimization_barrier_lower(ctx, *args):
+    return list(hlo.OptimizationBarrierOp(list(args)).results)
+
+
+optimization_barrier_p = core.Primitive("optimization_barrier")
+optimization_barrier_p.multiple_results = True
+optimization_barrier_p.def_impl(
+    lambda *args: dispatch.apply_primitive(optimization_barrier_p, *args))
+optimization_barrier_p.def_abstract_eval(lambda *avals: list(avals))
+lowering.register_lowering(optimization_barrier_p, _optimization_barrier_lower)
+# Primals and tangents (cotangents when transposing) each go through a barrier of their own.
+ad.primitive_jvps[optimization_barrier_p] = lambda primals, tangents: (
+    optimization_barrier(list(primals)),
+    optimization_barrier([ad.instantiate_zeros(t) for t in tangents]))
+ad.primitive_transposes[optimization_barrier_p] = lambda cts, *args: optimization_barrier(
+    [ad.instantiate_zeros(ct) for ct in cts])
+batching.primitive_batchers[optimization_barrier_p] = lambda args, dims: (
+    optimization_barrier_p.bind(*args), dims)
 
 
 def _add_any_batch(args, dims):

@@ -136,13 +136,9 @@ def lower_jaxpr(name: str, closed: core.ClosedJaxpr, *, donated_invars=None,
 
     Unused inputs are dropped from ``main``'s signature unless ``keep_unused`` (JAX's
     default too), so XLA does not hold buffers it never reads."""
-    jaxpr = closed.jaxpr
-    used = lowering_used_invars(jaxpr)
-    kept = [keep_unused or u for u in used]
-    pruned = jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k])
+    pruned, kept = prune_for_lowering(closed, keep_unused)
     donated = [d for d, k in zip(donated_invars or [False] * len(kept), kept) if k]
-    mctx = lowering.lower_module(lowering.module_name("jit", name),
-                                 core.ClosedJaxpr(pruned, closed.consts),
+    mctx = lowering.lower_module(lowering.module_name("jit", name), pruned,
                                  donated_invars=donated, result_names=result_names)
     return LoweredJaxpr(mctx, kept, donated)
 
@@ -157,6 +153,17 @@ def compile_lowered(closed: core.ClosedJaxpr, lowered: LoweredJaxpr, device=None
     ordered = lowering.ordered_effects(closed.jaxpr.effects)
     return Compiled(exe, closed.in_avals, closed.out_avals, lowered.kept_invars, device,
                     lowered.donated, mctx, ordered)
+
+
+def prune_for_lowering(closed: core.ClosedJaxpr, keep_unused=False):
+    """What a jit lowers, as in JAX: the jaxpr without its dead equations (and the
+    constants only they read), and without the inputs nothing reads unless
+    ``keep_unused``. Returns the pruned jaxpr and which inputs it kept."""
+    from glassjax.interpreters import partial_eval as pe   # late: it sits above dispatch
+    jaxpr, consts = pe.dce_jaxpr_consts(closed.jaxpr, closed.consts)
+    kept = [keep_unused or u for u in lowering_used_invars(jaxpr)]
+    jaxpr = jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k])
+    return core.ClosedJaxpr(jaxpr, consts), kept
 
 
 def lowering_used_invars(jaxpr: core.Jaxpr) -> list[bool]:

@@ -84,6 +84,58 @@ def switch(index, branches: Sequence, *operands, operand=_no_operand):
     return _bind_cond(lambda: index, branches, operands, "switch", names)
 
 
+def platform_dependent(*args, default=None, **per_platform):
+    """``per_platform[p](*args)`` for the platform ``p`` the code runs on (``cpu=...``,
+    ``cuda=...``; ``default`` for the others). Under a trace it is a ``cond`` whose
+    index is ``platform_index`` (known once lowered for a platform), its branches
+    labelled with their platforms; eagerly the branch is just called."""
+    branch_list: list = []        # [platforms, branch], identical branches joined
+    for name, branch in per_platform.items():
+        if not callable(branch):
+            raise TypeError(f"lax.platform_dependent: the '{name}' branch must be a "
+                            "callable.")
+        if name == "gpu":
+            raise ValueError("Use 'cuda' or 'rocm' for lax.platform_dependent.")
+        for entry in branch_list:
+            if entry[1] == branch:
+                entry[0].append(name)
+                break
+        else:
+            branch_list.append([[name], branch])
+    platforms = tuple(tuple(ps) for ps, _ in branch_list)
+    branches = tuple(b for _, b in branch_list)
+    if default is not None:
+        if not callable(default):
+            raise TypeError("lax.platform_dependent: the 'default' branch must be a "
+                            "callable.")
+        platforms, branches = platforms + (None,), branches + (default,)
+    index = platform_index_p.bind(platforms=platforms)
+    if common.is_concrete(index):
+        return branches[int(index)](*args)
+    names = tuple(f"branch{i}" if i else "branch 0" for i in range(len(branches)))
+    return _bind_cond(lambda: index, branches, args, "switch", names,
+                      branches_platforms=platforms)
+
+
+def _platform_index(platforms, platform="cpu"):
+    """Which entry of ``platforms`` (tuples of names, or None for the default) covers
+    ``platform``."""
+    for i, ps in enumerate(platforms):
+        if ps is not None and platform in ps:
+            return i
+    if None in platforms:
+        return platforms.index(None)
+    raise NotImplementedError(f"Unsupported platform '{platform}' for "
+                              f"platform_index(platforms={platforms})")
+
+
+platform_index_p = core.Primitive("platform_index")
+platform_index_p.def_impl(functools.partial(dispatch.apply_primitive, platform_index_p))
+platform_index_p.def_abstract_eval(lambda *, platforms: core.ShapedArray((), np.int32))
+lowering.register_lowering(platform_index_p, lambda ctx, *, platforms: lowering.ir_constant(
+    np.int32(_platform_index(platforms))))
+
+
 def _operands(operands, operand):
     if operand is _no_operand:
         return operands
@@ -113,11 +165,13 @@ def _check_predicate(pred):
     raise TypeError(f"Pred type must be either boolean or number, got {pred_dtype}.")
 
 
-def _bind_cond(make_index, funs, operands, api_name, names, reverse_branches=False):
+def _bind_cond(make_index, funs, operands, api_name, names, reverse_branches=False,
+               **params):
     """Trace the branch functions (in the order given, which fixes the order of their
-    consts), make them share their consts, and bind ``cond``. ``cond`` traces
-    ``true_fun`` first but its ``branches`` start with the false branch. The index is
-    made after tracing (``make_index``), where JAX converts the predicate."""
+    consts), make them share their consts, and bind ``cond`` (with ``params`` besides
+    ``branches``, if any). ``cond`` traces ``true_fun`` first but its ``branches`` start
+    with the false branch. The index is made after tracing (``make_index``), where JAX
+    converts the predicate."""
     leaves, in_tree = tree_util.tree_flatten((operands, {}))
     avals = tuple(common.abstractify(leaves))
 
@@ -142,7 +196,7 @@ def _bind_cond(make_index, funs, operands, api_name, names, reverse_branches=Fal
 
     branches, consts, out_tree, in_fwd = common.memoize(
         funs[0], ("cond", funs[1:], in_tree, avals, api_name), build)
-    outs = iter(cond_p.bind(make_index(), *consts, *leaves, branches=branches))
+    outs = iter(cond_p.bind(make_index(), *consts, *leaves, branches=branches, **params))
     all_inputs = [*consts, *leaves]
     outs = [next(outs) if f is None else common.asarray(all_inputs[f]) for f in in_fwd]
     return tree_util.tree_unflatten(out_tree, outs)
@@ -224,19 +278,20 @@ cond_p.def_impl(functools.partial(dispatch.apply_primitive, cond_p))
 
 
 @cond_p.def_abstract_eval
-def _cond_abstract_eval(index, *ops, branches):
+def _cond_abstract_eval(index, *ops, branches, **params):
     if index.dtype != np.int32:
         raise core.JaxprTypeError(
             f"cond called with index of type {index.dtype} instead of int32")
     return branches[0].out_avals
 
 
-staging.effects_rules[cond_p] = lambda branches: common.inner_effects(*branches)
+staging.effects_rules[cond_p] = lambda branches, **params: common.inner_effects(*branches)
 
 
-def _cond_lowering(ctx, index, *args, branches):
+def _cond_lowering(ctx, index, *args, branches, **params):
     """``stablehlo.case``: region ``i`` computes branch ``i``, reading the operands
-    directly from the enclosing scope."""
+    directly from the enclosing scope. (A ``platform_dependent`` cond needs nothing
+    more: its index, from ``platform_index``, is a constant once lowered.)"""
     out_types = [lowering.aval_to_ir_type(a) for a in ctx.avals_out]
     case = hlo.CaseOp(out_types, index=index, num_branches=len(branches))
     for region, branch in zip(case.regions, branches):
@@ -250,7 +305,7 @@ lowering.register_lowering(cond_p, _cond_lowering)
 
 # -- forward mode -------------------------------------------------------------------------
 
-def _cond_jvp(primals, tangents, *, branches):
+def _cond_jvp(primals, tangents, *, branches, **params):
     """One ``cond`` of the branches' JVPs. A tangent output is nonzero if it is in some
     branch; the other branches then return zeros for it."""
     index, *ops = primals
@@ -260,7 +315,7 @@ def _cond_jvp(primals, tangents, *, branches):
                                         for b in branches))]
     branches_jvp = tuple(ad.jvp_jaxpr(b, ops_nz, instantiate=out_nz)[0] for b in branches)
     ops_dot = [t for t in ops_dot if type(t) is not ad.Zero]
-    out = cond_p.bind(index, *ops, *ops_dot, branches=branches_jvp)
+    out = cond_p.bind(index, *ops, *ops_dot, branches=branches_jvp, **params)
     out_primals, out_tangents = split_list(out, [len(out_nz)])[:2]
     out_tangents = iter(out_tangents)
     return out_primals, [next(out_tangents) if nz else ad.Zero.from_primal_value(p)
@@ -272,7 +327,7 @@ ad.primitive_jvps[cond_p] = _cond_jvp
 
 # -- reverse mode: linearize, then transpose ------------------------------------------------
 
-def _cond_linearize(nonzeros, index, *ops, branches):
+def _cond_linearize(nonzeros, index, *ops, branches, **params):
     """Split each branch into a primal part (which also returns residuals) and a linear
     part (which reads them); run the primal parts now as one ``cond`` and return the
     linear parts as another ``cond`` for the tangents, selected by the same index."""
@@ -290,13 +345,14 @@ def _cond_linearize(nonzeros, index, *ops, branches):
     primal_jaxprs = join_cond_outputs(primal_jaxprs, all_res_avals, res_indices,
                                       len(out_nz))
     tangent_jaxprs = join_cond_residual_inputs(tangent_jaxprs, all_res_avals, res_indices)
-    primals_res = cond_p.bind(index, *ops, branches=primal_jaxprs)
+    primals_res = cond_p.bind(index, *ops, branches=primal_jaxprs, **params)
     primals_out, res = split_list(primals_res, [len(out_nz)])[:2]
     tangent_avals = [a.to_tangent_aval() for a in branches[0].out_avals]
 
     def linearized(residuals, *tangents):
         nz_tangents = [t for t in tangents if type(t) is not ad.Zero]
-        outs = iter(cond_p.bind(*residuals, *nz_tangents, branches=tangent_jaxprs))
+        outs = iter(cond_p.bind(*residuals, *nz_tangents, branches=tangent_jaxprs,
+                                **params))
         return [next(outs) if nz else ad.Zero(a) for a, nz in zip(tangent_avals, out_nz)]
 
     return primals_out, out_nz, [index, *res], linearized
@@ -305,13 +361,13 @@ def _cond_linearize(nonzeros, index, *ops, branches):
 ad.primitive_linearizations[cond_p] = _cond_linearize
 
 
-def _cond_partial_eval(trace, index, *ops, branches):
+def _cond_partial_eval(trace, index, *ops, branches, **params):
     """Operands partly unknown (``partial_eval.PartialEvalTrace``): each branch splits
     into a known part, returning residuals, and an unknown part reading them; as in
     linearization, both become ``cond``s on the same index."""
     if trace.is_unknown(index):
         return cond_p.bind_with_trace(trace.unknown_trace, (index, *ops),
-                                      dict(branches=branches))
+                                      dict(params, branches=branches))
     ops_uk = [trace.is_unknown(x) for x in ops]
     out_uk = [any(u) for u in zip(*(pe.partial_eval_jaxpr_nounits(b, ops_uk, False)[2]
                                     for b in branches))]
@@ -327,11 +383,11 @@ def _cond_partial_eval(trace, index, *ops, branches):
     unknown = join_cond_residual_inputs(unknown, all_res_avals, res_indices)
     known_outs = cond_p.bind_with_trace(
         trace.known_trace, (index, *(x for x, uk in zip(ops, ops_uk) if not uk)),
-        dict(branches=known))
+        dict(params, branches=known))
     known_outs, res = split_list(known_outs, [num_known_outs])[:2]
     unknown_outs = cond_p.bind_with_trace(
         trace.unknown_trace, (index, *res, *(x for x, uk in zip(ops, ops_uk) if uk)),
-        dict(branches=unknown))
+        dict(params, branches=unknown))
     return common.merge_lists(out_uk, known_outs, unknown_outs)
 
 
@@ -378,7 +434,7 @@ def join_cond_residual_inputs(jaxprs, all_res_avals, res_indices):
     return tuple(augment(j, idx) for j, idx in zip(jaxprs, res_indices))
 
 
-def _cond_transpose(cts, index, *args, branches):
+def _cond_transpose(cts, index, *args, branches, **params):
     """A ``cond`` of the transposed branches: each takes the residuals (the operands
     that are not linear) and the output cotangents, and returns cotangents for the
     linear operands; one that is zero in every branch stays symbolic."""
@@ -396,7 +452,7 @@ def _cond_transpose(cts, index, *args, branches):
         for b in branches))]
     trans = tuple(_transpose_branch(b, linear, in_avals, ct_avals, nz_ct_avals, in_nz)[0]
                   for b in branches)
-    outs = iter(cond_p.bind(index, *res, *nz_cts, branches=trans))
+    outs = iter(cond_p.bind(index, *res, *nz_cts, branches=trans, **params))
     lin_cts = iter([next(outs) if nz else ad.Zero(x.aval.to_tangent_aval())
                     for x, nz in zip((x for x in args if ad.is_undefined_primal(x)), in_nz)])
     return [None] + [next(lin_cts) if lin else None for lin in linear]
@@ -432,12 +488,16 @@ ad.primitive_transposes[cond_p] = _cond_transpose
 
 # -- vmap ----------------------------------------------------------------------------------
 
-def _cond_batching_rule(axis_data, args, dims, *, branches):
+def _cond_batching_rule(axis_data, args, dims, *, branches, **params):
     """A batched index cannot pick one branch: run them all on the whole batch and
     ``select_n`` per element. Otherwise batch each branch and keep the ``cond``."""
     from glassjax import lax
     index, *ops = args
     index_dim, *op_dims = dims
+    if "branches_platforms" in params and index_dim is not batching.not_mapped:
+        # The platform does not vary along the batch: ask for it again, unbatched.
+        index = platform_index_p.bind(platforms=params["branches_platforms"])
+        index_dim = batching.not_mapped
     if index_dim is not batching.not_mapped:
         index, *ops = (batching.bdim_at_front(x, d, axis_data.size)
                        for x, d in zip(args, dims))
@@ -459,7 +519,7 @@ def _cond_batching_rule(axis_data, args, dims, *, branches):
                                        for b in branches))]
     branches_batched = tuple(batching.batch_jaxpr(b, axis_data, ops_bat, out_bat)[0]
                              for b in branches)
-    out = cond_p.bind(index, *ops, branches=branches_batched)
+    out = cond_p.bind(index, *ops, branches=branches_batched, **params)
     return out, [0 if b else batching.not_mapped for b in out_bat]
 
 
@@ -530,10 +590,10 @@ def _cond_partial_eval_custom(saveable, unks_in, inst_in, eqn):
     ins_known = [v for v, uk in zip(eqn.invars, unks_in) if not uk]
     outs_known = [v for v, uk in zip(eqn.outvars, unks_out) if not uk]
     eqn_known = eqn.replace(invars=ins_known, outvars=[*outs_known, *res_vars],
-                            params=dict(branches=known),
+                            params=dict(eqn.params, branches=known),
                             effects=common.inner_effects(*known))
     eqn_staged = eqn.replace(invars=[eqn.invars[0], *res_vars, *eqn.invars[1:]],
-                             params=dict(branches=staged),
+                             params=dict(eqn.params, branches=staged),
                              effects=common.inner_effects(*staged))
     return eqn_known, eqn_staged, unks_out, [True] * len(unks_out), new_inst + res_vars
 

@@ -1,0 +1,18 @@
+import jax
+import jax.numpy as jnp
+x = jnp.arange(6).reshape(2, 3)
+y = jnp.arange(6.0).reshape(2, 3)
+print(jax.make_jaxpr(lambda x: jnp.floor_divide(x, 4))(x))
+print(jax.make_jaxpr(lambda x: x // 4)(y))
+print(jax.make_jaxpr(lambda x: jnp.mod(x, 4))(x))
+print(jax.make_jaxpr(lambda x: x % 4.0)(y))
+print(jax.make_jaxpr(lambda x: x.astype(jnp.float32))(x))
+print(jax.make_jaxpr(lambda x: x.astype(jnp.int32))(y))
+print(jax.make_jaxpr(lambda x: x.astype(jnp.bool_))(y))
+print(jax.make_jaxpr(lambda x: jnp.float16(x))(y))
+print(jax.make_jaxpr(lambda x: x + 1)(x))
+print(jax.make_jaxpr(lambda x: x + 1.5)(x))
+print(jax.make_jaxpr(lambda x: x * 2)(1.0))
+print(jax.make_jaxpr(lambda x: x * 2)(1))
+print(jax.make_jaxpr(lambda x: x / 2)(1))
+print(jax.make_jaxpr(lambda x: jnp.true_divide(x, 3))(x))

@@ -1,0 +1,20 @@
+import jax
+import jax.numpy as jnp
+t = {"a": [1, 2], "b": (3, {"c": 4}), "d": None}
+print(jax.tree.leaves(t))
+print(jax.tree.structure(t))
+leaves, td = jax.tree.flatten(t)
+print(leaves, td)
+print(jax.tree.unflatten(td, [x * 10 for x in leaves]))
+print(jax.tree.reduce(lambda a, b: a + b, t))
+print(jax.tree.reduce(lambda a, b: a + b, t, 100))
+print(jax.tree.all([True, (True, False)]))
+print(jax.tree.all([True, (True, 1)]))
+print(jax.tree.map(lambda x, y: x * y, [1, (2, 3)], [4, (5, 6)]))
+print(jax.tree.map(lambda x: x, [1, None, 2]))
+print(jax.tree.map(lambda x: x is None, [1, None, 2], is_leaf=lambda x: x is None))
+print(jax.tree.leaves([1, None, 2], is_leaf=lambda x: x is None))
+print(jax.tree.structure([1, None, 2], is_leaf=lambda x: x is None))
+print(td.num_leaves, td.num_nodes)
+print(jax.tree.transpose(jax.tree.structure([0, 0]), jax.tree.structure((0, 0, 0)), [(1, 2, 3), (4, 5, 6)]))
+print(jax.tree_util.tree_transpose(jax.tree.structure({"x": 0, "y": 0}), jax.tree.structure([0, 0]), {"x": [1, 2], "y": [3, 4]}))

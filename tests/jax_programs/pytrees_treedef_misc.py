@@ -1,0 +1,22 @@
+import jax
+import collections
+import jax.numpy as jnp
+t1 = jax.tree.structure([1, {"a": 2}])
+t2 = jax.tree.structure([3, {"a": 4}])
+print(t1 == t2, t1 == jax.tree.structure([1, 2]))
+print(t1.num_leaves, t1.num_nodes, len(t1.children()))
+print(t1.children())
+print(jax.tree_util.treedef_is_leaf(jax.tree.structure(1)))
+print(jax.tree_util.treedef_is_leaf(t1))
+print(jax.tree_util.tree_structure((1, 2)).unflatten([5, 6]))
+print(jax.tree_util.tree_all([1, 2, 0]))
+print(jax.tree_util.all_leaves([1, 2, 3]), jax.tree_util.all_leaves([1, [2]]))
+print(jax.tree_util.build_tree(jax.tree.structure((0, [0])), [7, [8]]) if hasattr(jax.tree_util, 'build_tree') else 'nb')
+print(jax.tree.structure(None), jax.tree.leaves(None))
+print(jax.tree.structure(jnp.float32(1.0)))
+print(jax.tree.structure(collections.defaultdict(list, a=1)))
+print(jax.tree.leaves({"b": 1, "a": 2, "c": 0}))
+print(jax.tree.structure({1: "x", 0: "y"}))
+print(t1.flatten_up_to([10, {"a": [1, 2]}]))
+print(jax.tree_util.tree_map(lambda x: x + 1, (1, [2])))
+print(jax.tree.leaves(jax.tree.map(lambda x: jnp.zeros(x), (2, 3))))
