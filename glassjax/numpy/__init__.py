@@ -82,4 +82,4 @@ newaxis = None
 
 _array_methods.register_array_methods()
 from glassjax.numpy.vectorize import apply_along_axis, apply_over_axes, vectorize
-from glassjax.numpy import linalg
+from glassjax.numpy import fft, linalg
