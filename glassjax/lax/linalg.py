@@ -206,10 +206,10 @@ cholesky_p = _standard_linalg_primitive("cholesky", _cholesky_abstract_eval,
 def cholesky(x, *, symmetrize_input: bool = True):
     """The lower-triangular ``L`` with ``x == L @ L^H`` (NaNs if ``x`` is not positive
     definite). ``symmetrize_input`` first averages ``x`` with its conjugate transpose."""
-    from glassjax import numpy as jnp
+    from glassjax.numpy.array_creation import _triangle
     if symmetrize_input:
         x = symmetrize(x)
-    return jnp.tril(cholesky_p.bind(x))
+    return _triangle("tril", cholesky_p.bind(x), 0, lower=True)   # inline, not jnp.tril's jit
 
 
 def symmetrize(x):
@@ -256,7 +256,7 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
 
 # -- singular value decomposition ---------------------------------------------------------
 
-def _svd_abstract_eval(a, *, full_matrices, compute_uv):
+def _svd_abstract_eval(a, *, full_matrices, compute_uv, subset_by_index, algorithm):
     _check_matrix("svd", a, square=False)
     *batch, m, n = a.shape
     k = min(m, n)
@@ -268,7 +268,7 @@ def _svd_abstract_eval(a, *, full_matrices, compute_uv):
     return [s, u, vt]
 
 
-def _svd_lowering(ctx, a, *, full_matrices, compute_uv):
+def _svd_lowering(ctx, a, *, full_matrices, compute_uv, subset_by_index, algorithm):
     aval = ctx.avals_in[0]
     *batch, m, n = aval.shape
     k = min(m, n)
@@ -292,10 +292,15 @@ def _svd_lowering(ctx, a, *, full_matrices, compute_uv):
 svd_p = _standard_linalg_primitive("svd", _svd_abstract_eval, _svd_lowering)
 
 
-def svd(x, *, full_matrices: bool = True, compute_uv: bool = True):
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None,
+        algorithm=None):
     """``(u, s, vh)`` with ``x == u @ diag(s) @ vh`` (just ``s``, descending, without
-    ``compute_uv``)."""
-    outs = svd_p.bind(x, full_matrices=full_matrices, compute_uv=compute_uv)
+    ``compute_uv``). Only the default ``subset_by_index`` and ``algorithm`` (None) are
+    built; they are parameters of the equation all the same, as in JAX."""
+    if subset_by_index is not None or algorithm is not None:
+        raise NotImplementedError("svd: subset_by_index and algorithm must be None")
+    outs = svd_p.bind(x, full_matrices=full_matrices, compute_uv=compute_uv,
+                      subset_by_index=subset_by_index, algorithm=algorithm)
     if not compute_uv:
         return outs[0]
     s, u, vt = outs
