@@ -445,6 +445,54 @@ def _normal(key, shape, dtype):
     return _normal_real(key, shape, dtype)
 
 
+def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
+    """Samples of N(``mean``, ``cov``): ``mean + factor @ z`` for standard normal ``z``
+    and a ``factor`` with ``factor @ factor.T == cov`` (Cholesky, or from ``eigh`` /
+    ``svd``)."""
+    key, _ = _check_prng_key("multivariate_normal", key)
+    mean, cov = jnp_util.promote_dtypes_inexact(mean, cov)
+    if method not in {"svd", "eigh", "cholesky"}:
+        raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
+    if dtype is None:
+        dtype = mean.dtype
+    else:
+        dtype = dtypes.check_and_canonicalize_user_dtype(dtype)
+    if not dtypes.issubdtype(dtype, np.floating):
+        raise ValueError("dtype argument to `multivariate_normal` must be a float dtype, "
+                         f"got {dtype}")
+    if shape is not None:
+        shape = _canonicalize_shape(shape)
+    return _multivariate_normal(key, mean, cov, shape, dtype, method)
+
+
+@jit(static_argnums=(3, 4, 5))
+def _multivariate_normal(key, mean, cov, shape, dtype, method):
+    if not np.ndim(mean) >= 1:
+        raise ValueError("multivariate_normal requires mean.ndim >= 1, got mean.ndim == "
+                         f"{np.ndim(mean)}")
+    if not np.ndim(cov) >= 2:
+        raise ValueError("multivariate_normal requires cov.ndim >= 2, got cov.ndim == "
+                         f"{np.ndim(cov)}")
+    n = mean.shape[-1]
+    if np.shape(cov)[-2:] != (n, n):
+        raise ValueError(f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, "
+                         f"but got cov.shape == {np.shape(cov)}.")
+    if shape is None:
+        shape = jnp.broadcast_shapes(mean.shape[:-1], cov.shape[:-2])
+    else:
+        _check_shape("normal", shape, mean.shape[:-1], cov.shape[:-2])
+    if method == "svd":
+        u, s, _ = jnp.linalg.svd(cov)
+        factor = u * jnp.sqrt(s[..., None, :])
+    elif method == "eigh":
+        w, v = jnp.linalg.eigh(cov)
+        factor = v * jnp.sqrt(w[..., None, :])
+    else:
+        factor = jnp.linalg.cholesky(cov)
+    normal_samples = normal(key, shape + mean.shape[-1:], dtype)
+    return mean + jnp.einsum("...ij,...j->...i", factor, normal_samples)
+
+
 @jit(static_argnums=(1, 2))
 def _normal_real(key, shape, dtype):
     """``sqrt(2) * erfinv(u)`` for ``u`` uniform in (-1, 1)."""

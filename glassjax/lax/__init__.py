@@ -39,6 +39,7 @@ from glassjax.lax.slicing import (
     gather_p, index_in_dim, index_take, scatter, scatter_add, scatter_add_p, scatter_apply,
     scatter_max, scatter_max_p, scatter_min, scatter_min_p, scatter_mul, scatter_mul_p,
     scatter_p, scatter_sub, scatter_sub_p, slice, slice_in_dim, slice_p)
+from glassjax.lax.fft import FftType, fft, fft_p
 from glassjax.lax.ann import approx_max_k, approx_min_k, approx_top_k_p
 from glassjax.lax.control_flow import (cond, cond_p, custom_linear_solve, custom_root,
                                        fori_loop, linear_solve_p, map, platform_dependent,

@@ -21,17 +21,21 @@ from glassjax.numpy.lax_numpy import (allclose, angle, append, argwhere, around,
                                       atleast_1d, atleast_2d, atleast_3d, bincount,
                                       broadcast_arrays, broadcast_shapes, broadcast_to,
                                       clip, column_stack, concat, concatenate, cross,
-                                      diag, diagonal, diff, dsplit, dstack, expand_dims,
+                                      diag, diag_indices, diag_indices_from, diagonal,
+                                      diff, dsplit, dstack, expand_dims,
                                       flatnonzero, flip, fliplr, flipud, fmax, fmin,
                                       hsplit, hstack, isclose, iscomplex, iscomplexobj,
                                       isreal, isrealobj, isscalar, kron,
-                                      matrix_transpose, moveaxis, nonzero, pad,
+                                      matrix_transpose, moveaxis, nan_to_num, nonzero, pad,
                                       permute_dims, ravel, repeat, reshape, result_type,
                                       roll, rot90, round, select, split, squeeze, stack,
-                                      swapaxes, tile, trace, transpose, trunc, vsplit,
+                                      swapaxes, tile, trace, transpose, tril_indices,
+                                      tril_indices_from, triu_indices, triu_indices_from,
+                                      trunc, unstack, vsplit,
                                       vstack, where)
 from glassjax.numpy.reductions import (all, amax, amin, any, argmax, argmin, average,
-                                       count_nonzero, cumprod, cumsum, max, mean, min,
+                                       count_nonzero, cumprod, cumsum, cumulative_prod,
+                                       cumulative_sum, max, mean, min,
                                        nanmax, nanmean, nanmin, nanprod, nansum, prod, ptp,
                                        std, sum, var)
 from glassjax.numpy.scalar_types import (bfloat16, bool_, cdouble, complex64, complex128,
@@ -86,4 +90,4 @@ get_printoptions, printoptions, set_printoptions = (
 
 _array_methods.register_array_methods()
 from glassjax.numpy.vectorize import apply_along_axis, apply_over_axes, vectorize
-from glassjax.numpy import linalg
+from glassjax.numpy import fft, linalg

@@ -915,3 +915,100 @@ def kron(a, b):
     b_reshaped = expand_dims(b, range(0, 2 * np.ndim(b), 2))
     out_shape = tuple(np.multiply(np.shape(a), np.shape(b)))
     return reshape(lax.mul(a_reshaped, b_reshaped), out_shape)
+
+
+@jit
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """``x`` with NaN replaced by ``nan`` and infinities by ``posinf`` / ``neginf``
+    (default: the largest finite values of the dtype)."""
+    del copy
+    x = ensure_arraylike("nan_to_num", x)
+    dtype = x.dtype
+    if not dtypes.issubdtype(dtype, np.inexact):
+        return x
+    if dtypes.issubdtype(dtype, np.complexfloating):
+        part = lambda p: nan_to_num(p, nan=nan, posinf=posinf, neginf=neginf)
+        return lax.complex(part(lax.real(x)), part(lax.imag(x)))
+    info = dtypes.finfo(dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    out = where(ufuncs.isnan(x), asarray(nan, dtype=dtype), x)
+    out = where(ufuncs.isposinf(out), asarray(posinf, dtype=dtype), out)
+    return where(ufuncs.isneginf(out), asarray(neginf, dtype=dtype), out)
+
+
+@jit(static_argnames="axis", inline=True)
+def unstack(x, /, *, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple."""
+    x = ensure_arraylike("unstack", x)
+    return lax.unstack(x, axis=axis)
+
+
+def diag_indices(n, ndim=2):
+    """The indices ``(i, i, ..., i)`` of the main diagonal of an ``ndim``-d array."""
+    n = core.concrete_or_error(operator.index, n, "'n' argument of jnp.diag_indices()")
+    ndim = core.concrete_or_error(operator.index, ndim,
+                                  "'ndim' argument of jnp.diag_indices()")
+    if n < 0:
+        raise ValueError(f"n argument to diag_indices must be nonnegative, got {n}")
+    if ndim < 0:
+        raise ValueError(f"ndim argument to diag_indices must be nonnegative, got {ndim}")
+    index_dtype = np.int64 if n > np.iinfo(np.int32).max else dtypes.default_int_dtype()
+    return (lax.iota(index_dtype, n),) * ndim
+
+
+def diag_indices_from(arr):
+    arr = ensure_arraylike("diag_indices_from", arr)
+    if arr.ndim < 2:
+        raise ValueError("input array must be at least 2-d")
+    if len(set(arr.shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return diag_indices(arr.shape[0], ndim=arr.ndim)
+
+
+def _triu_size(n, m, k):
+    """How many entries of an ``(n, m)`` matrix are on or above diagonal ``k``."""
+    if k < 0:
+        return n * m - _triu_size(m, n, 1 - k)
+    if k >= m:
+        return 0
+    mk = min(n, m - k)
+    return mk * (mk + 1) // 2 + mk * (m - k - mk)
+
+
+def _tri_indices(which, n, k, m):
+    from glassjax.numpy import array_creation
+    n = core.concrete_dim_or_error(n, "n argument of jnp.triu_indices")
+    k = core.concrete_dim_or_error(k, "k argument of jnp.triu_indices")
+    m = n if m is None else core.concrete_dim_or_error(m, "m argument of jnp.triu_indices")
+    ones = array_creation.ones((n, m))
+    if which == "triu":
+        return nonzero(array_creation.triu(ones, k=k), size=_triu_size(n, m, k))
+    return nonzero(array_creation.tril(ones, k=k), size=_triu_size(m, n, -k))
+
+
+def triu_indices(n, k=0, m=None):
+    """The indices of the upper triangle (on and above diagonal ``k``) of an
+    ``(n, m)`` array."""
+    return _tri_indices("triu", n, k, m)
+
+
+def tril_indices(n, k=0, m=None):
+    return _tri_indices("tril", n, k, m)
+
+
+def _shape_2d(name, arr):
+    shape = arr.shape if hasattr(arr, "shape") else ensure_arraylike(name, arr).shape
+    if len(shape) != 2:
+        raise ValueError("Only 2-D inputs are accepted")
+    return shape
+
+
+def triu_indices_from(arr, k=0):
+    n, m = _shape_2d("triu_indices_from", arr)
+    return triu_indices(n, k=k, m=m)
+
+
+def tril_indices_from(arr, k=0):
+    n, m = _shape_2d("tril_indices_from", arr)
+    return tril_indices(n, k=k, m=m)

@@ -448,7 +448,7 @@ def argmin(a, axis=None, out=None, keepdims=None):
     return _arg_reduction("argmin", lax.argmin, a, axis, out, keepdims)
 
 
-def _cumulative_reduction(name, reduction, a, axis, dtype, out=None):
+def _cumulative_reduction(name, reduction, a, axis, dtype, out=None, promote_integers=False):
     a = ensure_arraylike(name, a)
     if out is not None:
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported")
@@ -456,7 +456,8 @@ def _cumulative_reduction(name, reduction, a, axis, dtype, out=None):
         a = lax.reshape(a, (np.size(a),))
     axis = canonicalize_axis(0 if axis is None else axis, np.ndim(a))
     if dtype is None:
-        result_type = _promote_integer_dtype(a.dtype) if a.dtype == np.bool_ else a.dtype
+        result_type = (_promote_integer_dtype(a.dtype) if promote_integers or
+                       a.dtype == np.bool_ else a.dtype)
         computation_type = result_type
     elif np.dtype(dtype) == np.bool_:
         result_type = np.dtype(dtype)
@@ -479,4 +480,50 @@ def cumsum(a, axis=None, dtype=None, out=None):
 @jit(static_argnames=("axis", "dtype"))
 def cumprod(a, axis=None, dtype=None, out=None):
     return _cumulative_reduction("cumprod", lax.cumprod, a, axis, dtype, out)
+
+
+@jit(static_argnames=("axis", "dtype"))
+def _cumsum_with_promotion(a, axis=None, dtype=None):
+    return _cumulative_reduction("_cumsum_with_promotion", lax.cumsum, a, axis, dtype,
+                                 promote_integers=True)
+
+
+def _cumulative_axis(x, axis, what):
+    """The array API's axis rule: non-scalar input, axis optional only in 1-D."""
+    if x.ndim == 0:
+        raise ValueError(f"The input must be non-scalar to take a cumulative {what}, "
+                         "however a scalar value or scalar array was given.")
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(f"The input array has rank {x.ndim}, however axis was not set "
+                             "to an explicit value. The axis argument is only optional "
+                             "for one-dimensional arrays.")
+        axis = 0
+    return canonicalize_axis(axis, x.ndim)
+
+
+def _with_initial(out, axis, initial):
+    """``out`` preceded along ``axis`` by a slice filled with ``initial``."""
+    shape = list(out.shape)
+    shape[axis] = 1
+    return lax.concatenate([lax.full(shape, initial, dtype=out.dtype), out], dimension=axis)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The array API's cumulative sum (small integers promoted, as ``sum`` does)."""
+    x = ensure_arraylike("cumulative_sum", x)
+    axis = _cumulative_axis(x, axis, "sum")
+    if dtype is not None:
+        dtype = dtypes.check_and_canonicalize_user_dtype(dtype)
+    out = _cumsum_with_promotion(x, axis=axis, dtype=dtype)
+    return _with_initial(out, axis, 0) if include_initial else out
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    x = ensure_arraylike("cumulative_prod", x)
+    axis = _cumulative_axis(x, axis, "product")
+    if dtype is not None:
+        dtype = dtypes.check_and_canonicalize_user_dtype(dtype)
+    out = _cumulative_reduction("cumulative_prod", lax.cumprod, x, axis, dtype)
+    return _with_initial(out, axis, 1) if include_initial else out
 

@@ -3,7 +3,6 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 import jax.scipy as jsp
-from jax import random
 
 num_features = 4
 num_points = 6
@@ -45,35 +44,11 @@ def log_joint(beta):
 
 batched_log_joint = jax.jit(jax.vmap(log_joint))
 
-def elbo(beta_loc, beta_log_scale, epsilon):
-    beta_sample = beta_loc + jnp.exp(beta_log_scale) * epsilon
-    return jnp.mean(batched_log_joint(beta_sample), 0) + jnp.sum(beta_log_scale - 0.5 * np.log(2*np.pi))
-
-elbo = jax.jit(elbo)
-elbo_val_and_grad = jax.jit(jax.value_and_grad(elbo, argnums=(0, 1)))
-
-def normal_sample(key, shape):
-    new_key, sub_key = random.split(key)
-    return new_key, random.normal(sub_key, shape)
-
-normal_sample = jax.jit(normal_sample, static_argnums=(1,))
-key = random.key(10003)
-beta_loc = jnp.zeros(num_features, jnp.float32)
-beta_log_scale = jnp.zeros(num_features, jnp.float32)
-step_size = 0.01
-epsilon_shape = (8, num_features)
-for i in range(11):
-    key, epsilon = normal_sample(key, epsilon_shape)
-    elbo_val, (beta_loc_grad, beta_log_scale_grad) = elbo_val_and_grad(beta_loc, beta_log_scale, epsilon)
-    beta_loc += step_size * beta_loc_grad
-    beta_log_scale += step_size * beta_log_scale_grad
-    if i % 10 == 0:
-        print('{}\t{}'.format(i, elbo_val))
-print(beta_loc)
+print(batched_log_joint(batched_test_beta))
 x = jnp.linspace(-2.0, 2.0, 5)
 n = jsp.stats.norm
-print(n.pdf(x), n.cdf(x), n.logcdf(x), n.sf(x), n.logsf(x))
-print(n.ppf(jnp.array([0.1, 0.5, 0.9])), n.isf(jnp.array([0.1, 0.5])))
+print(jax.jit(lambda v: (n.pdf(v), n.cdf(v), n.logcdf(v), n.sf(v), n.logsf(v)))(x))
+print(jax.jit(lambda q: (n.ppf(q), n.isf(q[:2])))(jnp.array([0.1, 0.5, 0.9])))
 print(n.logpdf(1), n.pdf(2.0, loc=1.0, scale=2.0))
 print(jax.make_jaxpr(n.logpdf)(1.0))
 print(jax.vmap(n.logpdf, in_axes=(0, None, 0))(x, 1.0, jnp.arange(1.0, 6.0)))

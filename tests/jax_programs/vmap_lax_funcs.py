@@ -1,0 +1,31 @@
+# vmap of lax functions
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+x = jnp.arange(12.0).reshape(3, 4)
+print(jax.vmap(lambda v: lax.reduce(v, 0.0, lax.add, (0,)))(x))
+print(jax.vmap(lambda v: lax.cumsum(v, reverse=True))(x))
+print(jax.vmap(lambda v: lax.cummax(v), in_axes=1)(x))
+print(jax.vmap(lambda v: lax.sort(v, dimension=0))(-x))
+print(jax.vmap(lambda v: lax.sort_key_val(-v, v))(x))
+print(jax.vmap(lambda v: lax.top_k(v, 2))(x))
+print(jax.vmap(lambda v: lax.pad(v, 0.0, [(1, 2, 0)]))(x))
+print(jax.vmap(lambda v: lax.pad(v, -1.0, [(0, 0, 1)]))(x))
+print(jax.vmap(lambda v: lax.broadcast_in_dim(v, (2, 4), (1,)))(x).shape)
+print(jax.vmap(lambda v: lax.expand_dims(v, (0,)))(x).shape)
+print(jax.vmap(lambda v: lax.squeeze(v, (0,)))(x[:, None, :]).shape)
+print(jax.vmap(lambda v: lax.transpose(v, (1, 0)))(jnp.ones((2, 3, 4))).shape)
+print(jax.vmap(lambda v: lax.reshape(v, (2, 2)))(x))
+print(jax.vmap(lambda v: lax.rev(v, (0,)))(x))
+print(jax.vmap(lambda v: lax.clamp(2.0, v, 8.0))(x))
+print(jax.vmap(lambda lo, v: lax.clamp(lo, v, 8.0))(jnp.array([0.0, 5.0, 9.0]), x))
+print(jax.vmap(lambda a, b: lax.dot_general(a, b, (((0,), (0,)), ((), ()))))(x, x))
+print(jax.vmap(lambda v: lax.reduce_window(v, 0.0, lax.add, (2,), (1,), 'VALID'))(x))
+print(jax.vmap(lambda v: lax.argmax(v, 0, jnp.int32))(x))
+print(jax.vmap(lambda v: lax.select(v > 5, v, -v))(x))
+print(jax.vmap(lambda v: lax.concatenate([v, v], 0))(x).shape)
+print(jax.vmap(lambda v: lax.iota(jnp.int32, 3) + v)(jnp.arange(2)))
+print(jax.vmap(lambda v: lax.integer_pow(v, 3))(x[:2]))
+print(jax.vmap(lambda v: lax.conv_general_dilated(v[None, None], jnp.ones((1, 1, 2)), (1,), 'VALID')[0, 0])(x))
+print(jax.vmap(lambda v: lax.sort((v, -v), num_keys=1))(x))
