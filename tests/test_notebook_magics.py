@@ -332,7 +332,10 @@ def test_a_bad_call_does_not_show_the_magic(shell):
 
 def test_markup_in_names_and_keys_shows_as_text(shell):
     shell.run_cell(
-        "evil = jax.jit(jax.named_call(lambda x: x + 1., name='<script>alert(1)</script>'))\n"
+        "def evil(x):\n"
+        "    return x + 1.\n"
+        "evil.__name__ = '<script>alert(1)</script>'\n"
+        "evil = jax.jit(evil)\n"
         "def marked(d):\n"
         "    return {'<i>out</i>': evil(d['<b>k</b>']) * 2.}\n").raise_error()
     for options in ("", "--view graph", "--view text --hlo --compiled"):
