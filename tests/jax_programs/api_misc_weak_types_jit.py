@@ -1,0 +1,26 @@
+# weak types under jit and make_jaxpr
+import jax
+import jax.numpy as jnp
+
+print(jax.make_jaxpr(lambda x: x + 1)(2.0))
+print(jax.make_jaxpr(lambda x: x + 1)(jnp.float32(2.0)))
+print(jax.make_jaxpr(lambda x: x * 2.0)(jnp.arange(3)))
+print(jax.make_jaxpr(lambda x, y: x + y)(1, 2.0))
+print(repr(jax.jit(lambda x, y: x + y)(1, 2.0)))
+print(repr(jax.jit(lambda x: x)(1)))
+print(repr(jax.jit(lambda x: x)(True)))
+print(repr(jax.jit(lambda x: x)(1j)))
+print(repr(jax.jit(lambda: 3.0)()))
+print(repr(jax.jit(lambda: jnp.float32(3.0))()))
+print(repr(jax.jit(lambda x: jnp.sin(x))(1)))
+print(repr(jax.jit(lambda x: x.astype(jnp.float32))(1)))
+print(repr(jnp.asarray(2.0)), repr(jnp.array(2.0)))
+print(repr(jax.jit(lambda x: jnp.zeros(2) + x)(1.0)))
+print(repr(jax.jit(lambda x: x.sum())(jnp.array(1.0) * 3)))
+print(repr(jax.jit(lambda x: jnp.maximum(x, 0))(3)))
+print(jax.jit(lambda x: x)(1.0).weak_type, jnp.float32(1.0).weak_type)
+print(repr(jax.jit(lambda x: x + jnp.int8(1))(2)))
+print(repr(jax.jit(lambda x: x + jnp.uint8(1))(2.0)))
+print(repr(jax.jit(lambda x: x ** 2)(2)))
+print(repr(jax.jit(lambda x: -x)(2.0)))
+print(repr(jax.jit(lambda x: jnp.where(x > 0, x, 0.0))(2)))
