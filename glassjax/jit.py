@@ -271,6 +271,8 @@ def _jit_dce(used_outputs, eqn):
         return [False] * len(eqn.invars), None
     closed = eqn.params["jaxpr"]
     jaxpr, used_inputs = pe.dce_jaxpr(closed.jaxpr, used_outputs)
+    if jaxpr is closed.jaxpr:           # unchanged: keep the call (and its jaxpr's identity)
+        return used_inputs, eqn
     params = dict(eqn.params, jaxpr=core.ClosedJaxpr(jaxpr, closed.consts),
                   donated_invars=_filter(used_inputs, eqn.params["donated_invars"]))
     return used_inputs, eqn.replace(invars=list(_filter(used_inputs, eqn.invars)),

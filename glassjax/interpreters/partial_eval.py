@@ -241,10 +241,14 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs, instantiate=False):
             new_eqns.append(new_eqn)
         used.update(v for v, u in zip(eqn.invars, used_ins) if u and isinstance(v, Var))
     used_inputs = [v in used or inst for v, inst in zip(jaxpr.invars, instantiate)]
+    new_eqns.reverse()
+    if (all(used_outputs) and all(used_inputs) and len(new_eqns) == len(jaxpr.eqns) and
+            all(a is b for a, b in zip(new_eqns, jaxpr.eqns))):
+        return jaxpr, used_inputs    # nothing was dead: the same jaxpr (caches key on it)
     new = jaxpr.replace(
         invars=[v for v, u in zip(jaxpr.invars, used_inputs) if u],
         outvars=[v for v, u in zip(jaxpr.outvars, used_outputs) if u],
-        eqns=new_eqns[::-1], effects=_effects(new_eqns))
+        eqns=new_eqns, effects=_effects(new_eqns))
     return new, used_inputs
 
 
