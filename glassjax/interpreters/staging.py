@@ -176,8 +176,7 @@ class DynamicJaxprTrace(core.Trace):
         forward = forwarding_rules.get(primitive)   # (after abstract_eval: JAX's errors)
         if forward is not None and (i := forward(*in_avals, **params)) is not None:
             return tracers[i]
-        effects = effects_rules[primitive](**params) if primitive in effects_rules \
-            else _no_effects
+        effects = primitive_effects(primitive, params)
         return self.add_eqn(primitive, tracers, out_avals, params, effects)
 
     def add_eqn(self, primitive, tracers, out_avals, params, effects=frozenset()):
@@ -293,6 +292,13 @@ forwarding_rules: dict = {}
 const_fold_rules: dict = {}
 # Primitives with side effects (debug callbacks) tell staging which effects they have.
 effects_rules: dict = {}
+
+
+def primitive_effects(primitive, params) -> frozenset:
+    """The side effects of one application of ``primitive`` (e.g. the debug prints in
+    a cond's branches): none unless its ``effects_rules`` entry says otherwise."""
+    rule = effects_rules.get(primitive)
+    return _no_effects if rule is None else rule(**params)
 
 
 def trace_to_jaxpr(fun: Callable, in_avals: Sequence, debug: DebugInfo | None = None

@@ -190,12 +190,14 @@ def _hashable(v):
 
 
 def _compile_primitive(primitive, params, in_avals, device) -> Compiled:
+    from glassjax.interpreters import staging     # late: it sits above dispatch
     invars = [core.Var(a) for a in in_avals]
     out_avals = primitive.abstract_eval(*in_avals, **params)
     outs = list(out_avals) if primitive.multiple_results else [out_avals]
     outvars = [core.Var(a) for a in outs]
-    eqn = core.JaxprEqn(invars, outvars, primitive, params)
-    closed = core.ClosedJaxpr(core.Jaxpr([], invars, outvars, [eqn]), [])
+    effects = staging.primitive_effects(primitive, params)   # (dead code keeps them)
+    eqn = core.JaxprEqn(invars, outvars, primitive, params, effects)
+    closed = core.ClosedJaxpr(core.Jaxpr([], invars, outvars, [eqn], effects), [])
     return compile_jaxpr(primitive.name, closed, device, keep_unused=True)
 
 
