@@ -517,8 +517,12 @@ def _lattice_node(dt, weak):
 def lattice_result_type(*args):
     """``(dtype, weak_type)`` of the result of an operation on ``args``, before weak
     results are widened to the default dtype of their kind (see ``result_type``)."""
-    dts = [dtype(x) for x in args]
-    weak = [any(x is t for t in (int, float, complex)) or is_weakly_typed(x) for x in args]
+    avals = [getattr(x, "aval", None) for x in args]
+    dts = [dtype(x) if a is None else canonicalize_dtype(a.dtype)   # (arrays: fast path)
+           for x, a in zip(args, avals)]
+    weak = [a.weak_type if a is not None else
+            any(x is t for t in (int, float, complex)) or is_weakly_typed(x)
+            for x, a in zip(args, avals)]
     strict = config.jax_numpy_dtype_promotion == "strict"
     if len(args) == 1:
         out, out_weak = dts[0], weak[0]

@@ -178,9 +178,12 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
 def broadcast_shapes(*shapes):
     """NumPy broadcasting of shapes, with rank promotion (ValueError when they are
     incompatible)."""
-    shapes = [tuple(core.concrete_dim_or_error(d) for d in s) for s in shapes]
+    shapes = [s if type(s) is tuple and all(type(d) is int for d in s) else
+              tuple(core.concrete_dim_or_error(d) for d in s) for s in shapes]
     if not shapes:
         return ()
+    if all(s == shapes[0] for s in shapes):     # the common case: nothing to broadcast
+        return shapes[0]
     ndim = max(len(s) for s in shapes)
     out = []
     for ds in zip(*[(1,) * (ndim - len(s)) + s for s in shapes]):

@@ -94,12 +94,12 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
         idx_b_other.append(num_batch + a_is_mat)
     order = idx_batch + idx_a_other + idx_b_other      # dot_general's output axis order
     perm = tuple(sorted(range(len(order)), key=order.__getitem__))
-    a = lax.squeeze(a, tuple(a_squeeze))
-    b = lax.squeeze(b, tuple(b_squeeze))
+    a = lax.squeeze(a, tuple(a_squeeze)) if a_squeeze else a
+    b = lax.squeeze(b, tuple(b_squeeze)) if b_squeeze else b
     out = lax.dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1 - b_is_mat,)),
                                  (tuple(a_batch), tuple(b_batch))),
                           precision=precision, preferred_element_type=dtype)
-    result = lax.transpose(out, perm)
+    result = out if perm == tuple(range(len(perm))) else lax.transpose(out, perm)
     if both_squeeze:
         result = lax.expand_dims(result, tuple(both_squeeze))
     return util.convert(result, dtype, weak)
