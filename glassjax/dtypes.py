@@ -531,10 +531,11 @@ def lattice_result_type(*args):
     elif all(weak) and not strict:
         # Join the strong versions and make the result weak: this keeps e.g. a weak
         # int16 + a weak int16 at int16 instead of jumping to the default int.
-        out = _least_upper_bound(strict, config.jax_enable_x64, *set(dts))
+        out = _least_upper_bound(strict, config.jax_enable_x64, *dict.fromkeys(dts))
         out, out_weak = canonicalize_dtype(out), True
     else:
-        nodes = {_lattice_node(d, w) for d, w in zip(dts, weak)}
+        # (in argument order, without repeats: error messages list them as JAX does)
+        nodes = dict.fromkeys(_lattice_node(d, w) for d, w in zip(dts, weak))
         out = _least_upper_bound(strict, config.jax_enable_x64, *nodes)
         out_weak = any(out is t for t in (int, float, complex))
         out = canonicalize_dtype(python_scalar_dtypes[out] if out_weak else out)
