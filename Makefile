@@ -39,11 +39,11 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet --progress-bar off -e '.[notebook,dev]'
+	$(PY) -m pip install --quiet --progress-bar off -e '.[notebook,course,dev]'
 	touch $@
 
 $(LAB_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet --progress-bar off -e '.[notebook,dev,lab]'
+	$(PY) -m pip install --quiet --progress-bar off -e '.[notebook,course,dev,lab]'
 	touch $@
 
 # Graphviz's `dot` program renders jaxpr graphs; the `graphviz` Python package only calls it.
