@@ -372,14 +372,21 @@ def to_complex_dtype(dtype):
     return np.dtype(complex128) if wide else np.dtype(complex64)
 
 
+_short_names: dict = {}
+
+
 def short_dtype_name(dtype):
-    """The dtype names used in jaxpr types: f32, i8, u32, c64, bf16, bool, float0."""
-    if isinstance(dtype, ExtendedDType):
-        return str(dtype)
-    if dtype == float0:
-        return "float0"
-    return (np.dtype(dtype).name.replace("float", "f").replace("uint", "u")
+    """The dtype names used in jaxpr types: f32, i8, u32, c64, bf16, bool, float0.
+    (Remembered per dtype: a printed jaxpr asks once per variable.)"""
+    name = _short_names.get(dtype)
+    if name is None:
+        if isinstance(dtype, ExtendedDType):
+            return str(dtype)
+        name = "float0" if dtype == float0 else (
+            np.dtype(dtype).name.replace("float", "f").replace("uint", "u")
             .replace("int", "i").replace("complex", "c"))
+        _short_names[dtype] = name
+    return name
 
 
 def dtype_to_string(dtype):

@@ -68,6 +68,10 @@ def format_doc(doc, width=80, use_color=False, html=False):
 class Settings(NamedTuple):
     print_shapes: bool = True
     custom_pp_eqn_rules: bool = True
+    # Plain text laid out in ``width`` columns: equations that fit on their line are
+    # written straight to a string (see ``_flat_eqn``). None when printing with colours
+    # or as HTML, where every part needs its own document node.
+    plain_width: int | None = None
 
 
 def _alphabetic(n: int) -> str:
@@ -80,9 +84,13 @@ def _alphabetic(n: int) -> str:
 
 
 class Context:
-    """Names of variables (assigned on first print) and of hoisted shared jaxprs."""
+    """Names of variables (assigned on first print) and of hoisted shared jaxprs, and the
+    indentation the layout will give the document being built (``indent``: the nesting
+    level where a jaxpr placed now starts, None where a printing rule's own layout makes
+    it unknown)."""
 
     def __init__(self, var_names=None):
+        self.indent: int | None = 0
         self.shared_jaxprs: dict = {}
         self.shared_jaxpr_names: set = set()
         fresh = (name for i in itertools.count()
@@ -142,15 +150,53 @@ def pp_param_value(v, context, settings):
 def pp_kv_pairs(pairs, context, settings):
     if not pairs:
         return nil()
+    indent = context.indent            # the params start 2 columns in, when broken
+    context.indent = None if indent is None else indent + 2
     items = [text(f"{k}=") + pp_param_value(v, context, settings) for k, v in pairs]
+    context.indent = indent
     return group(concat([nest(2, concat([text("["), brk(""), join(brk(), items)])),
                          brk(""), text("]")]))
+
+
+def _flat_eqn(eqn, context, settings, params):
+    """The equation on one line, as a string, if it fits where the layout puts it; else
+    None. Most equations fit, and writing them straight to text is what keeps printing a
+    10,000-equation jaxpr fast: the layout engine would choose this same line for them,
+    since a group fits when its flat text reaches no further than the width, and an
+    equation is always followed by a line break or the end of a flat jaxpr."""
+    if settings.plain_width is None or context.indent is None:
+        return None
+    values = []
+    for p in params:
+        v = eqn.params[p]
+        if isinstance(v, (core.Jaxpr, core.ClosedJaxpr, frozenset)) or (
+                type(v) is tuple and any(isinstance(j, (core.Jaxpr, core.ClosedJaxpr))
+                                         for j in v)):
+            return None           # sub-jaxprs and sets: the full document
+        s = str(v)
+        if "\n" in s or " at 0x" in s:
+            return None
+        values.append(f"{p}={s}")
+    names = context.var_names
+    if settings.print_shapes:
+        lhs = " ".join("_" if isinstance(v, core.DropVar) else
+                       f"{names[v]}:{v.aval.str_short(True)}" for v in eqn.outvars)
+    else:
+        lhs = " ".join(atom_name(v, context) for v in eqn.outvars)
+    rhs = " ".join(names[v] if isinstance(v, core.Var) else atom_name(v, context)
+                   for v in eqn.invars)
+    kv = f"[{' '.join(values)}]" if values else ""
+    line = f"{lhs} = {eqn.primitive.name}{kv} {rhs}" if eqn.outvars else \
+        f"{eqn.primitive.name}{kv} {rhs}"
+    return line if context.indent + len(line) <= settings.plain_width else None
 
 
 def pp_eqn_default(eqn, context, settings, params=None):
     """``outvars = name[params] invars``, with params sorted unless an order is given."""
     if params is None:
         params = sorted(eqn.params)
+    if (line := _flat_eqn(eqn, context, settings, params)) is not None:
+        return text(line)
     # Binders are named before the params, so a sub-jaxpr's variables come after them.
     lhs = pp_vars(eqn.outvars, context, print_shapes=settings.print_shapes)
     rhs = [text(eqn.primitive.name),
@@ -176,14 +222,21 @@ def hide_params(hidden: Callable[[dict], dict]):
 
 
 def pp_eqn(eqn, context, settings):
+    """An equation at ``context.indent``. Printing rules end in ``pp_eqn_default``, whose
+    layout is known; sub-jaxprs a rule lays out by itself get an unknown indent."""
     rule = pp_eqn_rules.get(eqn.primitive) if settings.custom_pp_eqn_rules else None
-    return (rule or pp_eqn_default)(eqn, context, settings)
+    if rule is None:
+        return pp_eqn_default(eqn, context, settings)
+    return rule(eqn, context, settings)
 
 
 def pp_jaxpr_skeleton(jaxpr, eqns_doc, context, settings):
     constvars = pp_vars(jaxpr.constvars, context, print_shapes=settings.print_shapes)
     invars = pp_vars(jaxpr.invars, context, print_shapes=settings.print_shapes)
+    indent = context.indent            # equations sit 4 columns in, when broken
+    context.indent = None if indent is None else indent + 4
     eqns = eqns_doc()
+    context.indent = indent
     outvars = concat([text("("), pp_vars(jaxpr.outvars, context, separator=","),
                       text(")" if len(jaxpr.outvars) != 1 else ",)")])
     return group(nest(2, concat([
@@ -201,10 +254,12 @@ def pp_jaxpr(jaxpr, context, settings):
 
 def pp_jaxprs(jaxprs, context, settings):
     jaxprs = [j.jaxpr if isinstance(j, core.ClosedJaxpr) else j for j in jaxprs]
-    return group(concat([
-        nest(2, concat([text("("), brk(""),
-                        join(brk(), [pp_jaxpr(j, context, settings) for j in jaxprs])])),
-        brk(""), text(")")]))
+    indent = context.indent
+    context.indent = None if indent is None else indent + 2
+    docs = [pp_jaxpr(j, context, settings) for j in jaxprs]
+    context.indent = indent
+    return group(concat([nest(2, concat([text("("), brk(""), join(brk(), docs)])),
+                         brk(""), text(")")]))
 
 
 def _dropvars(jaxpr):
@@ -280,7 +335,8 @@ def pp_toplevel(jaxpr, *, print_shapes=True, custom_pp_eqn_rules=True, width=80,
     """``str(jaxpr)``. ``source_info``/``name_stack``/``print_effects`` are accepted for
     API compatibility; glassjax records no source locations or name stacks."""
     del source_info, name_stack, print_effects
-    doc = pp_toplevel_doc(jaxpr, Settings(print_shapes, custom_pp_eqn_rules))
+    plain_width = None if use_color or html else width
+    doc = pp_toplevel_doc(jaxpr, Settings(print_shapes, custom_pp_eqn_rules, plain_width))
     return format_doc(doc, width, use_color, html)
 
 

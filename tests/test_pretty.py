@@ -103,3 +103,58 @@ def test_check_jaxpr_rejects_wrong_types():
     eqn.outvars[0].aval = core.ShapedArray((2,), np.float32)
     with pytest.raises(core.JaxprTypeError):
         core.check_jaxpr(closed.jaxpr)
+
+
+# -- The one-line fast path prints exactly what the layout engine would ----------------
+
+def _doc_path(closed):
+    """The jaxpr printed through the full document (no one-line shortcut)."""
+    from glassjax import pretty
+    return pretty.format_doc(pretty.pp_toplevel_doc(closed.jaxpr, pretty.Settings()))
+
+
+def _wide_program(n_args, depth):
+    """Equations whose one-line length grows with ``n_args``, nested ``depth`` levels
+    deep in jit/cond/scan bodies, so lines end on both sides of column 80."""
+    jnp = glassjax.numpy
+
+    def body(*xs):
+        out = lax.concatenate([jnp.reshape(x, (1,)) for x in xs], 0)
+        return jnp.sum(out * 2.0) + xs[0]
+
+    def wrap(f, level):
+        if level == 0:
+            return f
+        inner = wrap(f, level - 1)
+        kinds = [lambda *xs: glassjax.jit(inner)(*xs),
+                 lambda *xs: lax.cond(xs[0] > 0, inner, lambda *ys: ys[0], *xs),
+                 lambda *xs: lax.scan(lambda c, _: (inner(c, *xs[1:]), None), xs[0],
+                                      None, length=2)[0]]
+        return kinds[level % 3]
+    return glassjax.make_jaxpr(wrap(body, depth))(*[1.0] * n_args)
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, 3])
+@pytest.mark.parametrize("n_args", [1, 3, 6, 9, 12, 15, 20])
+def test_one_line_equations_match_the_layout_engine(n_args, depth):
+    closed = _wide_program(n_args, depth)
+    assert str(closed) == _doc_path(closed)
+
+
+def _loss(w, x):
+    jnp = glassjax.numpy
+    h = jnp.tanh(x @ w[0] + w[1])
+    return jnp.mean(lax.cumsum(h, axis=1) ** 2)
+
+
+@pytest.mark.parametrize("transform, x_shape", [
+    (lambda f: glassjax.grad(f), (5, 7)),
+    (lambda f: glassjax.vmap(glassjax.grad(f), (None, 0)), (4, 5, 7)),
+    (lambda f: glassjax.jit(glassjax.value_and_grad(f)), (5, 7)),
+    (lambda f: glassjax.jacfwd(f), (5, 7)),
+])
+def test_one_line_equations_match_for_transformed_programs(transform, x_shape):
+    jnp = glassjax.numpy
+    w = (jnp.ones((7, 13)), jnp.ones(13))
+    closed = glassjax.make_jaxpr(transform(_loss))(w, jnp.ones(x_shape))
+    assert str(closed) == _doc_path(closed)
