@@ -158,6 +158,22 @@ def run_scan_rnn(jax):
     return lambda: jax.block_until_ready(f(*args))
 
 
+def _printing(n_eqns):
+    def case(jax):
+        """str() of a jaxpr of ``n_eqns`` equations (sin, mul, add, cos repeated)."""
+        jnp = jax.numpy
+
+        def chain(x, y):
+            for _ in range(n_eqns // 4):
+                x = jnp.sin(x) * y + 1.0
+                y = jnp.cos(y)
+            return x, y
+        closed = jax.make_jaxpr(chain)(jnp.ones(3), jnp.ones(3))
+        return lambda: str(closed)
+    case.__doc__ = f"str() of a {n_eqns:,}-equation jaxpr."
+    return case
+
+
 # name -> (case, repetitions per sample)
 CASES = {
     "trace_chain_1000": (trace_chain_1000, 3),
@@ -171,4 +187,7 @@ CASES = {
     "trace_vmap_grad_mlp": (trace_per_example_grads, 5),
     "trace_scan_rnn": (trace_scan_rnn, 20),
     "run_scan_rnn": (run_scan_rnn, 20),
+    "print_1k": (_printing(1_000), 20),
+    "print_10k": (_printing(10_000), 3),
+    "print_100k": (_printing(100_000), 1),
 }
