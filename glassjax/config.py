@@ -203,6 +203,13 @@ _default_device = config.define("jax_default_device", None, lambda d: d, in_jit_
                                 in_trace_context=True)
 # While set, staging runs operations on concrete values now instead of recording them
 # (``ensure_compile_time_eval``).
+# The persistent compilation cache (``xla/compilation_cache.py``): off until a directory
+# is given; only programs that took at least this long to compile are written.
+config.define("jax_compilation_cache_dir", None, _parse_optional_str)
+config.define("jax_enable_compilation_cache", True, _parse_bool, from_env=_bool_from_env)
+config.define("jax_persistent_cache_min_compile_time_secs", 1.0, float)
+config.define("jax_persistent_cache_min_entry_size_bytes", 0, _parse_int,
+              from_env=_int_from_env)
 _eager_constant_folding = config.define("eager_constant_folding", False, _parse_bool,
                                         from_env=_bool_from_env, in_trace_context=True)
 

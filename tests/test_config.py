@@ -17,6 +17,9 @@ DEFAULTS = {
     "jax_debug_nans": False, "jax_debug_infs": False, "jax_check_tracer_leaks": False,
     "jax_default_device": None,
     "eager_constant_folding": False,
+    "jax_compilation_cache_dir": None, "jax_enable_compilation_cache": True,
+    "jax_persistent_cache_min_compile_time_secs": 1.0,
+    "jax_persistent_cache_min_entry_size_bytes": 0,
 }
 
 

@@ -36,6 +36,7 @@ from jaxlib.mlir.dialects import chlo, sdy, stablehlo
 
 from glassjax import core, dtypes
 from glassjax.config import config, cpu_device_count
+from glassjax.xla import compilation_cache
 
 # XLA's C++ logs every device it creates at INFO level. Like JAX, show only warnings and
 # errors unless $TF_CPP_MIN_LOG_LEVEL says otherwise (0 = everything).
@@ -583,8 +584,11 @@ def compile(module: ir.Module | str, *, devices: Sequence[Device] | None = None,
     build = options.executable_build_options
     build.use_spmd_partitioning = num_partitions > 1
     build.use_shardy_partitioner = True
-    return devices[0].client.compile_and_load(
-        module, _jax.DeviceList(tuple(devices)), options, list(host_callbacks))
+    client, device_list = devices[0].client, _jax.DeviceList(tuple(devices))
+    return compilation_cache.compile_or_load(
+        lambda: str(module), options, client, device_list,
+        lambda: client.compile_and_load(module, device_list, options, list(host_callbacks)),
+        cacheable=not host_callbacks)
 
 
 def execute(executable: LoadedExecutable, args: Sequence[ArrayImpl],
