@@ -26,6 +26,7 @@ setup: $(STAMP) dot
 
 bench: setup
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/report.py
 
 # Scores JAX compatibility on the shared differential suite; e.g. ARGS="--filter jaxpr_print".
 conformance: setup

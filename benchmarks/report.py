@@ -1,0 +1,111 @@
+"""Turn a benchmark run into the README's table and a plot of time against size.
+
+    python benchmarks/report.py [--results benchmarks/results/latest.json] [--readme README.md]
+
+The table between the README's ``<!-- benchmarks:start -->`` and ``<!-- benchmarks:end -->``
+markers is rewritten from the results file (never typed by hand), and cases named
+``<stage>_<size>`` (``print_1k``, ``print_10k``, ...) are drawn as time against size for
+both libraries in ``benchmarks/results/scaling.png`` (when matplotlib is installed).
+"""
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+START, END = "<!-- benchmarks:start -->", "<!-- benchmarks:end -->"
+_SIZE = re.compile(r"^(?P<stage>\w+?)_(?P<n>\d+)(?P<unit>k?)$")
+
+sys.path.insert(0, str(HERE))
+import cases  # noqa: E402
+
+
+def fmt(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.1f} us"
+
+
+def describe(name: str) -> str:
+    """A case's one-line description: the first line of its docstring."""
+    if name == "import":
+        return "import"
+    case = cases.CASES[name][0] if name in cases.CASES else None
+    doc = (case.__doc__ or name) if case else name
+    return doc.strip().splitlines()[0].rstrip(".")
+
+
+def table(results: dict) -> str:
+    medians = results["medians"]
+    glassjax, jax = medians["glassjax"], medians.get("jax", {})
+    lines = ["| case | glassjax | JAX 0.10.2 | ratio |", "|---|---|---|---|"]
+    for name, g in glassjax.items():
+        j = jax.get(name)
+        ratio = f"{g / j:.2f}" if j else "-"
+        lines.append(f"| {describe(name)} (`{name}`) | {fmt(g)} | "
+                     f"{fmt(j) if j else '-'} | {ratio} |")
+    lines.append("")
+    lines.append(f"Medians of {results['rounds']} alternating rounds; ratio is glassjax / "
+                 "JAX (below 1: glassjax is faster). Regenerate with `make bench`.")
+    return "\n".join(lines)
+
+
+def update_readme(readme: Path, text: str) -> None:
+    content = readme.read_text()
+    if START not in content or END not in content:
+        raise SystemExit(f"{readme} has no {START} ... {END} block")
+    before, rest = content.split(START, 1)
+    _, after = rest.split(END, 1)
+    readme.write_text(f"{before}{START}\n{text}\n{END}{after}")
+
+
+def scaling_plot(results: dict, path: Path) -> bool:
+    """Time against size, one line per (stage, library); False without matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    series = {}
+    for impl, medians in results["medians"].items():
+        for name, seconds in medians.items():
+            m = _SIZE.match(name)
+            if m:
+                n = int(m["n"]) * (1000 if m["unit"] else 1)
+                series.setdefault((m["stage"], impl), []).append((n, seconds))
+    if not series:
+        return False
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for (stage, impl), points in sorted(series.items()):
+        xs, ys = zip(*sorted(points))
+        ax.plot(xs, ys, marker="o", linestyle="-" if impl == "glassjax" else "--",
+                label=f"{stage} ({impl})")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("equations")
+    ax.set_ylabel("seconds")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    return True
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", default=str(HERE / "results" / "latest.json"))
+    parser.add_argument("--readme", default=str(HERE.parent / "README.md"))
+    args = parser.parse_args()
+    results = json.loads(Path(args.results).read_text())
+    update_readme(Path(args.readme), table(results))
+    print(f"updated the benchmark table in {args.readme}")
+    png = Path(args.results).with_name("scaling.png")
+    if scaling_plot(results, png):
+        print(f"wrote {png}")
+
+
+if __name__ == "__main__":
+    main()
