@@ -30,7 +30,7 @@ from glassjax.xla.dispatch import effects_barrier
 from glassjax import (ad_checkpoint, custom_batching, debug, experimental, flatten_util, lax,
                       nn, numpy, random, scipy, sharding, test_util, typing)
 
-__version__ = "0.1.0"
+from glassjax.version import __version__  # noqa: E402
 
 
 def load_ipython_extension(ip):

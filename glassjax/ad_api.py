@@ -675,3 +675,6 @@ def _transposed(jaxpr, in_tree, in_avals, out_tree, out_avals, consts, out_cotan
     undefined = [ad.UndefinedPrimal(a.to_tangent_aval()) for a in in_avals]
     cts_in = ad.backward_pass(jaxpr, consts, undefined, cts)
     return tree_unflatten(in_tree, [ad.instantiate_zeros(ct) for ct in cts_in])
+
+
+core.hooks.register(linearize=linearize, linear_transpose=linear_transpose)

@@ -35,6 +35,40 @@ from glassjax.errors import (ConcretizationTypeError, TracerArrayConversionError
 
 
 # ----------------------------------------------------------------------------------------
+# Hooks: what higher layers plug into this one
+# ----------------------------------------------------------------------------------------
+
+class Hooks:
+    """Operations core and the interpreters need but higher layers define. Imports point
+    only downwards (see README's layer table), so an upward need is inverted: the lower
+    layer keeps a named slot here, and the module that defines the operation fills it
+    when it is imported (``pretty`` the printers, ``lax`` the array operations).
+
+    ``pp_jaxpr(jaxpr, **options)`` and ``pp_eqn(eqn)``: the jaxpr printer (pretty.py).
+    ``index_in_dim``, ``broadcast_in_dim``, ``transpose``, ``expand_dims``, ``add_any``,
+    ``convert_element_type(value, dtype, weak_type)``: the lax operations that iterating
+    a tracer, zeros, tangent sums and batching need (lax/__init__.py).
+    ``stage_custom_jvp`` / ``stage_custom_vjp``: how staging records a custom-derivative
+    call (custom_derivatives.py). ``linearize`` and ``linear_transpose``: the pytree
+    differentiation API that ``custom_root`` / ``custom_linear_solve`` hand to the user's
+    solvers (ad_api.py)."""
+    pp_jaxpr = pp_eqn = None
+    index_in_dim = broadcast_in_dim = transpose = expand_dims = add_any = None
+    convert_element_type = None
+    stage_custom_jvp = stage_custom_vjp = None
+    linearize = linear_transpose = None
+
+    def register(self, **slots):
+        for name, fn in slots.items():
+            if not hasattr(Hooks, name):
+                raise AttributeError(f"core.hooks has no slot {name!r}")
+            setattr(self, name, fn)
+
+
+hooks = Hooks()
+
+
+# ----------------------------------------------------------------------------------------
 # Abstract values
 # ----------------------------------------------------------------------------------------
 
@@ -315,9 +349,6 @@ class Literal:
         return f"Literal({self.val})"
 
 
-Atom = "Var | Literal"
-
-
 class JaxprEqn:
     """``outvars = primitive[params] invars``."""
     __slots__ = ("invars", "outvars", "primitive", "params", "effects")
@@ -336,8 +367,7 @@ class JaxprEqn:
         return new
 
     def __repr__(self):
-        from glassjax import pretty
-        return pretty.pp_eqn_standalone(self)
+        return hooks.pp_eqn(self)
 
 
 class Jaxpr:
@@ -364,8 +394,7 @@ class Jaxpr:
         return Jaxpr(**fields)
 
     def pretty_print(self, **kw):
-        from glassjax import pretty
-        return pretty.pp_toplevel(self, **kw)
+        return hooks.pp_jaxpr(self, **kw)
 
     def __str__(self):
         return self.pretty_print()
@@ -411,10 +440,6 @@ class ClosedJaxpr:
 
     def _repr_pretty_(self, p, cycle):
         p.text(str(self))
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        from glassjax.notebook import display  # imported lazily: notebooks only
-        return display.closed_jaxpr_mimebundle(self)
 
 
 def jaxprs_in_params(params):
@@ -600,12 +625,6 @@ def axis_size(name):
         raise NameError(f"unbound axis name: {name}") from None
 
 
-def find_top_trace(args):
-    """The current trace (kept as a function so transformations read uniformly)."""
-    del args
-    return trace_ctx.trace
-
-
 # Converting an array to a Python value: the shape is checked first, for device arrays
 # and tracers alike, so a non-scalar fails the same way with or without a trace.
 
@@ -710,8 +729,8 @@ class Tracer:
         """Rows, each a static ``slice`` of stride 1 (then squeezed), as JAX iterates."""
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
-        from glassjax.lax import slicing
-        return (slicing.index_in_dim(self, i, keepdims=False) for i in range(self.shape[0]))
+        return (hooks.index_in_dim(self, i, keepdims=False)
+                for i in range(self.shape[0]))
 
     def __repr__(self):
         return f"{type(self).__name__}({self.aval})"
@@ -841,26 +860,24 @@ def concrete_dim_or_error(x, context=""):
     return concrete_or_error(operator.index, x, context)
 
 
+class Rule:
+    """A flat function handed to a custom-derivative primitive, with the name of the user
+    function it comes from (shown when the equation is printed)."""
+
+    def __init__(self, fun, name):
+        self.fun = fun
+        self.name = name
+
+    def call_wrapped(self, *args, **kwargs):
+        return self.fun(*args, **kwargs)
+
+
 def unzip2(pairs):
     xs, ys = [], []
     for x, y in pairs:
         xs.append(x)
         ys.append(y)
     return xs, ys
-
-
-def safe_map(f, *xs):
-    n = len(xs[0])
-    for x in xs[1:]:
-        assert len(x) == n, (n, len(x))
-    return list(map(f, *xs))
-
-
-def safe_zip(*xs):
-    n = len(xs[0])
-    for x in xs[1:]:
-        assert len(x) == n, (n, len(x))
-    return list(zip(*xs))
 
 
 def new_jaxpr_eqn(invars, outvars, primitive, params, effects=frozenset()):

@@ -22,9 +22,11 @@ import inspect
 
 import numpy as np
 
-from glassjax import core, dtypes, lax, pretty, tree_util
+from glassjax import core, dtypes, pretty, tree_util
 from glassjax.errors import UnexpectedTracerError
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
+from glassjax.core import Rule
+from glassjax.lax.elementwise import stop_gradient
 from glassjax.interpreters.ad import SymbolicZero
 from glassjax.tree_util import tree_flatten, tree_map, tree_unflatten
 from glassjax.xla import lowering
@@ -57,18 +59,6 @@ def zero_from_primal(val, symbolic_zeros=False):
         aval = core.typeof(x).to_tangent_aval()
         return SymbolicZero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
     return tree_map(zero, val)
-
-
-class Rule:
-    """A flat function handed to a custom-derivative primitive, with the name of the user
-    function it comes from (shown when the equation is printed)."""
-
-    def __init__(self, fun, name):
-        self.fun = fun
-        self.name = name
-
-    def call_wrapped(self, *args, **kwargs):
-        return self.fun(*args, **kwargs)
 
 
 def forward_def_attr(self, name):
@@ -209,7 +199,7 @@ class custom_jvp:
 
 
 def _stop_gradient(x):
-    return tree_map(lambda v: lax.stop_gradient(v) if isinstance(v, core.Tracer) else v, x)
+    return tree_map(lambda v: stop_gradient(v) if isinstance(v, core.Tracer) else v, x)
 
 
 def _flatten_fun(fun, in_tree, out_type):
@@ -978,3 +968,6 @@ class _GradientRule:
 tree_util.register_pytree_node(
     _GradientRule, lambda r: (r.consts, (r.jaxpr, r.in_tree, r.out_tree)),
     lambda aux, consts: _GradientRule(*aux, list(consts)))
+
+
+core.hooks.register(stage_custom_jvp=stage_custom_jvp, stage_custom_vjp=stage_custom_vjp)

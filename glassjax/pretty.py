@@ -342,3 +342,6 @@ def pp_toplevel(jaxpr, *, print_shapes=True, custom_pp_eqn_rules=True, width=80,
 
 def pp_eqn_standalone(eqn):
     return format_doc(pp_eqn(eqn, Context(), Settings()))
+
+
+core.hooks.register(pp_jaxpr=pp_toplevel, pp_eqn=pp_eqn_standalone)

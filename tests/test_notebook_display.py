@@ -23,7 +23,9 @@ def selu(x, alpha=1.67, lambda_=1.05):
 
 def test_closed_jaxpr_displays_as_highlighted_text_and_graph():
     closed = make_jaxpr(selu)(jnp.arange(5.0))
-    data, _ = InteractiveShell.instance().display_formatter.format(closed)
+    shell = InteractiveShell.instance()
+    glassjax.load_ipython_extension(shell)      # registers the rich display
+    data, _ = shell.display_formatter.format(closed)
     assert data["text/plain"] == str(closed)
     page = data["text/html"]
     assert page.startswith('<div class="glassjax"><style>')
@@ -43,7 +45,7 @@ def test_big_jaxprs_are_not_drawn_automatically():
             x = lax.sin(x)
         return x
     closed = make_jaxpr(chain)(1.0)
-    page = closed._repr_mimebundle_()["text/html"]
+    page = display.closed_jaxpr_mimebundle(closed)["text/html"]
     assert "<svg" not in page
     assert f"The graph is not drawn: {display.AUTO_GRAPH_LIMIT + 1} equations" in page
     assert "<svg" in display.graph_html(closed, force=True)

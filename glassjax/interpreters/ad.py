@@ -83,13 +83,12 @@ def full_like_aval(value, aval):
     """An array of type ``aval`` filled with ``value``. Like every lax result it is an
     array (or a tracer of the current trace), never a bare Python scalar; while staging,
     the scalar constant shows as a literal."""
-    from glassjax import lax                 # lax imports this module
-    from glassjax.lax.elementwise import _convert_element_type
+    ops = core.hooks                     # lax's operations (lax registers them)
     if aval.dtype == dtypes.float0:      # no arithmetic on float0: a host constant
         zero = core.float0_zeros(())
-        return lax.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
-    scalar = _convert_element_type(value, aval.dtype, aval.weak_type)
-    return lax.broadcast_in_dim(scalar, aval.shape, ())
+        return ops.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
+    scalar = ops.convert_element_type(value, aval.dtype, aval.weak_type)
+    return ops.broadcast_in_dim(scalar, aval.shape, ())
 
 
 def instantiate_zeros(t):
@@ -105,8 +104,7 @@ def add_tangents(x, y):
 
 
 def add_jaxvals(x, y):
-    from glassjax.lax import add_any
-    return add_any(x, y)
+    return core.hooks.add_any(x, y)
 
 
 # -- Helpers for writing rules ------------------------------------------------------------

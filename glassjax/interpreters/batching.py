@@ -24,6 +24,8 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from glassjax import core
+from glassjax.interpreters import staging
+from glassjax.interpreters.ad import SymbolicZero, Zero
 
 not_mapped = None
 
@@ -51,7 +53,7 @@ def canonicalize_axis(axis, ndim: int) -> int:
 
 def moveaxis(x, src: int, dst: int):
     """Move axis ``src`` of ``x`` to ``dst`` (a transpose, or nothing when src == dst)."""
-    from glassjax import lax
+    lax = core.hooks                     # lax's operations (lax registers them)
     if src == dst:
         return x
     ndim = np.ndim(x)
@@ -64,7 +66,7 @@ def moveaxis(x, src: int, dst: int):
 def broadcast(x, size: int, axis: int):
     """Give an unmapped value a mapped axis of ``size`` at ``axis``. (The kept axes are
     NumPy ints, as in JAX, which prints them as ``broadcast_dimensions=(np.int64(1),)``.)"""
-    from glassjax import lax
+    lax = core.hooks                     # lax's operations (lax registers them)
     shape = list(np.shape(x))
     shape.insert(axis, size)
     dims = tuple(np.delete(np.arange(len(shape)), axis))
@@ -133,7 +135,7 @@ def broadcast_batcher(primitive, args, dims, **params):
 
 
 def _expand_trailing(x, ndim):
-    from glassjax import lax
+    lax = core.hooks                     # lax's operations (lax registers them)
     if np.ndim(x) == ndim:
         return x
     return lax.expand_dims(x, tuple(range(np.ndim(x), ndim)))
@@ -324,7 +326,6 @@ def batch_subtrace(fun, tag, axis_data: AxisData, in_dims):
     """``fun`` (a custom rule with ``call_wrapped``) as a function of whole batches, run
     later by whichever trace calls it. Returns it with a list that is filled with the
     output batch dims when it runs."""
-    from glassjax.custom_derivatives import Rule
     out_dims: list = []
 
     def batched(*args, **kwargs):
@@ -333,7 +334,7 @@ def batch_subtrace(fun, tag, axis_data: AxisData, in_dims):
             vals, out_dims[:] = core.unzip2(map(trace.to_batch_info, outs))
         return vals
 
-    return Rule(batched, fun.name), out_dims
+    return core.Rule(batched, fun.name), out_dims
 
 
 @contextlib.contextmanager
@@ -349,7 +350,6 @@ def _subtrace(tag, axis_data, in_dims, args):
 def _batch_custom_jvp_subtrace(jvp, tag, axis_data: AxisData, in_dims):
     """A custom JVP rule on batches: tangents are batched like their primals, and each
     output's primal and tangent leave with one batch dim."""
-    from glassjax.custom_derivatives import Rule, SymbolicZero
     out_dims: list = []
 
     def batched(*args):
@@ -369,13 +369,12 @@ def _batch_custom_jvp_subtrace(jvp, tag, axis_data: AxisData, in_dims):
         out_dims[:] = merged
         return [*primals, *tangents]
 
-    return Rule(batched, jvp.name), out_dims
+    return core.Rule(batched, jvp.name), out_dims
 
 
 def _batch_custom_vjp_bwd(bwd, tag, axis_data: AxisData, in_dims, out_dim_dests):
     """A custom VJP's backward rule on batches; each input cotangent leaves batched like
     its primal input, summed over the batch for unmapped inputs."""
-    from glassjax.custom_derivatives import Rule, SymbolicZero
 
     def batched(*args):
         dims = in_dims()
@@ -389,7 +388,7 @@ def _batch_custom_vjp_bwd(bwd, tag, axis_data: AxisData, in_dims, out_dim_dests)
                 return [_matchaxis_symzeros(axis_data, s, d, x, sum_match=True)
                         for s, d, x in zip(dims_out, out_dim_dests, vals)]
 
-    return Rule(batched, bwd.name)
+    return core.Rule(batched, bwd.name)
 
 
 def _merge_bdims(x, y):
@@ -398,8 +397,6 @@ def _merge_bdims(x, y):
 
 def _matchaxis_symzeros(axis_data: AxisData, src, dst, x, sum_match=False):
     """``matchaxis`` that also moves symbolic zeros (by changing their type)."""
-    from glassjax.custom_derivatives import SymbolicZero
-    from glassjax.interpreters.ad import Zero
     if type(x) not in (Zero, SymbolicZero):
         return matchaxis(axis_data, src, dst, x, sum_match=sum_match)
     if src == dst:
@@ -461,7 +458,6 @@ zero_if_mapped = _ZeroIfMapped()   # an out_axes_dest: axis 0 if batched, else u
 
 
 def _batch_jaxpr_axes(closed_jaxpr, axis_data, in_axes, out_axes_dest):
-    from glassjax.interpreters import staging
     per_jaxpr = _batch_jaxpr_cache.setdefault(closed_jaxpr, {})
     key = (axis_data, in_axes, out_axes_dest)
     if key in per_jaxpr:

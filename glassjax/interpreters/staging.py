@@ -15,7 +15,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from glassjax import core, dtypes
+from glassjax import core, dtypes, tree_util
 from glassjax.config import config
 from glassjax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
@@ -30,7 +30,6 @@ class DebugInfo(NamedTuple):
 def debug_info(traced_for: str, fun: Callable, args, kwargs, static_argnums=(),
                static_argnames=()) -> DebugInfo:
     """Name the leaves of a call's arguments the way JAX's messages name them."""
-    from glassjax import tree_util  # late: tree_util sits above core
     try:
         ba = fun_signature(fun).bind(*args, **kwargs)
         named = list(ba.arguments.items())
@@ -49,7 +48,6 @@ def debug_info(traced_for: str, fun: Callable, args, kwargs, static_argnums=(),
 def check_jax_types(leaves, out_tree, debug: DebugInfo) -> None:
     """A traced function must return arrays (or scalars): name the first output that is
     not one by its path in the result, as JAX's message does."""
-    from glassjax import tree_util
     for i, x in enumerate(leaves):
         if not core.valid_jaxtype(x):
             paths, _ = tree_util.tree_flatten_with_path(
@@ -191,15 +189,13 @@ class DynamicJaxprTrace(core.Trace):
         return [self.tracer_type(self, v.aval, v) for v in outvars]
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
-        from glassjax import custom_derivatives
-        return custom_derivatives.stage_custom_jvp(self, primitive, fun, jvp, tracers,
-                                                   symbolic_zeros)
+        return core.hooks.stage_custom_jvp(self, primitive, fun, jvp, tracers,
+                                           symbolic_zeros)
 
     def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, out_trees,
                                 symbolic_zeros):
-        from glassjax import custom_derivatives
-        return custom_derivatives.stage_custom_vjp(self, primitive, fun, fwd, bwd,
-                                                   tracers, out_trees, symbolic_zeros)
+        return core.hooks.stage_custom_vjp(self, primitive, fun, fwd, bwd, tracers,
+                                           out_trees, symbolic_zeros)
 
     # -- finishing ------------------------------------------------------------------------
 

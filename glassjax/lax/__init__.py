@@ -60,3 +60,16 @@ from glassjax.lax.convolution import (
 from glassjax.lax.special import (igamma, igamma_grad_a, igamma_grad_a_p, igamma_p, igammac,
                                   igammac_p, random_gamma_grad)
 from glassjax.lax import linalg
+
+
+def _register_hooks():
+    """Give core and the interpreters the array operations they need (they sit below lax
+    and never import it)."""
+    from glassjax import core
+    from glassjax.lax.elementwise import _convert_element_type
+    core.hooks.register(index_in_dim=index_in_dim, broadcast_in_dim=broadcast_in_dim,
+                        transpose=transpose, expand_dims=expand_dims, add_any=add_any,
+                        convert_element_type=_convert_element_type)
+
+
+_register_hooks()

@@ -19,6 +19,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from glassjax import core, dtypes
 from glassjax.interpreters import ad, batching
+from glassjax.lax.slicing import take_along_last_axis
+from glassjax.lax.structural import transpose
 from glassjax.xla import dispatch, lowering
 
 
@@ -103,14 +105,17 @@ def _lowering(ctx, operand, *, k, reduction_dimension, recall_target, is_max_k,
 
 def _jvp(primals, tangents, **params):
     """The values' tangents are the input tangents at the chosen indices."""
-    from glassjax.numpy import take_along_axis
     (operand,), (tangent,) = primals, tangents
     values, indices = approx_top_k_p.bind(operand, **params)
     if type(tangent) is ad.Zero:
         tangent_out = ad.Zero.from_primal_value(values)
     else:
         axis = params["reduction_dimension"] % operand.ndim
-        tangent_out = take_along_axis(tangent, indices, axis=axis)
+        perm = tuple(range(operand.ndim))         # the reduced axis moved last
+        perm = perm[:axis] + perm[axis + 1:] + (axis,)
+        inverse = tuple(int(i) for i in np.argsort(perm))
+        tangent_out = transpose(take_along_last_axis(
+            transpose(tangent, perm), transpose(indices, perm)), inverse)
     return [values, indices], [tangent_out, ad.Zero.from_primal_value(indices)]
 
 

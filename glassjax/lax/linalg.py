@@ -194,8 +194,12 @@ def _matmul(a, b):
 
 def _diagonal(x):
     """The main diagonals of a batch of matrices."""
-    from glassjax import numpy as jnp
-    return jnp.diagonal(x, axis1=-2, axis2=-1)
+    from glassjax.lax import slicing
+    *batch, m, n = x.shape
+    k = min(m, n)
+    square = x[..., :k, :k]
+    diag_index = slicing.broadcasted_iota(np.int32, (*batch, k, 1), len(batch))
+    return slicing.take_along_last_axis(square, diag_index)[..., 0]
 
 
 def _diag_matrix(d):
@@ -253,13 +257,13 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
 
 def _take_last(x, j):
     """``x[..., j]`` for a batch of indices ``j`` (one per leading index)."""
-    from glassjax import numpy as jnp
-    return jnp.take_along_axis(x, j[..., None], axis=-1)[..., 0]
+    from glassjax.lax import slicing
+    return slicing.take_along_last_axis(x, j[..., None])[..., 0]
 
 
 def _put_last(x, j, value):
-    from glassjax import numpy as jnp
-    return jnp.put_along_axis(x, j[..., None], value[..., None], axis=-1, inplace=False)
+    from glassjax.lax import slicing
+    return slicing.put_along_last_axis(x, j, value)
 
 
 lu_p = _standard_linalg_primitive("lu", _lu_abstract_eval, _lu_lowering)
@@ -271,7 +275,7 @@ def _lu_jvp(primals, tangents):
     are its two triangles multiplied back by ``L`` and ``U``. (Rectangular ``A`` pads
     ``L`` and ``U`` to square with the identity.)"""
     from glassjax import lax
-    from glassjax import numpy as jnp
+    from glassjax.lax import slicing
     a, = primals
     a_dot, = tangents
     lu, pivots, permutation = lu_p.bind(a)
@@ -284,8 +288,12 @@ def _lu_jvp(primals, tangents):
     u_corner = lax.pad(_eye(a.dtype, n - k, batch), zero,
                        [(0, 0, 0)] * len(batch) + [(k, 0, 0), (k, 0, 0)])
     u = lax.pad(_triu(lu[..., :k, :]), zero, pad_rows) + u_corner
-    a_dot = jnp.take_along_axis(ad.instantiate_zeros(a_dot), permutation[..., :, None],
-                                axis=-2)
+    # P dA: the rows of dA permuted, i.e. the columns of its transpose
+    swap = (*range(len(batch)), len(batch) + 1, len(batch))
+    row_of = lax.broadcast_in_dim(permutation, (*batch, n, m),
+                                  (*range(len(batch)), len(batch) + 1))
+    a_dot_t = lax.transpose(ad.instantiate_zeros(a_dot), swap)
+    a_dot = lax.transpose(slicing.take_along_last_axis(a_dot_t, row_of), swap)
     la = triangular_solve(l, a_dot, left_side=True, lower=True, unit_diagonal=True)
     lau = triangular_solve(u, la, left_side=False, lower=False)
     lu_dot = _matmul(l, _tril(lau, -1)) + _matmul(_triu(lau), u)

@@ -18,10 +18,12 @@ from glassjax import core, dtypes, tree_util
 from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax import elementwise
+from glassjax.lax.logaddexp import logaddexp
 from glassjax.lax.structural import (broadcast_in_dim, broadcasted_iota, concatenate,
                                      expand_dims, full, pad, reshape, rev, squeeze)
 from glassjax.lax.utils import (all_weak, canonicalize_axis,
                                 standard_multi_result_primitive, standard_primitive)
+from glassjax.vmap_api import vmap
 from glassjax.xla import dispatch, lowering
 from glassjax.xla.lowering import hlo, ir
 
@@ -395,7 +397,6 @@ def _reduce_jvp(reducer, init_values, primals, tangents, axes):
     """JVP of a reduction by any monoid: reduce by a balanced tree of pairwise
     ``reducer`` applications (halving the axis each step), differentiated with ``jvp``.
     The reduced axes are first moved to the front and flattened into one."""
-    import glassjax  # the transformations (a layer above lax)
     input_shape = np.array(np.shape(primals[0]), dtype=int)
     n = np.prod(input_shape[list(axes)])
     non_axes = np.delete(np.arange(len(input_shape)), axes)
@@ -404,7 +405,7 @@ def _reduce_jvp(reducer, init_values, primals, tangents, axes):
     primals = tuple(reshape(x, new_shape, permutation) for x in primals)
     tangents = tuple(reshape(t, new_shape, permutation) for t in tangents)
     for _ in range(len(non_axes) + 1):
-        reducer = glassjax.vmap(reducer)
+        reducer = vmap(reducer)
 
     def reduce_tree(*xs, axis=0):
         from glassjax.lax.slicing import slice_in_dim
@@ -422,7 +423,9 @@ def _reduce_jvp(reducer, init_values, primals, tangents, axes):
             return [full(tuple(input_shape[non_axes]), i) for i in init_values]
         return tuple(squeeze(x, (axis,)) for x in xs)
 
-    return glassjax.jvp(reduce_tree, primals, tangents)
+    outs, out_tangents, _ = ad.jvp(lambda *xs: list(reduce_tree(*xs)), list(primals),
+                                   list(tangents))
+    return outs, out_tangents
 
 
 def _reduce_jvp_rule(primals, tangents, *, computation, jaxpr, dimensions):
@@ -645,9 +648,9 @@ def _cumred_lower(combine, identity, ctx, x, *, axis, reverse):
 def _cumulative_jvp(combine_fn, primals, tangents, *, axis, reverse):
     """Differentiate through the parallel prefix scan (reduce_window is not
     differentiable to arbitrary order)."""
-    import glassjax  # the transformations (a layer above lax)
-    return glassjax.jvp(functools.partial(associative_scan, combine_fn, axis=axis,
-                                          reverse=reverse), primals, tangents)
+    scan = functools.partial(associative_scan, combine_fn, axis=axis, reverse=reverse)
+    (out,), (out_tangent,), _ = ad.jvp(lambda x: [scan(x)], list(primals), list(tangents))
+    return out, out_tangent
 
 
 def _cumulative_reduction(name, combine, identity, combine_fn):
@@ -660,11 +663,6 @@ def _cumulative_reduction(name, combine, identity, combine_fn):
     return prim
 
 
-def _logaddexp(x, y):
-    from glassjax import numpy as jnp    # jnp.logaddexp has the stable custom JVP
-    return jnp.logaddexp(x, y)
-
-
 cumsum_p = _cumulative_reduction("cumsum", hlo.add, _sum_identity, None)
 ad.deflinear2(cumsum_p, lambda ct, x, *, axis, reverse: [
     cumsum(ct, axis=axis, reverse=not reverse)])
@@ -673,7 +671,7 @@ cumprod_p = _cumulative_reduction("cumprod", hlo.multiply, _prod_identity,
 cummax_p = _cumulative_reduction("cummax", _max_hlo, _max_identity, elementwise.max)
 cummin_p = _cumulative_reduction("cummin", _min_hlo, _min_identity, elementwise.min)
 cumlogsumexp_p = _cumulative_reduction("cumlogsumexp", _logaddexp_hlo,
-                                       lambda dtype: np.array(-np.inf, dtype), _logaddexp)
+                                       lambda dtype: np.array(-np.inf, dtype), logaddexp)
 
 
 def cumsum(operand, axis: int = 0, reverse: bool = False):

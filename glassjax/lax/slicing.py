@@ -25,11 +25,13 @@ from glassjax import core, dtypes
 from glassjax.interpreters import ad, batching
 from glassjax.jit import jit
 from glassjax.lax import elementwise
-from glassjax.lax.reductions import reduce_and, reduction_jaxpr
-from glassjax.lax.structural import (broadcast, broadcast_in_dim, concatenate, expand_dims,
+from glassjax.lax.reductions import reduce_and, reduce_sum, reduction_jaxpr
+from glassjax.lax.structural import (broadcast, broadcast_in_dim, broadcasted_iota,
+                                     concatenate, expand_dims,
                                      full, full_like, iota, pad, reshape, squeeze)
 from glassjax.lax.utils import (canonicalize_shape, check_same_dtypes, check_shapelike,
                                 standard_primitive)
+from glassjax.vmap_api import vmap
 from glassjax.xla import dispatch, lowering
 from glassjax.xla.lowering import hlo, ir
 
@@ -292,7 +294,6 @@ def _dynamic_update_slice_transpose(ct, x, update, *start_indices):
 
 def _dynamic_update_slice_batch(args, dims):
     """A batched dynamic_update_slice is a scatter (with clamping)."""
-    import glassjax  # the transformations (a layer above lax)
     x, update, *start_indices = args
     x_d, update_d, *index_dims = dims
     update_shape = (np.shape(update) if update_d is None
@@ -304,8 +305,8 @@ def _dynamic_update_slice_batch(args, dims):
     scatter_fn = functools.partial(scatter, dimension_numbers=dnums,
                                    indices_are_sorted=True, unique_indices=True,
                                    mode=GatherScatterMode.CLIP)
-    return glassjax.vmap(scatter_fn, in_axes=(x_d, index_d, update_d),
-                         out_axes=0)(x, index, update), 0
+    return vmap(scatter_fn, in_axes=(x_d, index_d, update_d),
+                out_axes=0)(x, index, update), 0
 
 
 dynamic_update_slice_p = standard_primitive(
@@ -1280,3 +1281,33 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
 def _scatter_apply_computation(func):
     """``(x, _) -> func(x)``, one function per ``func`` so that its jaxpr is cached."""
     return lambda x, _: func(x)
+
+
+# ----------------------------------------------------------------------------------------
+# Indexing along the last axis, for rules (jnp's take_along_axis lives a layer above)
+# ----------------------------------------------------------------------------------------
+
+def _last_axis_hits(indices, n):
+    """``iota == indices[..., None]``: True where the last axis of an ``n``-wide array is
+    picked by ``indices``."""
+    shape = tuple(np.shape(indices)) + (n,)
+    positions = broadcasted_iota(indices.dtype, shape, len(shape) - 1)
+    return elementwise.eq(positions, expand_dims(indices, (len(shape) - 1,)))
+
+
+def take_along_last_axis(x, indices):
+    """``x[..., indices]``: ``x`` (..., n) indexed along its last axis by ``indices``
+    (..., k), batched alike. A one-hot selection and a sum, exact for every value."""
+    *batch, n = np.shape(x)
+    hits = _last_axis_hits(indices, n)
+    dims = tuple(range(len(batch))) + (len(batch) + 1,)
+    picked = elementwise.select(hits, broadcast_in_dim(x, hits.shape, dims),
+                                full_like(x, 0, shape=hits.shape))
+    return reduce_sum(picked, (hits.ndim - 1,))
+
+
+def put_along_last_axis(x, indices, values):
+    """``x`` with ``x[..., indices] = values``, one index and value per leading index."""
+    hits = _last_axis_hits(indices, np.shape(x)[-1])
+    values = broadcast_in_dim(values, hits.shape, tuple(range(np.ndim(values))))
+    return elementwise.select(hits, values, x)

@@ -93,7 +93,8 @@ def graph_html(closed_jaxpr, *, force=False, **options) -> str:
 
 
 def closed_jaxpr_mimebundle(closed_jaxpr) -> dict:
-    """``ClosedJaxpr._repr_mimebundle_``: its text, highlighted, and its graph."""
+    """A ClosedJaxpr's rich display (registered with IPython by ``%load_ext glassjax``):
+    its text, highlighted, and its graph."""
     return {"text/plain": str(closed_jaxpr),
             "text/html": wrap(jaxpr_html(closed_jaxpr), graph_html(closed_jaxpr))}
 

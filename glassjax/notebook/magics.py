@@ -25,12 +25,12 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
-import glassjax
+from glassjax import core
 from glassjax.notebook import display as display_lib
 from glassjax.notebook import graph as graph_lib
 from glassjax.notebook.stages import Stages
 
-_GLASSJAX_DIR = os.path.dirname(os.path.abspath(glassjax.__file__))
+_GLASSJAX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Options that take a value (the others are flags).
 _VALUED = {"--view", "--axis-env", "--static", "--depth", "--rankdir", "--save", "--name"}
 _CAPTURE = "__glassjax_capture_call__"
@@ -234,8 +234,11 @@ class JaxprMagics(Magics):
 
 
 def load(ip):
-    """``%load_ext glassjax``."""
+    """``%load_ext glassjax``: the magics, and the rich display of jaxprs (core knows
+    nothing of notebooks: the formatter is registered here, for the ClosedJaxpr type)."""
     ip.register_magics(JaxprMagics)
+    formatter = ip.display_formatter.mimebundle_formatter
+    formatter.for_type(core.ClosedJaxpr, display_lib.closed_jaxpr_mimebundle)
 
 
 def unload(ip):
@@ -244,3 +247,4 @@ def unload(ip):
     for kind in ("line", "cell"):
         ip.magics_manager.magics[kind].pop("jaxpr", None)
     ip.magics_manager.registry.pop(JaxprMagics.__name__, None)
+    ip.display_formatter.mimebundle_formatter.pop(core.ClosedJaxpr, None)

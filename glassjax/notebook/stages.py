@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-import glassjax
+from glassjax.jit import jit, make_jaxpr
 from glassjax import core, tree_util
 
 
@@ -42,7 +42,7 @@ class Stages:
     # -- trace ----------------------------------------------------------------------------
 
     def _trace(self):
-        return glassjax.make_jaxpr(self.fun, static_argnums=self.static_argnums,
+        return make_jaxpr(self.fun, static_argnums=self.static_argnums,
                                    axis_env=self.axis_env, return_shape=True)(
             *self.args, **self.kwargs)
 
@@ -85,7 +85,7 @@ class Stages:
                                    *tree_util.tree_leaves((args, kwargs)))
             return tree_util.tree_unflatten(out_tree, outs)
         program.__name__ = getattr(self.fun, "__name__", type(self.fun).__name__)
-        return glassjax.jit(program)
+        return jit(program)
 
     def _guarded(self, stage, compute):
         try:

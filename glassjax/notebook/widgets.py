@@ -18,7 +18,8 @@ import html
 import ipywidgets as w
 import numpy as np
 
-import glassjax
+from glassjax import ad_api, ad_checkpoint, vmap_api
+from glassjax.jit import jit
 from glassjax import core, tree_util
 from glassjax.notebook import display as display_lib
 from glassjax.notebook import graph as graph_lib
@@ -50,28 +51,28 @@ def _batched(args, in_axes):
 
 def _jvp(f):
     def f_jvp(*xs):
-        return glassjax.jvp(f, xs, tree_util.tree_map(_ones_like, xs))
+        return ad_api.jvp(f, xs, tree_util.tree_map(_ones_like, xs))
     return f_jvp
 
 
 def _linearize(f):
     def f_lin(*xs):
-        y, f_jvp = glassjax.linearize(f, *xs)
+        y, f_jvp = ad_api.linearize(f, *xs)
         return y, f_jvp(*tree_util.tree_map(_ones_like, xs))
     return f_lin
 
 
 # name -> (how it reads, making the new function, making the new example arguments)
 TRANSFORMS = {
-    "jit": ("jit({})", lambda f, ax: glassjax.jit(f), None),
-    "grad": ("grad({})", lambda f, ax: glassjax.grad(f), None),
-    "value_and_grad": ("value_and_grad({})", lambda f, ax: glassjax.value_and_grad(f),
+    "jit": ("jit({})", lambda f, ax: jit(f), None),
+    "grad": ("grad({})", lambda f, ax: ad_api.grad(f), None),
+    "value_and_grad": ("value_and_grad({})", lambda f, ax: ad_api.value_and_grad(f),
                        None),
-    "vmap": ("vmap({}, in_axes={ax})", lambda f, ax: glassjax.vmap(f, in_axes=ax),
+    "vmap": ("vmap({}, in_axes={ax})", lambda f, ax: vmap_api.vmap(f, in_axes=ax),
              _batched),
     "jvp": ("jvp({}) with tangents of ones", lambda f, ax: _jvp(f), None),
     "linearize": ("linearize({}) applied to ones", lambda f, ax: _linearize(f), None),
-    "checkpoint": ("checkpoint({})", lambda f, ax: glassjax.checkpoint(f), None),
+    "checkpoint": ("checkpoint({})", lambda f, ax: ad_checkpoint.checkpoint(f), None),
 }
 
 

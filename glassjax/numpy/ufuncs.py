@@ -15,6 +15,7 @@ import numpy as np
 from glassjax import core, dtypes, lax
 from glassjax.custom_derivatives import custom_jvp
 from glassjax.jit import jit
+from glassjax.lax import logaddexp as lax_logaddexp
 from glassjax.numpy.util import (_where, check_arraylike, check_no_float0s, const, eager_jit,
                                  ensure_arraylike, lax_asarray, promote_args,
                                  promote_args_inexact, promote_args_numeric,
@@ -530,68 +531,18 @@ conj = conjugate
 
 # -- functions with custom derivatives ----------------------------------------------------
 
-def _replace_inf(x):
-    """+inf replaced by 0 (keeps ``exp(x - out)`` finite in the logaddexp JVP)."""
-    re_x = lax.real(x) if _is(x, np.complexfloating) else x
-    return lax.select(lax.eq(re_x, const(re_x, np.inf)), lax.full_like(x, 0), x)
-
-
-def _wrap_between(x, a):
-    """``x`` wrapped into ``[-a, a]``."""
-    two_a = const(x, 2 * a)
-    rem = lax.rem(lax.add(x, const(x, a)), two_a)
-    rem = lax.select(lax.lt(rem, const(x, 0)), lax.add(rem, two_a), rem)
-    return lax.sub(rem, const(x, a))
-
-
-def _logaddexp_base(name, exp_fn, log1p_scale):
-    """``log(b**x1 + b**x2)`` for base ``b`` e (``exp``) or 2 (``exp2``), computed as
-    ``max + log1p(b**-|x1 - x2|)`` so that large inputs do not overflow; its JVP (the
-    softmax weights of the two inputs) is a custom rule that stays finite at infinity."""
-    @custom_jvp
-    def fn(x1, x2):
-        x1, x2 = lax_asarray(x1), lax_asarray(x2)
-        amax = lax.max(x1, x2)
-        if _is(x1, np.floating):
-            delta = lax.sub(x1, x2)
-            return lax.select(lax.ne(delta, delta), lax.add(x1, x2),
-                              lax.add(amax, log1p_scale(amax, lax.log1p(
-                                  exp_fn(lax.neg(lax.abs(delta)))))))
-        if _is(x1, np.complexfloating):
-            delta = lax.sub(lax.add(x1, x2), lax.mul(amax, const(amax, 2)))
-            out = lax.add(amax, log1p_scale(amax, lax.log1p(exp_fn(delta))))
-            period = np.pi if exp_fn is lax.exp else np.pi / np.log(2)
-            return lax.complex(lax.real(out), _wrap_between(lax.imag(out), period))
-        raise ValueError(f"{name} requires floating-point or complex inputs; got "
-                         f"{x1.dtype}")
-
-    @fn.defjvp
-    def fn_jvp(primals, tangents):
-        (x1, x2), (t1, t2) = primals, tangents
-        out = fn(x1, x2)
-        weight = lambda x: exp_fn(lax.sub(_replace_inf(x), _replace_inf(out)))
-        return out, lax.add(lax.mul(t1, weight(x1)), lax.mul(t2, weight(x2)))
-
-    fn.__name__ = fn.fun.__name__ = name
-    fn_jvp.__name__ = f"_{name}_jvp"
-    return fn
-
-
-_logaddexp = _logaddexp_base("logaddexp", lax.exp, lambda amax, y: y)
-_logaddexp2 = _logaddexp_base("logaddexp2", lax.exp2,
-                              lambda amax, y: lax.mul(const(amax, 1 / np.log(2)), y))
-
-
 @eager_jit
 def logaddexp(x1, x2, /):
     """``log(exp(x1) + exp(x2))``, without overflow."""
-    return _logaddexp(*promote_args_inexact("logaddexp", x1, x2))
+    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+    return lax_logaddexp.logaddexp(lax_asarray(x1), lax_asarray(x2))
 
 
 @eager_jit
 def logaddexp2(x1, x2, /):
     """``log2(2**x1 + 2**x2)``, without overflow."""
-    return _logaddexp2(*promote_args_inexact("logaddexp2", x1, x2))
+    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
+    return lax_logaddexp.logaddexp2(lax_asarray(x1), lax_asarray(x2))
 
 
 @jit

@@ -202,11 +202,12 @@ def print_environment_info(return_string: bool = False):
     """The versions and devices a bug report should mention (printed, or returned)."""
     import platform
     import textwrap
-    import glassjax
     import jaxlib.version
+
+    from glassjax.version import __version__
     backend = get_backend()
     info = textwrap.dedent(f"""\
-        glassjax: {glassjax.__version__}
+        glassjax: {__version__}
         jaxlib: {jaxlib.version.__version__}
         numpy:  {np.__version__}
         python: {sys.version.replace(chr(10), ' ')}

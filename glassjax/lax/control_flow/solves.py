@@ -26,6 +26,7 @@ from glassjax import core, tree_util
 from glassjax.custom_derivatives import custom_jvp
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax.control_flow.common import abstractify, trace_fun
+from glassjax.lax.elementwise import neg
 from glassjax.xla import lowering
 
 
@@ -56,8 +57,7 @@ def custom_root(f: Callable, initial_guess, solve: Callable, tangent_solve: Call
     _check_tree("solve", "initial_guess", solution_tree, guess_tree)
 
     def linearize_and_solve(x, b):
-        from glassjax.ad_api import linearize
-        _, f_jvp = linearize(f, x)
+        _, f_jvp = core.hooks.linearize(f, x)      # ad_api's, a layer above
         return tangent_solve(f_jvp, b)
     pair_tree = tree_util.tree_structure(((initial_guess, initial_guess), {}))
     traced_ls = trace_fun(linearize_and_solve, pair_tree, avals * 2, "custom_root",
@@ -178,8 +178,7 @@ def _check_shapes(func_name, expected_name, actual, expected):
 
 
 def _transpose_one_output(linear_fun, primals):
-    from glassjax.ad_api import linear_transpose
-    transposed = linear_transpose(linear_fun, primals)
+    transposed = core.hooks.linear_transpose(linear_fun, primals)   # ad_api's
     return lambda x: transposed(x)[0]
 
 
@@ -234,7 +233,6 @@ def _linear_solve_jvp(primals, tangents, *, const_lengths, jaxprs):
 
 
 def _neg(t):
-    from glassjax.lax.elementwise import neg
     return t if type(t) is ad.Zero else neg(t)
 
 
