@@ -29,6 +29,10 @@ from glassjax.mesh import Mesh, PartitionSpec
 from glassjax.xla import runtime
 
 
+class IndivisibleError(ValueError):
+    """An array dimension does not split evenly over the devices a sharding gives it."""
+
+
 def _dim_axes(spec: PartitionSpec, ndim: int) -> list[tuple]:
     """For each of ``ndim`` dimensions, the mesh axes splitting it (major to minor)."""
     entries = list(spec._normalized_spec_for_aval(ndim))
@@ -93,14 +97,15 @@ class _NamedShardingMethods(runtime.ShardingMethods):
     def check_shape(self, global_shape):
         """Every split dimension must divide evenly among its devices."""
         self.spec._check_compatible_wrt_shape(global_shape)
-        for axes, size in zip(_dim_axes(self.spec, len(global_shape)), global_shape):
-            tiles = math.prod(self.mesh.shape[a] for a in axes)
-            if size % tiles:
-                raise ValueError(
-                    f"One of device_put args was given the sharding of {self!r}, which "
-                    f"implies that the global size of its dimension "
-                    f"{list(global_shape).index(size)} should be divisible by {tiles}, "
-                    f"but it is equal to {size} (full shape: {tuple(global_shape)})")
+        tiles = [math.prod(self.mesh.shape[a] for a in axes)
+                 for axes in _dim_axes(self.spec, len(global_shape))]
+        for dim, (size, n) in enumerate(zip(global_shape, tiles)):
+            if size % n:
+                raise IndivisibleError(
+                    f"Sharding {self!r} implies that array axis {dim} is partitioned {n} "
+                    f"times, but the dimension size is {size} (full shape: "
+                    f"{tuple(global_shape)}, per-dimension tiling factors: {tiles} should "
+                    f"evenly divide the shape)")
 
     def _to_xla_hlo_sharding(self, num_dimensions: int):
         return _hlo_sharding(self.mesh.axis_names, self.mesh.axis_sizes,

@@ -404,15 +404,14 @@ def answer_jaxlib_import(name: str, **attributes) -> None:
 @contextlib.contextmanager
 def answering_jaxlib_imports():
     """Put our answers in ``sys.modules`` for the duration (then remove them, so a later
-    ``import jax`` by the user is unaffected). If jax is already imported, leave it be."""
-    if "jax" in sys.modules:
-        yield
-        return
-    sys.modules.update(_JAXLIB_IMPORT_ANSWERS)
+    ``import jax`` by the user is unaffected). Modules already imported (jax itself, or
+    a ``jax`` alias of glassjax) are left be."""
+    added = [name for name in _JAXLIB_IMPORT_ANSWERS if name not in sys.modules]
+    sys.modules.update({name: _JAXLIB_IMPORT_ANSWERS[name] for name in added})
     try:
         yield
     finally:
-        for name in _JAXLIB_IMPORT_ANSWERS:
+        for name in added:
             del sys.modules[name]
 
 
