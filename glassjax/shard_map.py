@@ -97,6 +97,14 @@ def _axis_env(mesh, manual_axes):
     return [(a, mesh.shape[a]) for a in mesh.axis_names if a in manual_axes]
 
 
+def _in_body_scope(rule):
+    """A rule that re-traces the body does so with the body's named axes in scope."""
+    def scoped(*args, **params):
+        with core.extend_axis_env(_axis_env(params["mesh"], params["newly_manual_axes"])):
+            return rule(*args, **params)
+    return scoped
+
+
 def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
     """``sdy.manual_computation``: XLA gives the region each device's blocks. Inside it,
     collectives name devices by their position in the mesh (row-major), so the module
@@ -149,7 +157,7 @@ def _batching(axis_data, vals, dims, *, jaxpr, in_specs, out_specs, **params):
     return outs, [0] * len(outs)
 
 
-batching.fancy_primitive_batchers[shard_map_p] = _batching
+batching.fancy_primitive_batchers[shard_map_p] = _in_body_scope(_batching)
 
 
 def _filter(flags, xs):
@@ -172,7 +180,7 @@ def _jvp(primals, tangents, *, jaxpr, in_specs, out_specs, **params):
                       for a, nz in zip(avals, out_nonzeros)]
 
 
-ad.primitive_jvps[shard_map_p] = _jvp
+ad.primitive_jvps[shard_map_p] = _in_body_scope(_jvp)
 
 
 def _partial_eval(trace, *args, jaxpr, in_specs, out_specs, mesh, newly_manual_axes,
@@ -232,7 +240,7 @@ def _retrace(fun, avals) -> core.ClosedJaxpr:
         else core.ClosedJaxpr(jaxpr, consts)
 
 
-pe.partial_eval_rules[shard_map_p] = _partial_eval
+pe.partial_eval_rules[shard_map_p] = _in_body_scope(_partial_eval)
 
 
 def _transpose(cts, *args, jaxpr, in_specs, out_specs, mesh, check_vma,
@@ -277,7 +285,7 @@ def _div(x, n):
     return x if n == 1 else x / n
 
 
-ad.primitive_transposes[shard_map_p] = _transpose
+ad.primitive_transposes[shard_map_p] = _in_body_scope(_transpose)
 
 
 # ----------------------------------------------------------------------------------------
