@@ -4,7 +4,7 @@ functions: the states the branches or the loop body write are carried automatica
 A loop body runs once per iteration inside the loop's trace, so a state it writes must
 travel in the carry. Which states those are is found first, by tracing the body on the
 operands' types (``StatefulFunction.trace``); then the body runs as a pure function of
-``(carry, state values)`` with the states bound to the carried values, and the final
+``(state values, carry)`` (brainstate's order) with the states bound to the carried values, and the final
 values are written back after the loop. States that are only read are captured as
 constants of the body, like any value it closes over.
 """
@@ -69,9 +69,9 @@ def while_loop(cond_fun, body_fun, init_val):
                          + ", ".join(s.label for s in in_cond) + ".")
     written = _written_states([body_fun], init_val)
     cond_pure, body_pure = _with_states(cond_fun, written), _with_states(body_fun, written)
-    val, new_values = lax.while_loop(lambda c: cond_pure(c[1], c[0])[0],
-                                     lambda c: body_pure(c[1], c[0]),
-                                     (init_val, _values(written)))
+    new_values, val = lax.while_loop(lambda c: cond_pure(*c)[0],
+                                     lambda c: body_pure(*c)[::-1],
+                                     (_values(written), init_val))
     write_values(written, new_values)
     return val
 
@@ -80,8 +80,9 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """``lax.fori_loop`` whose body may read and write states."""
     written = _written_states([body_fun], lower, init_val)
     body_pure = _with_states(body_fun, written)
-    val, new_values = lax.fori_loop(lower, upper, lambda i, c: body_pure(c[1], i, c[0]),
-                                    (init_val, _values(written)), unroll=unroll)
+    new_values, val = lax.fori_loop(lower, upper,
+                                    lambda i, c: body_pure(c[0], i, c[1])[::-1],
+                                    (_values(written), init_val), unroll=unroll)
     write_values(written, new_values)
     return val
 
@@ -93,10 +94,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     body_pure = _with_states(f, written)
 
     def body(carry, x):
-        (new_carry, y), new_values = body_pure(carry[1], carry[0], x)
-        return (new_carry, new_values), y
+        (new_carry, y), new_values = body_pure(*carry, x)
+        return (new_values, new_carry), y
 
-    (carry, new_values), ys = lax.scan(body, (init, _values(written)), xs, length=length,
+    (new_values, carry), ys = lax.scan(body, (_values(written), init), xs, length=length,
                                        reverse=reverse, unroll=unroll)
     write_values(written, new_values)
     return carry, ys

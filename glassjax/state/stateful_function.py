@@ -32,7 +32,9 @@ class StatefulTrace:
     which of them were written, ``output_states`` those whose values the jaxpr returns
     after the function's own outputs."""
 
-    def __init__(self, jaxpr, consts, out_tree, states, written, only_write, name):
+    def __init__(self, jaxpr, consts, num_args, out_tree, states, written, only_write,
+                 name):
+        self.num_args = num_args
         self.jaxpr = core.ClosedJaxpr(jaxpr, consts)
         self.closed_jaxpr, self.lifted = staging.close_over_concrete_consts(jaxpr, consts)
         self.out_tree = out_tree
@@ -60,12 +62,17 @@ class StatefulTrace:
         return all(signature(s) == sig for s, sig in zip(self.states, self.signatures))
 
     def compiled(self):
-        """The jaxpr as a ``jit``-compiled function (made once, compiled per device)."""
+        """The jaxpr as a ``jit``-compiled function ``(*lifted, *state leaves, *arg
+        leaves) -> (*output state leaves, *outputs)`` (brainstate's order), made once."""
         if self._compiled is None:
-            closed = self.closed_jaxpr
+            closed, n_lifted = self.closed_jaxpr, len(self.lifted)
+            n_states = len(closed.in_avals) - n_lifted - self.num_args
 
             def run(*flat):
-                return core.eval_jaxpr(closed.jaxpr, closed.consts, *flat)
+                lifted, states, args = (flat[:n_lifted], flat[n_lifted:n_lifted + n_states],
+                                        flat[n_lifted + n_states:])
+                outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *lifted, *args, *states)
+                return [*outs[self.num_outs:], *outs[:self.num_outs]]
             run.__name__ = run.__qualname__ = self._name
             self._compiled = _jit(run)
         return self._compiled
@@ -140,7 +147,7 @@ class StatefulFunction:
 
         with core.extend_axis_env(self.axis_env):
             jaxpr, consts, _ = staging.trace_to_jaxpr(traced, in_avals, debug)
-        return StatefulTrace(jaxpr, consts, flat.out_tree[0], *touched,
+        return StatefulTrace(jaxpr, consts, len(in_avals), flat.out_tree[0], *touched,
                              self.return_only_write, self.name)
 
     # -- calling ---------------------------------------------------------------------
@@ -150,13 +157,13 @@ class StatefulFunction:
         them, after the run: a failing call changes no state)."""
         traced, leaves = self._lookup(args, kwargs)
         state_in = [x for s in traced.states for x in tree_util.tree_leaves(s.value)]
-        outs = traced.compiled()(*traced.lifted, *leaves, *state_in)
-        n = traced.num_outs
-        new_values = _unflatten_values(traced.output_states, outs[n:])
+        outs = traced.compiled()(*traced.lifted, *state_in, *leaves)
+        n = len(outs) - traced.num_outs
+        new_values = _unflatten_values(traced.output_states, outs[:n])
         written = [(s, v) for s, v in zip(traced.output_states, new_values)
                    if s in traced.write_states]
         write_values([s for s, _ in written], [v for _, v in written])
-        return tree_util.tree_unflatten(traced.out_tree, outs[:n])
+        return tree_util.tree_unflatten(traced.out_tree, outs[n:])
 
     def get_jaxpr(self, *args, **kwargs) -> core.ClosedJaxpr:
         return self.trace(*args, **kwargs).jaxpr

@@ -109,7 +109,7 @@ class State:
             return new
         if type(new) in dtypes.python_scalar_dtypes and \
                 dtypes.result_type(old_aval.dtype, new) == old_aval.dtype:
-            return np.asarray(new, old_aval.dtype)
+            return core.TypedNdArray(new, old_aval)     # (keeps a weak type)
         raise TypeError(f"{self.label} holds {old_aval.str_short()}; cannot write "
                         f"{new_aval.str_short()} (another dtype). The state keeps its "
                         "value.")
