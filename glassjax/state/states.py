@@ -146,10 +146,11 @@ class ParamState(LongTermState):
     """Trainable parameters: what ``state.grad`` usually differentiates."""
 
 
-def write_values(states, values):
+def write_values(states, values, retyped=()):
     """Write ``values`` into ``states``: all of them, or none (every value is checked
-    before the first is stored)."""
-    checked = [s._checked(v) for s, v in zip(states, values)]
+    before the first is stored). States in ``retyped`` change type on purpose (vmap's
+    ``out_states`` gain the batch axis): only their tracers are checked."""
+    checked = [v if s in retyped else s._checked(v) for s, v in zip(states, values)]
     for s, v in zip(states, checked):
         s._check_no_escape(v)
     for s, v in zip(states, checked):
