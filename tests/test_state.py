@@ -621,6 +621,28 @@ def test_vmap_batched_state_matches_a_loop():
     np.testing.assert_allclose(out_t, (xs * np.arange(3.)).T, rtol=1e-6)
 
 
+def test_vmap_matches_running_each_example_on_its_own_states():
+    """vmap over batched states == the same stateful function run once per example,
+    each with a state holding that example's row."""
+    rng = np.random.RandomState(3)
+    h0, xs = rng.randn(5, 3).astype(np.float32), rng.randn(5, 3).astype(np.float32)
+    w = state.ParamState(jnp.asarray(rng.randn(3, 3), jnp.float32), name="w")
+
+    def cell_of(h):
+        def cell(x):
+            h.value = jnp.tanh(h.value @ w.value + x)
+            return (h.value ** 2).sum()
+        return cell
+
+    h = state.State(jnp.asarray(h0))
+    out = state.vmap(cell_of(h), in_states=h)(xs)
+    for i in range(5):
+        h_i = state.State(jnp.asarray(h0[i]))
+        out_i = cell_of(h_i)(xs[i])
+        np.testing.assert_allclose(out[i], out_i, rtol=1e-5)
+        np.testing.assert_allclose(h.value[i], h_i.value, rtol=1e-5)
+
+
 def test_vmap_out_states_and_unbatched_writes():
     total = state.State(jnp.zeros(()), name="total")   # written with a shared value
     last = state.State(jnp.zeros(2), name="last")      # comes out batched
