@@ -104,11 +104,6 @@ class StateTraceStack:
         for state, value in zip(self.states, self._originals):
             state._value = value
 
-    def release_original_values(self):
-        """Forget the saved values (they may be tracers of an enclosing trace, which a
-        cached result must not keep alive)."""
-        self._originals = [None] * len(self.states)
-
 
 def innermost():
     """The innermost active recorder, or None."""

@@ -28,9 +28,10 @@ class StatefulTrace:
 
     ``jaxpr`` takes ``(*args leaves, *state leaves)``; its constants may include
     tracers of an enclosing trace the function closed over. ``closed_jaxpr`` takes
-    those (``lifted``) as leading arguments instead; such a trace is not cached. ``states`` are all the touched states in first-touch order, ``written``
-    which of them were written, ``output_states`` those whose values the jaxpr returns
-    after the function's own outputs."""
+    those (``lifted``) as leading arguments instead; such a trace is not cached.
+    ``states`` are all the touched states in first-touch order, ``written`` which of
+    them were written, ``output_states`` those whose values the jaxpr returns after the
+    function's own outputs."""
 
     def __init__(self, jaxpr, consts, num_args, out_tree, states, written, only_write,
                  name):
@@ -40,16 +41,14 @@ class StatefulTrace:
         self.out_tree = out_tree
         self.states = tuple(states)
         self.written = tuple(written)
-        self.output_states = tuple(s for s, w in zip(states, written) if w or not only_write)
+        self.read_states = tuple(s for s, w in zip(states, written) if not w)
+        self.write_states = tuple(s for s, w in zip(states, written) if w)
+        self.output_states = self.write_states if only_write else self.states
         self.signatures = tuple(signature(s) for s in states)
         self._name = name
         self._compiled = None
 
     num_outs = property(lambda self: self.out_tree.num_leaves)
-    read_states = property(lambda self: tuple(
-        s for s, w in zip(self.states, self.written) if not w))
-    write_states = property(lambda self: tuple(
-        s for s, w in zip(self.states, self.written) if w))
 
     @property
     def out_shapes(self):
@@ -107,8 +106,6 @@ class StatefulFunction:
         """The trace for these arguments (made now if there is none yet)."""
         return self._lookup(args, kwargs)[0]
 
-    make_jaxpr = trace
-
     def _lookup(self, args, kwargs):
         flat = api_util.flatten_call(self.fun, args, kwargs, self.static_argnums,
                                      self.static_argnames)
@@ -160,9 +157,10 @@ class StatefulFunction:
         outs = traced.compiled()(*traced.lifted, *state_in, *leaves)
         n = len(outs) - traced.num_outs
         new_values = _unflatten_values(traced.output_states, outs[:n])
-        written = [(s, v) for s, v in zip(traced.output_states, new_values)
-                   if s in traced.write_states]
-        write_values([s for s, _ in written], [v for _, v in written])
+        if traced.output_states != traced.write_states:     # (the read ones come back too)
+            new_values = [v for s, v in zip(traced.output_states, new_values)
+                          if s in traced.write_states]
+        write_values(traced.write_states, new_values)
         return tree_util.tree_unflatten(traced.out_tree, outs[n:])
 
     def get_jaxpr(self, *args, **kwargs) -> core.ClosedJaxpr:

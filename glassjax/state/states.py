@@ -47,12 +47,6 @@ class State:
     def value(self, v):
         write_values([self], [v])
 
-    def restore_value(self, v):
-        """Set the value without recording a write (checked like a write)."""
-        v = self._checked(v)
-        self._check_no_escape(v)
-        self._value = v
-
     def numel(self) -> int:
         return sum(int(np.size(x)) for x in tree_util.tree_leaves(self._value))
 
