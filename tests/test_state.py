@@ -371,6 +371,27 @@ def test_recorder_notes_reads_and_writes_in_order():
     np.testing.assert_array_equal(a.value, [2., 2.])     # eager: the writes happened
 
 
+def test_recorder_sees_through_nested_traces():
+    """Reads and writes made inside a jit, a scan body and a vmap reach an enclosing
+    recorder too; the states hold concrete values afterwards."""
+    a, b = state.State(jnp.ones(2), name="a"), state.State(jnp.zeros(2), name="b")
+
+    def body(c, x):
+        b.value = b.value + x * a.value
+        return c, None
+
+    run = state.jit(lambda xs: state.scan(body, 0., xs)[0])
+    with state.StateTraceStack() as rec:
+        run(jnp.ones((3, 2)))
+    assert rec.get_read_states() == (a,) and rec.get_write_states() == (b,)
+    assert rec.events[:3] == [("read", b), ("read", a), ("write", b)]
+    np.testing.assert_array_equal(b.value, [3., 3.])
+    with state.StateTraceStack() as rec:
+        state.vmap(lambda x: setattr(b, "value", b.value + x * a.value), in_states=b)(
+            jnp.ones((2,)))
+    assert rec.states == [b, a] and rec.been_written == [True, False]
+
+
 def test_recorder_restores_values():
     a = state.State(jnp.ones(2))
     with state.StateTraceStack() as rec:
