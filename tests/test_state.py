@@ -85,6 +85,28 @@ def test_make_jaxpr_names_and_static_args():
   in (c,) }"""
 
 
+def test_state_inputs_are_named_after_their_states():
+    """The state inputs carry the states' names: in the jaxpr's debug info (the
+    notebook's graphs label inputs with it) and in concretization errors."""
+    w = state.ParamState({"a": jnp.ones(2)}, name="w")
+    anon = state.State(jnp.ones(()))
+
+    def g(x):
+        return x * w.value["a"] * anon.value
+
+    jaxpr, _ = state.make_jaxpr(g)(1.0)
+    assert jaxpr.jaxpr.debug_info.arg_names == ("x", "ParamState 'w'['a']", "State")
+
+    def h(x):
+        if w.value["a"].sum() > x:
+            return x
+        return -x
+    with pytest.raises(jax.errors.TracerBoolConversionError,
+                       match=r"depends on the values of the arguments x and "
+                             r"ParamState 'w'\['a'\]"):
+        state.jit(h)(1.0)
+
+
 def test_make_jaxpr_axis_env():
     jaxpr, _ = state.make_jaxpr(lambda x: lax.psum(x, "i"), axis_env=[("i", 4)])(1.0)
     assert str(jaxpr) == ("{ lambda ; a:f32[]. let\n    b:f32[] = psum[axes=('i',) "

@@ -130,8 +130,14 @@ class StatefulFunction:
             trace = core.trace_ctx.trace
 
             def new_arg(state):
-                return tree_util.tree_map(
-                    lambda x: trace.new_arg(core.shaped_abstractify(x)), state._value)
+                """The state's leaves as new inputs, named after the state (in messages
+                such as "depends on the value of the argument ParamState 'w'", and as
+                the inputs' labels in the notebook's graphs)."""
+                paths, tree = tree_util.tree_flatten_with_path(state._value)
+                names = tuple(state.short_label + tree_util.keystr(p) for p, _ in paths)
+                trace.debug = trace.debug._replace(arg_names=trace.debug.arg_names + names)
+                return tree_util.tree_unflatten(tree, [
+                    trace.new_arg(core.shaped_abstractify(x)) for _, x in paths])
 
             with recorder.tracing_states(new_arg, self.name) as rec:
                 outs = flat.call(*tracers)

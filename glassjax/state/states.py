@@ -53,10 +53,16 @@ class State:
     # -- messages --------------------------------------------------------------------
 
     @property
+    def short_label(self) -> str:
+        """``ParamState 'w'``, or just ``ParamState`` for an unnamed state."""
+        kind = type(self).__name__
+        return f"{kind} {self.name!r}" if self.name else kind
+
+    @property
     def label(self) -> str:
         """``ParamState 'w'``, or where an unnamed state was made."""
-        kind = type(self).__name__
-        return f"{kind} {self.name!r}" if self.name else f"{kind} created at {self._source}"
+        return self.short_label if self.name else \
+            f"{type(self).__name__} created at {self._source}"
 
     def __repr__(self):
         try:
