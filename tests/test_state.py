@@ -959,3 +959,16 @@ def test_exception_in_traced_function_leaves_states_unchanged(w, run):
 def test_returning_a_state_is_refused(w):
     with pytest.raises(TypeError, match="State"):
         state.make_jaxpr(lambda: w)()
+
+
+def test_state_made_inside_a_plain_jit_and_kept_names_itself():
+    kept = []
+
+    @jax.jit
+    def g(x):
+        kept.append(state.State(x * 2, name="tmp"))
+        return x
+
+    g(1.0)
+    with pytest.raises(UnexpectedTracerError, match="State 'tmp' holds JitTracer"):
+        kept[0].value

@@ -41,6 +41,8 @@ class State:
     @property
     def value(self):
         recorder.record_read(self)
+        if core.trace_ctx.trace is core.eval_trace:
+            self._check_no_dead_tracer()
         return self._value
 
     @value.setter
@@ -132,6 +134,18 @@ class State:
             "its trace. Use the transformations of glassjax.state (state.jit, state.grad, "
             "state.vmap, state.cond, state.scan, ...), or pass the value in and return "
             "it. The state keeps its value.")
+
+
+    def _check_no_dead_tracer(self):
+        """Read with no trace running, a tracer in the value belongs to a trace that
+        has ended: the state was made inside a plain transformation and kept."""
+        for x in tree_util.tree_leaves(self._value):
+            if isinstance(x, core.Tracer):
+                raise UnexpectedTracerError(
+                    f"{self.label} holds {x!r}, a tracer of a transformation that has "
+                    "ended: the state was made inside it (with a traced value) and kept "
+                    "after it. Make states outside transformed functions, or give them "
+                    "concrete values.")
 
 
 class ShortTermState(State):
