@@ -604,6 +604,8 @@ def test_grad_states_and_argnums_value_and_aux():
     # argnums only: plain jax.grad
     g_only = state.grad(loss)(x)
     np.testing.assert_allclose(g_only, g_x, rtol=1e-6)
+    g_neg = state.grad(lambda a, x: loss(x) * a, argnums=(-1,))(2.0, x)
+    np.testing.assert_allclose(g_neg[0], 2 * g_x, rtol=1e-6)
     assert not isinstance(params["w"].value, jax.core.Tracer)
 
 

@@ -33,8 +33,7 @@ def grad(fun=None, grad_states=None, argnums=None, has_aux=False, return_value=F
     states, states_tree = state_leaves(grad_states, "grad_states")
     if argnums is None and grad_states is None:
         argnums = 0
-    shifted = () if argnums is None else tuple(
-        a + 1 for a in ((argnums,) if isinstance(argnums, int) else argnums))
+    wanted = () if argnums is None else (argnums,) if isinstance(argnums, int) else argnums
 
     @functools.wraps(fun)
     def grad_f(*args, **kwargs):
@@ -49,6 +48,7 @@ def grad(fun=None, grad_states=None, argnums=None, has_aux=False, return_value=F
             loss, aux = out if has_aux else (out, None)
             return loss, (aux, new_values)
 
+        shifted = tuple(a % len(args) + 1 if -len(args) <= a < 0 else a + 1 for a in wanted)
         (loss, (aux, new_values)), grads = value_and_grad(
             loss_fn, argnums=(0, *shifted), has_aux=True)([s.value for s in states], *args)
         write_values(written, new_values)
