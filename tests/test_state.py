@@ -294,6 +294,32 @@ def test_grad_with_respect_to_a_state(abc):
     assert states == (b,)
 
 
+def test_remat_returns_written_states_first(abc):
+    a, _, _ = abc
+
+    def q1(x):
+        def g(x):
+            a.value = a.value * x
+            return jnp.sin(a.value).sum()
+        return state.remat(g)(x)
+
+    jaxpr, states = state.make_jaxpr(q1)(2.0)
+    assert str(jaxpr) == """\
+{ lambda ; a:f32[] b:f32[2]. let
+    c:f32[2] d:f32[] = remat2[
+      differentiated=False
+      jaxpr={ lambda ; e:f32[2] f:f32[]. let
+          g:f32[] = convert_element_type[new_dtype=float32 weak_type=False] f
+          h:f32[2] = mul e g
+          i:f32[2] = sin h
+          j:f32[] = reduce_sum[axes=(0,) out_sharding=None] i
+        in (h, j) }
+      policy=None
+      prevent_cse=True
+    ] b a
+  in (d, c) }"""
+
+
 # ----------------------------------------------------------------------------------------
 # State values and their checks
 # ----------------------------------------------------------------------------------------

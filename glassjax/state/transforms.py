@@ -146,9 +146,9 @@ def remat(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
             with recorder.tracing_states() as rec:
                 out = fun(*args, **kwargs)
                 written[:] = rec.get_write_states()
-                return out, [s._value for s in written]
+                return [s._value for s in written], out     # (brainstate's order)
 
-        out, new_values = checkpoint(run, prevent_cse=prevent_cse, policy=policy,
+        new_values, out = checkpoint(run, prevent_cse=prevent_cse, policy=policy,
                                      static_argnums=static_argnums)(*args, **kwargs)
         write_values(written, new_values)
         return out
