@@ -160,11 +160,11 @@ class ParamState(LongTermState):
     """Trainable parameters: what ``state.grad`` usually differentiates."""
 
 
-def write_values(states, values, retyped=()):
+def write_values(states, values, unchecked=()):
     """Write ``values`` into ``states``: all of them, or none (every value is checked
-    before the first is stored). States in ``retyped`` change type on purpose (vmap's
+    before the first is stored). ``unchecked`` states change type on purpose (vmap's
     ``out_states`` gain the batch axis): only their tracers are checked."""
-    checked = [v if s in retyped else s._checked(v) for s, v in zip(states, values)]
+    checked = [v if s in unchecked else s._checked(v) for s, v in zip(states, values)]
     for s, v in zip(states, checked):
         s._check_no_escape(v)
     for s, v in zip(states, checked):

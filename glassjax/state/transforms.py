@@ -107,7 +107,7 @@ def vmap(fn=None, *, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
                                 axis_size=axis_size)([s.value for s in in_st], *args,
                                                      **kwargs)
         write_values(carried + [s for s, _ in unbatched],
-                     new_values + [v for _, v in unbatched], retyped=[s for s, _ in extra])
+                     new_values + [v for _, v in unbatched], unchecked=[s for s, _ in extra])
         return out
 
     return vmapped
