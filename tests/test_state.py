@@ -832,6 +832,64 @@ def _np_rollout(w, h):
     return h
 
 
+def test_pytree_state_carried_through_scan_under_jit():
+    p = state.ParamState({"w": jnp.ones((2, 2)), "b": (jnp.zeros(2), jnp.int32(0))})
+
+    @state.jit
+    def run(xs):
+        def body(c, x):
+            v = p.value
+            p.value = {"w": v["w"] + x, "b": (v["b"][0] + 1, v["b"][1] + 1)}
+            return c, None
+        state.scan(body, 0., xs)
+        return p.value["w"].sum()
+
+    assert float(run(jnp.ones((3, 2)))) == 16.0
+    np.testing.assert_array_equal(p.value["b"][0], [3., 3.])
+    assert int(p.value["b"][1]) == 3
+
+
+def test_loops_and_switch_inside_vmap_and_jit():
+    c = state.State(jnp.zeros(3))
+
+    def count_up(x):
+        def body(v):
+            c.value = c.value + 1
+            return v + 1
+        return state.while_loop(lambda v: v < x, body, 0.)
+
+    out = state.vmap(count_up, in_states=c)(jnp.array([1., 2., 3.]))
+    np.testing.assert_array_equal(out, [1., 2., 3.])
+    np.testing.assert_array_equal(c.value, [1., 2., 3.])     # each example its own count
+
+    m = state.State(jnp.float32(1))
+    sw = state.jit(lambda i: state.switch(i, [lambda: setattr(m, "value", m.value * 2),
+                                              lambda: setattr(m, "value", m.value + 10)]))
+    sw(1)
+    sw(0)
+    assert float(m.value) == 22.0
+
+
+def test_nested_vmap_and_named_axis():
+    h = state.State(jnp.zeros((2, 3, 4)))
+
+    def cell(x):
+        h.value = h.value + x
+        return h.value.sum()
+
+    out = state.vmap(state.vmap(cell, in_states=h), in_states=h)(
+        jnp.arange(24.).reshape(2, 3, 4))
+    np.testing.assert_array_equal(out, np.arange(24.).reshape(2, 3, 4).sum(-1))
+    np.testing.assert_array_equal(h.value, np.arange(24.).reshape(2, 3, 4))
+    s = state.State(jnp.zeros(4))
+
+    def g(x):
+        s.value = s.value + lax.psum(x, "i")
+        return x
+    state.vmap(g, in_states=s, axis_name="i")(jnp.arange(4.))
+    np.testing.assert_array_equal(s.value, [6.] * 4)
+
+
 def test_while_cond_must_not_write():
     s = state.State(jnp.int32(0), name="s")
 
