@@ -32,7 +32,7 @@ from glassjax.pmap import pmap
 from glassjax.callbacks import pure_callback
 from glassjax.xla.dispatch import effects_barrier
 from glassjax import (ad_checkpoint, custom_batching, debug, experimental, flatten_util, lax,
-                      nn, numpy, random, scipy, sharding, test_util, typing)
+                      nn, numpy, random, scipy, sharding, state, test_util, typing)
 
 from glassjax.version import __version__  # noqa: E402
 
