@@ -26,9 +26,13 @@ from glassjax.xla.runtime import (Device, default_backend, device_count, devices
                                   local_devices, print_environment_info, process_count,
                                   process_index, process_indices)
 from glassjax.callbacks import pure_callback
+from glassjax.array_creation import (make_array_from_callback,
+                                     make_array_from_process_local_data,
+                                     make_array_from_single_device_arrays)
 from glassjax.xla.dispatch import effects_barrier
-from glassjax import (ad_checkpoint, custom_batching, debug, experimental, flatten_util, lax,
-                      nn, numpy, random, scipy, sharding, test_util, typing)
+from glassjax import (ad_checkpoint, custom_batching, debug, distributed, experimental,
+                      flatten_util, lax, nn, numpy, random, scipy, sharding, test_util,
+                      typing)
 
 from glassjax.version import __version__  # noqa: E402
 
