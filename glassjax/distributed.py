@@ -23,6 +23,7 @@ run.
 """
 from __future__ import annotations
 
+import atexit
 import os
 from typing import Sequence
 
@@ -141,8 +142,11 @@ def is_initialized() -> bool:
     return global_state.client is not None
 
 
+@atexit.register
 def shutdown():
-    """Leave the multi-process run; does nothing if it is not running."""
+    """Leave the multi-process run; does nothing if it is not running. Also called at
+    exit (as in JAX), so that a program ending without it still disconnects in order
+    instead of leaving the others to notice its missing heartbeats."""
     global_state.shutdown()
 
 
