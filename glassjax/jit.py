@@ -38,24 +38,29 @@ class JitPrimitive(core.Primitive):
 jit_p = JitPrimitive("jit")
 jit_p.def_abstract_eval(lambda *avals, jaxpr, **params: jaxpr.out_avals)
 
-# ClosedJaxpr -> {(device, donated, keep_unused): Compiled}; entries die with the jaxpr.
+# ClosedJaxpr -> {(placement, argument layouts, donated, keep_unused): Compiled}; entries
+# die with the jaxpr.
 _executables: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _executable(args, jaxpr, name, donated_invars, keep_unused) -> dispatch.Compiled:
-    """The executable of ``jaxpr`` for the device ``args`` are committed to (compiled once)."""
-    device = _committed_device(args, jaxpr, name, keep_unused) or runtime.default_device()
+def _executable(args, jaxpr, name, donated_invars, keep_unused, out_shardings=None
+                ) -> dispatch.Compiled:
+    """The executable of ``jaxpr`` for where ``args`` live (compiled once per placement
+    and argument layouts)."""
+    placement = _placement(args, jaxpr, name, keep_unused)
+    shardings = dispatch.arg_shardings(args, placement)
     per_jaxpr = _executables.setdefault(jaxpr, {})
-    key = (device, donated_invars, keep_unused)
+    key = (placement, shardings, donated_invars, keep_unused, out_shardings)
     compiled = per_jaxpr.get(key)
     if compiled is None:
         compiled = per_jaxpr[key] = dispatch.compile_jaxpr(
-            name, jaxpr, device, donated_invars=donated_invars, keep_unused=keep_unused)
+            name, jaxpr, placement, donated_invars=donated_invars, keep_unused=keep_unused,
+            in_shardings=shardings, out_shardings=out_shardings)
     return compiled
 
 
-def _committed_device(args, jaxpr, name, keep_unused):
-    """Only the arguments the program reads pin it to a device: unused ones are dropped
+def _placement(args, jaxpr, name, keep_unused) -> dispatch.Placement:
+    """Only the arguments the program reads pin it to devices: unused ones are dropped
     (unless ``keep_unused``), so they may live anywhere, as in JAX."""
     debug = jaxpr.jaxpr.debug_info
     names = [""] * len(args)
@@ -64,7 +69,8 @@ def _committed_device(args, jaxpr, name, keep_unused):
     used = [True] * len(args) if keep_unused else \
         dispatch.lowering_used_invars(jaxpr.jaxpr)
     kept = [(a, n) for a, n, u in zip(args, names, used) if u]
-    return runtime.committed_device([a for a, _ in kept], [n for _, n in kept], name)
+    return dispatch.placement_of([a for a, _ in kept], jaxpr.jaxpr,
+                                 [n for _, n in kept], name)
 
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
@@ -410,7 +416,8 @@ class Jitted:
 
     def trace(self, *args, **kwargs) -> "Traced":
         result, leaves = self._trace(args, kwargs)
-        return Traced(self, result, self._donated_invars(args, kwargs, result))
+        return Traced(self, result, self._donated_invars(args, kwargs, result),
+                      [*result.lifted, *leaves])
 
     def lower(self, *args, **kwargs) -> "Lowered":
         return self.trace(*args, **kwargs).lower()
@@ -517,10 +524,11 @@ class _StageInfo:
 class Traced(_StageInfo):
     """``jit(f).trace(*args)``: the jaxpr, before lowering."""
 
-    def __init__(self, jitted: Jitted, result: TraceResult, donated_invars):
+    def __init__(self, jitted: Jitted, result: TraceResult, donated_invars, args=None):
         self._jitted = jitted
         self._result = result
         self._donated = donated_invars
+        self._args = args       # the flat arguments: where they live decides placement
 
     @property
     def jaxpr(self) -> core.ClosedJaxpr:
@@ -535,18 +543,23 @@ class Traced(_StageInfo):
 
     def lower(self) -> "Lowered":
         return Lowered(self._jitted._name, self._result, self._donated,
-                       self._jitted._keep_unused)
+                       self._jitted._keep_unused, self._args)
 
 
 class Lowered(_StageInfo):
     """``jit(f).lower(*args)``: the StableHLO module (``as_text()``), not yet compiled."""
 
-    def __init__(self, name, result: TraceResult, donated_invars, keep_unused):
+    def __init__(self, name, result: TraceResult, donated_invars, keep_unused, args=None):
         self._result = result
         self._donated = donated_invars
+        closed = result.closed_jaxpr
+        if args is None:        # (no example values: only the jaxpr's meshes count)
+            args = [None] * len(closed.in_avals)
+        placement = _placement(args, closed, name, keep_unused)
         self._lowered = dispatch.lower_jaxpr(
-            name, result.closed_jaxpr, donated_invars=donated_invars,
-            keep_unused=keep_unused, result_names=_result_names(result.out_tree))
+            name, closed, placement, donated_invars=donated_invars,
+            keep_unused=keep_unused, result_names=_result_names(result.out_tree),
+            in_shardings=dispatch.arg_shardings(args, placement))
         self._module_context = self._lowered.module_context
 
     def as_text(self, dialect=None, *, debug_info=False) -> str:
@@ -599,28 +612,36 @@ class Compiled(_StageInfo):
         outs = self._exe(*self._result.lifted, *leaves)
         return tree_util.tree_unflatten(self._result.out_tree, outs)
 
-    def _format(self, aval) -> Format:
-        return Format(Layout.default(len(aval.shape)),
-                      runtime.SingleDeviceSharding(self._exe.device))
+    def _formats(self, tree, avals, shardings):
+        return tree_util.tree_unflatten(tree, [
+            Format(Layout.default(len(a.shape)), s) for a, s in zip(avals, shardings)])
 
-    def _formats(self, tree, avals):
-        return tree_util.tree_unflatten(tree, [self._format(a) for a in avals])
+    def _input_shardings(self) -> list:
+        """One per argument leaf; an input the program drops may live anywhere, so it
+        is said to be where the program's first device is."""
+        exe = self._exe
+        taken = iter(exe.in_shardings)
+        anywhere = runtime.SingleDeviceSharding(exe.device)
+        every = [next(taken) if keep else anywhere for keep in exe.kept_invars]
+        return every[len(self._result.lifted):]
 
     @property
     def out_info(self):
         """As ``Lowered.out_info``, plus where each output will live and its layout."""
         return tree_util.tree_unflatten(self._result.out_tree, [
-            core.ShapeDtypeStruct(a.shape, a.dtype, sharding=self._format(a))
-            for a in self._result.closed_jaxpr.out_avals])
+            core.ShapeDtypeStruct(a.shape, a.dtype, sharding=f) for a, f in zip(
+                self._result.closed_jaxpr.out_avals, tree_util.tree_leaves(
+                    self.output_formats, is_leaf=lambda x: isinstance(x, Format)))])
 
     @property
     def input_formats(self):
         return self._formats(self._result.in_tree, self._result.closed_jaxpr.in_avals[
-            len(self._result.lifted):])
+            len(self._result.lifted):], self._input_shardings())
 
     @property
     def output_formats(self):
-        return self._formats(self._result.out_tree, self._result.closed_jaxpr.out_avals)
+        return self._formats(self._result.out_tree, self._result.closed_jaxpr.out_avals,
+                             self._exe.out_shardings)
 
     @property
     def input_shardings(self):

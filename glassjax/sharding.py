@@ -1,9 +1,20 @@
-"""``glassjax.sharding``: how an array is placed on devices. glassjax places every array
-on one device (``SingleDeviceSharding``) or splits/replicates it over several
-(``GSPMDSharding``, for pmap); both are jaxlib's C++ classes with methods from
-``xla/runtime.py``. Meshes and partition specs come from ``mesh.py``."""
-from glassjax.mesh import AbstractMesh, AxisType, Mesh, PartitionSpec, get_abstract_mesh
+"""``glassjax.sharding``: how an array is placed on devices.
+
+An array lives on one device (``SingleDeviceSharding``) or is laid out over a mesh of
+devices by a partition spec (``NamedSharding(mesh, P(...))``); XLA may report layouts
+no spec can say as ``GSPMDSharding`` (a tile grid). All three are jaxlib's C++ classes
+with methods from ``xla/runtime.py`` and ``named_sharding.py``. Meshes and partition
+specs come from ``mesh.py``."""
+from glassjax.mesh import (AbstractMesh, AxisType, Mesh, PartitionSpec, get_abstract_mesh,
+                           get_mesh, set_mesh)
+from glassjax.named_sharding import NamedSharding
 from glassjax.xla.runtime import GSPMDSharding, Sharding, SingleDeviceSharding
 
-__all__ = ["AbstractMesh", "AxisType", "GSPMDSharding", "Mesh", "PartitionSpec",
-           "Sharding", "SingleDeviceSharding", "get_abstract_mesh"]
+
+def make_single_device_sharding(device, memory_kind=None):
+    return SingleDeviceSharding(device, memory_kind=memory_kind)
+
+
+__all__ = ["AbstractMesh", "AxisType", "GSPMDSharding", "Mesh", "NamedSharding",
+           "PartitionSpec", "Sharding", "SingleDeviceSharding", "get_abstract_mesh",
+           "get_mesh", "make_single_device_sharding", "set_mesh"]

@@ -551,7 +551,9 @@ def test_multi_device_arrays_and_replica_execution():
         # two replicas: all_reduce sums the blocks, replica_id numbers them
         exe = rt.compile({ALL_REDUCE!r}, devices=devs[:2], num_replicas=2)
         total, ids = rt.execute(exe, [x], [ShapedArray((2, 3), np.float32),
-                                           ShapedArray((2,), np.uint32)])
+                                           ShapedArray((2,), np.uint32)],
+                                out_shardings=[rt.split_sharding(devs[:2], 2),
+                                               rt.split_sharding(devs[:2], 1)])
         np.testing.assert_array_equal(total, [[5., 7., 9.], [5., 7., 9.]])
         np.testing.assert_array_equal(ids, [0, 1])
         assert total.sharding == rt.split_sharding(devs[:2], 2)
@@ -575,10 +577,10 @@ def test_multi_device_arrays_and_replica_execution():
         assert copied.sharding == x.sharding and copied.tolist() == x.tolist()
 
         # which device a computation on committed arrays must use
-        assert rt.committed_device([y, 2.0]) is None
-        assert rt.committed_device([y, w]) == devs[1]
+        assert rt.committed_devices([y, 2.0]) is None
+        assert rt.committed_devices([y, w]) == (devs[1],)
         try:
-            rt.committed_device([w, rt.device_put(y, devs[2], committed=True)],
+            rt.committed_devices([w, rt.device_put(y, devs[2], committed=True)],
                                 ["x", "y"], "f")
             raise AssertionError("expected an error")
         except ValueError as e:
@@ -646,7 +648,8 @@ def test_running_computations_never_imports_jax():
     out, = rt.execute(exe, [rt.device_put(np.ones(3, np.float32))], [ShapedArray((3,), np.float32)])
     repr(out), list(out), out.addressable_shards, rt.device_put(out, devs[1]).tolist()
     exe = rt.compile({ALL_REDUCE!r}, devices=devs[:2], num_replicas=2)
-    total, ids = rt.execute(exe, [x], [ShapedArray((2, 3), np.float32), ShapedArray((2,), np.uint32)])
+    total, ids = rt.execute(exe, [x], [ShapedArray((2, 3), np.float32), ShapedArray((2,), np.uint32)],
+                        out_shardings=[rt.split_sharding(devs[:2], 2), rt.split_sharding(devs[:2], 1)])
     repr(total), np.asarray(ids), total.addressable_shards, list(total), total.copy()
     rt.device_put(total, devs[3]), x.copy_to_host_async()
     print(attempts, sorted(m for m in sys.modules if m == "jax" or m.startswith("jax.")))

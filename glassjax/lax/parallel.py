@@ -7,9 +7,10 @@ batching rules express a collective over the vmapped axis: ``psum(x, 'i')`` unde
 becomes ``psum[axes=(0,)]`` of the whole batch, an ordinary reduction.
 
 Every collective's abstract evaluation checks that its axis names are in scope (bound by
-vmap's ``axis_name``, or by ``make_jaxpr(..., axis_env=[('i', 4)])``). Lowering: the
-positional reductions lower to ordinary reductions; lowering collectives over named axes
-to XLA's cross-replica ops belongs to pmap (its rules register here when it lands).
+vmap's ``axis_name``, by shard_map/pmap, or by ``make_jaxpr(..., axis_env=[('i', 4)])``).
+Lowering: positional reductions lower to ordinary reductions; collectives over named
+axes lower to XLA's cross-device ops (all_reduce, all_gather, reduce_scatter,
+collective_permute, all_to_all) over groups of devices, see ``_device_groups``.
 """
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ import functools
 import math
 
 import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
 
 from glassjax import core, dtypes, tree_util
 from glassjax.interpreters import ad, batching
@@ -78,6 +81,61 @@ def _foldaxis(axis, x):
 
 
 # ----------------------------------------------------------------------------------------
+# Lowering: named axes become groups of devices
+# ----------------------------------------------------------------------------------------
+# The module context lays the program's copies on a grid of named axes (``axis_env``):
+# the copy at grid position p is device (replica or partition) number p, row-major. A
+# collective over axes ``('i',)`` works within each group of devices that differ only in
+# their 'i' coordinate, e.g. {{0,2,4,6},{1,3,5,7}} for psum over 'i' of ('i': 4, 'j': 2).
+
+def _device_groups(ctx, axes, axis_index_groups=None) -> list[list[int]]:
+    env = ctx.module_context.axis_env
+    names, sizes = list(env), list(env.values())
+    missing = [a for a in axes if a not in env]
+    if missing:
+        raise NameError(f"unbound axis name: {missing[0]}")
+    ids = np.arange(math.prod(sizes)).reshape(sizes)
+    along = [names.index(a) for a in axes]
+    rest = [i for i in range(len(names)) if i not in along]
+    groups = ids.transpose(rest + along).reshape(-1, math.prod(sizes[i] for i in along))
+    if axis_index_groups is None:
+        return groups.tolist()
+    return [[int(row[i]) for i in group] for row in groups for group in axis_index_groups]
+
+
+def _groups_attr(groups) -> ir.DenseElementsAttr:
+    return ir.DenseIntElementsAttr.get(np.asarray(groups, np.int64))
+
+
+def _cross_device_kwargs(ctx) -> dict:
+    """Inside a shard_map the copies are SPMD partitions: collectives must carry a
+    channel and name global device ids, or XLA would read the groups as replicas."""
+    if not ctx.module_context.spmd:
+        return {}
+    return dict(channel_handle=hlo.ChannelHandle.get(1, 1), use_global_device_ids=True)
+
+
+def _with_reducer(op, scalar_type, combine):
+    """Give a cross-device reduction its two-argument combining region."""
+    block = op.regions[0].blocks.append(scalar_type, scalar_type)
+    with ir.InsertionPoint(block):
+        hlo.ReturnOp([combine(*block.arguments)])
+    return op
+
+
+def _device_index(ctx, axis) -> ir.Value:
+    """This copy's coordinate along the named ``axis`` (int32)."""
+    env = ctx.module_context.axis_env
+    names = list(env)
+    stride = math.prod(list(env.values())[names.index(axis) + 1:])
+    index = (hlo.PartitionIdOp() if ctx.module_context.spmd else hlo.ReplicaIdOp()).result
+    if stride != 1:
+        index = hlo.divide(index, lowering.ir_constant(np.uint32(stride)))
+    index = hlo.remainder(index, lowering.ir_constant(np.uint32(env[axis])))
+    return hlo.convert(ir.RankedTensorType.get((), ir.IntegerType.get_signless(32)), index)
+
+
+# ----------------------------------------------------------------------------------------
 # psum, pmax, pmin: all-reduce
 # ----------------------------------------------------------------------------------------
 
@@ -99,26 +157,39 @@ def _allreduce_impl(primitive, positional_reducer, x, *, axes, axis_index_groups
                                     axis_index_groups=axis_index_groups)
 
 
-def _allreduce_lowering(positional_reducer, ctx, x, *, axes, axis_index_groups):
+def _allreduce_lowering(positional_reducer, combine, ctx, x, *, axes, axis_index_groups):
+    """Positional axes are reduced on the device first; then one ``all_reduce`` combines
+    the devices of each group."""
+    positional = tuple(a for a in axes if isinstance(a, int))
+    if positional:
+        aval = ctx.avals_in[0]
+        x = lowering.lower_fun(positional_reducer)(
+            ctx._replace(avals_out=[_allreduce_abstract_eval(aval, axes=positional,
+                                                             axis_index_groups=None)]),
+            x, axes=positional)
     named = _named(axes)
-    if named:
-        raise NotImplementedError(f"lowering {ctx.primitive} over the named axes {named} "
-                                  "needs pmap, which glassjax does not implement yet")
-    return lowering.lower_fun(positional_reducer)(ctx, x, axes=axes)
+    if not named:
+        return x
+    x_type = ir.RankedTensorType(x.type)
+    op = hlo.AllReduceOp([x_type], [x], _groups_attr(_device_groups(ctx, named,
+                                                                     axis_index_groups)),
+                         **_cross_device_kwargs(ctx))
+    scalar = ir.RankedTensorType.get((), x_type.element_type)
+    return _with_reducer(op, scalar, combine).results[0]
 
 
-def _allreduce_primitive(name, positional_reducer):
+def _allreduce_primitive(name, positional_reducer, combine):
     prim = core.Primitive(name)
     prim.def_impl(functools.partial(_allreduce_impl, prim, positional_reducer))
     prim.def_abstract_eval(_allreduce_abstract_eval)
     lowering.register_lowering(prim, functools.partial(_allreduce_lowering,
-                                                       positional_reducer))
+                                                       positional_reducer, combine))
     return prim
 
 
-psum_p = _allreduce_primitive("psum", reductions.reduce_sum)
-pmax_p = _allreduce_primitive("pmax", reductions.reduce_max)
-pmin_p = _allreduce_primitive("pmin", reductions.reduce_min)
+psum_p = _allreduce_primitive("psum", reductions.reduce_sum, hlo.add)
+pmax_p = _allreduce_primitive("pmax", reductions.reduce_max, hlo.maximum)
+pmin_p = _allreduce_primitive("pmin", reductions.reduce_min, hlo.minimum)
 
 
 def _psum_transpose(ct, x, *, axes, axis_index_groups):
@@ -261,6 +332,8 @@ axis_index_p = core.Primitive("axis_index")
 axis_index_p.def_impl(functools.partial(dispatch.apply_primitive, axis_index_p))
 axis_index_p.def_abstract_eval(_axis_index_abstract_eval)
 batching.fancy_primitive_batchers[axis_index_p] = _axis_index_batcher
+lowering.register_lowering(axis_index_p,
+                           lambda ctx, *, axis_name: _device_index(ctx, axis_name))
 
 
 def axis_index(axis_name):
@@ -332,6 +405,24 @@ all_gather_p.def_impl(functools.partial(dispatch.apply_primitive, all_gather_p))
 all_gather_p.def_abstract_eval(_all_gather_abstract_eval)
 ad.deflinear2(all_gather_p, _all_gather_transpose)
 batching.fancy_primitive_batchers[all_gather_p] = _all_gather_batcher
+
+
+def _all_gather_lowering(ctx, x, *, all_gather_dimension, axis_name, axis_index_groups,
+                         axis_size, tiled):
+    """``all_gather`` concatenates along a dimension; the untiled form first gives
+    each block a new length-1 dimension to be concatenated along."""
+    aval = ctx.avals_in[0]
+    if not tiled:
+        shape = list(aval.shape)
+        shape.insert(all_gather_dimension, 1)
+        x = hlo.reshape(lowering.aval_to_ir_type(aval.update(shape=tuple(shape))), x)
+    groups = _device_groups(ctx, _as_tuple(axis_name), axis_index_groups)
+    return hlo.AllGatherOp([lowering.aval_to_ir_type(ctx.avals_out[0])], [x],
+                           all_gather_dimension, _groups_attr(groups),
+                           **_cross_device_kwargs(ctx)).results[0]
+
+
+lowering.register_lowering(all_gather_p, _all_gather_lowering)
 
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
@@ -414,6 +505,26 @@ ad.deflinear2(reduce_scatter_p, _reduce_scatter_transpose)
 batching.fancy_primitive_batchers[reduce_scatter_p] = _reduce_scatter_batcher
 
 
+def _reduce_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, axis_index_groups,
+                             axis_size, tiled):
+    """``reduce_scatter`` sums over the group and keeps block i on device i; the
+    untiled form then drops the length-1 block dimension."""
+    aval, out = ctx.avals_in[0], ctx.avals_out[0]
+    shape = list(aval.shape)
+    shape[scatter_dimension] //= axis_size
+    groups = _device_groups(ctx, _as_tuple(axis_name), axis_index_groups)
+    x_type = ir.RankedTensorType(x.type)
+    op = hlo.ReduceScatterOp(lowering.aval_to_ir_type(aval.update(shape=tuple(shape))), x,
+                             scatter_dimension, _groups_attr(groups),
+                             **_cross_device_kwargs(ctx))
+    y = _with_reducer(op, ir.RankedTensorType.get((), x_type.element_type),
+                      hlo.add).results[0]
+    return y if tiled else hlo.reshape(lowering.aval_to_ir_type(out), y)
+
+
+lowering.register_lowering(reduce_scatter_p, _reduce_scatter_lowering)
+
+
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None,
                  tiled=False):
     """Like ``psum(x, axis_name)``, but element i keeps only slice i of the sum along
@@ -464,6 +575,20 @@ ppermute_p.def_impl(functools.partial(dispatch.apply_primitive, ppermute_p))
 ppermute_p.def_abstract_eval(_ppermute_abstract_eval)
 ad.deflinear2(ppermute_p, _ppermute_transpose)
 batching.fancy_primitive_batchers[ppermute_p] = _ppermute_batcher
+
+
+def _ppermute_lowering(ctx, x, *, axis_name, perm):
+    """``collective_permute``: within each group, position ``src`` sends to ``dst``;
+    a device nobody sends to receives zeros."""
+    groups = _device_groups(ctx, _as_tuple(axis_name))
+    pairs = np.array([(g[src], g[dst]) for g in groups for src, dst in perm],
+                     np.int64).reshape(-1, 2)
+    kwargs = _cross_device_kwargs(ctx)
+    kwargs.pop("use_global_device_ids", None)
+    return hlo.CollectivePermuteOp(x, ir.DenseIntElementsAttr.get(pairs), **kwargs).result
+
+
+lowering.register_lowering(ppermute_p, _ppermute_lowering)
 
 
 def ppermute(x, axis_name, perm):
@@ -538,6 +663,19 @@ all_to_all_p.def_impl(functools.partial(dispatch.apply_primitive, all_to_all_p))
 all_to_all_p.def_abstract_eval(_all_to_all_abstract_eval)
 ad.deflinear2(all_to_all_p, _all_to_all_transpose)
 batching.fancy_primitive_batchers[all_to_all_p] = _all_to_all_batcher
+
+
+def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_index_groups,
+                         tiled):
+    groups = _device_groups(ctx, _as_tuple(axis_name), axis_index_groups)
+    kwargs = _cross_device_kwargs(ctx)
+    kwargs.pop("use_global_device_ids", None)
+    return hlo.AllToAllOp([x], split_axis, concat_axis, len(groups[0]), _groups_attr(groups),
+                          results=[lowering.aval_to_ir_type(ctx.avals_out[0])],
+                          **kwargs).results[0]
+
+
+lowering.register_lowering(all_to_all_p, _all_to_all_lowering)
 
 
 def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,

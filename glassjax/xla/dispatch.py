@@ -18,26 +18,51 @@ import atexit
 from typing import NamedTuple, Sequence
 
 import numpy as np
+from jaxlib import xla_client as xc
 
 from glassjax import config, core, tree_util
+from glassjax.mesh import Mesh, PartitionSpec
+from glassjax.named_sharding import NamedSharding, gspmd_to_named
 from glassjax.xla import fastpath, lowering, runtime
 
 
-class Compiled:
-    """An XLA executable together with what is needed to call it."""
-    __slots__ = ("executable", "in_avals", "out_avals", "kept_invars", "device",
-                 "donated_invars", "module_context", "ordered_effects")
+class Placement(NamedTuple):
+    """Where a program runs: its devices, in the order XLA numbers them, and for an SPMD
+    program (one program over several devices) the mesh that names them."""
+    devices: tuple
+    mesh: object = None
 
-    def __init__(self, executable, in_avals, out_avals, kept_invars, device,
-                 donated_invars, module_context, ordered_effects=()):
+    @property
+    def spmd(self) -> bool:
+        return len(self.devices) > 1
+
+
+class Compiled:
+    """An XLA executable together with what is needed to call it: for each input it
+    takes, the sharding its argument must have (arguments elsewhere are moved there
+    first), and the shardings of its results."""
+    __slots__ = ("executable", "in_avals", "out_avals", "kept_invars", "placement",
+                 "in_shardings", "out_shardings", "donated_invars", "module_context",
+                 "ordered_effects")
+
+    def __init__(self, executable, in_avals, out_avals, kept_invars, placement,
+                 in_shardings, out_shardings, donated_invars, module_context,
+                 ordered_effects=()):
         self.executable = executable
         self.in_avals = in_avals
         self.out_avals = out_avals
         self.kept_invars = kept_invars
-        self.device = device
+        self.placement = placement
+        self.in_shardings = in_shardings
+        self.out_shardings = out_shardings
         self.donated_invars = donated_invars
         self.module_context = module_context
         self.ordered_effects = ordered_effects
+
+    @property
+    def device(self):
+        """The first (for a single-device program: the) device it runs on."""
+        return self.placement.devices[0]
 
     def __call__(self, *args):
         args = [getattr(a, "_base_array", a)      # typed keys are passed as their words
@@ -46,24 +71,96 @@ class Compiled:
             if isinstance(a, runtime.ArrayImpl) and a.is_deleted():
                 raise RuntimeError(f"Array has been deleted with shape="
                                    f"{a.aval.str_short()}.")
-        committed = runtime.committed_device(args) is not None
-        arrays = [runtime.device_put(a, self.device) for a in args]
+        committed = runtime.committed_devices(args) is not None
+        arrays = [runtime.device_put(a, s) for a, s in zip(args, self.in_shardings)]
         if not self.module_context.host_callbacks and not self.ordered_effects:
             outs = runtime.execute(self.executable, arrays, self.out_avals,
-                                   committed=committed)
+                                   out_shardings=self.out_shardings, committed=committed)
         else:
             n = len(self.ordered_effects)
-            tokens_in = [runtime.device_put(_effect_tokens.get(e, _NO_TOKEN), self.device)
+            token_sharding = _replicated(self.placement)
+            tokens_in = [runtime.device_put(_effect_tokens.get(e, _NO_TOKEN), token_sharding)
                          for e in self.ordered_effects]
-            outs, token = runtime.execute(self.executable, [*tokens_in, *arrays],
-                                          [_TOKEN_AVAL] * n + list(self.out_avals),
-                                          committed=committed, with_token=True)
+            outs, token = runtime.execute(
+                self.executable, [*tokens_in, *arrays],
+                [_TOKEN_AVAL] * n + list(self.out_avals),
+                out_shardings=[token_sharding] * n + list(self.out_shardings),
+                committed=committed, with_token=True)
             _effect_tokens.update(zip(self.ordered_effects, outs[:n]))
             _running_callbacks[self.device] = token
             outs = outs[n:]
         if needs_check_special():
             check_special(outs)
         return outs
+
+
+def _replicated(placement: Placement):
+    """A full copy on every device of ``placement``."""
+    if not placement.spmd:
+        return runtime.SingleDeviceSharding(placement.devices[0])
+    return NamedSharding(placement.mesh, PartitionSpec())
+
+
+# primitive -> function(params) -> the meshes the equation names (shard_map's mesh, a
+# sharding constraint's), registered by the layers defining such primitives.
+mesh_rules: dict = {}
+
+
+def jaxpr_meshes(jaxpr: core.Jaxpr) -> list:
+    """The meshes named anywhere in ``jaxpr`` (sub-jaxprs included), first seen first."""
+    found = []
+    for eqn in jaxpr.eqns:
+        rule = mesh_rules.get(eqn.primitive)
+        for mesh in (rule(eqn.params) if rule else ()):
+            if mesh not in found:
+                found.append(mesh)
+        for sub in core.jaxprs_in_params(eqn.params):
+            found += [m for m in jaxpr_meshes(getattr(sub, "jaxpr", sub)) if m not in found]
+    return found
+
+
+def placement_of(args, jaxpr: core.Jaxpr, names=None, fun_name="") -> Placement:
+    """Where a program with these arguments runs, as in JAX: on the devices its committed
+    arguments are on, or of the meshes its equations name, or else on the default
+    device. Arguments that disagree are an error naming them."""
+    devices = runtime.committed_devices(args, names, fun_name)
+    meshes = jaxpr_meshes(jaxpr)
+    mesh = meshes[0] if meshes else None
+    if mesh is not None:
+        if devices is not None and devices != mesh._flat_devices_tuple and len(devices) > 1:
+            raise ValueError(
+                "Received incompatible devices for jitted computation. Got argument "
+                f"device ids {[d.id for d in devices]} and the device ids "
+                f"{[d.id for d in mesh._flat_devices_tuple]} of the mesh {mesh} used "
+                f"inside {fun_name or 'the computation'}")
+        return Placement(mesh._flat_devices_tuple, mesh)
+    if devices is None:
+        return Placement((runtime.default_device(),))
+    if len(devices) == 1:
+        return Placement(devices)
+    named = [a.sharding.mesh for a in args if isinstance(a, runtime.ArrayImpl) and
+             a._committed and isinstance(a.sharding, NamedSharding) and
+             a.sharding._device_assignment == devices]
+    return Placement(devices, named[0] if named else
+                     Mesh(np.array(devices, dtype=object), ("_devices",)))
+
+
+def arg_shardings(args, placement: Placement) -> tuple:
+    """The layout of each argument as the program will take it: an array already split
+    over the program's devices keeps its layout (named over the program's mesh); any
+    other argument is copied whole to every device (None)."""
+    if not placement.spmd:
+        return (None,) * len(args)
+    return tuple(_named_on(placement.mesh, a) for a in args)
+
+
+def _named_on(mesh, x):
+    if not isinstance(x, runtime.ArrayImpl) or x.sharding._device_assignment != \
+            mesh._flat_devices_tuple:
+        return None
+    if isinstance(x.sharding, NamedSharding) and x.sharding.mesh == mesh:
+        return x.sharding
+    return gspmd_to_named(x.sharding._to_xla_hlo_sharding(x.ndim), mesh, x.ndim)
 
 
 # -- jax_debug_nans / jax_debug_infs ------------------------------------------------------
@@ -116,43 +213,79 @@ def effects_barrier():
     _effect_tokens.clear()
 
 
-def compile_jaxpr(name: str, closed: core.ClosedJaxpr, device=None, *,
-                  donated_invars=None, keep_unused=False, result_names=None) -> Compiled:
-    """Lower and compile a closed jaxpr as the ``main`` of a module named ``jit_<name>``."""
-    lowered = lower_jaxpr(name, closed, donated_invars=donated_invars,
-                          keep_unused=keep_unused, result_names=result_names)
-    return compile_lowered(closed, lowered, device)
+def compile_jaxpr(name: str, closed: core.ClosedJaxpr, placement: Placement | None = None,
+                  *, donated_invars=None, keep_unused=False, result_names=None,
+                  in_shardings=None, out_shardings=None) -> Compiled:
+    """Lower and compile a closed jaxpr as the ``main`` of a module named ``jit_<name>``
+    for ``placement`` (default: the default device). For an SPMD placement,
+    ``in_shardings`` / ``out_shardings`` (one NamedSharding or None per input / output)
+    fix layouts; None leaves an input replicated and an output to XLA's choice."""
+    placement = placement or Placement((runtime.default_device(),))
+    lowered = lower_jaxpr(name, closed, placement, donated_invars=donated_invars,
+                          keep_unused=keep_unused, result_names=result_names,
+                          in_shardings=in_shardings, out_shardings=out_shardings)
+    return compile_lowered(closed, lowered)
 
 
 class LoweredJaxpr(NamedTuple):
     module_context: lowering.ModuleContext
     kept_invars: list       # which of the jaxpr's inputs ``main`` takes
     donated: list           # donation flags of the kept inputs
+    placement: Placement
+    in_shardings: list      # the layout of each kept input (SPMD programs)
 
 
-def lower_jaxpr(name: str, closed: core.ClosedJaxpr, *, donated_invars=None,
-                keep_unused=False, result_names=None) -> LoweredJaxpr:
+def lower_jaxpr(name: str, closed: core.ClosedJaxpr, placement: Placement | None = None,
+                *, donated_invars=None, keep_unused=False, result_names=None,
+                in_shardings=None, out_shardings=None) -> LoweredJaxpr:
     """The StableHLO module of a closed jaxpr, ``main`` in a module named ``jit_<name>``.
 
     Unused inputs are dropped from ``main``'s signature unless ``keep_unused`` (JAX's
     default too), so XLA does not hold buffers it never reads."""
+    placement = placement or Placement((runtime.default_device(),))
     pruned, kept = prune_for_lowering(closed, keep_unused)
     donated = [d for d, k in zip(donated_invars or [False] * len(kept), kept) if k]
+    kept_shardings = None
+    spmd = {}
+    if placement.spmd:
+        replicated = _replicated(placement)
+        kept_shardings = [s or replicated for s, k in
+                          zip(in_shardings or [None] * len(kept), kept) if k]
+        spmd = dict(mesh=placement.mesh, num_partitions=len(placement.devices),
+                    arg_shardings=kept_shardings, result_shardings=out_shardings)
     mctx = lowering.lower_module(lowering.module_name("jit", name), pruned,
-                                 donated_invars=donated, result_names=result_names)
-    return LoweredJaxpr(mctx, kept, donated)
+                                 donated_invars=donated, result_names=result_names, **spmd)
+    return LoweredJaxpr(mctx, kept, donated, placement, kept_shardings)
 
 
-def compile_lowered(closed: core.ClosedJaxpr, lowered: LoweredJaxpr, device=None
-                    ) -> Compiled:
-    """Compile the module ``lower_jaxpr`` made of ``closed`` for one device."""
-    device = device or runtime.default_device()
-    mctx = lowered.module_context
-    exe = runtime.compile(mctx.module, devices=[device],
+def compile_lowered(closed: core.ClosedJaxpr, lowered: LoweredJaxpr) -> Compiled:
+    """Compile the module ``lower_jaxpr`` made of ``closed`` for its placement."""
+    mctx, placement = lowered.module_context, lowered.placement
+    exe = runtime.compile(mctx.module, devices=placement.devices,
+                          num_partitions=len(placement.devices),
                           host_callbacks=mctx.host_callbacks)
+    if placement.spmd:
+        in_shardings = lowered.in_shardings
+        out_shardings = [_sharding_from_xla(hlo, placement, aval) for hlo, aval in
+                         zip(exe.get_output_shardings(), closed.out_avals)]
+    else:
+        in_shardings = [runtime.SingleDeviceSharding(placement.devices[0])] * \
+            sum(lowered.kept_invars)
+        out_shardings = [runtime.SingleDeviceSharding(placement.devices[0])] * \
+            len(closed.out_avals)
     ordered = lowering.ordered_effects(closed.jaxpr.effects)
-    return Compiled(exe, closed.in_avals, closed.out_avals, lowered.kept_invars, device,
-                    lowered.donated, mctx, ordered)
+    return Compiled(exe, closed.in_avals, closed.out_avals, lowered.kept_invars, placement,
+                    in_shardings, out_shardings, lowered.donated, mctx, ordered)
+
+
+def _sharding_from_xla(hlo, placement: Placement, aval):
+    """The layout XLA chose for a result, named over the program's mesh if a spec can
+    say it (as JAX reports it), else as XLA's tile grid over the devices."""
+    ndim = len(aval.shape)
+    if not isinstance(hlo, xc.HloSharding):        # (jaxlib reports OpSharding protos)
+        hlo = xc.HloSharding.from_proto(hlo)
+    return (gspmd_to_named(hlo, placement.mesh, ndim) or
+            runtime.GSPMDSharding(list(placement.devices), hlo))
 
 
 def prune_for_lowering(closed: core.ClosedJaxpr, keep_unused=False):
@@ -189,7 +322,7 @@ def _hashable(v):
     return v
 
 
-def _compile_primitive(primitive, params, in_avals, device) -> Compiled:
+def _compile_primitive(primitive, params, in_avals, placement, shardings) -> Compiled:
     from glassjax.interpreters import staging     # late: it sits above dispatch
     invars = [core.Var(a) for a in in_avals]
     out_avals = primitive.abstract_eval(*in_avals, **params)
@@ -198,7 +331,8 @@ def _compile_primitive(primitive, params, in_avals, device) -> Compiled:
     effects = staging.primitive_effects(primitive, params)   # (dead code keeps them)
     eqn = core.JaxprEqn(invars, outvars, primitive, params, effects)
     closed = core.ClosedJaxpr(core.Jaxpr([], invars, outvars, [eqn], effects), [])
-    return compile_jaxpr(primitive.name, closed, device, keep_unused=True)
+    return compile_jaxpr(primitive.name, closed, placement, keep_unused=True,
+                         in_shardings=shardings)
 
 
 # (primitive, params, input avals, device, x64) -> Compiled
@@ -209,15 +343,29 @@ def _run_primitive(primitive, params, args):
     """The Python path of an eager primitive: compile (once per input types), run."""
     in_avals = tuple(core.get_aval(a) for a in args)
     names = [f"args[{i}]" for i in range(len(args))]       # (how JAX names them)
-    device = runtime.committed_device(args, names, primitive.name) or \
-        runtime.default_device()
-    key = (primitive, _hashable_params(params), in_avals, device, config.jax_enable_x64)
+    placement = _primitive_placement(primitive, params, args, names)
+    shardings = arg_shardings(args, placement)
+    key = (primitive, _hashable_params(params), in_avals, placement, shardings,
+           config.jax_enable_x64)
     compiled = _primitive_cache.get(key)
     if compiled is None:
         compiled = _primitive_cache[key] = _compile_primitive(primitive, params,
-                                                              in_avals, device)
+                                                              in_avals, placement, shardings)
     outs = compiled(*args)
     return compiled, (outs if primitive.multiple_results else outs[0])
+
+
+def _primitive_placement(primitive, params, args, names) -> Placement:
+    rule = mesh_rules.get(primitive)
+    eqn_meshes = rule(params) if rule else ()
+    if not eqn_meshes and not any(core.jaxprs_in_params(params)):
+        devices = runtime.committed_devices(args, names, primitive.name)
+        if devices is None or len(devices) == 1:      # the common case, kept quick
+            return Placement(devices or (runtime.default_device(),))
+    in_avals = [core.get_aval(a) for a in args]
+    invars = [core.Var(a) for a in in_avals]
+    eqn = core.JaxprEqn(invars, [], primitive, params)
+    return placement_of(args, core.Jaxpr([], invars, [], [eqn]), names, primitive.name)
 
 
 def _run_primitive_checked(primitive, params, args):
@@ -270,4 +418,6 @@ def apply_primitive(primitive, *args, **params):
 def execute_closed_jaxpr(name: str, closed: core.ClosedJaxpr, args: Sequence, **kw):
     """Compile (uncached) and run: used by ``jit`` primitives met in eager interpretation
     of a jaxpr; the ``jit`` API keeps its own cache."""
-    return compile_jaxpr(name, closed, runtime.committed_device(args), **kw)(*args)
+    placement = placement_of(args, closed.jaxpr, fun_name=name)
+    return compile_jaxpr(name, closed, placement, in_shardings=arg_shardings(args, placement),
+                         **kw)(*args)

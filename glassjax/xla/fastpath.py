@@ -59,7 +59,7 @@ def fastpath_data(compiled, outs: Sequence, out_tree) -> FastpathData | None:
     return FastpathData(
         xla_executable=compiled.executable,
         out_pytree_def=out_tree,
-        in_shardings=[runtime.SingleDeviceSharding(compiled.device)] * n_kept,
+        in_shardings=list(compiled.in_shardings),
         out_shardings=[o.sharding for o in outs],
         out_avals=[o.aval for o in outs],
         out_committed=[o._committed for o in outs],

@@ -22,6 +22,7 @@ import numpy as np
 import ml_dtypes
 from jaxlib.mlir import ir, passmanager
 from jaxlib.mlir.dialects import func as func_dialect
+from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from glassjax import core, dtypes
@@ -153,14 +154,22 @@ def sanitize_name(name: str) -> str:
 
 class ModuleContext:
     """What rules share while one module is built: the module itself, private functions
-    already emitted (inner ``jit``s are lowered once per jaxpr), host callbacks, and the
-    replica axes of pmap."""
+    already emitted (inner ``jit``s are lowered once per jaxpr), host callbacks, the
+    meshes the program names, and the named axes collectives reduce over.
+
+    ``axis_env`` (axis name -> size, major to minor) lays the program's copies out on a
+    grid: the copy at grid position ``p`` runs on device number ``p`` in row-major order.
+    Under ``xla_computation(f, axis_env=...)`` the copies are *replicas*; inside a
+    ``shard_map`` body they are the *partitions* of an SPMD program (``spmd``), and
+    collectives then name partitions by global device ids, as JAX emits them."""
 
     def __init__(self, name: str, *, platform="cpu", axis_env=None, num_replicas=1,
                  num_partitions=1):
         self.context = runtime.mlir_context()
         self.platform = platform
         self.axis_env = dict(axis_env or {})
+        self.spmd = False
+        self.mesh_names: dict = {}      # mesh -> its ``sdy.mesh`` symbol
         self.num_replicas = num_replicas
         self.num_partitions = num_partitions
         self.host_callbacks: list = []
@@ -181,6 +190,18 @@ class ModuleContext:
                 break
             name = f"{base}_{i}"
         self._names_used.add(name)
+        return name
+
+
+    def mesh_symbol(self, mesh) -> str:
+        """The name of the module's ``sdy.mesh`` symbol for ``mesh`` (``@mesh`` for the
+        first one), declared at the top of the module on first use."""
+        name = self.mesh_names.get(mesh)
+        if name is None:
+            name = self.mesh_names[mesh] = self.unique_name("mesh")
+            axes = ", ".join(f'"{a}"={n}' for a, n in zip(mesh.axis_names, mesh.axis_sizes))
+            with ir.InsertionPoint.at_block_begin(self.module.body):
+                sdy.MeshOp(name, ir.Attribute.parse(f"#sdy.mesh<[{axes}]>"))
         return name
 
 
@@ -369,11 +390,19 @@ def lower_with_tokens(mctx: ModuleContext, closed: core.ClosedJaxpr, values) -> 
 
 def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
                  donated_invars=None, axis_env=None, num_replicas=1, num_partitions=1,
-                 platform="cpu") -> ModuleContext:
-    """The whole program as a module with a public ``main``, as ``jit(f).lower`` shows."""
+                 platform="cpu", mesh=None, arg_shardings=None, result_shardings=None
+                 ) -> ModuleContext:
+    """The whole program as a module with a public ``main``, as ``jit(f).lower`` shows.
+
+    An SPMD program (``num_partitions`` > 1) is one program for all devices of ``mesh``;
+    ``arg_shardings`` / ``result_shardings`` (NamedShardings or None, one per input /
+    output) are written on ``main`` as Shardy attributes, and XLA's partitioner splits
+    the program accordingly."""
     mctx = ModuleContext(name, platform=platform, axis_env=axis_env,
                          num_replicas=num_replicas, num_partitions=num_partitions)
     with mctx.context, ir.Location.unknown(mctx.context):
+        if mesh is not None:
+            mctx.mesh_symbol(mesh)
         i32 = ir.IntegerType.get_signless(32)
         mctx.module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(
             i32, num_partitions)
@@ -381,10 +410,13 @@ def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
             i32, num_replicas)
         mctx.unique_name("main")
         donated = donated_invars or [False] * len(closed.in_avals)
-        arg_attrs = _donation_attrs(closed, donated)
+        arg_attrs = _sharding_attrs(mctx, _donation_attrs(closed, donated),
+                                    arg_shardings, closed.in_avals)
         result_attrs = None
         if result_names is not None:
             result_attrs = [{"jax.result_info": ir.StringAttr.get(n)} for n in result_names]
+        result_attrs = _sharding_attrs(mctx, result_attrs, result_shardings,
+                                       closed.out_avals)
         _emit_function(mctx, "main", closed, public=True, arg_attrs=arg_attrs,
                        result_attrs=result_attrs)
         # Shardy meshes written inline in sharding attributes (host callbacks pin
@@ -392,6 +424,18 @@ def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
         passmanager.PassManager.parse("builtin.module(sdy-lift-inlined-meshes)").run(
             mctx.module.operation)
     return mctx
+
+
+def _sharding_attrs(mctx: ModuleContext, attrs, shardings, avals):
+    """Add ``sdy.sharding`` to the argument or result attributes ``attrs``."""
+    if shardings is None or not any(s is not None for s in shardings):
+        return attrs
+    attrs = attrs or [{} for _ in avals]
+    for attr, sharding, aval in zip(attrs, shardings, avals):
+        if sharding is not None:
+            attr["sdy.sharding"] = ir.Attribute.parse(
+                sharding.sdy_sharding(aval.ndim, mctx.mesh_symbol(sharding.mesh)))
+    return attrs
 
 
 def _donation_attrs(closed, donated):

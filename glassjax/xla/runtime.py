@@ -277,7 +277,7 @@ def _first_local_device() -> Device:
 # Two kinds are enough here: a SingleDeviceSharding (the whole array on one device) and a
 # GSPMDSharding (an XLA HloSharding over a device list: tiled or replicated).
 
-class _ShardingMethods:
+class ShardingMethods:
     """Behaviour shared by both sharding classes (via ``_device_assignment``)."""
 
     @property
@@ -308,7 +308,7 @@ class _ShardingMethods:
                 self.memory_kind == other.memory_kind)
 
 
-class _SingleDeviceShardingMethods(_ShardingMethods):
+class _SingleDeviceShardingMethods(ShardingMethods):
     @property
     def _device_assignment(self) -> tuple:
         return (self._device,)
@@ -325,7 +325,7 @@ class _SingleDeviceShardingMethods(_ShardingMethods):
         return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self._memory_kind})"
 
 
-class _GSPMDShardingMethods(_ShardingMethods):
+class _GSPMDShardingMethods(ShardingMethods):
     @property
     def _device_assignment(self) -> tuple:
         return tuple(self._devices)
@@ -411,18 +411,24 @@ _JAXLIB_IMPORT_ANSWERS = {
 }
 
 
+def answer_jaxlib_import(name: str, **attributes) -> None:
+    """Add an answer for jaxlib's import of ``name`` (a ``jax._src`` module): a layer
+    above the runtime registers what only it knows, e.g. ``check_pspec``, which the C++
+    ``NamedSharding`` constructor calls."""
+    _JAXLIB_IMPORT_ANSWERS[name] = _module(name, **attributes)
+
+
 @contextlib.contextmanager
-def _answering_jaxlib_imports():
+def answering_jaxlib_imports():
     """Put our answers in ``sys.modules`` for the duration (then remove them, so a later
-    ``import jax`` by the user is unaffected). If jax is already imported, leave it be."""
-    if "jax" in sys.modules:
-        yield
-        return
-    sys.modules.update(_JAXLIB_IMPORT_ANSWERS)
+    ``import jax`` by the user is unaffected). Modules already imported (jax itself, or
+    a ``jax`` alias of glassjax) are left be."""
+    added = [name for name in _JAXLIB_IMPORT_ANSWERS if name not in sys.modules]
+    sys.modules.update({name: _JAXLIB_IMPORT_ANSWERS[name] for name in added})
     try:
         yield
     finally:
-        for name in _JAXLIB_IMPORT_ANSWERS:
+        for name in added:
             del sys.modules[name]
 
 
@@ -484,18 +490,20 @@ def copy_array(x: ArrayImpl) -> ArrayImpl:
     return copy
 
 
-def committed_device(args, arg_names=None, fun_name="") -> Device | None:
-    """The device committed arrays among ``args`` pin a computation to (an error if they
-    disagree), or None when no argument is committed (the computation then runs on the
-    default device and its results are uncommitted too). The error names the first two
-    arguments that disagree, by ``arg_names`` and as arguments of ``fun_name``."""
+def committed_devices(args, arg_names=None, fun_name="") -> tuple | None:
+    """The devices committed arrays among ``args`` pin a computation to (an error if they
+    disagree), in their sharding's order, or None when no argument is committed (the
+    computation then runs on the default device and its results are uncommitted too).
+    The error names the first two arguments that disagree, by ``arg_names`` and as
+    arguments of ``fun_name``."""
     committed = [(i, a) for i, a in enumerate(args) if isinstance(a, ArrayImpl) and
                  a._committed]
-    found = {d for _, a in committed for d in a._sharding.device_set}
-    if len(found) > 1:
-        first = committed[0][1]._sharding.device_set
-        i, _ = committed[0]
-        j = next(j for j, a in committed if a._sharding.device_set != first)
+    if not committed:
+        return None
+    first = committed[0][1]._sharding._device_assignment
+    j = next((j for j, a in committed if a._sharding._device_assignment != first), None)
+    if j is not None:
+        i = committed[0][0]
 
         def describe(k):
             devices = args[k]._sharding._device_assignment
@@ -505,14 +513,14 @@ def committed_device(args, arg_names=None, fun_name="") -> Device | None:
                     f"{devices[0].platform.upper()}")
         raise ValueError("Received incompatible devices for jitted computation. Got "
                          f"{describe(i)} and {describe(j)}")
-    return found.pop() if found else None
+    return tuple(first)
 
 
 def shards(x: ArrayImpl) -> list[ArrayImpl]:
     """The per-device pieces of ``x`` (single-device arrays), in device-assignment order."""
     if isinstance(x._sharding, SingleDeviceSharding):
         return [x]
-    with _answering_jaxlib_imports():
+    with answering_jaxlib_imports():
         return x._arrays
 
 
@@ -525,7 +533,7 @@ def to_numpy(x: ArrayImpl) -> np.ndarray:
     if x._npy_value is not None:
         return x._npy_value
     pieces = shards(x)
-    with _answering_jaxlib_imports():
+    with answering_jaxlib_imports():
         if len(pieces) == 1 or x._sharding.is_fully_replicated:
             value, did_copy = pieces[0]._single_device_array_to_np_array_did_copy()
         else:
@@ -544,14 +552,14 @@ def start_copy_to_host(x: ArrayImpl) -> None:
     """Start transferring ``x`` to the host without waiting, so a later read is quick."""
     if x._npy_value is None:
         pieces = shards(x)
-        with _answering_jaxlib_imports():
+        with answering_jaxlib_imports():
             for piece in pieces:
                 piece._copy_single_device_array_to_host_async()
 
 
 def to_dlpack(x: ArrayImpl, stream=None):
     """A DLPack capsule sharing ``x``'s buffer (single-device arrays only)."""
-    with _answering_jaxlib_imports():
+    with answering_jaxlib_imports():
         return _jax.buffer_to_dlpack_managed_tensor(x, stream=stream)
 
 
@@ -615,18 +623,18 @@ def execute(executable: LoadedExecutable, args: Sequence[ArrayImpl],
     """Run ``executable`` on device arrays already placed on its devices.
 
     On one device, arguments and results are ordinary arrays. On N devices each argument
-    is a global array whose pieces sit on the executable's devices, and by default each
-    result is the global array with axis 0 split over the devices, piece i coming from
-    device i (the replica style of pmap); ``out_avals`` are the global avals.
+    is a global array whose pieces sit on the executable's devices, laid out as the
+    program expects; each result is the global array of aval ``out_avals[i]`` whose
+    pieces the program left as ``out_shardings[i]`` says (needed unless the program
+    runs on one device).
     Results are built by jaxlib's result handlers with our avals, which keeps jaxlib from
     constructing avals of its own (it would import ``jax.core`` for that). A float0
     result (the tangent of an integer) carries no data: like JAX, we return host zeros.
     With ``with_token`` the result is ``(arrays, token)``: ``token.block_until_ready()``
     waits for the whole execution, including host callbacks no output depends on."""
-    exe_devices = executable.local_devices()
     if out_shardings is None:
-        out_shardings = [SingleDeviceSharding(exe_devices[0]) if len(exe_devices) == 1
-                         else split_sharding(exe_devices, aval.ndim) for aval in out_avals]
+        device, = executable.local_devices()
+        out_shardings = [SingleDeviceSharding(device)] * len(out_avals)
     device_avals = [aval.update(dtype=np.bool_) if aval.dtype == dtypes.float0
                     else aval.dtype.physical_aval(aval)   # typed keys: their words
                     if isinstance(aval.dtype, dtypes.ExtendedDType) else aval

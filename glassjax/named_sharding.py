@@ -1,0 +1,206 @@
+"""``NamedSharding(mesh, spec)``: an array laid out over a mesh by a partition spec.
+
+``NamedSharding(mesh, P('x', None))`` over a ``('x': 4, 'y': 2)`` mesh cuts dimension 0
+into 4 blocks; the device at mesh position ``(i, j)`` holds block ``i``, so each block
+lives on the 2 devices of row ``i`` (replicated over ``'y'``). Everything else follows
+from that one rule:
+
+* ``devices_indices_map(shape)``: which slice of the array each device holds;
+* ``_to_xla_hlo_sharding(ndim)``: the same layout as XLA's ``HloSharding`` (a tile grid
+  over device *positions* in the mesh), which jaxlib's C++ and the compiler read;
+* ``sdy_sharding(ndim)``: the same layout as a Shardy attribute, e.g.
+  ``#sdy.sharding<@mesh, [{"x"}, {}]>``, written on the arguments of a lowered program.
+
+The data lives in jaxlib's C++ ``NamedSharding`` (so C++ dispatch can compare shardings
+without Python); the methods are attached here, as ``xla/runtime.py`` does for the other
+sharding classes. ``gspmd_to_named`` goes the other way: XLA reports the layouts it chose
+for a program's results as ``HloSharding``s, which we name over the program's mesh.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+
+import numpy as np
+from jaxlib import xla_client as xc
+
+from glassjax.mesh import Mesh, PartitionSpec
+from glassjax.xla import runtime
+
+
+class IndivisibleError(ValueError):
+    """An array dimension does not split evenly over the devices a sharding gives it."""
+
+
+def _dim_axes(spec: PartitionSpec, ndim: int) -> list[tuple]:
+    """For each of ``ndim`` dimensions, the mesh axes splitting it (major to minor)."""
+    entries = list(spec._normalized_spec_for_aval(ndim))
+    return [() if p is None else tuple(p) if isinstance(p, tuple) else (p,)
+            for p in entries]
+
+
+def check_pspec(mesh, spec, aval=None):
+    """The checks JAX makes when a NamedSharding is built: known axis names, each used
+    at most once. (jaxlib's C++ constructor calls this through ``jax._src``.)"""
+    if not isinstance(spec, PartitionSpec):
+        raise TypeError(f"spec must be a PartitionSpec. Got {spec} of type {type(spec)}")
+    used = spec.mesh_axes()
+    unknown = [a for a in used if a not in mesh.axis_names]
+    if unknown:
+        raise ValueError(f"Resource axis: {unknown[0]} of {spec} is not found in mesh: "
+                         f"{tuple(mesh.axis_names)}.")
+    duplicates = sorted({a for a in used if used.count(a) > 1})
+    if duplicates:
+        raise ValueError(f"A single NamedSharding spec specification can map every mesh "
+                         f"axis to at most one positional dimension, but {spec} has "
+                         f"duplicate entries for {duplicates[0]}")
+
+
+runtime.answer_jaxlib_import("jax._src.named_sharding", check_pspec=check_pspec)
+
+
+class _NamedShardingMethods(runtime.ShardingMethods):
+
+    @property
+    def _device_assignment(self) -> tuple:
+        return self.mesh._flat_devices_tuple
+
+    @property
+    def memory_kind(self):
+        return self._memory_kind
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return all(self.mesh.shape[a] == 1 for a in self.spec.mesh_axes())
+
+    def devices_indices_map(self, global_shape) -> dict:
+        """Device -> the slice of an array of ``global_shape`` it holds."""
+        mesh, ndim = self.mesh, len(global_shape)
+        self.check_shape(global_shape)
+        dim_axes = _dim_axes(self.spec, ndim)
+        axis_pos = {name: i for i, name in enumerate(mesh.axis_names)}
+        indices = {}
+        for position in itertools.product(*map(range, mesh.axis_sizes)):
+            index = []
+            for axes, size in zip(dim_axes, global_shape):
+                tiles, block = 1, 0
+                for a in axes:
+                    tiles, block = tiles * mesh.shape[a], block * mesh.shape[a] + \
+                        position[axis_pos[a]]
+                step = size // tiles
+                index.append(slice(None) if tiles == 1 else
+                             slice(block * step, (block + 1) * step))
+            indices[mesh.devices[position]] = tuple(index)
+        return indices
+
+    def check_shape(self, global_shape):
+        """Every split dimension must divide evenly among its devices."""
+        self.spec._check_compatible_wrt_shape(global_shape)
+        tiles = [math.prod(self.mesh.shape[a] for a in axes)
+                 for axes in _dim_axes(self.spec, len(global_shape))]
+        for dim, (size, n) in enumerate(zip(global_shape, tiles)):
+            if size % n:
+                raise IndivisibleError(
+                    f"Sharding {self!r} implies that array axis {dim} is partitioned {n} "
+                    f"times, but the dimension size is {size} (full shape: "
+                    f"{tuple(global_shape)}, per-dimension tiling factors: {tiles} should "
+                    f"evenly divide the shape)")
+
+    def _to_xla_hlo_sharding(self, num_dimensions: int):
+        return _hlo_sharding(self.mesh.axis_names, self.mesh.axis_sizes,
+                             tuple(map(tuple, _dim_axes(self.spec, num_dimensions))))
+
+    def sdy_sharding(self, num_dimensions: int, mesh_name: str = "mesh") -> str:
+        """The Shardy attribute text of this layout for a value of ``num_dimensions``."""
+        dims = ", ".join("{" + ", ".join(f'"{a}"' for a in axes) + "}"
+                         for axes in _dim_axes(self.spec, num_dimensions))
+        return f"#sdy.sharding<@{mesh_name}, [{dims}]>"
+
+    def __hash__(self):
+        return hash((self.mesh, self.spec._normalized_spec_for_aval(8), self._memory_kind))
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return runtime.ShardingMethods.__eq__(self, other)
+        return (self.mesh == other.mesh and self._memory_kind == other._memory_kind and
+                self.spec._normalized_spec_for_aval(8) ==
+                other.spec._normalized_spec_for_aval(8))
+
+    def __repr__(self):
+        return (f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}, "
+                f"memory_kind={self.memory_kind})")
+
+    def with_spec(self, spec):
+        return NamedSharding(self.mesh, spec, memory_kind=self._memory_kind)
+
+    def with_memory_kind(self, kind):
+        return NamedSharding(self.mesh, self.spec, memory_kind=kind)
+
+
+@functools.lru_cache(maxsize=1024)
+def _hlo_sharding(axis_names, axis_sizes, dim_axes):
+    """XLA's tile grid for a mesh layout: each dimension split into the product of its
+    axes' sizes; the devices listed by transposing the mesh so the used axes come first
+    (in spec order) and the unused ones last, where they replicate each tile."""
+    used = [a for axes in dim_axes for a in axes]
+    unused = [a for a in axis_names if a not in used]
+    if all(axis_sizes[axis_names.index(a)] == 1 for a in used):
+        return xc.HloSharding.replicate()
+    size_of = dict(zip(axis_names, axis_sizes))
+    tiles = [math.prod(size_of[a] for a in axes) for axes in dim_axes]
+    perm = [axis_names.index(a) for a in used + unused]
+    replicas = math.prod(size_of[a] for a in unused)
+    if replicas == 1:
+        return xc.HloSharding.iota_tile(tiles, list(axis_sizes), perm)
+    return xc.HloSharding.iota_tile(tiles + [replicas], list(axis_sizes), perm,
+                                    [xc.OpSharding.Type.REPLICATED])
+
+
+def _make_named_sharding(mesh, spec, *, memory_kind=None):
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"mesh should be of type `jax.sharding.Mesh`. Got {mesh} of type "
+                        f"{type(mesh)}")
+    with runtime.answering_jaxlib_imports():
+        return _CppNamedSharding(mesh, spec, memory_kind or "device")
+
+
+_CppNamedSharding = runtime.install_methods(xc.NamedSharding, _NamedShardingMethods)
+
+
+class _NamedShardingFactory(type):
+    """``NamedSharding(mesh, spec)`` builds jaxlib's C++ object, and
+    ``isinstance(s, NamedSharding)`` asks about it."""
+
+    def __call__(cls, mesh, spec, *, memory_kind=None):
+        return _make_named_sharding(mesh, spec, memory_kind=memory_kind)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _CppNamedSharding)
+
+
+class NamedSharding(metaclass=_NamedShardingFactory):
+    """``NamedSharding(mesh, spec, *, memory_kind=None)``: see the module docstring."""
+
+
+def gspmd_to_named(hlo: xc.HloSharding, mesh: Mesh, ndim: int):
+    """The NamedSharding over ``mesh`` whose tile grid is ``hlo``, or None if no spec
+    gives it (XLA may choose layouts a spec cannot say)."""
+    names = mesh.axis_names
+    for choice in itertools.product(range(ndim + 1), repeat=len(names)):
+        dim_axes = tuple(tuple(n for n, c in zip(names, choice) if c == d)
+                         for d in range(ndim))
+        if _hlo_sharding(names, mesh.axis_sizes, dim_axes) == hlo:
+            spec = [None if not axes else axes[0] if len(axes) == 1 else axes
+                    for axes in dim_axes]
+            while spec and spec[-1] is None:
+                spec.pop()
+            return NamedSharding(mesh, PartitionSpec(*spec))
+    return None
+
+
+def split_over(devices, ndim: int, axis_name: str = "_axis"):
+    """Axis 0 split evenly over ``devices`` (device i holds block i): the layout of
+    pmap's values and of ``device_put_sharded``."""
+    mesh = Mesh(np.array(list(devices), dtype=object), (axis_name,))
+    return NamedSharding(mesh, PartitionSpec(axis_name) if ndim else PartitionSpec())
