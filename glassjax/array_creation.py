@@ -22,6 +22,8 @@ import numpy as np
 
 from glassjax import core, dtypes, errors, tree_util
 from glassjax.layout import Format
+from glassjax.mesh import Mesh
+from glassjax.named_sharding import NamedSharding
 from glassjax.xla import runtime
 
 
@@ -265,3 +267,74 @@ def _from_process_local_data(local_data: np.ndarray, sharding, global_shape):
 
     return make_array_from_callback(global_shape, sharding,
                                     lambda index: local_data[local_index(index)])
+
+
+# ----------------------------------------------------------------------------------------
+# Host-local <-> global arrays (what multi-process pmap does with its inputs and outputs)
+# ----------------------------------------------------------------------------------------
+# In a multi-process pmap every process passes arrays of its own (local) size: with 2
+# devices per process, x: f32[2] on each, which together stand for one f32[4] array
+# split over all 4 devices. These two functions convert between the views.
+
+def local_mesh(mesh: Mesh) -> Mesh:
+    """The block of ``mesh`` made of this process's devices."""
+    local = np.vectorize(_is_local, otypes=[bool])(mesh.devices)
+    if not local.any():
+        raise ValueError(f"no device of {mesh} belongs to this process")
+    block = tuple(slice(i.min(), i.max() + 1) for i in np.nonzero(local))
+    if not local[block].all():
+        raise ValueError(f"this process's devices do not form a block of {mesh}")
+    return Mesh(mesh.devices[block], mesh.axis_names, mesh.axis_types)
+
+
+def _per_leaf_specs(tree, pspecs) -> list:
+    specs = tree_util.broadcast_prefix(pspecs, tree, is_leaf=lambda x: x is None)
+    if any(spec is None for spec in specs):
+        raise ValueError("`None` is not a valid input to the pspecs argument. Please use "
+                         "jax.sharding.PartitionSpec() if you wanted to replicate your "
+                         "input.")
+    return specs
+
+
+def host_local_array_to_global_array(local_inputs, global_mesh: Mesh, pspecs):
+    """Each leaf of ``local_inputs`` is this process's part of a global array laid out
+    as ``NamedSharding(global_mesh, spec)``; return the global arrays. A device array
+    already laid out over the local mesh keeps its buffers (no copy)."""
+    leaves, treedef = tree_util.tree_flatten(local_inputs)
+    specs = _per_leaf_specs(local_inputs, pspecs)
+    out = []
+    for x, spec in zip(leaves, specs):
+        if isinstance(x, runtime.ArrayImpl) and not x.is_fully_addressable:
+            out.append(x)                                   # already global
+            continue
+        sharding = NamedSharding(global_mesh, spec)
+        local = NamedSharding(local_mesh(global_mesh), spec)
+        if (isinstance(x, runtime.ArrayImpl) and
+                x.sharding.devices_indices_map(x.shape) == local.devices_indices_map(x.shape)):
+            shape = tuple(n * _process_part_count(sharding, dim, x.ndim)
+                          for dim, n in enumerate(x.shape))
+            out.append(make_array_from_single_device_arrays(
+                shape, sharding, [s.data for s in x.addressable_shards]))
+        else:
+            out.append(_from_process_local_data(_host_piece(np.asarray(x)), sharding,
+                                                None))
+    return tree_util.tree_unflatten(treedef, out)
+
+
+def global_array_to_host_local_array(global_inputs, global_mesh: Mesh, pspecs):
+    """The inverse: each global array (laid out as ``NamedSharding(global_mesh, spec)``)
+    as the array of this process's part, on its devices (sharing their buffers)."""
+    leaves, treedef = tree_util.tree_flatten(global_inputs)
+    specs = _per_leaf_specs(global_inputs, pspecs)
+    out = []
+    for x, spec in zip(leaves, specs):
+        sharding = NamedSharding(global_mesh, spec)
+        if x.sharding.devices_indices_map(x.shape) != sharding.devices_indices_map(x.shape):
+            raise ValueError(f"global_array_to_host_local_array: the array is laid out as "
+                             f"{x.sharding}, not as {sharding}")
+        shape = tuple(n // _process_part_count(sharding, dim, x.ndim)
+                      for dim, n in enumerate(x.shape))
+        out.append(make_array_from_single_device_arrays(
+            shape, NamedSharding(local_mesh(global_mesh), spec),
+            [s.data for s in x.addressable_shards]))
+    return tree_util.tree_unflatten(treedef, out)
