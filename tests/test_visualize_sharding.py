@@ -2,10 +2,8 @@
 ``rich``, as text and as notebook HTML.
 
 Every expected picture below was printed by JAX 0.10.2 (``rich`` 15,
-``use_color=False``) for a ``NamedSharding(Mesh(devices.reshape(mesh_shape), names),
-spec)`` over 8 CPU devices; glassjax draws the same sharding, given as the XLA tile
-assignment that the mesh and spec stand for (``devices`` laid out as ``tiles``, the last
-tile dimension being replicas when ``replicated`` is set).
+``use_color=False``) for the same ``NamedSharding(Mesh(devices.reshape(mesh_shape),
+axis_names), P(*spec))`` over 8 CPU devices.
 """
 from __future__ import annotations
 
@@ -27,25 +25,23 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 class Case(NamedTuple):
     name: str
     shape: tuple
-    tiles: str | None          # Python expression over r = np.arange(8); None: replicated
-    replicated: bool           # the last tile dimension holds replicas
+    mesh_shape: tuple
+    axis_names: tuple
+    spec: tuple                # the arguments of P(...)
     options: dict
     expected: str
 
 
 CASES = [
-    # mesh (8,) ('x',), P('x',)
-    Case('split_1d', (8,), 'r', False, {}, '''\
+    Case('split_1d', (8,), (8,), ('x',), ('x',), {}, '''\
 ┌───────┬───────┬───────┬───────┬───────┬───────┬───────┬───────┐
 │ CPU 0 │ CPU 1 │ CPU 2 │ CPU 3 │ CPU 4 │ CPU 5 │ CPU 6 │ CPU 7 │
 └───────┴───────┴───────┴───────┴───────┴───────┴───────┴───────┘'''),
-    # mesh (8,) ('x',), P()
-    Case('replicated_1d', (8,), None, False, {}, '''\
+    Case('replicated_1d', (8,), (8,), ('x',), (), {}, '''\
 ┌───────────────────┐
 │CPU 0,1,2,3,4,5,6,7│
 └───────────────────┘'''),
-    # mesh (2, 4) ('x', 'y'), P('x', 'y')
-    Case('tiles_2x4', (8, 8), 'r.reshape(2, 4)', False, {}, '''\
+    Case('tiles_2x4', (8, 8), (2, 4), ('x', 'y'), ('x', 'y'), {}, '''\
 ┌───────┬───────┬───────┬───────┐
 │       │       │       │       │
 │ CPU 0 │ CPU 1 │ CPU 2 │ CPU 3 │
@@ -57,8 +53,7 @@ CASES = [
 │       │       │       │       │
 │       │       │       │       │
 └───────┴───────┴───────┴───────┘'''),
-    # mesh (2, 4) ('x', 'y'), P('y', 'x')
-    Case('tiles_4x2_transposed', (8, 8), 'r.reshape(2, 4).T', False, {}, '''\
+    Case('tiles_4x2_transposed', (8, 8), (2, 4), ('x', 'y'), ('y', 'x'), {}, '''\
 ┌──────────┬──────────┐
 │  CPU 0   │  CPU 4   │
 ├──────────┼──────────┤
@@ -68,8 +63,7 @@ CASES = [
 ├──────────┼──────────┤
 │  CPU 3   │  CPU 7   │
 └──────────┴──────────┘'''),
-    # mesh (2, 4) ('x', 'y'), P('x',)
-    Case('rows_replicated', (8, 8), 'r.reshape(2, 1, 4)', True, {}, '''\
+    Case('rows_replicated', (8, 8), (2, 4), ('x', 'y'), ('x',), {}, '''\
 ┌───────────────────────┐
 │                       │
 │      CPU 0,1,2,3      │
@@ -81,8 +75,7 @@ CASES = [
 │                       │
 │                       │
 └───────────────────────┘'''),
-    # mesh (2, 4) ('x', 'y'), P(None, 'y')
-    Case('columns_replicated', (8, 8), 'r.reshape(2, 4).T.reshape(1, 4, 2)', True, {}, '''\
+    Case('columns_replicated', (8, 8), (2, 4), ('x', 'y'), (None, 'y'), {}, '''\
 ┌───────┬───────┬───────┬───────┐
 │       │       │       │       │
 │       │       │       │       │
@@ -94,8 +87,7 @@ CASES = [
 │       │       │       │       │
 │       │       │       │       │
 └───────┴───────┴───────┴───────┘'''),
-    # mesh (4, 2) ('x', 'y'), P('x', 'y')
-    Case('tall', (16, 4), 'r.reshape(4, 2)', False, {}, '''\
+    Case('tall', (16, 4), (4, 2), ('x', 'y'), ('x', 'y'), {}, '''\
 ┌───────┬───────┐
 │ CPU 0 │ CPU 1 │
 ├───────┼───────┤
@@ -105,8 +97,7 @@ CASES = [
 ├───────┼───────┤
 │ CPU 6 │ CPU 7 │
 └───────┴───────┘'''),
-    # mesh (4, 2) ('x', 'y'), P('y', 'x')
-    Case('too_wide', (4, 16), 'r.reshape(4, 2).T', False, {}, '''\
+    Case('too_wide', (4, 16), (4, 2), ('x', 'y'), ('y', 'x'), {}, '''\
 ┌───────────────────┬───────────────────┬───────────────────┬──────────────────┐
 │                   │                   │                   │                  │
 │         …         │         …         │         …         │                  │
@@ -120,8 +111,7 @@ CASES = [
 │                   │                   │                   │                  │
 │                   │                   │                   │                  │
 └───────────────────┴───────────────────┴───────────────────┴──────────────────┘'''),
-    # mesh (8, 1) ('x', 'y'), P(('x', 'y'),)
-    Case('eight_rows', (8, 8), 'r.reshape(8, 1)', False, {}, '''\
+    Case('eight_rows', (8, 8), (8, 1), ('x', 'y'), (('x', 'y'),), {}, '''\
 ┌───────────────────────┐
 │         CPU 0         │
 ├───────────────────────┤
@@ -139,8 +129,7 @@ CASES = [
 ├───────────────────────┤
 │         CPU 7         │
 └───────────────────────┘'''),
-    # mesh (2, 4) ('x', 'y'), P()
-    Case('replicated_2d', (8, 8), None, False, {}, '''\
+    Case('replicated_2d', (8, 8), (2, 4), ('x', 'y'), (), {}, '''\
 ┌───────────────────────┐
 │                       │
 │                       │
@@ -152,8 +141,7 @@ CASES = [
 │                       │
 │                       │
 └───────────────────────┘'''),
-    # mesh (2, 4) ('x', 'y'), P('x', 'y'), scale=2
-    Case('scale_2', (8, 8), 'r.reshape(2, 4)', False, {'scale': 2}, '''\
+    Case('scale_2', (8, 8), (2, 4), ('x', 'y'), ('x', 'y'), {'scale': 2}, '''\
 ┌──────────┬──────────┬──────────┬──────────┐
 │          │          │          │          │
 │          │          │          │          │
@@ -175,8 +163,7 @@ CASES = [
 │          │          │          │          │
 │          │          │          │          │
 └──────────┴──────────┴──────────┴──────────┘'''),
-    # mesh (8,) ('x',), P('x',), min_width=3, max_width=40
-    Case('narrow', (8,), 'r', False, {'min_width': 3, 'max_width': 40}, '''\
+    Case('narrow', (8,), (8,), ('x',), ('x',), {'min_width': 3, 'max_width': 40}, '''\
 ┌────┬────┬────┬────┬────┬────┬───┬────┐
 │CPU │CPU │CPU │CPU │CPU │CPU │CPU│CPU │
 │0   │1   │2   │3   │4   │5   │6  │7   │
@@ -188,24 +175,15 @@ import io, json, contextlib
 import numpy as np
 import glassjax as jax
 import glassjax.numpy as jnp
-from jaxlib import xla_client as xc
-from glassjax.xla import runtime
 from glassjax.debug import ShardingGrid
 from glassjax.notebook import sharding_grid
+from glassjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
-devices = jax.devices()
-r = np.arange(8)
+devices = np.array(jax.devices())
 
-def sharding(tiles, replicated):
-    if tiles is None:
-        return runtime.replicated_sharding(devices)
-    ids = np.asarray(eval(tiles))
-    proto = xc.OpSharding()
-    proto.type = xc.OpSharding.Type.OTHER
-    proto.tile_assignment_dimensions = list(ids.shape)
-    proto.tile_assignment_devices = [int(i) for i in ids.flat]
-    proto.replicate_on_last_tile_dim = replicated
-    return runtime.GSPMDSharding(devices, xc.HloSharding.from_proto(proto))
+def sharding(mesh_shape, axis_names, spec):
+    spec = [tuple(p) if isinstance(p, list) else p for p in spec]   # JSON made lists
+    return NamedSharding(Mesh(devices.reshape(mesh_shape), axis_names), P(*spec))
 
 def printed(f, *args, **kwargs):
     out = io.StringIO()
@@ -214,8 +192,8 @@ def printed(f, *args, **kwargs):
     return out.getvalue()
 
 report = {"text": {}, "html": {}}
-for name, shape, tiles, replicated, options in json.loads(CASES):
-    s = sharding(tiles, replicated)
+for name, shape, mesh_shape, axis_names, spec, options in json.loads(CASES):
+    s = sharding(mesh_shape, axis_names, spec)
     report["text"][name] = printed(jax.debug.visualize_sharding, tuple(shape), s,
                                    use_color=False, **options)
     report["html"][name] = sharding_grid.grid_html(ShardingGrid(tuple(shape), s, **options))
@@ -223,13 +201,14 @@ report["array_one_device"] = printed(jax.debug.visualize_array_sharding, jnp.ara
 report["array_2d_one_device"] = printed(jax.debug.visualize_array_sharding,
                                         jnp.ones((4, 4)))
 report["array_split"] = printed(jax.debug.visualize_array_sharding,
-                                jax.device_put_sharded(list(jnp.arange(8.0)), devices))
+                                jax.device_put_sharded(list(jnp.arange(8.0)),
+                                                       list(devices)))
 try:
     jax.debug.visualize_array_sharding(jnp.ones((2, 2, 2)))
 except ValueError as err:
     report["three_dims"] = str(err)
 report["uncoloured_html"] = sharding_grid.grid_html(
-    ShardingGrid((8, 8), sharding("r.reshape(2, 4)", False), use_color=False))
+    ShardingGrid((8, 8), sharding((2, 4), ("x", "y"), ("x", "y")), use_color=False))
 
 # Through a real IPython shell with the extension loaded: a rich display, not print.
 from IPython.core.interactiveshell import InteractiveShell
@@ -237,11 +216,11 @@ from IPython.utils.capture import capture_output
 shell = InteractiveShell.instance()
 jax.load_ipython_extension(shell)
 with capture_output() as captured:
-    jax.debug.visualize_sharding((8,), sharding("r", False))
+    jax.debug.visualize_sharding((8,), sharding((8,), ("x",), ("x",)))
 report["shell_stdout"] = captured.stdout
 report["shell_outputs"] = [o.data for o in captured.outputs]
 jax.unload_ipython_extension(shell)
-report["after_unload"] = printed(jax.debug.visualize_sharding, (8,), sharding("r", False))
+report["after_unload"] = printed(jax.debug.visualize_sharding, (8,), sharding((8,), ("x",), ("x",)))
 print(json.dumps(report))
 """
 
@@ -249,7 +228,7 @@ print(json.dumps(report))
 @pytest.fixture(scope="module")
 def drawn():
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8",
-               CASES=json.dumps([c[:5] for c in CASES]))
+               CASES=json.dumps([c[:6] for c in CASES]))
     code = "import os\nCASES = os.environ['CASES']\n" + CHILD
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=300)
