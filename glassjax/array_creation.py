@@ -22,7 +22,7 @@ import numpy as np
 
 from glassjax import core, dtypes, errors, tree_util
 from glassjax.layout import Format
-from glassjax.mesh import Mesh
+from glassjax.mesh import Mesh, PartitionSpec, get_mesh
 from glassjax.named_sharding import NamedSharding
 from glassjax.xla import runtime
 
@@ -80,7 +80,18 @@ def _process_part_count(sharding, dim: int, ndim: int) -> int:
 # The three constructors
 # ----------------------------------------------------------------------------------------
 
-def _check_sharding(sharding, fname: str):
+def _spec_to_sharding(sharding, fname: str):
+    """A bare PartitionSpec means a NamedSharding over the mesh of ``set_mesh``."""
+    if not isinstance(sharding, PartitionSpec):
+        return sharding
+    mesh = get_mesh()
+    if mesh is None:
+        raise ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is "
+                         f"passed to {fname}")
+    return NamedSharding(mesh, sharding)
+
+
+def _check_sharding(sharding):
     if isinstance(sharding, Format):
         sharding = sharding.sharding
     if not isinstance(sharding, runtime.Sharding):
@@ -162,7 +173,7 @@ def make_array_from_callback(shape: Sequence[int], sharding,
 
     The callback is called once per addressable device (once in all when the sharding
     replicates the array), so each process loads only what its devices hold."""
-    sharding = _check_sharding(sharding, "make_array_from_callback")
+    sharding = _check_sharding(sharding)
     shape = tuple(shape)
     index_of = addressable_indices(sharding, shape)
     if sharding.is_fully_replicated:
@@ -186,7 +197,7 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding,
     """The global array of ``shape`` laid out as ``sharding`` whose pieces are
     ``arrays``: one single-device array per addressable device of the sharding (in any
     order; jaxlib matches them to devices), each of the shard shape."""
-    sharding = _check_sharding(sharding, "make_array_from_single_device_arrays")
+    sharding = _check_sharding(sharding)
     if isinstance(arrays, tuple):
         arrays = list(arrays)
     if not isinstance(arrays, list):
@@ -209,7 +220,8 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
     processes split each dimension into. ``sharding``, ``global_shape`` may be pytree
     prefixes of ``local_data``."""
     leaves, treedef = tree_util.tree_flatten(local_data)
-    shardings = tree_util.broadcast_prefix(sharding, local_data)
+    shardings = [_check_sharding(_spec_to_sharding(s, "make_array_from_process_local_data"))
+                 for s in tree_util.broadcast_prefix(sharding, local_data)]
     shapes = tree_util.broadcast_prefix(
         global_shape, local_data, is_leaf=lambda x: x is None or isinstance(x, tuple))
     if runtime.process_count() == 1:
@@ -219,10 +231,10 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
                     "When calling `make_array_from_process_local_data` on a single "
                     "process, global_shape should be None or equal to local_data.shape."
                     f"Got global_shape={shape} and local_data.shape={np.shape(data)}.")
-        out = [runtime.device_put(data, _check_sharding(s, ""), committed=True)
+        out = [runtime.device_put(data, s, committed=True)
                for data, s in zip(leaves, shardings)]
     else:
-        out = [_from_process_local_data(np.asarray(data), _check_sharding(s, ""), shape)
+        out = [_from_process_local_data(np.asarray(data), s, shape)
                for data, s, shape in zip(leaves, shardings, shapes)]
     return tree_util.tree_unflatten(treedef, out)
 

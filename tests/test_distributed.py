@@ -294,7 +294,8 @@ SINGLE_PROCESS = """
 import json
 import numpy as np
 import glassjax as jax
-from jaxlib import xla_client as xc
+from glassjax.experimental import multihost_utils
+from glassjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 from glassjax.xla import runtime
 
 out = {}
@@ -311,7 +312,8 @@ attempt("id_not_int", lambda: jax.distributed.initialize("127.0.0.1:1", 2, "0"))
 attempt("id_too_large", lambda: jax.distributed.initialize("127.0.0.1:1", 2, 2))
 
 devices = jax.devices()
-tiles = runtime.GSPMDSharding(devices, xc.HloSharding.iota_tile([2, 4]))
+mesh = Mesh(np.array(devices).reshape(2, 4), ("x", "y"))
+tiles = NamedSharding(mesh, P("x", "y"))
 data = np.arange(64.0).reshape(8, 8)
 calls = []
 def callback(index):
@@ -350,6 +352,22 @@ attempt("local_tree", lambda: [np.asarray(x).tolist() for x in
     jax.make_array_from_process_local_data(tiles, [data[:4, :4], data])])
 attempt("local_bad_shape", lambda: jax.make_array_from_process_local_data(
     tiles, data, (16, 8)))
+attempt("local_spec_no_mesh", lambda: jax.make_array_from_process_local_data(
+    P("x", "y"), data))
+with jax.set_mesh(mesh):
+    attempt("local_spec", lambda: describe(jax.make_array_from_process_local_data(
+        P("x", "y"), data)))
+split = runtime.split_sharding(devices, 1)      # a GSPMDSharding
+attempt("gspmd_callback", lambda: [np.asarray(s.data).tolist() for s in
+    jax.make_array_from_callback((8,), split, lambda i: np.arange(8)[i]).addressable_shards])
+# One process: the host-local array is the global one.
+def round_trip():
+    g = multihost_utils.host_local_array_to_global_array(data, mesh, P("x", "y"))
+    back = multihost_utils.global_array_to_host_local_array(g, mesh, P("x", "y"))
+    return [describe(g), np.asarray(back).tolist(), str(back.sharding.spec)]
+attempt("round_trip", round_trip)
+attempt("none_spec", lambda: multihost_utils.host_local_array_to_global_array(
+    data, mesh, None))
 attempt("initialize_late", lambda: jax.distributed.initialize("127.0.0.1:1", 2, 0))
 attempt("shutdown_unstarted", lambda: jax.distributed.shutdown())
 print(json.dumps(out))
@@ -412,6 +430,30 @@ def test_make_array_from_process_local_data_on_one_process(single_process):
     assert single_process["local_bad_shape"]["error"] == "ValueError"
     assert "global_shape should be None or equal to local_data.shape" in \
         single_process["local_bad_shape"]["message"]
+
+
+def test_a_partition_spec_means_the_current_mesh(single_process):
+    data = np.arange(64.0).reshape(8, 8)
+    assert single_process["local_spec_no_mesh"] == {
+        "error": "ValueError", "message": "Please set a mesh via `jax.set_mesh` if a "
+        "PartitionSpec is passed to make_array_from_process_local_data"}
+    assert single_process["local_spec"] == {
+        "shape": [8, 8], "dtype": "float32", "value": data.tolist(),
+        "sharding_equal": True, "committed": True, "shards": _expected_tiles(data)}
+
+
+def test_make_array_from_callback_with_a_gspmd_sharding(single_process):
+    assert single_process["gspmd_callback"] == [[i] for i in range(8)]
+
+
+def test_host_local_and_global_arrays_on_one_process(single_process):
+    data = np.arange(64.0).reshape(8, 8)
+    global_array, back, spec = single_process["round_trip"]
+    assert global_array["shards"] == _expected_tiles(data)
+    assert back == data.tolist() and spec == "P('x', 'y')"
+    assert single_process["none_spec"]["error"] == "ValueError"
+    assert single_process["none_spec"]["message"].startswith(
+        "`None` is not a valid input to the pspecs argument.")
 
 
 def test_initialize_after_the_backend_exists_is_an_error(single_process):
