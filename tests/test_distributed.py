@@ -114,6 +114,18 @@ def _scenario_global(pid, port, n):
         jax.pmap(step, axis_name="i", in_axes=(None, 0, 0))(1.0, xs, ys)).tolist())
     report["shard_map_step"] = _attempt(lambda: _shard_map_step(
         jax, mesh, multihost_utils, step, xs, ys))
+    # Moving host values between the processes.
+    mine = np.array([pid, 10 + pid])
+    report["allgather"] = _attempt(lambda: multihost_utils.process_allgather(mine).tolist())
+    report["allgather_tiled"] = _attempt(
+        lambda: multihost_utils.process_allgather(mine, tiled=True).tolist())
+    report["allgather_global"] = _attempt(
+        lambda: multihost_utils.process_allgather(x, tiled=True).tolist())
+    report["broadcast"] = _attempt(
+        lambda: multihost_utils.broadcast_one_to_all({"a": np.float32(pid + 5)})["a"].item())
+    report["sync"] = _attempt(lambda: multihost_utils.sync_global_devices("step 1"))
+    report["assert_equal_differs"] = _attempt(
+        lambda: multihost_utils.assert_equal(np.int32(pid), "pids differ"))
     jax.distributed.shutdown()
     report["after_shutdown"] = jax.distributed.is_initialized()
     return report
@@ -230,6 +242,17 @@ def test_pmean_gradient_step_with_shard_map_across_processes(two_processes):
         assert step["value"]["shape"] == [2]
         assert step["value"]["local_devices"] == [[0, 1], [2048, 2049]][pid]
         assert step["value"]["value"] == pytest.approx([_expected_step()] * 2, rel=1e-6)
+
+
+def test_multihost_utils_move_host_values_between_processes(two_processes):
+    for pid, report in two_processes.items():
+        assert report["allgather"] == {"value": [[0, 10], [1, 11]]}
+        assert report["allgather_tiled"] == {"value": [0, 10, 1, 11]}
+        assert report["allgather_global"] == {"value": list(range(8))}
+        assert report["broadcast"] == {"value": 5.0}        # process 0's value
+        assert report["sync"] == {"value": None}
+        assert report["assert_equal_differs"] == {
+            "error": "AssertionError: pids differ. Expected: [0 1]; got: " + str(pid) + "."}
 
 
 @pytest.mark.xfail(strict=True, reason="pmap.py maps over local devices only: its mesh "
