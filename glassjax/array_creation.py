@@ -15,7 +15,6 @@ with every sharding class.
 from __future__ import annotations
 
 import collections
-import functools
 from typing import Callable, Sequence
 
 import numpy as np

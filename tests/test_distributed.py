@@ -169,7 +169,7 @@ def _scenario_seed(pid, port, n):
 def _scenario_alone(pid, port, n):
     """Process 0 of 2, whose partner never comes: connecting gives up in time."""
     import glassjax as jax
-    jax.distributed.initialize(f"127.0.0.1:{port}", n, pid, initialization_timeout=2)
+    jax.distributed.initialize(f"127.0.0.1:{port}", n, pid, initialization_timeout=1)
     return {"connected": True}
 
 
