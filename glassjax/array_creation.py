@@ -195,7 +195,7 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding,
                                          arrays: Sequence, *, dtype=None):
     """The global array of ``shape`` laid out as ``sharding`` whose pieces are
     ``arrays``: one single-device array per addressable device of the sharding (in any
-    order; jaxlib matches them to devices), each of the shard shape."""
+    order: each goes where its device is), each of the shard shape."""
     sharding = _check_sharding(sharding)
     if isinstance(arrays, tuple):
         arrays = list(arrays)

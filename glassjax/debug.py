@@ -177,9 +177,10 @@ class ShardingGrid:
         top, right, bottom, left = cell.padding
         inner = max(width - left - right, 0)
         block = min(len(cell.label), inner)     # wrapped lines: left-aligned in a block
-        pad = inner - block                       # the block is centred
-        lines = [(" " * (left + pad // 2) + line.ljust(block) + " " * (pad - pad // 2 + right))
-                 [:width].ljust(width) for line in _wrap(cell.label, inner)]
+        before = left + (inner - block) // 2      # the block is centred
+        after = width - before - block
+        lines = [(" " * before + line.ljust(block) + " " * after)[:width].ljust(width)
+                 for line in _wrap(cell.label, inner)]
         blank = " " * width
         return [blank] * top + lines + [blank] * bottom
 

@@ -3,7 +3,7 @@
 
 Every expected picture below was printed by JAX 0.10.2 (``rich`` 15,
 ``use_color=False``) for the same ``NamedSharding(Mesh(devices.reshape(mesh_shape),
-axis_names), P(*spec))`` over 8 CPU devices.
+axis_names), P(*spec))`` over 8 CPU devices (16 for ``CASES_16``).
 """
 from __future__ import annotations
 
@@ -170,6 +170,62 @@ CASES = [
 └────┴────┴────┴────┴────┴────┴───┴────┘'''),
 ]
 
+# Grids wider than max_width: columns shrink, labels wrap and are cut with "…".
+CASES_16 = [
+    Case('sixteen_split', (16,), (16,), ('x',), ('x',), {}, '''\
+┌────┬────┬────┬────┬────┬────┬────┬────┬────┬────┬────┬────┬────┬────┬───┬────┐
+│ C… │ C… │ C… │ C… │ C… │ C… │ C… │ C… │ C… │ C… │CPU │CPU │CPU │CPU │C… │CPU │
+│ 0  │ 1  │ 2  │ 3  │ 4  │ 5  │ 6  │ 7  │ 8  │ 9  │10  │11  │12  │13  │14 │15  │
+└────┴────┴────┴────┴────┴────┴────┴────┴────┴────┴────┴────┴────┴────┴───┴────┘'''),
+    Case('wide_collapsed', (4, 64), (4, 4), ('x', 'y'), ('x', 'y'), {}, '''\
+┌───────────────────┬───────────────────┬───────────────────┬──────────────────┐
+│                   │                   │                   │                  │
+├───────────────────┼───────────────────┼───────────────────┼──────────────────┤
+│                   │                   │                   │                  │
+├───────────────────┼───────────────────┼───────────────────┼──────────────────┤
+│                   │                   │                   │                  │
+├───────────────────┼───────────────────┼───────────────────┼──────────────────┤
+│                   │                   │                   │                  │
+└───────────────────┴───────────────────┴───────────────────┴──────────────────┘'''),
+    Case('rows_over_y_small', (8, 8), (4, 4), ('x', 'y'), ('y',), {'scale': 0.5}, '''\
+┌─────────────┐
+│CPU 0,4,8,12 │
+├─────────────┤
+│CPU 1,5,9,13 │
+├─────────────┤
+│CPU 2,6,10,14│
+├─────────────┤
+│CPU 3,7,11,15│
+└─────────────┘'''),
+    Case('columns_min_width', (12, 6), (2, 8), ('x', 'y'), (None, 'x'), {'min_width': 20}, '''\
+┌───────────────────┬─────────────────────────┐
+│                   │                         │
+│                   │                         │
+│                   │                         │
+│                   │                         │
+│CPU 0,1,2,3,4,5,6,7│CPU 8,9,10,11,12,13,14,15│
+│                   │                         │
+│                   │                         │
+│                   │                         │
+│                   │                         │
+└───────────────────┴─────────────────────────┘'''),
+    Case('very_narrow', (4, 64), (4, 4), ('x', 'y'), ('x', 'y'), {'max_width': 30, 'min_width': 1}, '''\
+┌──────┬──────┬───────┬──────┐
+│      │      │       │      │
+├──────┼──────┼───────┼──────┤
+│      │      │       │      │
+├──────┼──────┼───────┼──────┤
+│      │      │       │      │
+├──────┼──────┼───────┼──────┤
+│      │      │       │      │
+└──────┴──────┴───────┴──────┘'''),
+    Case('replicated_wrapped', (128,), (16,), ('x',), (), {'max_width': 12}, '''\
+┌──────────┐
+│CPU       │
+│0,1,2,3,4…│
+└──────────┘'''),
+]
+
 CHILD = """
 import io, json, contextlib
 import numpy as np
@@ -180,6 +236,7 @@ from glassjax.notebook import sharding_grid
 from glassjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 devices = np.array(jax.devices())
+cases = json.loads(CASES)
 
 def sharding(mesh_shape, axis_names, spec):
     spec = [tuple(p) if isinstance(p, list) else p for p in spec]   # JSON made lists
@@ -192,11 +249,15 @@ def printed(f, *args, **kwargs):
     return out.getvalue()
 
 report = {"text": {}, "html": {}}
-for name, shape, mesh_shape, axis_names, spec, options in json.loads(CASES):
+for name, shape, mesh_shape, axis_names, spec, options in cases:
     s = sharding(mesh_shape, axis_names, spec)
     report["text"][name] = printed(jax.debug.visualize_sharding, tuple(shape), s,
                                    use_color=False, **options)
     report["html"][name] = sharding_grid.grid_html(ShardingGrid(tuple(shape), s, **options))
+"""
+
+# The rest of the checks, run with the 8-device pictures.
+CHILD_EXTRAS = """
 report["array_one_device"] = printed(jax.debug.visualize_array_sharding, jnp.arange(8))
 report["array_2d_one_device"] = printed(jax.debug.visualize_array_sharding,
                                         jnp.ones((4, 4)))
@@ -221,19 +282,35 @@ report["shell_stdout"] = captured.stdout
 report["shell_outputs"] = [o.data for o in captured.outputs]
 jax.unload_ipython_extension(shell)
 report["after_unload"] = printed(jax.debug.visualize_sharding, (8,), sharding((8,), ("x",), ("x",)))
-print(json.dumps(report))
 """
 
 
-@pytest.fixture(scope="module")
-def drawn():
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8",
-               CASES=json.dumps([c[:6] for c in CASES]))
-    code = "import os\nCASES = os.environ['CASES']\n" + CHILD
+def draw(cases, devices: int, extras: bool) -> dict:
+    """Run CHILD (the pictures of ``cases``; with ``extras``, the other checks too) in
+    a fresh interpreter with ``devices`` CPU devices."""
+    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}",
+               CASES=json.dumps([c[:6] for c in cases]))
+    code = ("import os\nCASES = os.environ['CASES']\n" + CHILD +
+            (CHILD_EXTRAS if extras else "") + "print(json.dumps(report))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    return draw(CASES, 8, extras=True)
+
+
+@pytest.fixture(scope="module")
+def drawn_16():
+    return draw(CASES_16, 16, extras=False)
+
+
+@pytest.mark.parametrize("case", CASES_16, ids=[c.name for c in CASES_16])
+def test_text_grid_is_jaxs_when_it_overflows(drawn_16, case):
+    assert drawn_16["text"][case.name] == case.expected + "\n"
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -264,13 +341,13 @@ def _cells(page: str) -> list[list[tuple[str, str]]]:
             for row in re.findall(r"<tr>(.*?)</tr>", table)]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_html_grid_has_the_text_grids_cells_and_sizes(drawn, case):
+@pytest.mark.parametrize("case", CASES + CASES_16, ids=[c.name for c in CASES + CASES_16])
+def test_html_grid_has_the_text_grids_cells_and_sizes(drawn, drawn_16, case):
     """The HTML table has the text grid's blocks: the same labels in the same places,
     as many characters wide and lines high."""
     text_rows = case.expected.split("\n")
     boundaries = [i for i, line in enumerate(text_rows) if line[0] in "┌├└"]
-    cells = _cells(drawn["html"][case.name])
+    cells = _cells((drawn if case in CASES else drawn_16)["html"][case.name])
     assert len(cells) == len(boundaries) - 1
     widths = [len(part) for part in text_rows[0][1:-1].split("┬")]
     for row, (top, bottom) in zip(cells, zip(boundaries, boundaries[1:])):
