@@ -14,6 +14,7 @@ import pathlib
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 
@@ -39,27 +40,40 @@ def run_processes(scenario: str, num_processes: int = 2, timeout: float = RUN_TI
     port = free_port()
     env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}",
                TF_CPP_MIN_LOG_LEVEL="2")
-    start = time.monotonic()
-    procs = {pid: subprocess.Popen(
-        [sys.executable, __file__, scenario, str(pid), str(port), str(num_processes)],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for pid in (range(num_processes) if pids is None else pids)}
-    try:
-        while any(p.poll() is None for p in procs.values()):
-            failed = any(p.poll() not in (None, 0) for p in procs.values())
-            if failed or time.monotonic() - start > timeout:
-                break
-            time.sleep(0.05)
-    finally:
-        for p in procs.values():
-            if p.poll() is None:
-                p.kill()
-    seconds = time.monotonic() - start
-    outputs = {pid: p.communicate() for pid, p in procs.items()}
+    pids = range(num_processes) if pids is None else pids
+    # Output goes to files, not pipes: a process blocked on a full pipe would hang.
+    with tempfile.TemporaryDirectory() as tmp:
+        logs = {pid: (open(f"{tmp}/{pid}.out", "w+"), open(f"{tmp}/{pid}.err", "w+"))
+                for pid in pids}
+        start = time.monotonic()
+        procs = {pid: subprocess.Popen(
+            [sys.executable, __file__, scenario, str(pid), str(port), str(num_processes)],
+            cwd=REPO, env=env, stdout=logs[pid][0], stderr=logs[pid][1]) for pid in pids}
+        try:
+            while any(p.poll() is None for p in procs.values()):
+                failed = any(p.poll() not in (None, 0) for p in procs.values())
+                if failed or time.monotonic() - start > timeout:
+                    break
+                time.sleep(0.05)
+        finally:
+            for p in procs.values():
+                if p.poll() is None:
+                    p.kill()
+            for p in procs.values():
+                p.wait()
+        seconds = time.monotonic() - start
+        outputs = {pid: [_read_and_close(f) for f in files] for pid, files in logs.items()}
     reports = {pid: json.loads(out.splitlines()[-1]) if out.strip() else None
                for pid, (out, _) in outputs.items()}
     return (reports, {pid: p.returncode for pid, p in procs.items()},
             {pid: err for pid, (_, err) in outputs.items()}, seconds)
+
+
+def _read_and_close(f) -> str:
+    f.seek(0)
+    text = f.read()
+    f.close()
+    return text
 
 
 # ----------------------------------------------------------------------------------------
