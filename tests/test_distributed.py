@@ -87,6 +87,12 @@ def _attempt(compute):
         return {"error": f"{type(err).__name__}: {err}"}
 
 
+def _pieces(x):
+    """A global array as this process sees it: its shape, and (device, value) pieces."""
+    return [list(x.shape), [[s.device.id, np.asarray(s.data).tolist()]
+                            for s in x.addressable_shards]]
+
+
 def _global_mesh(jax):
     from glassjax.sharding import Mesh
     return Mesh(np.array(jax.devices()), ("i",))
@@ -97,7 +103,7 @@ def _scenario_global(pid, port, n):
     import glassjax as jax
     import glassjax.numpy as jnp
     from glassjax.experimental import multihost_utils
-    from glassjax.sharding import NamedSharding, PartitionSpec as P
+    from glassjax.sharding import Mesh, NamedSharding, PartitionSpec as P
     jax.distributed.initialize(f"127.0.0.1:{port}", n, pid, initialization_timeout=30,
                                heartbeat_timeout_seconds=10, shutdown_timeout_seconds=10)
     report = {"initialized": jax.distributed.is_initialized(),
@@ -113,6 +119,15 @@ def _scenario_global(pid, port, n):
         "fully_addressable": x.is_fully_addressable,
         "shards": [[s.device.id, s.index[0].start, s.index[0].stop,
                     np.asarray(s.data).tolist()] for s in x.addressable_shards]}
+    # 2-D: rows split over the processes, columns over each process's two devices.
+    grid = Mesh(np.array(jax.devices()).reshape(2, 2), ("p", "d"))
+    rows = np.arange(16).reshape(4, 4)[2 * pid: 2 * pid + 2]
+    report["array_2d"] = _attempt(lambda: _pieces(jax.make_array_from_process_local_data(
+        NamedSharding(grid, P("p", "d")), rows)))
+    # Replicated over the processes: every process passes the whole (same) array.
+    report["array_replicated"] = _attempt(lambda: _pieces(
+        jax.make_array_from_process_local_data(NamedSharding(grid, P(None, "d")),
+                                               np.arange(8).reshape(2, 4))))
     report["sum"] = _attempt(lambda: jax.jit(jnp.sum)(x).item())
     report["doubled"] = _attempt(lambda: [np.asarray(s.data).tolist() for s in
                                           jax.jit(lambda v: v * 2)(x).addressable_shards])
@@ -231,6 +246,17 @@ def test_make_array_from_process_local_data_across_processes(two_processes):
         assert array["shards"] == [[d, 4 * pid + 2 * i, 4 * pid + 2 * i + 2, list(block)]
                                    for i, (d, block) in enumerate(zip(device_ids,
                                                                       expected.tolist()))]
+
+
+def test_process_local_data_in_two_dimensions(two_processes):
+    for pid, report in two_processes.items():
+        devices = [[0, 1], [2048, 2049]][pid]
+        block = np.arange(16).reshape(4, 4)[2 * pid: 2 * pid + 2]
+        assert report["array_2d"] == {"value": [[4, 4], [
+            [devices[0], block[:, :2].tolist()], [devices[1], block[:, 2:].tolist()]]]}
+        whole = np.arange(8).reshape(2, 4)
+        assert report["array_replicated"] == {"value": [[2, 4], [
+            [devices[0], whole[:, :2].tolist()], [devices[1], whole[:, 2:].tolist()]]]}
 
 
 def test_jit_computes_across_processes(two_processes):
