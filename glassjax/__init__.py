@@ -30,9 +30,13 @@ from glassjax.named_sharding import NamedSharding
 from glassjax.shard_map import shard_map
 from glassjax.pmap import pmap
 from glassjax.callbacks import pure_callback
+from glassjax.array_creation import (make_array_from_callback,
+                                     make_array_from_process_local_data,
+                                     make_array_from_single_device_arrays)
 from glassjax.xla.dispatch import effects_barrier
-from glassjax import (ad_checkpoint, custom_batching, debug, experimental, flatten_util, lax,
-                      nn, numpy, random, scipy, sharding, state, test_util, typing)
+from glassjax import (ad_checkpoint, custom_batching, debug, distributed, experimental,
+                      flatten_util, lax, nn, numpy, random, scipy, sharding, state, test_util,
+                      typing)
 
 from glassjax.version import __version__  # noqa: E402
 

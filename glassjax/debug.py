@@ -7,16 +7,19 @@ program calls back at run time, so they show the actual values of every call (a 
 """
 from __future__ import annotations
 
+import builtins
 import string
 from typing import Any, Callable
 
 import numpy as np
 
+from glassjax import core, tree_util
 from glassjax.callbacks import (check_format, debug_callback_p, debug_effect,
                                 debug_print_p, merge_static_args, ordered_debug_effect,
                                 split_static_args)
 
-__all__ = ["callback", "print"]
+__all__ = ["callback", "inspect_array_sharding", "print", "visualize_array_sharding",
+           "visualize_sharding"]
 
 
 def debug_callback(callback: Callable[..., None] | None = None, *args: Any,
@@ -81,3 +84,218 @@ def _now_or_later(name, run, first, args, kwargs):
 
 callback = debug_callback
 print = debug_print  # noqa: A001 - the public name is jax.debug.print
+
+
+# ----------------------------------------------------------------------------------------
+# Pictures of shardings
+# ----------------------------------------------------------------------------------------
+# ``visualize_sharding`` draws an array as a grid of blocks, one per distinct piece,
+# each labelled with the devices that hold it ("CPU 0,4": replicated on two devices) and
+# sized in proportion to the piece. JAX draws it with ``rich``; ShardingGrid computes
+# the same layout (the same sizes in characters and lines) by itself, so glassjax needs
+# no ``rich``: ``str()`` is JAX's picture as ``rich`` prints it without colours, and the
+# notebook layer renders the grid as HTML.
+
+_HEIGHT_TO_WIDTH = 2.5      # a character is about 2.5 times taller than wide
+
+
+class GridCell:
+    """One block: the devices holding a piece, its label, and its padding in
+    characters (top, right, bottom, left) around the label."""
+    __slots__ = ("device_ids", "label", "padding")
+
+    def __init__(self, device_ids, label, padding):
+        self.device_ids, self.label, self.padding = device_ids, label, padding
+
+    @property
+    def width(self) -> int:
+        return self.padding[3] + len(self.label) + self.padding[1]
+
+
+class ShardingGrid:
+    """The picture of ``sharding`` for an array of ``shape`` (1 or 2 dimensions): rows of
+    ``GridCell``s, in the order of the pieces along each dimension."""
+
+    def __init__(self, shape, sharding, *, use_color=True, scale=1.0, min_width=9,
+                 max_width=80, color_map=None):
+        shape = tuple(shape)
+        if not 1 <= len(shape) <= 2:
+            raise ValueError(
+                "`visualize_sharding` only works for shapes with 1 and 2 dimensions.")
+        self.shape, self.max_width = shape, max_width
+        self.use_color, self.color_map = use_color, color_map
+        base_height = int(10 * scale)
+        base_width = int(base_height * (shape[1] if len(shape) == 2 else 1) / shape[0])
+        kind = next(iter(sharding.device_set)).platform.upper()
+        # Group devices by the block (row, column) of the piece they hold.
+        blocks, fractions = {}, {}
+        for device, index in sharding.devices_indices_map(shape).items():
+            spans = [_span(s, n) for s, n in zip(index, shape)]
+            if len(shape) == 1:
+                spans = [(0, 1, None)] + spans
+            key = tuple(start // size for start, size, _ in spans)
+            blocks.setdefault(key, set()).add(device.id)
+            fractions[key] = tuple(fraction for _, _, fraction in spans)
+        self.rows = []
+        for i in range(max(k[0] for k in blocks) + 1):
+            row = []
+            for j in range(max(k[1] for k in blocks) + 1):
+                ids = sorted(blocks[i, j])
+                label = f"{kind} " + ",".join(map(str, ids))
+                height_fraction, width_fraction = fractions[i, j]
+                width = int(width_fraction * base_width * _HEIGHT_TO_WIDTH)
+                width = min(max(width, min_width), max_width)
+                height = 1 if height_fraction is None else int(height_fraction * base_height)
+                left, extra = divmod(width - len(label) - 2, 2)
+                top, extra_lines = divmod(height - 2, 2)
+                padding = (max(top, 0), max(left + extra, 0), max(top + extra_lines, 0),
+                           max(left, 0))
+                row.append(GridCell(ids, label, padding))
+            self.rows.append(row)
+
+    # -- sizes in characters ---------------------------------------------------------
+
+    def column_widths(self) -> list[int]:
+        """Each column as wide as its widest block; if the grid (with its ncols + 1
+        border characters) is wider than ``max_width``, the widest columns shrink first
+        (rich's rules)."""
+        available = self.max_width - len(self.rows[0]) - 1
+        widths = [min(max(row[j].width for row in self.rows), available)
+                  for j in range(len(self.rows[0]))]
+        excess = sum(widths) - available
+        while excess > 0:
+            widest = max(widths)
+            second = max((w for w in widths if w != widest), default=0)
+            widths = _reduce(excess, [w == widest for w in widths],
+                             [min(excess, widest - second)] * len(widths), widths)
+            excess = sum(widths) - available
+        return [max(w, 0) for w in widths]
+
+    def cell_lines(self, cell: GridCell, width: int) -> list[str]:
+        """The block's lines at ``width`` characters: padding, then the label centred
+        (wrapped at spaces, and cut with "…", when it does not fit)."""
+        top, right, bottom, left = cell.padding
+        inner = max(width - left - right, 0)
+        block = min(len(cell.label), inner)     # wrapped lines: left-aligned in a block
+        before = left + (inner - block) // 2      # the block is centred
+        after = width - before - block
+        lines = [(" " * before + line.ljust(block) + " " * after)[:width].ljust(width)
+                 for line in _wrap(cell.label, inner)]
+        blank = " " * width
+        return [blank] * top + lines + [blank] * bottom
+
+    # -- renderings ------------------------------------------------------------------
+
+    def __str__(self):
+        """The grid in box-drawing characters, as JAX prints it with
+        ``use_color=False``."""
+        widths = self.column_widths()
+        rule = lambda left, mid, right: left + mid.join("─" * w for w in widths) + right
+        out = [rule("┌", "┬", "┐")]
+        for i, row in enumerate(self.rows):
+            cells = [self.cell_lines(cell, w) for cell, w in zip(row, widths)]
+            height = max(map(len, cells))
+            cells = [c + [" " * w] * (height - len(c)) for c, w in zip(cells, widths)]
+            out += ["│" + "│".join(parts) + "│" for parts in zip(*cells)]
+            out.append(rule("├", "┼", "┤") if i + 1 < len(self.rows) else
+                       rule("└", "┴", "┘"))
+        return "\n".join(out)
+
+    def colors(self) -> list[list[tuple[str, str]]] | None:
+        """(background, text) colours of the blocks, as JAX picks them: ``color_map``
+        (default matplotlib's "tab20b", None without matplotlib) at evenly spaced
+        points, visited with a stride so that neighbours differ."""
+        color_map = self.color_map
+        if color_map is None:
+            try:
+                import matplotlib
+            except ModuleNotFoundError:
+                return None
+            color_map = matplotlib.colormaps["tab20b"]
+        n_rows, n_cols = len(self.rows), len(self.rows[0])
+        count = n_rows * n_cols
+        values = np.linspace(0, 1, count)
+        index, flat = 0, []
+        for _ in range(count):
+            r, g, b = (int(c * 255) for c in color_map(values[index])[:3])
+            luminance = r * 0.299 + g * 0.587 + b * 0.114
+            flat.append((f"#{r:02X}{g:02X}{b:02X}",
+                         "#000000" if luminance > 186 else "#ffffff"))
+            index = (index + count // 2 + (count % 2 == 0)) % count
+        return [flat[i * n_cols:(i + 1) * n_cols] for i in range(n_rows)]
+
+
+def _span(index, size):
+    """(start, length, fraction of the dimension) of one dimension of a piece's index."""
+    if isinstance(index, int):
+        index = slice(index, index + 1)
+    start, stop, _ = index.indices(size)
+    return start, stop - start, (stop - start) / size
+
+
+def _reduce(total, shrinkable, maximums, values):
+    """Take ``total`` characters from the ``shrinkable`` values, evenly, each at most its
+    maximum (rich's ``ratio_reduce``)."""
+    ratios = [int(s and m > 0) for s, m in zip(shrinkable, maximums)]
+    remaining, ratio_left, out = total, sum(ratios), []
+    for ratio, maximum, value in zip(ratios, maximums, values):
+        if ratio and ratio_left:
+            taken = min(maximum, round(ratio * remaining / ratio_left))
+            out.append(value - taken)
+            remaining -= taken
+            ratio_left -= ratio
+        else:
+            out.append(value)
+    return out
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Greedy word wrap; a word longer than the line is cut and ends in "…"."""
+    lines, line = [], ""
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line else word
+        if len(candidate) <= width:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        line = word if len(word) <= width else word[:max(width - 1, 0)] + "…"[:width]
+    return lines + [line]
+
+
+# Where grids go: printed, unless the notebook layer shows them as HTML.
+_grid_display: Callable[[ShardingGrid], None] = builtins.print
+
+
+def set_grid_display(display: Callable[[ShardingGrid], None] | None) -> None:
+    """Show sharding grids with ``display`` (None: print them)."""
+    global _grid_display
+    _grid_display = builtins.print if display is None else display
+
+
+def visualize_sharding(shape, sharding, *, use_color: bool = True, scale: float = 1.0,
+                       min_width: int = 9, max_width: int = 80, color_map=None):
+    """Show how ``sharding`` lays out an array of ``shape`` (1 or 2 dimensions) over its
+    devices: a grid with one block per piece. Printed as text, without colours (as JAX
+    prints it when ``rich`` finds no colour terminal); in a notebook with
+    ``%load_ext glassjax``, as HTML with coloured blocks unless ``use_color=False``."""
+    _grid_display(ShardingGrid(shape, sharding, use_color=use_color, scale=scale,
+                               min_width=min_width, max_width=max_width,
+                               color_map=color_map))
+
+
+def inspect_array_sharding(value, *, callback: Callable):
+    """Call ``callback(sharding)`` for every array in the pytree ``value``."""
+    def inspect(leaf):
+        if isinstance(leaf, core.Tracer):
+            raise NotImplementedError(
+                "inspect_array_sharding of a traced value (inside jit): glassjax cannot "
+                "report the sharding XLA chooses at compile time yet")
+        callback(leaf.sharding)
+    tree_util.tree_map(inspect, value)
+
+
+def visualize_array_sharding(arr, **kwargs):
+    """``visualize_sharding`` of an array's own shape and sharding."""
+    inspect_array_sharding(arr, callback=lambda sharding: visualize_sharding(
+        arr.shape, sharding, **kwargs))

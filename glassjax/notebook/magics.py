@@ -25,8 +25,9 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
-from glassjax import core
+from glassjax import core, debug
 from glassjax.notebook import display as display_lib
+from glassjax.notebook import sharding_grid
 from glassjax.notebook import graph as graph_lib
 from glassjax.notebook.stages import Stages
 
@@ -239,6 +240,8 @@ def load(ip):
     ip.register_magics(JaxprMagics)
     formatter = ip.display_formatter.mimebundle_formatter
     formatter.for_type(core.ClosedJaxpr, display_lib.closed_jaxpr_mimebundle)
+    formatter.for_type(debug.ShardingGrid, sharding_grid.grid_mimebundle)
+    debug.set_grid_display(display)     # visualize_sharding: HTML instead of print
 
 
 def unload(ip):
@@ -248,3 +251,5 @@ def unload(ip):
         ip.magics_manager.magics[kind].pop("jaxpr", None)
     ip.magics_manager.registry.pop(JaxprMagics.__name__, None)
     ip.display_formatter.mimebundle_formatter.pop(core.ClosedJaxpr, None)
+    ip.display_formatter.mimebundle_formatter.pop(debug.ShardingGrid, None)
+    debug.set_grid_display(None)

@@ -78,9 +78,26 @@ _PLATFORM_ALIASES = {"cuda": "gpu", "rocm": "gpu"}
 
 _backends: dict[str, Client] | None = None  # platform -> client, default platform first
 
+# A multi-process run (``glassjax.distributed.initialize``) joins the CPU client to the
+# other processes: it sets the distributed-runtime client, this process's node id, the
+# number of nodes and the cross-process collectives here, before any client exists.
+_cpu_client_options: dict = {}
+
+
+def set_cpu_client_options(**options) -> None:
+    """Options for the CPU client about to be created (``distributed_client``,
+    ``node_id``, ``num_nodes``, ``collectives`` of ``xc.make_cpu_client``)."""
+    if _backends is not None:
+        raise RuntimeError("the CPU client already exists; its options are fixed")
+    _cpu_client_options.update(options)
+
+
+def backends_are_initialized() -> bool:
+    return _backends is not None
+
 
 def _make_cpu_client() -> Client:
-    return xc.make_cpu_client(num_devices=cpu_device_count())
+    return xc.make_cpu_client(num_devices=cpu_device_count(), **_cpu_client_options)
 
 
 def _plugin_client_factories() -> dict:

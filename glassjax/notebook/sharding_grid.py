@@ -1,0 +1,43 @@
+"""``visualize_sharding``'s grid in a notebook: an HTML table, one cell per piece.
+
+The layout is the one ``debug.ShardingGrid`` computes for text (column widths in
+characters, row heights in lines), so the notebook picture has the proportions of the
+printed one; cells are coloured as JAX colours them (unless ``use_color=False``, or
+without matplotlib, when they get borders as in the text). Labels are HTML-escaped.
+
+``%load_ext glassjax`` routes ``visualize_sharding`` / ``visualize_array_sharding`` here
+(``debug.set_grid_display``); without it they print text.
+"""
+from __future__ import annotations
+
+import html
+
+from glassjax.debug import ShardingGrid
+from glassjax.notebook import display as display_lib
+
+
+def grid_html(grid: ShardingGrid) -> str:
+    widths = grid.column_widths()
+    colors = grid.colors() if grid.use_color else None
+    border = "none" if colors else "1px solid currentColor"
+    rows = []
+    for i, row in enumerate(grid.rows):
+        height = max(len(grid.cell_lines(cell, width)) for cell, width in zip(row, widths))
+        cells = []
+        for j, (cell, width) in enumerate(zip(row, widths)):
+            style = (f"width:{width}ch;height:{1.2 * height:.1f}em;border:{border};"
+                     "text-align:center;vertical-align:middle;padding:0;")
+            if colors:
+                background, text = colors[i][j]
+                style += f"background:{background};color:{text};"
+            devices = ", ".join(map(str, cell.device_ids))
+            cells.append(f'<td style="{style}" title="devices {html.escape(devices)}">'
+                         f"{html.escape(cell.label)}</td>")
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    table = ('<table class="gj-sharding" style="border-collapse:collapse;'
+             f'font-family:monospace;table-layout:fixed">{"".join(rows)}</table>')
+    return display_lib.wrap(table)
+
+
+def grid_mimebundle(grid: ShardingGrid) -> dict:
+    return {"text/plain": str(grid), "text/html": grid_html(grid)}
