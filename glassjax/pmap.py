@@ -21,7 +21,7 @@ import threading
 
 import numpy as np
 
-from glassjax import core, tree_util
+from glassjax import array_creation, core, tree_util
 from glassjax.jit import jit
 from glassjax.lax import structural
 from glassjax.mesh import Mesh, PartitionSpec
@@ -90,10 +90,20 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             jitted = cache[key] = _build(fun, args, static, in_tree, axes_flat, out_axes,
                                          mesh_devices, axis_name, donated)
         mesh, jitted_fun = jitted
-        if core.trace_ctx.trace is core.eval_trace:     # place the slices, as JAX does
+        specs = [_axis_spec(axis_name, ax) for ax in axes_flat]
+        eager = core.trace_ctx.trace is core.eval_trace
+        if eager and runtime.process_count() > 1:
+            # Each process passes its own slices: together they make the global inputs;
+            # each process gets back its own slices of the results.
+            leaves = array_creation.host_local_array_to_global_array(leaves, mesh, specs)
+            out = jitted_fun(*leaves)
+            return array_creation.global_array_to_host_local_array(
+                out, mesh, tree_util.tree_map(lambda ax: _axis_spec(axis_name, ax),
+                                              out_axes, is_leaf=lambda x: x is None))
+        if eager:     # place the slices, as JAX does
             leaves = [x if isinstance(x, core.Tracer) else runtime.device_put(
-                x, NamedSharding(mesh, _axis_spec(axis_name, ax)), committed=True)
-                for x, ax in zip(leaves, axes_flat)]
+                x, NamedSharding(mesh, spec), committed=True)
+                for x, spec in zip(leaves, specs)]
         return jitted_fun(*leaves)
 
     pmapped.__name__ = getattr(fun, "__name__", "<unnamed function>")
@@ -189,6 +199,11 @@ def _mesh_devices(devices, backend, size, axis_size) -> tuple:
                              f"the number of local devices passed to pmap. Got axis_size="
                              f"{size}, num_local_devices={len(devices)}.")
         return devices
+    if runtime.process_count(backend) > 1:
+        # Every process maps over its local devices; the mesh holds them all, each
+        # process's devices together, in process order.
+        return tuple(d for p in runtime.process_indices(backend)
+                     for d in runtime.local_devices(p, backend)[:size])
     available = runtime.local_devices(backend=backend)
     if size > len(available):
         raise ValueError(f"compiling computation that requires {size} logical devices, "

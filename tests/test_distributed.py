@@ -295,8 +295,6 @@ def test_multihost_utils_move_host_values_between_processes(two_processes):
             "error": "AssertionError: pids differ. Expected: [0 1]; got: " + str(pid) + "."}
 
 
-@pytest.mark.xfail(strict=True, reason="pmap.py maps over local devices only: its mesh "
-                   "and inputs are not made global in a multi-process run yet")
 def test_pmean_gradient_step_with_pmap_across_processes(two_processes):
     for report in two_processes.values():
         assert report["pmap_step"]["value"] == pytest.approx([_expected_step()] * 2,
@@ -315,8 +313,6 @@ def test_seed_psum_across_processes_with_shard_map(seed_run):
     assert seed_run[1]["shard_map"] == {"value": "[32 33 34 35]"}
 
 
-@pytest.mark.xfail(strict=True, reason="pmap.py maps over local devices only: its mesh "
-                   "and inputs are not made global in a multi-process run yet")
 def test_seed_pmap_psum_across_processes(seed_run):
     # The seed's example, printed as it documents: [28 29 30 31] on process 0, ...
     assert seed_run[0]["pmap"] == {"value": "[28 29 30 31]"}
