@@ -48,6 +48,9 @@ def _executable(args, jaxpr, name, donated_invars, keep_unused, out_shardings=No
     """The executable of ``jaxpr`` for where ``args`` live (compiled once per placement
     and argument layouts)."""
     placement = _placement(args, jaxpr, name, keep_unused)
+    asked = [s for s in out_shardings or () if s is not None]
+    if asked and not placement.spmd:        # the results' mesh decides where it runs
+        placement = dispatch.Placement(asked[0].mesh._flat_devices_tuple, asked[0].mesh)
     shardings = dispatch.arg_shardings(args, placement)
     per_jaxpr = _executables.setdefault(jaxpr, {})
     key = (placement, shardings, donated_invars, keep_unused, out_shardings)
@@ -318,8 +321,11 @@ class Jitted:
     which calls ``cache_miss`` only for argument types it has not seen run yet."""
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums,
-                 donate_argnames, device, backend, inline, keep_unused):
+                 donate_argnames, device, backend, inline, keep_unused, in_shardings=None,
+                 out_shardings=None):
         self._fun = fun
+        self._in_shardings = in_shardings
+        self._out_shardings = out_shardings
         self._static_argnums, self._static_argnames = api_util.infer_argnums_and_argnames(
             fun, static_argnums, static_argnames)
         self._donate_argnums, self._donate_argnames = api_util.infer_argnums_and_argnames(
@@ -338,7 +344,8 @@ class Jitted:
 
     def _options_key(self):
         return (self._static_argnums, self._static_argnames, self._donate_argnums,
-                self._donate_argnames, self._inline, self._keep_unused)
+                self._donate_argnames, self._inline, self._keep_unused,
+                _hashable_tree(self._in_shardings), _hashable_tree(self._out_shardings))
 
     def _trace(self, args, kwargs) -> tuple[TraceResult, list]:
         flat = api_util.flatten_call(self._fun, args, kwargs, self._static_argnums,
@@ -388,6 +395,8 @@ class Jitted:
         trace the ``jit`` equation must be staged or transformed every time. A tracer
         argument at top level has escaped its transformation: binding hands it to the
         eval trace, which says so (UnexpectedTracerError)."""
+        if self._in_shardings is not None and core.trace_ctx.trace is core.eval_trace:
+            args = self._apply_in_shardings(args)
         result, leaves = self._trace(args, kwargs)
         donated = self._donated_invars(args, kwargs, result)
         leaves = [self._place(x) for x in leaves]
@@ -397,13 +406,45 @@ class Jitted:
                 isinstance(x, core.Tracer) for x in leaves):
             outs = jit_p.bind(*result.lifted, *leaves, inline=self._inline, **params)
             return tree_util.tree_unflatten(result.out_tree, outs), None, False
-        compiled = _executable(leaves, **params)
+        compiled = _executable(leaves, **params,
+                               out_shardings=self._flat_out_shardings(result))
         try:
             outs = compiled(*leaves)
         except dispatch.InternalFloatingPointError as err:
             _rerun_deoptimized(self._name, err.kind, self._fun, args, kwargs)
         data = fastpath.fastpath_data(compiled, outs, result.out_tree)
         return tree_util.tree_unflatten(result.out_tree, outs), data, False
+
+    def _apply_in_shardings(self, args):
+        """``in_shardings``: each positional argument (a prefix tree of shardings over the
+        non-static ones) is laid out as asked before the call."""
+        dyn = [i for i in range(len(args)) if i not in self._static_argnums]
+        shardings = self._in_shardings
+        if not isinstance(shardings, (tuple, list)):
+            shardings = (shardings,) * len(dyn)
+        if len(shardings) != len(dyn):
+            raise ValueError(f"jit in_shardings has {len(shardings)} entries but "
+                             f"{self._name} was called with {len(dyn)} dynamic positional "
+                             "arguments")
+        args = list(args)
+        for i, sharding in zip(dyn, shardings):
+            if sharding is None:
+                continue
+            leaves, tree = tree_util.tree_flatten(args[i])
+            per_leaf = tree_util.broadcast_prefix(sharding, args[i],
+                                                  is_leaf=lambda s: s is None)
+            args[i] = tree.unflatten([x if s is None else runtime.device_put(
+                x, s, committed=True) for x, s in zip(leaves, per_leaf)])
+        return tuple(args)
+
+    def _flat_out_shardings(self, result: TraceResult):
+        """``out_shardings`` as one sharding (or None) per output leaf."""
+        if self._out_shardings is None:
+            return None
+        skeleton = tree_util.tree_unflatten(result.out_tree,
+                                            [0] * result.out_tree.num_leaves)
+        return tuple(tree_util.broadcast_prefix(self._out_shardings, skeleton,
+                                                is_leaf=lambda s: s is None))
 
     def _place(self, x):
         """With ``device=``/``backend=``, arguments are committed there before the call."""
@@ -447,14 +488,19 @@ class Jitted:
         return f
 
 
-def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
-        donate_argnames=None, device=None, backend=None, inline=False, keep_unused=False,
-        **unsupported):
-    """Compile ``fun`` with XLA. Usable as ``@jit`` or ``@jit(static_argnames=...)``."""
+def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
+        static_argnames=None, donate_argnums=None, donate_argnames=None, device=None,
+        backend=None, inline=False, keep_unused=False, **unsupported):
+    """Compile ``fun`` with XLA. Usable as ``@jit`` or ``@jit(static_argnames=...)``.
+
+    ``in_shardings`` / ``out_shardings`` (NamedShardings, or pytree prefixes of them over
+    the positional arguments / the results) lay the arguments out before the call and
+    ask XLA for the results' layouts."""
     if unsupported:
         raise TypeError(f"jit() got unexpected keyword arguments {sorted(unsupported)}")
     if fun is None:
-        return lambda f: jit(f, static_argnums=static_argnums,
+        return lambda f: jit(f, in_shardings=in_shardings, out_shardings=out_shardings,
+                             static_argnums=static_argnums,
                              static_argnames=static_argnames, donate_argnums=donate_argnums,
                              donate_argnames=donate_argnames, device=device,
                              backend=backend, inline=inline, keep_unused=keep_unused)
@@ -466,7 +512,13 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                       "inputs to the jitted function to get the same behavior.",
                       DeprecationWarning, stacklevel=2)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                  device, backend, inline, keep_unused).cpp_function()
+                  device, backend, inline, keep_unused, in_shardings,
+                  out_shardings).cpp_function()
+
+
+def _hashable_tree(tree):
+    leaves, treedef = tree_util.tree_flatten(tree, is_leaf=lambda s: s is None)
+    return treedef, tuple(leaves)
 
 
 # ----------------------------------------------------------------------------------------

@@ -178,7 +178,7 @@ def _flat_in_axes(in_axes, dyn_args, kwargs) -> list:
 
 def _mapped_size(leaves, axes_flat) -> int:
     for x, ax in zip(leaves, axes_flat):
-        if ax is not None:
+        if ax is not None and hasattr(x, "shape"):     # (as JAX: Python scalars don't count)
             shape = np.shape(x)
             if ax >= len(shape):
                 raise ValueError(f"pmap was requested to map its argument along axis "

@@ -110,6 +110,8 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
     collectives name devices by their position in the mesh (row-major), so the module
     context's axis environment becomes the mesh's axes."""
     mctx = ctx.module_context
+    if mesh.size == 1:            # one device: no partitioning, the body is inlined
+        return _lower_body(mctx, mesh, jaxpr, args)
     symbol = mctx.mesh_symbol(mesh)
 
     def per_value(specs, avals):
@@ -123,15 +125,18 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
         sdy.ManualAxesAttr.get([ir.StringAttr.get(a) for a in manual]))
     block = op.regions[0].blocks.append(*[lowering.aval_to_ir_type(a)
                                           for a in jaxpr.in_avals])
+    with ir.InsertionPoint(block):
+        sdy.ReturnOp(_lower_body(mctx, mesh, jaxpr, list(block.arguments)))
+    return list(op.results)
+
+
+def _lower_body(mctx, mesh, jaxpr, args):
     saved = mctx.axis_env, mctx.spmd
     mctx.axis_env, mctx.spmd = dict(mesh.shape), True
     try:
-        with ir.InsertionPoint(block):
-            outs = lowering.lower_closed_jaxpr(mctx, jaxpr, list(block.arguments))
-            sdy.ReturnOp(outs)
+        return lowering.lower_closed_jaxpr(mctx, jaxpr, args)
     finally:
         mctx.axis_env, mctx.spmd = saved
-    return list(op.results)
 
 
 def _sdy_dims(symbol, spec, ndim) -> str:

@@ -59,6 +59,7 @@ from glassjax.lax.convolution import (
     conv_with_general_padding)
 from glassjax.lax.special import (igamma, igamma_grad_a, igamma_grad_a_p, igamma_p, igammac,
                                   igammac_p, random_gamma_grad)
+from glassjax.lax.sharding_constraint import sharding_constraint_p, with_sharding_constraint
 from glassjax.lax import linalg
 
 

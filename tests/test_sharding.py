@@ -1,0 +1,218 @@
+"""Shardings, SPMD jit and shard_map: layouts against NumPy slicing, sharded jit against
+single-device jit, jaxprs and lowered text against what JAX 0.10.2 prints, gradients
+against finite differences. (8 CPU devices, see conftest.py.)"""
+import numpy as np
+import pytest
+
+import glassjax as jax
+import glassjax.numpy as jnp
+from glassjax import lax
+from glassjax.named_sharding import IndivisibleError
+from glassjax.sharding import Mesh, NamedSharding, PartitionSpec as P
+from glassjax.test_util import check_grads
+
+SPECS = [P('x'), P(None, 'y'), P('y', 'x'), P(('x', 'y')), P(), P('x', 'y'), P(None, 'x')]
+
+
+@pytest.fixture(scope="module")
+def mesh():
+    return Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))
+
+
+@pytest.fixture(scope="module")
+def a():
+    return np.arange(64.0, dtype=np.float32).reshape(8, 8)
+
+
+def _block(mesh, spec, device, value):
+    """The block of ``value`` that ``device`` holds, computed independently with NumPy."""
+    position = dict(zip(mesh.axis_names, np.argwhere(mesh.devices == device)[0]))
+    block = value
+    for dim, entry in enumerate(list(spec) + [None] * (value.ndim - len(spec))):
+        axes = () if entry is None else entry if isinstance(entry, tuple) else (entry,)
+        n, k = 1, 0
+        for name in axes:
+            n, k = n * mesh.shape[name], k * mesh.shape[name] + position[name]
+        size = value.shape[dim] // n
+        block = np.take(block, range(k * size, (k + 1) * size), axis=dim)
+    return block
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=str)
+def test_device_put_lays_out_blocks(mesh, a, spec):
+    x = jax.device_put(a, NamedSharding(mesh, spec))
+    assert x.sharding == NamedSharding(mesh, spec)
+    np.testing.assert_array_equal(np.asarray(x), a)
+    shards = x.addressable_shards
+    assert len(shards) == 8
+    for shard in shards:
+        np.testing.assert_array_equal(shard.data, _block(mesh, spec, shard.device, a))
+        np.testing.assert_array_equal(a[shard.index], shard.data)
+    assert x.is_fully_replicated == (spec == P())
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=str)
+def test_jit_over_sharded_inputs_equals_single_device(mesh, a, spec):
+    x = jax.device_put(a, NamedSharding(mesh, spec))
+    for f in (lambda v: jnp.sin(v) * 2 + v.T, lambda v: (v @ v).sum(0), jnp.cumsum):
+        np.testing.assert_allclose(jax.jit(f)(x), jax.jit(f)(a), rtol=1e-5)
+
+
+def test_named_sharding_repr_and_equality(mesh):
+    s = NamedSharding(mesh, P('x'))
+    assert repr(s) == ("NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto)), "
+                       "spec=P('x',), memory_kind=device)")
+    assert s == NamedSharding(mesh, P('x', None)) and hash(s) == hash(NamedSharding(mesh,
+                                                                                   P('x')))
+    assert s != NamedSharding(mesh, P('y'))
+    assert isinstance(s, NamedSharding) and isinstance(s, jax.sharding.Sharding)
+    with pytest.raises(ValueError, match="not found in mesh"):
+        NamedSharding(mesh, P('z'))
+    with pytest.raises(IndivisibleError, match="partitioned 4 times, but the dimension "
+                                               "size is 6"):
+        jax.device_put(np.ones(6), NamedSharding(mesh, P('x')))
+
+
+def test_results_are_named_over_the_mesh(mesh, a):
+    x = jax.device_put(a, NamedSharding(mesh, P('x')))
+    assert jax.jit(lambda v: v + 1)(x).sharding == NamedSharding(mesh, P('x'))
+    assert jax.jit(lambda v: v.sum())(x).sharding == NamedSharding(mesh, P())
+
+
+def test_in_and_out_shardings(mesh, a):
+    f = jax.jit(lambda v: v * 2, in_shardings=NamedSharding(mesh, P('x')),
+                out_shardings=NamedSharding(mesh, P(None, 'y')))
+    for _ in range(2):                   # the Python path, then C++ dispatch
+        out = f(a)
+        assert out.sharding == NamedSharding(mesh, P(None, 'y'))
+        np.testing.assert_array_equal(out, a * 2)
+    g = jax.jit(lambda t: t["u"] + t["v"], in_shardings=({"u": NamedSharding(mesh, P('x')),
+                                                          "v": None},))
+    np.testing.assert_array_equal(g({"u": a, "v": a}), 2 * a)
+
+
+def test_sharded_lowering_is_jaxs(mesh, a):
+    x = jax.device_put(a[:, :4], NamedSharding(mesh, P('x')))
+    text = jax.jit(lambda v: (v * 2).sum(0)).lower(x).as_text()
+    assert text == """\
+module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=4, "y"=2]> {stablehlo.mesh = {axes = [{name = "x", size = 4 : i64}, {name = "y", size = 2 : i64}]}}
+  func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<4xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<8x4xf32>
+    %1 = stablehlo.multiply %arg0, %0 : tensor<8x4xf32>
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %2 = stablehlo.reduce(%1 init: %cst_0) applies stablehlo.add across dimensions = [0] : (tensor<8x4xf32>, tensor<f32>) -> tensor<4xf32>
+    return %2 : tensor<4xf32>
+  }
+}
+"""
+
+
+def test_with_sharding_constraint(mesh, a):
+    x = jax.device_put(a, NamedSharding(mesh, P('x')))
+    h = jax.jit(lambda v: lax.with_sharding_constraint(v * 2, NamedSharding(mesh,
+                                                                            P(None, 'y'))))
+    assert str(jax.make_jaxpr(h)(x)) == """\
+{ lambda ; a:f32[8,8]. let
+    b:f32[8,8] = jit[
+      name=<lambda>
+      jaxpr={ lambda ; a:f32[8,8]. let
+          c:f32[8,8] = mul a 2.0:f32[]
+          b:f32[8,8] = sharding_constraint[
+            context_mesh=Mesh()
+            layout=None
+            sharding=NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto)), spec=P(None, 'y'), memory_kind=device)
+            unconstrained_dims=frozenset({})
+          ] c
+        in (b,) }
+    ] a
+  in (b,) }"""
+    out = h(x)
+    assert out.sharding == NamedSharding(mesh, P(None, 'y'))
+    np.testing.assert_array_equal(out, a * 2)
+    assert "sdy.sharding_constraint %1 <@mesh, [{}, {\"y\"}]>" in h.lower(x).as_text()
+    np.testing.assert_array_equal(jax.grad(lambda v: h(v).sum())(x), np.full(a.shape, 2.))
+    batched = jax.vmap(lambda v: lax.with_sharding_constraint(v, NamedSharding(mesh,
+                                                                               P('y'))))(a)
+    np.testing.assert_array_equal(batched, a)
+    with jax.set_mesh(mesh):
+        out = jax.jit(lambda v: lax.with_sharding_constraint(v, P('x', 'y')))(a)
+    assert out.sharding == NamedSharding(mesh, P('x', 'y'))
+
+
+def test_device_put_sharded_then_compute():
+    x = jax.device_put_sharded([jnp.ones(2) * i for i in range(4)], jax.devices()[:4])
+    np.testing.assert_array_equal(x * 2, [[0., 0.], [2., 2.], [4., 4.], [6., 6.]])
+    np.testing.assert_array_equal(jax.jit(lambda v: v.sum(1))(x), [0., 2., 4., 6.])
+
+
+# -- shard_map ---------------------------------------------------------------------------
+
+def test_shard_map_jaxpr_is_jaxs(mesh):
+    g = jax.shard_map(lambda b: lax.psum(b, 'x') + lax.all_gather(b, 'y', tiled=True).sum()
+                      + lax.axis_index('y'), mesh=mesh, in_specs=P('x', 'y'),
+                      out_specs=P(None, 'y'), check_vma=False)
+    assert str(jax.make_jaxpr(g)(jnp.zeros((8, 4)))) == """\
+{ lambda ; a:f32[8,4]. let
+    b:f32[2,4] = shard_map[
+      check_vma=False
+      in_specs=(P('x', 'y'),)
+      jaxpr={ lambda ; c:f32[2,2]. let
+          d:f32[2,2] = psum[axes=('x',) axis_index_groups=None] c
+          e:f32[4,2] = all_gather[
+            all_gather_dimension=0
+            axis_index_groups=None
+            axis_name=('y',)
+            axis_size=2
+            tiled=True
+          ] c
+          f:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] e
+          g:f32[2,2] = add d f
+          h:i32[] = axis_index[axis_name=y] 
+          i:f32[] = convert_element_type[new_dtype=float32 weak_type=False] h
+          j:f32[2,2] = add g i
+        in (j,) }
+      mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))
+      newly_manual_axes=frozenset({'x', 'y'})
+      out_specs=(P(None, 'y'),)
+    ] a
+  in (b,) }"""
+
+
+def test_shard_map_blocks_and_collectives_over_a_2d_mesh(mesh, a):
+    x = a[:, :4]
+    blocks = jax.shard_map(lambda b: b * 0 + lax.axis_index('x') * 10 + lax.axis_index('y'),
+                           mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', 'y'))(x)
+    np.testing.assert_array_equal(blocks, np.kron(np.arange(4)[:, None] * 10 + np.arange(2),
+                                                  np.ones((2, 2))))
+    total = jax.shard_map(lambda b: lax.psum(b, 'x'), mesh=mesh, in_specs=P('x', 'y'),
+                          out_specs=P('x', 'y'))(x)
+    np.testing.assert_array_equal(total, np.tile(x.reshape(4, 2, 4).sum(0), (4, 1)))
+    rows = jax.shard_map(lambda b: lax.all_gather(b, 'y', tiled=True, axis=1), mesh=mesh,
+                         in_specs=P('x', 'y'), out_specs=P('x'))(x)
+    np.testing.assert_array_equal(rows, np.tile(x, (1, 1)))
+    with pytest.raises(ValueError, match="not evenly divisible"):
+        jax.shard_map(lambda b: b, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(
+            np.ones(6))
+    with pytest.raises(NameError, match="unbound axis name: z"):
+        jax.shard_map(lambda b: lax.psum(b, 'z'), mesh=mesh, in_specs=P('x'),
+                      out_specs=P('x'))(np.ones(8))
+
+
+def test_shard_map_gradients(mesh, a):
+    x = a[:, :4] / 64
+    f = jax.shard_map(lambda b: jnp.sin(b) * lax.psum(b * b, 'x'), mesh=mesh,
+                      in_specs=P('x', 'y'), out_specs=P('x', 'y'), check_vma=False)
+    check_grads(f, (x,), order=2, modes=["fwd", "rev"])
+    g = jax.shard_map(lambda b, w: (b @ w).sum(keepdims=True), mesh=mesh,
+                      in_specs=(P('x'), P()), out_specs=P('x'), check_vma=False)
+    w = np.ones((4, 3), np.float32) / 3
+    check_grads(g, (x, w), order=1, modes=["rev"])
+    expected = jax.grad(lambda w: (x @ w).sum())(w)
+    np.testing.assert_allclose(jax.grad(lambda w: g(x, w).sum())(w), expected, rtol=1e-5)
+
+
+def test_experimental_shard_map_is_the_same_function():
+    from glassjax.experimental.shard_map import shard_map
+    assert shard_map is jax.shard_map
