@@ -175,6 +175,33 @@ def _printing(n_eqns):
 
 
 # name -> (case, repetitions per sample)
+def pmap_psum_dispatch(jax):
+    """Cached pmap call of a psum over 8 CPU devices, on inputs already spread over them,
+    waited for each time (XLA:CPU deadlocks its collectives' rendezvous when many
+    unwaited executions pile up on a 2-core machine, in JAX as in glassjax)."""
+    f = jax.pmap(lambda v: jax.lax.psum(v, 'i'), axis_name='i')
+    x = f(np.ones((8, 128), np.float32))          # device-resident, split over devices
+
+    def rep():
+        return f(x).block_until_ready()
+    return rep
+
+
+def jit_sharded_matmul(jax):
+    """Cached jit of a (512, 512) matmul whose left operand is split over a 4x2 mesh."""
+    Mesh, NamedSharding, P = (jax.sharding.Mesh, jax.sharding.NamedSharding,
+                              jax.sharding.PartitionSpec)
+    mesh = Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ('x', 'y'))
+    rng = np.random.RandomState(0)
+    a = jax.device_put(rng.randn(512, 512).astype(np.float32), NamedSharding(mesh, P('x')))
+    b = jax.device_put(rng.randn(512, 512).astype(np.float32), NamedSharding(mesh, P()))
+    f = jax.jit(lambda u, v: u @ v)
+
+    def rep():
+        return f(a, b)
+    return rep
+
+
 CASES = {
     "trace_chain_1000": (trace_chain_1000, 3),
     "trace_mlp_loss": (trace_mlp_loss, 20),
@@ -190,4 +217,6 @@ CASES = {
     "print_1k": (_printing(1_000), 20),
     "print_10k": (_printing(10_000), 3),
     "print_100k": (_printing(100_000), 1),
+    "pmap_psum_dispatch": (pmap_psum_dispatch, 500),
+    "jit_sharded_matmul": (jit_sharded_matmul, 50),
 }

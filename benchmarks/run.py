@@ -62,6 +62,7 @@ def import_time(python, module):
 def _env():
     env = dict(os.environ)
     env.setdefault("JAX_PLATFORMS", "cpu")
+    env.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")   # (pmap cases)
     return env
 
 
