@@ -106,7 +106,16 @@ class _ArrayMethods:
             seen.append(index)
         return result
 
-    global_shards = addressable_shards      # (one process holds every shard)
+    @property
+    def global_shards(self) -> list[Shard]:
+        """Every device's shard; on another process's device its ``data`` is None."""
+        local = self.addressable_shards
+        if self.is_fully_addressable:
+            return local
+        index_of = self._sharding.devices_indices_map(self.shape)
+        held = {s.device: s for s in local}
+        return [held.get(d) or Shard(d, index_of[d], 0, None)
+                for d in self._sharding._device_assignment]
 
     def addressable_data(self, index: int):
         return self.addressable_shards[index].data
@@ -195,11 +204,19 @@ class _ArrayMethods:
         # Like NumPy: 0-d arrays format as their scalar, so f"{x:.3f}" works.
         return format(self._value[()] if self.ndim == 0 else self._value, format_spec)
 
+    def _has_whole_value(self) -> bool:
+        """Whether this process holds every element (not so for an array spread over
+        several processes' devices, unless each holds a full copy)."""
+        return self.is_fully_addressable or self.is_fully_replicated
+
     def __repr__(self):
+        if not self._has_whole_value():
+            weak = ", weak_type=True" if self.aval.weak_type else ""
+            return f"Array(shape={self.shape}, dtype={self.dtype.name}{weak})"
         return core.array_repr("Array(", self.aval, lambda: self._value)
 
     def __str__(self):
-        return str(self._value)
+        return str(self._value) if self._has_whole_value() else repr(self)
 
 
 def _unpickle_array(value: np.ndarray, weak_type: bool):

@@ -128,6 +128,9 @@ def _scenario_global(pid, port, n):
     report["array_replicated"] = _attempt(lambda: _pieces(
         jax.make_array_from_process_local_data(NamedSharding(grid, P(None, "d")),
                                                np.arange(8).reshape(2, 4))))
+    report["repr"] = repr(x)
+    report["read_global"] = _attempt(lambda: np.asarray(x).tolist())
+    report["global_shards"] = [[s.device.id, s.data is None] for s in x.global_shards]
     report["sum"] = _attempt(lambda: jax.jit(jnp.sum)(x).item())
     report["doubled"] = _attempt(lambda: [np.asarray(s.data).tolist() for s in
                                           jax.jit(lambda v: v * 2)(x).addressable_shards])
@@ -306,6 +309,15 @@ def seed_run():
     reports, codes, errors, seconds = run_processes("seed", devices=4)
     assert codes == {0: 0, 1: 0}, errors
     return reports
+
+
+def test_global_arrays_print_and_refuse_to_be_read_as_jax(two_processes):
+    for pid, report in two_processes.items():
+        assert report["repr"] == "Array(shape=(8,), dtype=int32)"
+        assert report["read_global"]["error"].startswith(
+            "RuntimeError: Fetching value for `jax.Array` that spans non-addressable")
+        assert report["global_shards"] == [[d, (d >= 2048) != (pid == 1)]
+                                           for d in (0, 1, 2048, 2049)]
 
 
 def test_seed_psum_across_processes_with_shard_map(seed_run):

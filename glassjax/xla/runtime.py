@@ -532,6 +532,14 @@ def to_numpy(x: ArrayImpl) -> np.ndarray:
     so reading an array twice transfers it once."""
     if x._npy_value is not None:
         return x._npy_value
+    sharding = x._sharding
+    if not sharding.is_fully_addressable and not sharding.is_fully_replicated:
+        raise RuntimeError(
+            "Fetching value for `jax.Array` that spans non-addressable (non process local) "
+            "devices is not possible. You can use "
+            "`jax.experimental.multihost_utils.process_allgather` to print the global "
+            "array or use `.addressable_shards` method of jax.Array to inspect the "
+            "addressable (process local) shards.")
     pieces = shards(x)
     with answering_jaxlib_imports():
         if len(pieces) == 1 or x._sharding.is_fully_replicated:
