@@ -46,6 +46,8 @@ from glassjax.numpy.lax_numpy import (allclose, angle, append, argwhere, around,
                                       trunc, unstack, vsplit,
                                       vstack, where)
 from glassjax.numpy.padding import pad
+from glassjax.numpy.polynomial import (poly, polyadd, polyder, polydiv, polyfit, polyint,
+                                      polymul, polysub, polyval, roots)
 from glassjax.numpy.reductions import (all, amax, amin, any, argmax, argmin, average,
                                        count_nonzero, cumprod, cumsum, cumulative_prod,
                                        cumulative_sum, max, mean, min,
