@@ -503,6 +503,30 @@ def _normal_real(key, shape, dtype):
     return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
 
 
+def orthogonal(key, n, shape=(), dtype=None, m=None):
+    """Random ``n x m`` matrices with orthonormal columns (rows if ``n < m``), uniform
+    under the Haar measure: the QR of a Gaussian matrix, with R's diagonal signs moved
+    into Q (Mezzadri 2007)."""
+    shape = _canonicalize_shape(shape)
+    key, _ = _check_prng_key("orthogonal", key)
+    dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype)
+    _check_shape("orthogonal", shape)
+    n = core.concrete_or_error(operator.index, n, "The error occurred in "
+                               "jax.random.orthogonal()")
+    m = n if m is None else core.concrete_or_error(operator.index, m, "The error occurred "
+                                                   "in jax.random.orthogonal()")
+    return _orthogonal(key, n, m, shape, dtype)
+
+
+@jit(static_argnums=(1, 2, 3, 4))
+def _orthogonal(key, n, m, shape, dtype):
+    z = normal(key, (*shape, max(n, m), min(n, m)), dtype)
+    q, r = jnp.linalg.qr(z)
+    d = jnp.diagonal(r, axis1=-2, axis2=-1)
+    x = q * jnp.expand_dims(jnp.sign(d), -2)
+    return jnp.swapaxes(x, -1, -2) if n < m else x
+
+
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
     """Normal samples conditioned on ``lower < x < upper`` (inverse-CDF sampling)."""
     if shape is not None:

@@ -63,7 +63,8 @@ def _u8(value: str) -> ir.Attribute:
 
 def _lapack_call(ctx, routine, operands, out_avals, options, *, aliased=0):
     """``custom_call @lapack_<t><routine>`` on the operands; matrices (rank >= 2 beyond
-    the batch) are column major, and the first result overwrites operand ``aliased``."""
+    the batch) are column major, and the first result overwrites operand ``aliased``
+    (none if ``aliased`` is None)."""
     batch = len(ctx.avals_in[0].shape) - 2
     layout = lambda a: (_column_major(a.ndim) if a.ndim - batch >= 2 else
                         list(range(a.ndim - 1, -1, -1)))
@@ -77,8 +78,9 @@ def _lapack_call(ctx, routine, operands, out_avals, options, *, aliased=0):
             backend_config=ir.StringAttr.get(""),
             api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
             operand_layouts=_layouts(in_layouts), result_layouts=_layouts(out_layouts),
-            output_operand_aliases=ir.ArrayAttr.get([hlo.OutputOperandAlias.get(
-                [0] if len(out_avals) > 1 else [], aliased, [])])))
+            output_operand_aliases=ir.ArrayAttr.get([] if aliased is None else [
+                hlo.OutputOperandAlias.get([0] if len(out_avals) > 1 else [], aliased,
+                                           [])])))
     op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get(
         {k: _u8(v) for k, v in options.items()})
     op.operation.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
@@ -538,6 +540,112 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
                                   subset_by_index=subset_by_index, algorithm=implementation)
     return vectors, values
 
+
+
+# -- general (non-symmetric) eigendecomposition ---------------------------------------------
+
+def _eig_abstract_eval(a, *, compute_left_eigenvectors, compute_right_eigenvectors,
+                       enable_eigvec_derivs, implementation):
+    _check_matrix("eig", a)
+    complex_dtype = dtypes.to_complex_dtype(a.dtype)
+    count = compute_left_eigenvectors + compute_right_eigenvectors
+    return [core.ShapedArray(a.shape[:-1], complex_dtype),
+            *[core.ShapedArray(a.shape, complex_dtype)] * count]
+
+
+def _eig_lowering(ctx, a, *, compute_left_eigenvectors, compute_right_eigenvectors,
+                  enable_eigvec_derivs, implementation):
+    """LAPACK ``geev``: real input gives the eigenvalues' real and imaginary parts
+    separately (joined here) and the eigenvectors already unpacked to complex."""
+    if implementation not in (None, "lapack") and getattr(implementation, "name",
+                                                          "LAPACK") != "LAPACK":
+        raise ValueError("Only the lapack implementation is supported on CPU.")
+    aval = ctx.avals_in[0]
+    batch = aval.ndim - 2
+    real = not dtypes.issubdtype(aval.dtype, np.complexfloating)
+    values_aval = core.ShapedArray(aval.shape[:-1], aval.dtype)
+    vectors_aval = core.ShapedArray(aval.shape, dtypes.to_complex_dtype(aval.dtype))
+    out_avals = [values_aval] * (2 if real else 1) + [
+        vectors_aval, vectors_aval, core.ShapedArray(aval.shape[:batch], np.int32)]
+    *w, vl, vr, info = _lapack_call(
+        ctx, "geev_ffi", [a], out_avals,
+        {"compute_left": "V" if compute_left_eigenvectors else "N",
+         "compute_right": "V" if compute_right_eigenvectors else "N"}, aliased=None)
+    w = hlo.complex(w[0], w[1]) if real else w[0]
+    outs = [w] + ([vl] if compute_left_eigenvectors else []) + (
+        [vr] if compute_right_eigenvectors else [])
+    return [_nan_unless_ok(info, x, x_aval, batch) for x, x_aval in zip(outs, ctx.avals_out)]
+
+
+eig_p = _standard_linalg_primitive("eig", _eig_abstract_eval, _eig_lowering)
+
+
+def _eig_vec_jvp(w, v, da):
+    """Tangents of the eigenvalues and (LAPACK-normalized) eigenvectors: with ``P =
+    V^-1 dA V``, ``dw = diag(P)`` and ``dV = V (F * P)`` plus the multiple of each
+    eigenvector that keeps its 2-norm 1 and its largest component real."""
+    from glassjax import lax
+    n = w.shape[-1]
+    eye = _eye(w.dtype, n)
+    f = lax.reciprocal(eye + w[..., None, :] - w[..., None]) - eye
+    p = _matmul(_solve(v, da), v)
+    u = _matmul(v, f * p)
+    k = lax.argmax(lax.abs(v), v.ndim - 2, np.int32)
+    mask = lax.convert_element_type(
+        lax.eq(lax.broadcasted_iota(np.int32, v.shape, v.ndim - 2),
+               lax.expand_dims(k, (v.ndim - 2,))), v.dtype)
+    c = lax.complex(-lax.real(lax.reduce_sum(lax.conj(v) * u, (v.ndim - 2,))),
+                    -lax.imag(lax.reduce_sum(mask * u, (v.ndim - 2,)))
+                    / lax.real(lax.reduce_sum(mask * v, (v.ndim - 2,))))
+    return _diagonal(p), u + v * lax.expand_dims(c, (v.ndim - 2,))
+
+
+def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors,
+             enable_eigvec_derivs, implementation):
+    """Eigenvalues: ``dw = diag(V^-1 dA V)``. Eigenvectors only on request: their
+    derivative assumes distinct eigenvalues, which cannot be checked."""
+    from glassjax import lax
+    a, = primals
+    da = ad.instantiate_zeros(tangents[0])
+    if (compute_left_eigenvectors or compute_right_eigenvectors) and not enable_eigvec_derivs:
+        raise NotImplementedError(
+            "Derivatives of non-symmetric eigenvectors are only valid under assumptions "
+            "on the input that JAX cannot check (see the enable_eigvec_derivs argument to "
+            "jax.lax.linalg.eig). Pass enable_eigvec_derivs=True to jax.lax.linalg.eig to "
+            "opt in. See https://github.com/jax-ml/jax/issues/2748 for discussion.")
+    outs = eig_p.bind(a, compute_left_eigenvectors=compute_left_eigenvectors,
+                      compute_right_eigenvectors=True,
+                      enable_eigvec_derivs=enable_eigvec_derivs,
+                      implementation=implementation)
+    w, vr = outs[0], outs[-1]
+    da = lax.convert_element_type(da, vr.dtype)
+    if not (compute_left_eigenvectors or compute_right_eigenvectors):
+        return [w], [lax.reduce_sum(_solve(vr, da) * _T(vr), (vr.ndim - 1,))]
+    dw, dvr = _eig_vec_jvp(w, vr, da)
+    primal_out, tangent_out = [w], [dw]
+    if compute_left_eigenvectors:
+        _, dvl = _eig_vec_jvp(lax.conj(w), outs[1], _H(da))
+        primal_out.append(outs[1])
+        tangent_out.append(dvl)
+    if compute_right_eigenvectors:
+        primal_out.append(vr)
+        tangent_out.append(dvr)
+    return primal_out, tangent_out
+
+
+ad.primitive_jvps[eig_p] = _eig_jvp
+
+
+def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
+        enable_eigvec_derivs: bool = False, use_magma=None, implementation=None):
+    """``[w, vl, vr]`` of a general square matrix (LAPACK ``geev`` on CPU): complex
+    eigenvalues, and left/right eigenvectors as requested (unit norm, largest component
+    real)."""
+    del use_magma
+    return eig_p.bind(x, compute_left_eigenvectors=compute_left_eigenvectors,
+                      compute_right_eigenvectors=compute_right_eigenvectors,
+                      enable_eigvec_derivs=enable_eigvec_derivs,
+                      implementation=implementation)
 
 
 # -- QR -------------------------------------------------------------------------------------

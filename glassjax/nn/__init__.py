@@ -5,3 +5,5 @@ from glassjax.nn.functions import (
     selu, sigmoid, silu, soft_sign, softmax, softplus, sparse_plus, sparse_sigmoid,
     squareplus, standardize, swish, tanh)
 from glassjax.nn.special import logsumexp
+from glassjax.nn import initializers
+from glassjax.nn.attention import dot_product_attention

@@ -14,7 +14,19 @@ from glassjax.numpy.array_creation import (arange, array, asarray, copy, empty, 
                                            eye, full, full_like, geomspace, identity,
                                            indices, linspace, logspace, meshgrid, ones,
                                            ones_like, tri, tril, triu, zeros, zeros_like)
+from glassjax.numpy.bits import packbits, unpackbits
 from glassjax.numpy.convolve import convolve, correlate
+from glassjax.numpy.editing import (block, choose, compress, delete, diagflat, extract,
+                                    fill_diagonal, insert, piecewise, place, put, resize,
+                                    rollaxis, trim_zeros)
+from glassjax.numpy.histograms import (histogram, histogram2d, histogram_bin_edges,
+                                       histogramdd)
+from glassjax.numpy.index_tricks import (c_, index_exp, ix_, mask_indices, mgrid, ogrid, r_,
+                                         ravel_multi_index, s_, unravel_index)
+from glassjax.numpy.io import (frombuffer, fromfile, fromfunction, fromiter, fromstring, load,
+                               save, savez)
+from glassjax.numpy.numerical import (corrcoef, cov, ediff1d, gradient, trapezoid, unwrap,
+                                      vander)
 from glassjax.numpy.indexing import put_along_axis, take, take_along_axis
 from glassjax.numpy.lax_numpy import (allclose, angle, append, argwhere, around,
                                       array_equal, array_equiv, array_split, astype,
@@ -26,23 +38,34 @@ from glassjax.numpy.lax_numpy import (allclose, angle, append, argwhere, around,
                                       flatnonzero, flip, fliplr, flipud, fmax, fmin,
                                       hsplit, hstack, isclose, iscomplex, iscomplexobj,
                                       isreal, isrealobj, isscalar, kron,
-                                      matrix_transpose, moveaxis, nan_to_num, nonzero, pad,
+                                      matrix_transpose, moveaxis, nan_to_num, nonzero,
                                       permute_dims, ravel, repeat, reshape, result_type,
                                       roll, rot90, round, select, split, squeeze, stack,
                                       swapaxes, tile, trace, transpose, tril_indices,
                                       tril_indices_from, triu_indices, triu_indices_from,
                                       trunc, unstack, vsplit,
                                       vstack, where)
+from glassjax.numpy.padding import pad
+from glassjax.numpy.polynomial import (poly, polyadd, polyder, polydiv, polyfit, polyint,
+                                      polymul, polysub, polyval, roots)
 from glassjax.numpy.reductions import (all, amax, amin, any, argmax, argmin, average,
                                        count_nonzero, cumprod, cumsum, cumulative_prod,
                                        cumulative_sum, max, mean, min,
-                                       nanmax, nanmean, nanmin, nanprod, nansum, prod, ptp,
-                                       std, sum, var)
+                                       nanargmax, nanargmin, nancumprod, nancumsum, nanmax,
+                                       nanmean, nanmin, nanprod, nanstd, nansum, nanvar, prod,
+                                       ptp, std, sum, var)
 from glassjax.numpy.scalar_types import (bfloat16, bool_, cdouble, complex64, complex128,
                                          complex_, csingle, double, float16, float32,
-                                         float64, float_, int8, int16, int32, int64, int_,
-                                         single, uint, uint8, uint16, uint32, uint64)
-from glassjax.numpy.sorting import argsort, lexsort, median, percentile, quantile, sort
+                                         float4_e2m1fn, float6_e2m3fn, float6_e3m2fn,
+                                         float8_e3m4, float8_e4m3, float8_e4m3b11fnuz,
+                                         float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
+                                         float8_e5m2fnuz, float8_e8m0fnu, float64, float_,
+                                         int2, int4, int8, int16, int32, int64, int_, isdtype,
+                                         single, uint, uint2, uint4, uint8, uint16, uint32,
+                                         uint64)
+from glassjax.numpy.sorting import (argpartition, argsort, lexsort, median, nanmedian,
+                                    nanpercentile, nanquantile, partition, percentile,
+                                    quantile, sort, sort_complex)
 from glassjax.numpy.setops import (digitize, interp, intersect1d, isin, searchsorted,
                                    setdiff1d, setxor1d, union1d, unique, unique_all,
                                    unique_counts, unique_inverse, unique_values)
@@ -60,11 +83,16 @@ from glassjax.numpy.ufuncs import (abs, absolute, acos, acosh, arccos, arccosh, 
                                    log1p, log2, log10, logical_not, mod, modf, nextafter,
                                    not_equal, positive, pow, power, rad2deg, radians, real,
                                    reciprocal, remainder, right_shift, rint, sign, signbit,
-                                   sin, sinc, sinh, sqrt, square, tan, tanh, true_divide)
+                                   sin, sinc, sinh, sqrt, square, tan, tanh, true_divide,
+                                   bitwise_count, frexp, gcd, i0, lcm, ldexp, spacing)
 from glassjax.numpy.ufunc_api import (add, bitwise_and, bitwise_or, bitwise_xor, logaddexp,
                                       logaddexp2, logical_and, logical_or, logical_xor,
-                                      maximum, minimum, multiply, negative, subtract, ufunc)
+                                      maximum, minimum, multiply, negative, subtract, ufunc,
+                                      frompyfunc)
 from glassjax.numpy.util import ndim, shape, size
+from glassjax.numpy.window_functions import bartlett, blackman, hamming, hanning, kaiser
+
+bool = bool_  # noqa: A001 - the array API's name for bool_
 
 dtype = _np.dtype
 generic, number, integer, signedinteger, unsignedinteger, inexact, floating, \
@@ -76,6 +104,10 @@ finfo = _dtypes.finfo
 issubdtype = _dtypes.issubdtype
 promote_types = _dtypes.promote_types
 can_cast = _np.can_cast            # (JAX's is NumPy's too)
+# NumPy's own, as in JAX: they print or test host values.
+array_repr, array_str, iterable, object_ = (_np.array_repr, _np.array_str, _np.iterable,
+                                            _np.object_)
+ComplexWarning = _np.exceptions.ComplexWarning
 
 e = _np.e
 pi = _np.pi

@@ -12,7 +12,7 @@ import numpy as np
 
 from glassjax import dtypes
 from glassjax.lax.fft import FftType, fft as lax_fft
-from glassjax.numpy import lax_numpy, reductions, ufuncs
+from glassjax.numpy import lax_numpy, padding, reductions, ufuncs
 from glassjax.numpy.array_creation import arange, array, asarray
 from glassjax.numpy.util import ensure_arraylike, promote_dtypes_inexact
 
@@ -58,7 +58,7 @@ def _fft_core(func_name, fft_type, a, s, axes, norm):
         if fft_type == FftType.IRFFT:
             in_s[-1] = in_s[-1] // 2 + 1
         arr = arr[tuple(slice(n) for n in in_s)]
-        arr = lax_numpy.pad(arr, [(0, x - y) for x, y in zip(in_s, arr.shape)])
+        arr = padding.pad(arr, [(0, x - y) for x, y in zip(in_s, arr.shape)])
     elif fft_type == FftType.IRFFT:
         s = [arr.shape[axis] for axis in axes[:-1]]
         if axes:

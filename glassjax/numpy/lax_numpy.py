@@ -299,57 +299,6 @@ def append(arr, values, axis=None):
     return concatenate([arr, values], axis=axis)
 
 
-def _pad_pairs(nvals, nd, name):
-    """``pad_width``-like input as one ``(before, after)`` pair per axis (NumPy
-    integers, as JAX keeps them: they show in the ``pad`` equation's params)."""
-    nvals = np.asarray(core.concrete_or_error(None, nvals, f"{name} argument of jnp.pad"))
-    if nvals.shape == (nd, 2):
-        return tuple((before, after) for before, after in nvals)
-    if nvals.shape in ((1, 2), (2,)):
-        return (tuple(nvals.ravel()),) * nd
-    if nvals.shape in ((1,), ()):
-        return ((nvals.flat[0], nvals.flat[0]),) * nd
-    raise ValueError(f"jnp.pad: {name} with nd={nd} has unsupported shape {nvals.shape}. "
-                     f"Valid shapes are ({nd}, 2), (1, 2), (2,), (1,), or ().")
-
-
-def pad(array, pad_width, mode="constant", **kwargs):
-    """Pad with ``constant_values`` (``mode='constant'``, the default) or with copies of
-    the edge values (``mode='edge'``)."""
-    array = ensure_arraylike("pad", array)
-    if mode not in ("constant", "edge"):
-        raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
-    unsupported = set(kwargs) - ({"constant_values"} if mode == "constant" else set())
-    if unsupported:
-        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
-    return _pad(array, _pad_pairs(pad_width, array.ndim, "pad_width"), mode,
-                kwargs.get("constant_values", 0))
-
-
-@jit(static_argnums=(1, 2))
-def _pad(array, pad_width, mode, constant_values):
-    if array.ndim == 0:
-        return array
-    if any(v < 0 for pair in pad_width for v in pair):
-        raise ValueError("index can't contain negative values")
-    if mode == "edge":
-        for axis, (before, after) in enumerate(pad_width):
-            n = array.shape[axis]
-            if n == 0:
-                if before or after:
-                    raise ValueError("Cannot apply 'edge' padding to empty axis")
-                continue
-            array = lax.concatenate(
-                [repeat(lax.slice_in_dim(array, 0, 1, axis=axis), before, axis=axis), array,
-                 repeat(lax.slice_in_dim(array, n - 1, n, axis=axis), after, axis=axis)],
-                axis)
-        return array
-    value = util.convert(asarray(constant_values), array.dtype, array.weak_type)
-    if np.ndim(value) != 0:
-        raise NotImplementedError("jnp.pad: only scalar constant_values are implemented")
-    return lax.pad(array, value, [(low, high, 0) for low, high in pad_width])
-
-
 # ----------------------------------------------------------------------------------------
 # Broadcasting
 # ----------------------------------------------------------------------------------------

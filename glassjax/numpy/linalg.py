@@ -8,6 +8,7 @@ factorizations' JVP rules. (Partial: ``eig``/``eigvals`` are not built yet.)
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from typing import NamedTuple
 
@@ -27,6 +28,11 @@ from glassjax.numpy.util import (ensure_arraylike, ensure_arraylike_tuple,
 class SlogdetResult(NamedTuple):
     sign: object
     logabsdet: object
+
+
+class EigResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
 
 
 class EighResult(NamedTuple):
@@ -282,6 +288,58 @@ def eigh(a, UPLO=None, symmetrize_input=True):
         raise ValueError(f"UPLO must be one of None, 'L', or 'U', got {UPLO}")
     v, w = lax_linalg.eigh(a, lower=lower, symmetrize_input=symmetrize_input)
     return EighResult(w, v)
+
+
+def eig(a):
+    """Eigenvalues and right eigenvectors of a general square matrix (complex, in
+    LAPACK ``geev``'s order and normalization)."""
+    a = ensure_arraylike("jnp.linalg.eig", a)
+    a, = promote_dtypes_inexact(a)
+    w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+@jit
+def eigvals(a):
+    """The (complex) eigenvalues of a general square matrix."""
+    a = ensure_arraylike("jnp.linalg.eigvals", a)
+    a, = promote_dtypes_inexact(a)
+    return lax_linalg.eig(a, compute_left_eigenvectors=False,
+                          compute_right_eigenvectors=False)[0]
+
+
+def tensorinv(a, ind=2):
+    """The inverse of ``a`` seen as a matrix from its first ``ind`` axes to the rest:
+    ``tensordot(tensorinv(a), a, ind)`` is the identity."""
+    arr = ensure_arraylike("tensorinv", a)
+    ind = operator.index(ind)
+    if ind <= 0:
+        raise ValueError(f"ind must be a positive integer; got {ind=}")
+    contracting_shape, batch_shape = arr.shape[:ind], arr.shape[ind:]
+    flatshape = (math.prod(contracting_shape), math.prod(batch_shape))
+    if flatshape[0] != flatshape[1]:
+        raise ValueError("tensorinv is only possible when the product of the first `ind` "
+                         "dimensions equals that of the remaining dimensions. got "
+                         f"arr.shape={arr.shape} with ind={ind}.")
+    return inv(arr.reshape(flatshape)).reshape(*batch_shape, *contracting_shape)
+
+
+def tensorsolve(a, b, axes=None):
+    """``x`` with ``tensordot(a, x, x.ndim) == b`` (``axes`` of ``a`` moved to the end
+    first)."""
+    a_arr, b_arr = ensure_arraylike("tensorsolve", a, b)
+    if axes is not None:
+        a_arr = lax_numpy.moveaxis(a_arr, axes, len(axes) * (a_arr.ndim - 1,))
+    out_shape = a_arr.shape[b_arr.ndim:]
+    if a_arr.shape[:b_arr.ndim] != b_arr.shape:
+        raise ValueError("After moving axes to end, leading shape of a must match shape of "
+                         f"b. got a.shape={a_arr.shape}, b.shape={b_arr.shape}")
+    if b_arr.size != math.prod(out_shape):
+        raise ValueError("Input arrays must have prod(a.shape[:b.ndim]) == "
+                         f"prod(a.shape[b.ndim:]); got a.shape={a_arr.shape}, "
+                         f"b.ndim={b_arr.ndim}.")
+    a_arr = a_arr.reshape(b_arr.size, math.prod(out_shape))
+    return solve(a_arr, b_arr.ravel()).reshape(out_shape)
 
 
 @jit(static_argnames=("UPLO", "symmetrize_input"))

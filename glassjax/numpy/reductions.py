@@ -421,6 +421,49 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     return lax.div(nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where), normalizer)
 
 
+@jit(static_argnames=("axis", "dtype", "keepdims"))
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
+    """The variance of the non-NaN values (NaN where fewer than ``ddof + 1`` remain)."""
+    a = ensure_arraylike("nanvar", a)
+    where = _check_where("nanvar", where)
+    if dtype is not None:
+        dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "nanvar")
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.nanvar is not supported.")
+    computation_dtype, dtype = _var_promote_types(a.dtype, dtype)
+    a = a.astype(computation_dtype)
+    a_mean = (nanmean(a, axis, dtype=computation_dtype, keepdims=True, where=where)
+              if mean is None else ensure_arraylike("nanvar", mean).astype(computation_dtype))
+    is_nan = lax.ne(a, a)
+    # The zeros go in after the subtraction (not before), so that gradients at NaNs are 0.
+    centered = _where(is_nan, 0, lax.sub(a, a_mean))
+    if dtypes.issubdtype(centered.dtype, np.complexfloating):
+        centered = lax.real(lax.mul(centered, lax.conj(centered)))
+    else:
+        centered = lax.square(centered)
+    normalizer = sum(lax.bitwise_not(is_nan), axis=axis, keepdims=keepdims, where=where)
+    normalizer = normalizer - ddof
+    normalizer_mask = lax.le(normalizer, const(normalizer, 0))
+    result = sum(centered, axis, keepdims=keepdims, where=where)
+    result = _where(normalizer_mask, np.nan, result)
+    divisor = _where(normalizer_mask, 1, normalizer)
+    result = lax.div(result, lax.convert_element_type(divisor, result.dtype))
+    return lax.convert_element_type(result, dtype)
+
+
+@jit(static_argnames=("axis", "dtype", "keepdims"))
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
+    """The square root of ``nanvar``."""
+    a = ensure_arraylike("nanstd", a)
+    where = _check_where("nanstd", where)
+    if dtype is not None:
+        dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "nanstd")
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.nanstd is not supported.")
+    return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims,
+                           where=where, mean=mean))
+
+
 # -- arg-reductions and cumulative reductions ---------------------------------------------
 
 def _arg_reduction(name, lax_fn, a, axis, out, keepdims):
@@ -448,13 +491,53 @@ def argmin(a, axis=None, out=None, keepdims=None):
     return _arg_reduction("argmin", lax.argmin, a, axis, out, keepdims)
 
 
-def _cumulative_reduction(name, reduction, a, axis, dtype, out=None, promote_integers=False):
+def _nan_arg_reduction(arg_reduction, fill, a, axis, keepdims):
+    """The arg-reduction over the non-NaN values; -1 where all are NaN."""
+    if not dtypes.issubdtype(a.dtype, np.inexact):
+        return arg_reduction(a, axis=axis, keepdims=keepdims)
+    nan_mask = lax.ne(a, a)
+    res = arg_reduction(_where(nan_mask, const(a, fill), a), axis=axis, keepdims=keepdims)
+    return _where(all(nan_mask, axis=axis, keepdims=keepdims), -1, res)
+
+
+def nanargmax(a, axis=None, out=None, keepdims=None):
+    """``argmax`` ignoring NaNs."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.nanargmax is not supported.")
+    a = ensure_arraylike("nanargmax", a)
+    return _nanargmax(a, None if axis is None else operator.index(axis),
+                      keepdims=bool(keepdims))
+
+
+@jit(static_argnames=("axis", "keepdims"))
+def _nanargmax(a, axis=None, keepdims=False):
+    return _nan_arg_reduction(argmax, -np.inf, a, axis, keepdims)
+
+
+def nanargmin(a, axis=None, out=None, keepdims=None):
+    """``argmin`` ignoring NaNs."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.nanargmin is not supported.")
+    a = ensure_arraylike("nanargmin", a)
+    return _nanargmin(a, None if axis is None else operator.index(axis),
+                      keepdims=bool(keepdims))
+
+
+@jit(static_argnames=("axis", "keepdims"))
+def _nanargmin(a, axis=None, keepdims=False):
+    return _nan_arg_reduction(argmin, np.inf, a, axis, keepdims)
+
+
+def _cumulative_reduction(name, reduction, a, axis, dtype, out=None, promote_integers=False,
+                          fill_nan=False, fill_value=0):
     a = ensure_arraylike(name, a)
     if out is not None:
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported")
     if axis is None or np.ndim(a) == 0:
         a = lax.reshape(a, (np.size(a),))
     axis = canonicalize_axis(0 if axis is None else axis, np.ndim(a))
+    if fill_nan:
+        a = _where(lax.ne(a, a), const(a, fill_value), a)
     if dtype is None:
         result_type = (_promote_integer_dtype(a.dtype) if promote_integers or
                        a.dtype == np.bool_ else a.dtype)
@@ -480,6 +563,20 @@ def cumsum(a, axis=None, dtype=None, out=None):
 @jit(static_argnames=("axis", "dtype"))
 def cumprod(a, axis=None, dtype=None, out=None):
     return _cumulative_reduction("cumprod", lax.cumprod, a, axis, dtype, out)
+
+
+@jit(static_argnames=("axis", "dtype"))
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """``cumsum`` with NaNs counted as zero."""
+    return _cumulative_reduction("nancumsum", lax.cumsum, a, axis, dtype, out,
+                                 fill_nan=True, fill_value=0)
+
+
+@jit(static_argnames=("axis", "dtype"))
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """``cumprod`` with NaNs counted as one."""
+    return _cumulative_reduction("nancumprod", lax.cumprod, a, axis, dtype, out,
+                                 fill_nan=True, fill_value=1)
 
 
 @jit(static_argnames=("axis", "dtype"))

@@ -67,3 +67,57 @@ int_ = int64
 uint = uint64
 float_ = float64
 complex_ = complex128
+
+# Types NumPy lacks (from ml_dtypes): narrow floats and sub-byte integers.
+float8_e3m4 = _make_scalar_type(dtypes.float8_e3m4)
+float8_e4m3 = _make_scalar_type(dtypes.float8_e4m3)
+float8_e4m3b11fnuz = _make_scalar_type(dtypes.float8_e4m3b11fnuz)
+float8_e4m3fn = _make_scalar_type(dtypes.float8_e4m3fn)
+float8_e4m3fnuz = _make_scalar_type(dtypes.float8_e4m3fnuz)
+float8_e5m2 = _make_scalar_type(dtypes.float8_e5m2)
+float8_e5m2fnuz = _make_scalar_type(dtypes.float8_e5m2fnuz)
+float8_e8m0fnu = _make_scalar_type(dtypes.float8_e8m0fnu)
+float6_e2m3fn = _make_scalar_type(dtypes.float6_e2m3fn)
+float6_e3m2fn = _make_scalar_type(dtypes.float6_e3m2fn)
+float4_e2m1fn = _make_scalar_type(dtypes.float4_e2m1fn)
+int2 = _make_scalar_type(dtypes.int2)
+int4 = _make_scalar_type(dtypes.int4)
+uint2 = _make_scalar_type(dtypes.uint2)
+uint4 = _make_scalar_type(dtypes.uint4)
+
+
+_DTYPE_KINDS = {
+    "bool": {np.dtype(bool)},
+    "signed integer": {np.dtype(t) for t in (dtypes.int2, dtypes.int4, np.int8, np.int16,
+                                             np.int32, np.int64)},
+    "unsigned integer": {np.dtype(t) for t in (dtypes.uint2, dtypes.uint4, np.uint8,
+                                               np.uint16, np.uint32, np.uint64)},
+    "real floating": {*dtypes._CUSTOM_FLOATS, *map(np.dtype, (np.float16, np.float32,
+                                                             np.float64))},
+    "complex floating": {np.dtype(np.complex64), np.dtype(np.complex128)},
+}
+_DTYPE_KINDS["integral"] = _DTYPE_KINDS["signed integer"] | _DTYPE_KINDS["unsigned integer"]
+_DTYPE_KINDS["numeric"] = (_DTYPE_KINDS["integral"] | _DTYPE_KINDS["real floating"]
+                           | _DTYPE_KINDS["complex floating"])
+
+
+def isdtype(dtype, kind):
+    """The array API's dtype test: is ``dtype`` of ``kind`` (a dtype, one of the names
+    ``'bool'``, ``'signed integer'``, ``'unsigned integer'``, ``'integral'``,
+    ``'real floating'``, ``'complex floating'``, ``'numeric'``, or a tuple of these)?"""
+    the_dtype = np.dtype(dtype)
+    options = set()
+    for k in kind if isinstance(kind, tuple) else (kind,):
+        if isinstance(k, str) and k in _DTYPE_KINDS:
+            options |= _DTYPE_KINDS[k]
+            continue
+        try:
+            options.add(np.dtype(k))
+        except TypeError as e:
+            if isinstance(k, str):
+                raise ValueError(f"Unrecognized kind={k!r} expected one of "
+                                 f"{list(_DTYPE_KINDS)}, or a compatible input for "
+                                 "jnp.dtype()") from None
+            raise TypeError(f"Expected kind to be a dtype, string, or tuple; got kind={k!r}"
+                            ) from e
+    return the_dtype in options

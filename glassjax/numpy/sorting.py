@@ -16,6 +16,7 @@ from glassjax.jit import jit
 from glassjax.numpy import reductions
 from glassjax.numpy.util import (_where, canonicalize_axis, const, ensure_arraylike,
                                  promote_dtypes_inexact)
+from glassjax.vmap_api import vmap
 
 
 @jit(static_argnames=("axis", "kind", "order", "stable", "descending"))
@@ -72,10 +73,10 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     if overwrite_input or out is not None:
         raise ValueError("jax.numpy.quantile does not support overwrite_input=True or "
                          "out != None")
-    return _quantile(a, q, axis, method, keepdims)
+    return _quantile(a, q, axis, method, keepdims, squash_nans=False)
 
 
-def _quantile(a, q, axis, method, keepdims):
+def _quantile(a, q, axis, method, keepdims, squash_nans):
     if method not in _METHODS:
         raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
                          "'nearest' or 'inverted_cdf'")
@@ -108,6 +109,31 @@ def _quantile(a, q, axis, method, keepdims):
     if q.ndim > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
     q_ndim = q.ndim
+    points = _nan_quantile_points if squash_nans else _quantile_points
+    low_value, high_value, low_weight, high_weight = points(a, q, axis, keepdims)
+    if method == "linear":
+        result = lax.add(lax.mul(low_value.astype(q.dtype), low_weight),
+                         lax.mul(high_value.astype(q.dtype), high_weight))
+    elif method == "lower":
+        result = low_value
+    elif method == "higher":
+        result = high_value
+    elif method == "nearest":
+        result = lax.select(lax.le(high_weight, const(high_weight, 0.5)), low_value,
+                            high_value)
+    else:
+        result = lax.mul(lax.add(low_value, high_value), const(low_value, 0.5))
+    if keepdims and keepdim:
+        if q_ndim > 0:
+            keepdim = [np.shape(q)[0], *keepdim]
+        result = result.reshape(keepdim)
+    return lax.convert_element_type(result, a.dtype)
+
+
+def _quantile_points(a, q, axis, keepdims):
+    """The sorted values around each quantile and their interpolation weights (the
+    quantiles of a slice with a NaN are NaN)."""
+    q_ndim = q.ndim
     a = _where(reductions.any(lax.ne(a, a), axis=axis, keepdims=True), np.nan, a)
     a = lax.sort(a, dimension=axis)
     n = lax.convert_element_type(a.shape[axis], q.dtype)
@@ -130,23 +156,38 @@ def _quantile(a, q, axis, method, keepdims):
     if q_ndim == 1:
         low_weight = lax.broadcast_in_dim(low_weight, low_value.shape, (0,))
         high_weight = lax.broadcast_in_dim(high_weight, high_value.shape, (0,))
-    if method == "linear":
-        result = lax.add(lax.mul(low_value.astype(q.dtype), low_weight),
-                         lax.mul(high_value.astype(q.dtype), high_weight))
-    elif method == "lower":
-        result = low_value
-    elif method == "higher":
-        result = high_value
-    elif method == "nearest":
-        result = lax.select(lax.le(high_weight, const(high_weight, 0.5)), low_value,
-                            high_value)
+    return low_value, high_value, low_weight, high_weight
+
+
+def _nan_quantile_points(a, q, axis, keepdims):
+    """As ``_quantile_points`` over the non-NaN values only: NaNs sort last, and each
+    slice interpolates between its own count of values."""
+    q_ndim, q_shape = q.ndim, q.shape
+    a = _where(lax.ne(a, a), np.nan, a)       # NaNs positive, so they sort to the end
+    a = lax.sort(a, dimension=axis)
+    counts = reductions.sum(lax.bitwise_not(lax.ne(a, a)), axis=axis, dtype=q.dtype,
+                            keepdims=keepdims)
+    shape_after_reduction = counts.shape
+    q = lax.expand_dims(q, tuple(range(q_ndim, len(shape_after_reduction) + q_ndim)))
+    counts = lax.expand_dims(counts, tuple(range(q_ndim)))
+    q = lax.mul(q, lax.sub(counts, const(q, 1)))
+    low, high = lax.floor(q), lax.ceil(q)
+    high_weight = lax.sub(q, low)
+    low_weight = lax.sub(const(high_weight, 1), high_weight)
+    low = lax.max(const(low, 0), lax.min(low, counts - 1))
+    high = lax.max(const(high, 0), lax.min(high, counts - 1))
+    low, high = lax.convert_element_type(low, int), lax.convert_element_type(high, int)
+    out_shape = q_shape + shape_after_reduction
+    index = [lax.broadcasted_iota(int, out_shape, dim + q_ndim)
+             for dim in range(len(shape_after_reduction))]
+    if keepdims:
+        index[axis] = low
     else:
-        result = lax.mul(lax.add(low_value, high_value), const(low_value, 0.5))
-    if keepdims and keepdim:
-        if q_ndim > 0:
-            keepdim = [np.shape(q)[0], *keepdim]
-        result = result.reshape(keepdim)
-    return lax.convert_element_type(result, a.dtype)
+        index.insert(axis, low)
+    low_value = a[tuple(index)]
+    index[axis] = high
+    high_value = a[tuple(index)]
+    return low_value, high_value, low_weight, high_weight
 
 
 @jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
@@ -183,3 +224,83 @@ def lexsort(keys, axis=-1):
     iota = lax.broadcasted_iota(dtypes.default_int_dtype(), np.shape(key_arrays[0]), axis)
     return lax.sort((*key_arrays[::-1], iota), dimension=axis,
                     num_keys=len(key_arrays))[-1]
+
+
+@jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False):
+    """``quantile`` of the non-NaN values."""
+    a, q = ensure_arraylike("nanquantile", a, q)
+    if overwrite_input or out is not None:
+        raise ValueError("jax.numpy.nanquantile does not support overwrite_input=True or "
+                         "out != None")
+    return _quantile(a, q, axis, method, keepdims, squash_nans=True)
+
+
+@jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False):
+    """``percentile`` of the non-NaN values."""
+    a, q = ensure_arraylike("nanpercentile", a, q)
+    q, = promote_dtypes_inexact(q)
+    return nanquantile(a, q / 100, axis=axis, out=out, overwrite_input=overwrite_input,
+                       method=method, keepdims=keepdims)
+
+
+@jit(static_argnames=("axis", "overwrite_input", "keepdims"))
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """``median`` of the non-NaN values."""
+    a = ensure_arraylike("nanmedian", a)
+    return nanquantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
+                       keepdims=keepdims, method="midpoint")
+
+
+def _bottom_k(arr, k):
+    """The ``k`` smallest values (and their indices): ``top_k`` of the negated values.
+    Unsigned values are shifted by one first so that their negations keep the order."""
+    if dtypes.issubdtype(arr.dtype, np.unsignedinteger):
+        values, idx = lax.top_k(-(arr + 1), k)
+        return -values - 1, idx
+    values, idx = lax.top_k(-arr, k)
+    return -values, idx
+
+
+@jit(static_argnames=["kth", "axis"])
+def partition(a, kth, axis=-1):
+    """``a`` with its ``kth`` smallest value at position ``kth`` along ``axis``, the
+    smaller ones before it and the larger ones after (each side in no promised order)."""
+    arr = ensure_arraylike("partition", a)
+    if dtypes.issubdtype(arr.dtype, np.complexfloating):
+        raise NotImplementedError("jnp.partition for complex dtype is not implemented.")
+    axis = canonicalize_axis(axis, arr.ndim)
+    kth = canonicalize_axis(kth, arr.shape[axis])
+    arr = arr.swapaxes(axis, -1)
+    bottom = _bottom_k(arr, kth + 1)[0]
+    top = lax.top_k(arr, arr.shape[-1] - kth - 1)[0]
+    return lax.concatenate([bottom, top], dimension=arr.ndim - 1).swapaxes(-1, axis)
+
+
+@jit(static_argnames=["kth", "axis"])
+def argpartition(a, kth, axis=-1):
+    """The indices that would ``partition`` ``a``."""
+    arr = ensure_arraylike("partition", a)
+    if dtypes.issubdtype(arr.dtype, np.complexfloating):
+        raise NotImplementedError("jnp.argpartition for complex dtype is not implemented.")
+    axis = canonicalize_axis(axis, arr.ndim)
+    kth = canonicalize_axis(kth, arr.shape[axis])
+    arr = arr.swapaxes(axis, -1)
+    bottom_ind = _bottom_k(arr, kth + 1)[1]
+    # The other indices: top_k of a mask that is 0 at the bottom ones (ties keep order).
+    set_to_zero = lambda m, i: m.at[i].set(0)
+    for _ in range(arr.ndim - 1):
+        set_to_zero = vmap(set_to_zero)
+    proxy = set_to_zero(lax.full(arr.shape, 1.0), bottom_ind)
+    top_ind = lax.top_k(proxy, arr.shape[-1] - kth - 1)[1]
+    return lax.concatenate([bottom_ind, top_ind], dimension=arr.ndim - 1).swapaxes(-1, axis)
+
+
+@jit
+def sort_complex(a):
+    """``a`` sorted (by real part, then imaginary), as a complex array."""
+    a = ensure_arraylike("sort_complex", a)
+    return lax.convert_element_type(lax.sort(a), dtypes.to_complex_dtype(a.dtype))

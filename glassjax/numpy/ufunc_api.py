@@ -181,3 +181,9 @@ bitwise_xor = ufunc(ufuncs.bitwise_xor, 2, 1, identity=0,
 logaddexp = ufunc(ufuncs.logaddexp, 2, 1, identity=-np.inf)
 logaddexp2 = ufunc(ufuncs.logaddexp2, 2, 1, identity=-np.inf)
 negative = ufunc(ufuncs.negative, 1, 1)
+
+
+def frompyfunc(func, /, nin, nout, *, identity=None):
+    """A ``ufunc`` from a scalar function of JAX arrays (its methods are built by
+    vectorizing ``func``)."""
+    return ufunc(func, nin, nout, identity=identity)

@@ -568,3 +568,159 @@ def _sinc_maclaurin(k, x):
 def _sinc_maclaurin_jvp(k, primals, tangents):
     (x,), (t,) = primals, tangents
     return _sinc_maclaurin(k, x), _sinc_maclaurin(k + 1, x) * t
+
+
+# -- floating-point decomposition ---------------------------------------------------------
+
+_INT_OF_BITS = {16: np.int16, 32: np.int32, 64: np.int64}
+
+
+def _normalize_float(x):
+    """(the bits of ``x`` with subnormals scaled up to normal range, the exponent
+    correction that scaling needs)."""
+    info = dtypes.finfo(dtypes.dtype(x))
+    int_type = _INT_OF_BITS[info.bits]
+    cond = lax.abs(x) < info.tiny
+    x1 = _where(cond, x * const(x, 1 << info.nmant), x)
+    x2 = _where(cond, int_type(-info.nmant), int_type(0))
+    return lax.bitcast_convert_type(x1, int_type), x2
+
+
+@custom_jvp
+def _frexp(x):
+    """Read the exponent out of the bits and replace it by the one of [0.5, 1)."""
+    dtype = dtypes.dtype(x)
+    info = dtypes.finfo(dtype)
+    mask = (1 << info.nexp) - 1
+    bias = 1 - info.minexp
+    x1, x2 = _normalize_float(x)
+    x2 += ((x1 >> info.nmant) & mask) - bias + 1
+    x1 &= ~(mask << info.nmant)
+    x1 |= (bias - 1) << info.nmant
+    x1 = lax.bitcast_convert_type(x1, dtype)
+    cond = isinf(x) | isnan(x) | (x == 0)
+    x2 = _where(cond, lax.full_like(x2, 0), x2)
+    return _where(cond, x, x1), lax.convert_element_type(x2, np.int32)
+
+
+@_frexp.defjvp
+def _frexp_jvp(primals, tangents):
+    """``x = m * 2**e`` with ``e`` locally constant: ``dm = dx / 2**e``."""
+    x, = primals
+    t, = tangents
+    m, e = _frexp(x)
+    return (m, e), (t * lax.exp2(-lax.convert_element_type(e, t.dtype)),
+                    lax.full_like(e, 0, dtype=dtypes.float0))
+
+
+@jit
+def frexp(x, /):
+    """The mantissa in [0.5, 1) and the integer exponent of ``x = m * 2**e``."""
+    x = ensure_arraylike("frexp", x)
+    x, = promote_dtypes_inexact(x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise TypeError("frexp does not support complex-valued inputs")
+    return _frexp(x)
+
+
+@jit
+def ldexp(x1, x2, /):
+    """``x1 * 2**x2``, computed through the exponent (as ``frexp`` reads it) so that it
+    neither overflows nor underflows early."""
+    x1, x2 = ensure_arraylike("ldexp", x1, x2)
+    if (dtypes.issubdtype(x1.dtype, np.complexfloating)
+            or dtypes.issubdtype(x2.dtype, np.inexact)):
+        raise ValueError(f"ldexp not supported for input types {(x1.dtype, x2.dtype)}")
+    x1, = promote_args_inexact("ldexp", x1)
+    x2 = lax.convert_element_type(x2, x1.dtype)
+    m, e = frexp(x1)
+    e = (e.astype(x2.dtype) + x2).astype(x1.dtype)
+    m = _where(e > 0, m * 2, m)
+    e = _where(e > 0, e - 1, e)
+    x = m * (2 ** e.astype(m.dtype))
+    return _where(isinf(x1) | (x1 == 0), x1, x)
+
+
+@functools.partial(jit, inline=True)
+def spacing(x, /):
+    """The distance from ``x`` to the next representable number away from zero."""
+    arr, = promote_args_inexact("spacing", x)
+    if dtypes.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError("jnp.spacing is not defined for complex inputs.")
+    inf = const(arr, np.inf)
+    if arr.dtype == np.float16:
+        return lax.nextafter(arr, inf) - arr
+    result = lax.nextafter(arr, copysign(inf, arr)) - arr
+    return _where(result == 0, copysign(dtypes.finfo(arr.dtype).smallest_subnormal, arr),
+                  result)
+
+
+@jit
+def bitwise_count(x, /):
+    """The number of 1 bits in ``|x|`` (as uint8)."""
+    x, = promote_args_numeric("bitwise_count", x)
+    return lax.population_count(absolute(x)).astype(np.uint8)
+
+
+@custom_jvp
+def _i0(x):
+    abs_x = lax.abs(x)
+    return lax.mul(lax.exp(abs_x), lax.bessel_i0e(abs_x))
+
+
+@_i0.defjvp
+def _i0_jvp(primals, tangents):
+    """``I0' = I1 = exp(|x|) i1e(x)``, written without ``|x|`` so that it is 0 at 0."""
+    x, = primals
+    t, = tangents
+    return _i0(x), t * lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
+
+
+@jit
+def i0(x):
+    """The modified Bessel function of the first kind of order 0."""
+    x_arr, = promote_args_inexact("i0", x)
+    if not dtypes.issubdtype(x_arr.dtype, np.floating):
+        raise ValueError(f"Unsupported input type to jax.numpy.i0: {x_arr.dtype}")
+    return _i0(x_arr)
+
+
+# -- integer gcd and lcm ------------------------------------------------------------------
+
+def _gcd_cond(xs):
+    from glassjax.numpy.reductions import any as _any
+    return _any(xs[1] != 0)
+
+
+def _gcd_body(xs):
+    """One Euclid step on every lane whose remainder is not yet 0 (kept ordered)."""
+    x1, x2 = xs
+    x1, x2 = (_where(x2 != 0, x2, x1),
+              _where(x2 != 0, lax.rem(x1, x2), const(x2, 0)))
+    return (_where(x1 < x2, x2, x1), _where(x1 < x2, x1, x2))
+
+
+@jit
+def gcd(x1, x2):
+    """The greatest common divisor of ``|x1|`` and ``|x2|`` (Euclid's algorithm)."""
+    from glassjax.numpy.util import broadcast_arrays, promote_dtypes
+    x1, x2 = ensure_arraylike("gcd", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    if not dtypes.issubdtype(x1.dtype, np.integer):
+        raise ValueError("Arguments to jax.numpy.gcd must be integers.")
+    x1, x2 = broadcast_arrays(x1, x2)
+    result, _ = lax.while_loop(_gcd_cond, _gcd_body, (absolute(x1), absolute(x2)))
+    return result
+
+
+@jit
+def lcm(x1, x2):
+    """The least common multiple of ``|x1|`` and ``|x2|`` (0 if either is 0)."""
+    from glassjax.numpy.util import promote_dtypes
+    x1, x2 = ensure_arraylike("lcm", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    x1, x2 = absolute(x1), absolute(x2)
+    if not dtypes.issubdtype(x1.dtype, np.integer):
+        raise ValueError("Arguments to jax.numpy.lcm must be integers.")
+    d = gcd(x1, x2)
+    return _where(d == 0, const(d, 0), multiply(x1, floor_divide(x2, d)))

@@ -1,3 +1,3 @@
 """``glassjax.scipy``: SciPy-compatible functions (JAX's ``jax.scipy``): ``linalg``,
-``signal``, ``special`` and ``stats.norm``."""
-from glassjax.scipy import linalg, signal, special, stats
+``ndimage``, ``optimize``, ``signal``, ``special`` and ``stats``."""
+from glassjax.scipy import linalg, ndimage, optimize, signal, special, stats

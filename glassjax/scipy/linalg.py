@@ -6,8 +6,9 @@ jitted layer over the same primitives ``jnp.linalg`` uses, so everything batches
 differentiates through their rules. SciPy's ``overwrite_*`` and ``check_finite``
 arguments are accepted and ignored (JAX arrays are immutable and never checked).
 
-(Partial: ``schur``, ``eig``, ``qr(pivoting=True)`` and the matrix functions
-are not built yet.)
+The structured matrices (``toeplitz``, ``hankel``, ``pascal``, ...) live in
+``special_matrices``. (Partial: ``schur``, ``sqrtm``, ``hessenberg``, ``funm``,
+``solve_sylvester``, ``eigh_tridiagonal`` and ``qr(pivoting=True)`` are not built yet.)
 """
 from __future__ import annotations
 
@@ -22,11 +23,18 @@ from glassjax.numpy import (array_creation, lax_numpy, linalg as jnp_linalg,
                             setops, tensor_contractions, ufuncs)
 from glassjax.numpy.util import ensure_arraylike, promote_dtypes_inexact
 from glassjax.numpy.vectorize import vectorize
+from glassjax.scipy.special_matrices import (block_diag, circulant, companion,
+                                             convolution_matrix, dft, fiedler,
+                                             fiedler_companion, hadamard, hankel, helmert,
+                                             hilbert, invhilbert, invpascal, leslie, pascal,
+                                             toeplitz)
 from glassjax.vmap_api import vmap
 
-__all__ = ["cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "inv", "lu",
-           "lu_factor",
-           "lu_solve", "qr", "solve", "solve_triangular", "svd"]
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
+           "convolution_matrix", "det", "dft", "eigh", "expm", "expm_frechet", "fiedler",
+           "fiedler_companion", "hadamard", "hankel", "helmert", "hilbert", "inv",
+           "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal",
+           "polar", "qr", "solve", "solve_triangular", "svd", "toeplitz"]
 
 
 def _inexact(name, *args):
@@ -326,3 +334,49 @@ def expm(A, *, upper_triangular=False, max_squarings=16):
                                                          dtype=n_squarings.dtype))[0]
     return lax.cond(n_squarings > max_squarings,
                     lambda _: array_creation.full_like(A, np.nan), compute, None)
+
+
+@functools.partial(jit, static_argnames=("method", "compute_expm"))
+def expm_frechet(A, E, *, method=None, compute_expm=True):
+    """The Fréchet derivative of ``expm`` at ``A`` in the direction ``E``: the JVP of
+    ``expm`` (with ``expm(A)`` too if ``compute_expm``)."""
+    from glassjax.ad_api import jvp
+    del method
+    A_arr, E_arr = lax_numpy.asarray(A), lax_numpy.asarray(E)
+    if A_arr.ndim < 2 or A_arr.shape[-2] != A_arr.shape[-1]:
+        raise ValueError(f"expected A to be a (batched) square matrix, got A.shape={A_arr.shape}")
+    if E_arr.ndim < 2 or E_arr.shape[-2] != E_arr.shape[-1]:
+        raise ValueError(f"expected E to be a (batched) square matrix, got E.shape={E_arr.shape}")
+    if A_arr.shape != E_arr.shape:
+        raise ValueError("expected A and E to be the same shape, got "
+                         f"A.shape={A_arr.shape} E.shape={E_arr.shape}")
+    expm_A, frechet = jvp(functools.partial(expm, upper_triangular=False, max_squarings=16),
+                          (A_arr,), (E_arr,))
+    return (expm_A, frechet) if compute_expm else frechet
+
+
+def _polar_2d(a, side):
+    u, s, vh = jnp_linalg.svd(a, full_matrices=False)
+    unitary = tensor_contractions.matmul(u, vh)
+    if side == "right":      # a = unitary @ p, p = V diag(s) V^H
+        p = tensor_contractions.matmul(ufuncs.conj(vh).T * s, vh)
+    else:                    # a = p @ unitary, p = U diag(s) U^H
+        p = tensor_contractions.matmul(u * s, ufuncs.conj(u).T)
+    return unitary, p
+
+
+def polar(a, side="right", *, method="qdwh", eps=None, max_iterations=None):
+    """The polar decomposition ``a = u p`` (``side='right'``) or ``a = p u``, ``u`` with
+    orthonormal columns and ``p`` Hermitian positive semi-definite. Computed from the SVD
+    for every ``method`` (the factors are unique for full-rank ``a``, so they agree with
+    JAX's QDWH iteration up to rounding)."""
+    del eps, max_iterations
+    if method not in ("qdwh", "svd"):
+        raise ValueError(f"Unknown polar decomposition method {method}.")
+    arr = lax_numpy.asarray(a)
+    if arr.ndim < 2:
+        raise ValueError("The input `a` must be at least a 2-D array.")
+    if side not in ["right", "left"]:
+        raise ValueError("The argument `side` must be either 'right' or 'left'.")
+    sig = "(m,n)->(m,n),(n,n)" if side == "right" else "(m,n)->(m,n),(m,m)"
+    return vectorize(functools.partial(_polar_2d, side=side), signature=sig)(arr)

@@ -9,6 +9,7 @@ normal quantile (``ndtri``) -- so values and jaxprs match JAX's.
 from __future__ import annotations
 
 import math
+import operator
 from fractions import Fraction
 from functools import partial
 
@@ -23,8 +24,10 @@ from glassjax.nn.special import logsumexp
 from glassjax.numpy.util import const as _const
 from glassjax.numpy.util import promote_args_inexact, promote_dtypes
 
-__all__ = ["betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc",
-           "gammaincc", "gammaln",
+__all__ = ["bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
+           "digamma", "entr", "erf", "erfc", "erfinv", "expit", "factorial", "gamma",
+           "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div",
+           "loggamma", "poch", "rel_entr",
            "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
            "polygamma", "softmax", "xlog1py", "xlogy", "zeta"]
 
@@ -445,3 +448,176 @@ def _log_ndtr_asymptotic_series(x, series_order):
 def _norm_logpdf(x):
     return lax.sub(lax.mul(_const(x, -0.5), lax.square(x)),
                    _const(x, np.log(np.sqrt(2 * np.pi))))
+
+
+# ----------------------------------------------------------------------------------------
+# The gamma function family and combinatorics
+# ----------------------------------------------------------------------------------------
+
+@jit
+def gammasgn(x):
+    """The sign of ``Gamma(x)``: -1 between the negative odd and even integers (and at
+    -0.0), NaN at the poles, else 1."""
+    x, = _promote_inexact("gammasgn", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("gammasgn does not support complex-valued inputs.")
+    typ = x.dtype.type
+    floor_x = lax.floor(x)
+    x_negative = x < 0
+    return jnp.select([(x_negative & (x == floor_x)) | jnp.isnan(x),
+                       (x_negative & (floor_x % 2 != 0)) | ((x == 0) & jnp.signbit(x))],
+                      [typ(np.nan), typ(-1.0)], typ(1.0))
+
+
+def gamma(x):
+    """``Gamma(x) = gammasgn(x) exp(log|Gamma(x)|)`` (real arguments)."""
+    x, = _promote_inexact("gamma", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise NotImplementedError("glassjax's gamma supports real arguments only")
+    return gammasgn(x) * lax.exp(lax.lgamma(x))
+
+
+def loggamma(x):
+    """The principal branch of ``log Gamma``: for real ``x``, ``log Gamma(x)`` where it
+    is positive and NaN for ``x <= 0``."""
+    x, = _promote_inexact("loggamma", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise NotImplementedError("glassjax's loggamma supports real arguments only")
+    return jnp.where(x > 0, lax.lgamma(x), jnp.nan)
+
+
+def factorial(n, exact=False):
+    """``n! = Gamma(n + 1)`` (0 for negative ``n``)."""
+    if exact:
+        raise NotImplementedError("factorial with exact=True")
+    n, = _promote_inexact("factorial", n)
+    return jnp.where(n < 0, 0, lax.exp(lax.lgamma(n + 1)))
+
+
+def comb(N, k, *, repetition=False):
+    """The binomial coefficient ``N choose k`` through log-gamma (0 outside
+    ``0 <= k <= N``); with ``repetition``, multisets: ``(N + k - 1) choose k``."""
+    N, k = _promote_inexact("comb", N, k)
+    if repetition:
+        return jnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k, repetition=False))
+    cond = (k <= N) & (N >= 0) & (k >= 0)
+    safe_N, safe_k = jnp.where(cond, N, 0.0), jnp.where(cond, k, 0.0)
+    result = lax.exp(gammaln(safe_N + 1) - gammaln(safe_k + 1)
+                     - gammaln(safe_N + 1 - safe_k))
+    return jnp.where(cond, result, 0.0)
+
+
+def beta(a, b):
+    """The beta function ``Gamma(a) Gamma(b) / Gamma(a + b)``."""
+    a, b = _promote_inexact("beta", a, b)
+    if dtypes.issubdtype(a.dtype, np.complexfloating):
+        raise ValueError("beta does not support complex-valued inputs.")
+    sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
+    return sign * lax.exp(betaln(a, b))
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function ``I_x(a, b)``."""
+    a, b, x = _promote_inexact("betainc", a, b, x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("betainc does not support complex-valued inputs.")
+    return lax.betainc(a, b, x)
+
+
+@custom_jvp
+def poch(z, m):
+    """The Pochhammer symbol (rising factorial) ``Gamma(z + m) / Gamma(z)``."""
+    z, m = _promote_inexact("poch", z, m)
+    if dtypes.issubdtype(z.dtype, np.complexfloating):
+        raise ValueError("jnp.poch does not support complex-valued inputs.")
+    return jnp.where(m == 0., jnp.array(1, dtype=z.dtype), gamma(z + m) / gamma(z))
+
+
+poch.defjvps(lambda z_dot, primal_out, z, m: (digamma(z + m) - digamma(z)) * primal_out
+             * z_dot,
+             lambda m_dot, primal_out, z, m: digamma(z + m) * primal_out * m_dot)
+
+
+def bernoulli(n):
+    """The Bernoulli numbers ``B_0 .. B_n`` (``B_1 = -1/2``), the even ones from
+    ``zeta``: ``B_2k = (-1)^(k+1) 2 (2k)! zeta(2k) / (2 pi)^(2k)``."""
+    n = core.concrete_or_error(operator.index, n, "Argument n of bernoulli")
+    if n < 0:
+        raise ValueError("n must be a non-negative integer.")
+    b3 = jnp.array([1, -1 / 2, 1 / 6])
+    if n < 3:
+        return b3[:n + 1]
+    bn = jnp.zeros(n + 1).at[:3].set(b3)
+    m = jnp.arange(4, n + 1, 2, dtype=bn.dtype)
+    q1 = (1. / np.pi ** 2) * jnp.cumprod(-(m - 1) * m / 4 / np.pi ** 2)
+    k = jnp.arange(2, 50, dtype=bn.dtype)        # 2 ** -50 < 1e-15: zeta to precision
+    q2 = jnp.sum(k[:, None] ** -m[None, :], axis=0)
+    return bn.at[4::2].set(q1 * (1 + q2))
+
+
+# ----------------------------------------------------------------------------------------
+# Transforms, divergences, Bessel functions
+# ----------------------------------------------------------------------------------------
+
+def _boxcox(name, log_fn, x, lmbda):
+    x, lmbda = _promote_inexact(name, x, lmbda)
+    lmbda_is_zero = lmbda == 0
+    safe_lmbda = jnp.where(lmbda_is_zero, jnp.ones_like(lmbda), lmbda)
+    log_x = log_fn(x)
+    return jnp.where(lmbda_is_zero, log_x, jnp.expm1(safe_lmbda * log_x) / safe_lmbda)
+
+
+def boxcox(x, lmbda):
+    """The Box-Cox transform ``(x^lmbda - 1) / lmbda`` (``log x`` at ``lmbda = 0``)."""
+    return _boxcox("boxcox", jnp.log, x, lmbda)
+
+
+def boxcox1p(x, lmbda):
+    """``boxcox(1 + x, lmbda)``, accurate for small ``x``."""
+    return _boxcox("boxcox1p", jnp.log1p, x, lmbda)
+
+
+def rel_entr(p, q):
+    """The elementwise relative entropy ``p log(p / q)`` (0 at ``p = 0``, inf where
+    ``q = 0 < p`` or an argument is negative)."""
+    p, q = _promote_inexact("rel_entr", p, q)
+    if dtypes.issubdtype(p.dtype, np.complexfloating):
+        raise ValueError("rel_entr does not support complex-valued inputs.")
+    zero = _const(p, 0.0)
+    both_positive = lax.bitwise_and(lax.gt(p, zero), lax.gt(q, zero))
+    p_zero = lax.bitwise_and(lax.eq(p, zero), lax.ge(q, zero))
+    safe_p, safe_q = jnp.where(both_positive, p, 1), jnp.where(both_positive, q, 1)
+    log_val = lax.sub(_xlogx(safe_p), xlogy(safe_p, safe_q))
+    return jnp.where(both_positive, log_val, jnp.where(p_zero, zero, np.inf))
+
+
+def kl_div(p, q):
+    """The elementwise Kullback-Leibler divergence ``p log(p/q) - p + q``."""
+    p, q = _promote_inexact("kl_div", p, q)
+    if dtypes.issubdtype(p.dtype, np.complexfloating):
+        raise ValueError("kl_div does not support complex-valued inputs.")
+    return rel_entr(p, q) - p + q
+
+
+def i0e(x):
+    """``exp(-|x|) I0(x)``."""
+    x, = _promote_inexact("i0e", x)
+    return lax.bessel_i0e(x)
+
+
+def i0(x):
+    """The modified Bessel function of the first kind, order 0."""
+    x, = _promote_inexact("i0", x)
+    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
+
+
+def i1e(x):
+    """``exp(-|x|) I1(x)``."""
+    x, = _promote_inexact("i1e", x)
+    return lax.bessel_i1e(x)
+
+
+def i1(x):
+    """The modified Bessel function of the first kind, order 1."""
+    x, = _promote_inexact("i1", x)
+    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))

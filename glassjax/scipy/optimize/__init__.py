@@ -1,0 +1,2 @@
+"""``jax.scipy.optimize``: ``minimize`` (BFGS) and its ``OptimizeResults``."""
+from glassjax.scipy.optimize.minimize import OptimizeResults, minimize
