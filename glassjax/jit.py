@@ -322,6 +322,8 @@ class Jitted:
                                                self._static_argnames, "static")
         api_util.validate_argnums_and_argnames(fun, self._donate_argnums,
                                                self._donate_argnames, "donate")
+        api_util.check_static_and_donated_disjoint(self._static_argnames,
+                                                   self._donate_argnames)
         self._device = device
         self._backend = backend
         self._inline = inline

@@ -94,6 +94,16 @@ def check_no_float0s(fun_name: str, *args):
             "accidentally taken a gradient with respect to an integer argument.")
 
 
+def check_for_prngkeys(fun_name: str, *args):
+    """Keys do not mix with numbers. (Arguments of one key dtype pass: the primitives'
+    own rules reject what keys cannot do.)"""
+    arg_dtypes = [dtypes.dtype(a) for a in args]
+    if len(set(arg_dtypes)) > 1 and any(dtypes.issubdtype(d, dtypes.prng_key)
+                                        for d in arg_dtypes):
+        raise TypeError(f"{fun_name} does not accept dtypes "
+                        f"{', '.join(map(str, arg_dtypes))}.")
+
+
 def ensure_arraylike(fun_name: str, *args):
     """Check the arguments and turn each into an array (one array for one argument)."""
     check_arraylike(fun_name, *args)
@@ -264,6 +274,7 @@ def _check_args(fun_name, args):
     check_arraylike(fun_name, *args)
     args = [_canonical_host_value(_jax_array_protocol(a)) for a in args]
     check_no_float0s(fun_name, *args)
+    check_for_prngkeys(fun_name, *args)
     return args
 
 
@@ -280,7 +291,7 @@ def _one_array_type(args, kinds):
     weak type? Then dtype promotion has nothing to do. Checked first because every
     ``jnp`` call promotes, and this is by far its most common case."""
     first = getattr(args[0], "aval", None)
-    if first is None or first.dtype.kind not in kinds:
+    if first is None or not isinstance(first.dtype, np.dtype) or first.dtype.kind not in kinds:
         return False
     if first.dtype.itemsize == 8 and not config.jax_enable_x64:
         return False                # a 64-bit array made under x64: canonicalize it
