@@ -92,6 +92,34 @@ SAME_AS_JAX = {
         (lambda: jax.random.uniform(jnp.ones(2), (3,)),
          "TypeError: JAX encountered invalid PRNG key data: expected key_data.dtype = uint32; "
          "got dtype=float32"),
+    "a Python int as a key":
+        (lambda: jax.random.uniform(0, (3,)),
+         "TypeError: JAX encountered invalid PRNG key data: expected key_data to have ndim, "
+         "shape, and dtype attributes. Got 0"),
+    "a Python int as a key to split":
+        (lambda: jax.random.split(42),
+         "TypeError: JAX encountered invalid PRNG key data: expected key_data to have ndim, "
+         "shape, and dtype attributes. Got 42"),
+    "an int constant too big for int32, under jit":
+        (lambda: jax.jit(lambda a: a * 2**40)(x3),
+         "OverflowError: An overflow was encountered while parsing an argument to a jitted "
+         "computation, whose argument path is y. Got <class 'int'> with value 1099511627776"),
+    "an int constant too big for int32, under grad":
+        (lambda: jax.grad(lambda a: a + 2**31)(1.0),
+         "OverflowError: An overflow was encountered while parsing an argument to a jitted "
+         "computation, whose argument path is y. Got <class 'int'> with value 2147483648"),
+    "an int constant too big for int32, eagerly":
+        (lambda: x3 + 2**40,
+         "OverflowError: An overflow was encountered while parsing an argument to a jitted "
+         "computation, whose argument path is y. Got <class 'int'> with value 1099511627776"),
+    "a traced slice start":
+        (lambda: jax.jit(lambda a, i: a[i:i + 2])(x3, 0),
+         "IndexError: Slice entries must be static integers. Got slice(JitTracer(~int32[]), "
+         "JitTracer(~int32[]), None) at position 0"),
+    "a traced slice stop in the second position":
+        (lambda: jax.jit(lambda a, i: a[None, :i])(x3, 1),
+         "IndexError: Slice entries must be static integers. Got slice(None, "
+         "JitTracer(~int32[]), None) at position 1"),
     "a slice longer than the operand":
         (lambda: lax.slice(x3, (0,), (5,)),
          "TypeError: slice slice_sizes must be less than or equal to operand shape, got "
@@ -151,3 +179,16 @@ def test_mistake_raises_jax_exception_type_naming_the_shapes(name):
 def test_dynamic_slice_of_the_wrong_rank_is_rejected_by_its_shape_rule():
     with pytest.raises(TypeError, match=r"slice_sizes \(1,\) for operand shape \(3, 2\)"):
         lax.dynamic_slice_p.bind(jnp.ones((3, 2)), np.int32(0), slice_sizes=(1,))
+
+
+@pytest.mark.parametrize("index, expected", [
+    (5, "IndexError: index 5 out of bounds for axis 0 with size 3 (normalize_indices=True)"),
+    (-4, "IndexError: index -4 out of bounds for axis 0 with size 3 (normalize_indices=True)"),
+    (-3, "OK"),
+])
+def test_out_of_range_static_index_with_check_static_indices(index, expected):
+    assert first_line(lambda: x3[index]) == "OK"           # clamped by default
+    with jax.config.option("jax_check_static_indices").override(True):
+        assert first_line(lambda: x3[index]) == expected
+        assert first_line(lambda: jax.jit(lambda a: a[index])(x3)) == expected
+        assert first_line(lambda: x3.at[index].get(mode="clip")) == "OK"

@@ -13,6 +13,7 @@ scalars) one rank. ``jnp`` functions follow NumPy instead, so they first
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import operator
 from typing import Sequence
@@ -58,8 +59,23 @@ def eager_jit(fun):
         trace = core.trace_ctx.trace
         if trace is core.eval_trace or isinstance(trace, batching.BatchTrace):
             return jitted(*args, **kwargs)
+        for i, x in enumerate(args):
+            if type(x) is int:
+                _check_int_fits(fun, i, x)
         return fun(*args, **kwargs)
     return dispatch
+
+
+def _check_int_fits(fun, position: int, x: int):
+    """A Python int passed to a jit must fit its weak integer type. In JAX that holds
+    for every ``jnp`` call (they are jits), so it is checked under a trace too."""
+    try:
+        core.shaped_abstractify(x)
+    except OverflowError:
+        name = list(inspect.signature(fun).parameters)[position]
+        raise OverflowError("An overflow was encountered while parsing an argument to a "
+                            f"jitted computation, whose argument path is {name}. Got "
+                            f"{type(x)} with value {x}") from None
 
 
 def _jax_array_protocol(x):
