@@ -120,6 +120,20 @@ SAME_AS_JAX = {
         (lambda: jax.jit(lambda a, i: a[None, :i])(x3, 1),
          "IndexError: Slice entries must be static integers. Got slice(None, "
          "JitTracer(~int32[]), None) at position 1"),
+    "svd of a vector":
+        (lambda: jnp.linalg.svd(x3),
+         "TypeError: Input 0 to svd must have rank at least 2, but got shape=(3,)"),
+    "qr of a vector":
+        (lambda: lax.linalg.qr(x3),
+         "TypeError: Input 0 to qr must have rank at least 2, but got shape=(3,)"),
+    "triangular_solve of a non-square matrix":
+        (lambda: lax.linalg.triangular_solve(jnp.ones((2, 3)), jnp.ones((3, 3))),
+         "ValueError: The first input to triangular_solve must be a square matrix. Got "
+         "shape (2, 3)."),
+    "triangular_solve of mismatched matrices":
+        (lambda: lax.linalg.triangular_solve(jnp.ones((3, 3)), jnp.ones((2, 2))),
+         "ValueError: Incompatible shapes for arguments to triangular_solve: (3, 3) and "
+         "(2, 2)."),
     "a slice longer than the operand":
         (lambda: lax.slice(x3, (0,), (5,)),
          "TypeError: slice slice_sizes must be less than or equal to operand shape, got "
@@ -161,6 +175,14 @@ SAME_TYPE_AS_JAX = {
     "reshape changing the size, traced":
         (lambda: jax.jit(lambda x: lax.reshape(x, (4,)))(x3), ValueError,
          "new_sizes (4,) (size 4) for operand shape (3,) (size 3)"),
+    # JAX: "ValueError: Cannot lower jaxpr with verifier errors:" (window stride 0)
+    "a convolution with stride 0":
+        (lambda: lax.conv(jnp.ones((1, 1, 5, 5)), jnp.ones((1, 1, 3, 3)), (0, 1), "SAME"),
+         ValueError, "strides must be positive, got (0, 1)"),
+    # JAX (and XLA) abort the process: "overflow in static extent product"
+    "an array too big for 64 bits":
+        (lambda: jnp.ones((2 ** 40, 2 ** 40)), ValueError,
+         "float32[1099511627776,1099511627776]: its size in bytes does not fit in 64 bits"),
     # JAX: "ValueError: safe_map() argument 2 is longer than argument 1"
     "a slice of the wrong rank":
         (lambda: lax.slice(x3, (0, 0), (1, 1)), ValueError,
