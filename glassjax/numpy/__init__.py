@@ -38,6 +38,7 @@ from glassjax.numpy.reductions import (all, amax, amin, any, argmax, argmin, ave
                                        cumulative_sum, max, mean, min,
                                        nanmax, nanmean, nanmin, nanprod, nansum, prod, ptp,
                                        std, sum, var)
+from glassjax.numpy.scalar_types import bool_ as bool  # noqa: A004 - NumPy 2's name
 from glassjax.numpy.scalar_types import (bfloat16, bool_, cdouble, complex64, complex128,
                                          complex_, csingle, double, float16, float32,
                                          float64, float_, int8, int16, int32, int64, int_,

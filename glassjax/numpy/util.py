@@ -311,6 +311,8 @@ def _one_array_type(args, kinds):
         return False
     if first.dtype.itemsize == 8 and not config.jax_enable_x64:
         return False                # a 64-bit array made under x64: canonicalize it
+    if first.weak_type and first.dtype.kind == "b" and len(args) > 1:
+        return False                # promoting bools gives a strong bool, even weak ones
     return all((a := getattr(x, "aval", None)) is not None and a.dtype == first.dtype
                and a.weak_type == first.weak_type for x in args[1:])
 
