@@ -92,6 +92,11 @@ def _ensure_index(x):
 def _argnums_partial(fun, argnums, args, kwargs):
     """``fun`` as a function of only the arguments in ``argnums`` (others fixed)."""
     nums = (argnums,) if isinstance(argnums, int) else argnums
+    for i in nums:
+        if not -len(args) <= i < len(args):
+            raise ValueError("Positional argument indices, e.g. for `static_argnums`, must "
+                             "have value greater than or equal to -len(args) and less than "
+                             f"len(args), but got value {i} for len(args) == {len(args)}.")
     nums = tuple(i % len(args) for i in nums)
     dyn_args = tuple(args[i] for i in nums)
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from glassjax import core, dtypes, tree_util
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
+from glassjax.lax.control_flow import common
 from glassjax.lax.dot import dot_general_p
 from glassjax.lax.elementwise import reduce_precision_p
 from glassjax.xla import lowering
@@ -185,17 +186,25 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(),
         fun_, args = _remat_static_argnums(fun, static_argnums, args)
         args_flat, in_tree = tree_util.tree_flatten((args, kwargs))
         in_avals = [core.shaped_abstractify(x) for x in args_flat]
-        out_tree = []
 
-        def flat_fun(*leaves):
-            a, kw = tree_util.tree_unflatten(in_tree, leaves)
-            outs, tree = tree_util.tree_flatten(fun_(*a, **kw))
-            out_tree[:] = [tree]
-            return outs
+        def trace():
+            out_tree = []
 
-        debug = staging.debug_info("checkpoint / remat", fun, args, kwargs)
-        jaxpr, consts, _ = staging.trace_to_jaxpr(flat_fun, in_avals, debug)
-        jaxpr = staging.convert_constvars_jaxpr(jaxpr)
+            def flat_fun(*leaves):
+                a, kw = tree_util.tree_unflatten(in_tree, leaves)
+                outs, tree = tree_util.tree_flatten(fun_(*a, **kw))
+                out_tree[:] = [tree]
+                return outs
+
+            debug = staging.debug_info("checkpoint / remat", fun, args, kwargs)
+            jaxpr, consts, _ = staging.trace_to_jaxpr(flat_fun, in_avals, debug)
+            return staging.convert_constvars_jaxpr(jaxpr), list(consts), out_tree[0]
+
+        # Like JAX, one trace per function and argument types: calling a checkpointed
+        # function twice gives two remat2 equations sharing one jaxpr (printed once, as
+        # ``let jaxpr = ... in``).
+        jaxpr, consts, out_tree = common.memoize(
+            fun_, ("checkpoint", in_tree, tuple(in_avals)), trace)
         if isinstance(prevent_cse, tuple):
             cse_args = (tuple(args), kwargs) if kwargs else tuple(args)
             cse = (False,) * len(consts) + tuple(
@@ -204,7 +213,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(),
             cse = prevent_cse
         outs = remat_p.bind(*consts, *args_flat, jaxpr=jaxpr, prevent_cse=cse,
                             differentiated=False, policy=policy)
-        return tree_util.tree_unflatten(out_tree[0], outs)
+        return tree_util.tree_unflatten(out_tree, outs)
 
     return fun_remat
 

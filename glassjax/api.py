@@ -19,6 +19,11 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     device uncommitted when ``device`` is None."""
     del src, donate, may_alias
     from glassjax.xla import runtime
+    for target in tree_util.tree_leaves(device):
+        if not isinstance(target, (runtime.Device, runtime.Sharding)):
+            raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
+                             "`jax.Device`, `Format`, `jax.memory.Space` or a pytree of "
+                             f"these values. Received invalid value: {target}")
 
     def put(leaf):
         if dtypes.dtype(leaf) == dtypes.float0:    # no data: host zeros, as in JAX

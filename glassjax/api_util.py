@@ -83,6 +83,15 @@ def validate_argnums_and_argnames(fun, argnums, argnames, what: str):
                          "Function does not take these args.")
 
 
+def check_static_and_donated_disjoint(static_argnames, donate_argnames):
+    """An argument cannot be both static (part of the cache key, not an array) and
+    donated (an array whose buffer the computation may reuse). Like JAX, checked by
+    name (argnums were turned into names by ``infer_argnums_and_argnames``)."""
+    if both := set(static_argnames) & set(donate_argnames):
+        raise ValueError("static_argnames and donate_argnames cannot intersect. Argument "
+                         f"names {both} appear in both static_argnames and donate_argnames")
+
+
 class StaticArg:
     """A static argument as a cache key: hashed and compared by value, as JAX requires."""
     __slots__ = ("val", "_hash")

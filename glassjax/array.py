@@ -46,9 +46,12 @@ class Shard:
                 f"replica_id={self.replica_id}, data={self.data})")
 
 
+_cpp_is_ready = ArrayImpl.is_ready
+
+
 class _ArrayMethods:
     """The Python side of ``ArrayImpl``. The C++ side already provides ``aval``,
-    ``delete()``, ``is_deleted()``, ``block_until_ready()``, ``is_ready()``,
+    ``delete()``, ``is_deleted()``, ``block_until_ready()``,
     ``on_device_size_in_bytes()`` and ``unsafe_buffer_pointer()``."""
 
     __array_priority__ = 100
@@ -123,8 +126,13 @@ class _ArrayMethods:
     # -- values ----------------------------------------------------------------------
 
     def _check_if_deleted(self):
-        if self.is_deleted():
-            raise RuntimeError(f"Array has been deleted with shape={self.aval.str_short()}.")
+        runtime.check_not_deleted(self)
+
+    def is_ready(self) -> bool:
+        """Whether the value has been computed. (jaxlib's C++ method crashes on a freed
+        buffer, so liveness is checked first.)"""
+        self._check_if_deleted()
+        return _cpp_is_ready(self)
 
     @property
     def _value(self) -> np.ndarray:
@@ -160,6 +168,7 @@ class _ArrayMethods:
         return runtime.to_dlpack(self, stream)
 
     def __dlpack_device__(self):
+        self._check_if_deleted()
         if len(self._sharding.device_set) != 1 or self.platform() != "cpu":
             raise BufferError("glassjax supports __dlpack__ only for arrays on one CPU "
                               "device.")

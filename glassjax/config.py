@@ -197,6 +197,9 @@ _debug_infs = config.define("jax_debug_infs", False, _parse_bool, from_env=_bool
 # it); part of the trace context, so cached traces are not reused unchecked.
 _check_tracer_leaks = config.define("jax_check_tracer_leaks", False, _parse_bool,
                                     from_env=_bool_from_env, in_trace_context=True)
+# Bounds-check static integer indices (``x[5]`` on 3 elements raises instead of clamping).
+config.define("jax_check_static_indices", False, _parse_bool, from_env=_bool_from_env,
+              in_jit_key=True, in_trace_context=True)
 # Where uncommitted values and computations go (None: the first local device).
 # (A device, or a platform name such as "cpu".)
 _default_device = config.define("jax_default_device", None, lambda d: d, in_jit_key=True,

@@ -274,6 +274,19 @@ def _jit_partial_eval(trace, *args, jaxpr, donated_invars, **params):
 pe.partial_eval_rules[jit_p] = _jit_partial_eval
 
 
+def _jit_custom_params(unks_in, inst_in, params_known, params_staged):
+    """Inside a checkpointed jaxpr a jit splits in two jits; the staged one takes the
+    residuals first (never donated)."""
+    donated = params_known["donated_invars"]
+    num_res = len(params_staged["jaxpr"].jaxpr.invars) - sum(inst_in)
+    return (dict(params_known, donated_invars=_filter([not u for u in unks_in], donated)),
+            dict(params_staged, donated_invars=(False,) * num_res + _filter(inst_in, donated)))
+
+
+pe.partial_eval_jaxpr_custom_rules[jit_p] = functools.partial(
+    pe.closed_call_partial_eval_custom_rule, "jaxpr", _jit_custom_params)
+
+
 def _jit_dce(used_outputs, eqn):
     """Unused outputs are removed from the call, and so are the inputs only they used."""
     if not any(used_outputs) and not eqn.effects:
@@ -334,6 +347,8 @@ class Jitted:
                                                self._static_argnames, "static")
         api_util.validate_argnums_and_argnames(fun, self._donate_argnums,
                                                self._donate_argnames, "donate")
+        api_util.check_static_and_donated_disjoint(self._static_argnames,
+                                                   self._donate_argnames)
         self._device = device
         self._backend = backend
         self._inline = inline

@@ -32,6 +32,7 @@ from jaxlib.mlir import ir
 
 from glassjax import core, dtypes, lax
 from glassjax import numpy as jnp
+from glassjax.array import Shard
 from glassjax.interpreters import ad, batching
 from glassjax.jit import jit
 from glassjax.lax import utils
@@ -141,7 +142,17 @@ class PRNGKeyArray(runtime.Array):
     aval = property(lambda self: keys_aval(self._impl, self.shape))
     weak_type = False
     _committed = property(lambda self: self._base_array._committed)
+    committed = property(lambda self: self._base_array.committed)
     sharding = property(lambda self: self._base_array.sharding)
+    device = property(lambda self: self._base_array.device)
+
+    @property
+    def addressable_shards(self) -> list[Shard]:
+        return [Shard(s.device, s.index, s.replica_id, PRNGKeyArray(self._impl, s.data))
+                for s in self._base_array.addressable_shards]
+
+    def addressable_data(self, index: int) -> "PRNGKeyArray":
+        return PRNGKeyArray(self._impl, self._base_array.addressable_data(index))
 
     def devices(self):
         return self._base_array.devices()
@@ -186,12 +197,13 @@ class PRNGKeyArray(runtime.Array):
 
 def _install_array_methods():
     """Indexing and reshaping are the methods every array has (on keys they trace to
-    structural primitives, which lower word by word); ``==`` compares the words."""
+    structural primitives, which lower word by word); ``==`` compares the words. The
+    other operators are there so that ``key + 1`` fails as ``jnp.add`` fails on keys."""
     from glassjax.numpy import array_methods
-    methods = {**array_methods._OPERATORS, **array_methods._METHODS}
-    for name in ("__getitem__", "reshape", "ravel", "flatten", "squeeze", "swapaxes",
-                 "take", "transpose"):
-        setattr(PRNGKeyArray, name, methods[name])
+    for name, method in array_methods._OPERATORS.items():
+        setattr(PRNGKeyArray, name, method)
+    for name in ("reshape", "ravel", "flatten", "squeeze", "swapaxes", "take", "transpose"):
+        setattr(PRNGKeyArray, name, array_methods._METHODS[name])
     for name in ("T", "at"):
         setattr(PRNGKeyArray, name, property(array_methods._PROPERTIES[name]))
     PRNGKeyArray.__eq__ = lambda self, other: _keys_equal(self, other)

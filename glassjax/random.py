@@ -60,6 +60,8 @@ def _check_prng_key(name, key, *, allow_batched=False):
     elif jnp_util.is_array(key) or isinstance(key, (np.ndarray, np.generic)):
         wrapped_key, wrapped = prng.random_wrap(jnp.asarray(key),
                                                 impl=default_prng_impl()), True
+    elif np.isscalar(key):    # e.g. random.uniform(0, ...): the key-data check names it
+        wrapped_key, wrapped = prng.random_wrap(key, impl=default_prng_impl()), True
     else:
         raise TypeError(f"unexpected PRNG key type {type(key)}")
     if not allow_batched and wrapped_key.ndim:

@@ -15,7 +15,7 @@ DEFAULTS = {
     "jax_num_cpu_devices": -1, "jax_numpy_rank_promotion": "allow",
     "jax_numpy_dtype_promotion": "standard", "jax_default_matmul_precision": None,
     "jax_debug_nans": False, "jax_debug_infs": False, "jax_check_tracer_leaks": False,
-    "jax_default_device": None,
+    "jax_default_device": None, "jax_check_static_indices": False,
     "eager_constant_folding": False,
     "jax_compilation_cache_dir": None, "jax_enable_compilation_cache": True,
     "jax_persistent_cache_min_compile_time_secs": 1.0,

@@ -166,6 +166,8 @@ def partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns, in_inst, ensure_out_unk
         return x
 
     known_eqns, staged_eqns = [], []
+    for v in jaxpr.constvars:           # both halves keep the constants (known, at hand)
+        write(v, False, True)
     for v, uk, inst in zip(jaxpr.invars, in_unknowns, in_inst):
         write(v, uk, inst)
     for eqn in jaxpr.eqns:
@@ -203,13 +205,30 @@ def partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns, in_inst, ensure_out_unk
     out_unknowns = [a or b for a, b in zip(out_unknowns, ensure_out_unknowns)]
     out_inst = [a or b for a, b in zip(out_inst, ensure_out_inst)]
     residuals = list(residuals)
-    known = Jaxpr([], [v for v, uk in zip(jaxpr.invars, in_unknowns) if not uk],
+    known = Jaxpr(jaxpr.constvars, [v for v, uk in zip(jaxpr.invars, in_unknowns) if not uk],
                   [*(v for v, uk in zip(jaxpr.outvars, out_unknowns) if not uk),
                    *residuals], known_eqns, _effects(known_eqns))
-    staged = Jaxpr([], [*residuals, *(v for v, i in zip(jaxpr.invars, in_inst) if i)],
+    staged = Jaxpr(jaxpr.constvars,
+                   [*residuals, *(v for v, i in zip(jaxpr.invars, in_inst) if i)],
                    [v for v, i in zip(jaxpr.outvars, out_inst) if i], staged_eqns,
                    _effects(staged_eqns))
     return known, staged, out_unknowns, out_inst, len(residuals)
+
+
+def closed_call_partial_eval_custom_rule(jaxpr_param, params_updater, saveable, unks_in,
+                                         inst_in, eqn):
+    """``call_partial_eval_custom_rule`` for a primitive whose param holds a
+    ``ClosedJaxpr`` (``jit``): both calls keep its constants."""
+    closed = eqn.params[jaxpr_param]
+
+    def updater(unks_in, inst_in, params_known, params_staged):
+        def close(params):
+            return {**params, jaxpr_param: core.ClosedJaxpr(params[jaxpr_param],
+                                                            closed.consts)}
+        return params_updater(unks_in, inst_in, close(params_known), close(params_staged))
+    return call_partial_eval_custom_rule(
+        jaxpr_param, updater, saveable, unks_in, inst_in,
+        eqn.replace(params={**eqn.params, jaxpr_param: closed.jaxpr}))
 
 
 def _effects(eqns):

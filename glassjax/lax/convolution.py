@@ -113,6 +113,8 @@ def conv_general_permutations(dimension_numbers):
 
 def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1):
     """The output shape of a convolution whose operands are in canonical order."""
+    if not all(s > 0 for s in strides):
+        raise ValueError(f"Convolution window strides must be positive, got {tuple(strides)}.")
     if isinstance(pads, str):
         pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
     if len(pads) != len(lhs_shape) - 2:

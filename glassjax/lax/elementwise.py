@@ -1400,14 +1400,17 @@ def convert_element_type(operand, new_dtype):
     return _convert_element_type(operand, new_dtype, weak_type=False)
 
 
-def _host_convert(value, new_dtype):
+def _host_convert(value, new_dtype, staging_now=True):
     """A Python or NumPy scalar converted on the host, or None where only the device
-    can convert it (NaN/inf to an integer, out-of-range values, float0)."""
+    can convert it (out-of-range values, float0). NaN/inf to an integer is NumPy's
+    answer while staging (JAX's constant folding gives it: ``max(x, initial=-inf)`` on
+    ints shows ``-2147483648:i32[]``), XLA's (saturating) when running eagerly."""
     host = np.asarray(value)
-    if new_dtype == dtypes.float0 or (
-            dtypes.issubdtype(host.dtype, np.inexact) and not np.isfinite(host) and
-            dtypes.issubdtype(new_dtype, np.integer)):
+    if new_dtype == dtypes.float0:
         return None
+    if (dtypes.issubdtype(host.dtype, np.inexact) and not np.isfinite(host) and
+            dtypes.issubdtype(new_dtype, np.integer)):
+        return host.astype(new_dtype) if staging_now else None
     try:   # Python ints may exceed int64: converted from NumPy's object array
         return (host.astype(new_dtype) if type(value) is int
                 else np.asarray(value, dtype=new_dtype))
@@ -1421,14 +1424,17 @@ def _host_scalar_constant(value, new_dtype, weak_type):
     Running eagerly (``core.constants_are_eager``), the result is a device array, as
     every lax function returns one. While staging it is a constant the trace writes as a
     literal: a Python scalar when the result is weakly typed (``1.0`` is a weak float32),
-    else a NumPy scalar; only a weak type no Python scalar stands for (e.g. weak
-    bfloat16) needs a device array."""
-    converted = _host_convert(value, new_dtype)
+    else a NumPy scalar, or (for a weak type no Python scalar stands for, e.g. a weak
+    bool or bfloat16) a host array carrying its aval."""
+    converted = _host_convert(value, new_dtype, staging_now=not core.constants_are_eager())
     if converted is None:
         return None
+    aval = core.ShapedArray((), new_dtype, weak_type)
+    if core.constants_are_eager():
+        return runtime.device_put(converted, aval=aval)
     typ = _python_scalar_type(new_dtype) if weak_type else None
-    if core.constants_are_eager() or (weak_type and typ is None):
-        return runtime.device_put(converted, aval=core.ShapedArray((), new_dtype, weak_type))
+    if weak_type and typ is None:       # e.g. a weak bool: a host constant with its aval
+        return staging.lift(core.TypedNdArray(converted, aval))
     return staging.lift(typ(converted.item()) if typ is not None else converted)
 
 

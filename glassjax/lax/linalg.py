@@ -116,12 +116,15 @@ def _standard_linalg_primitive(name, abstract_eval, lower_rule, multiple_results
     return prim
 
 
-def _check_matrix(name, a, square=True):
+def _check_matrix(name, a, square=True, which="The input"):
+    """JAX's checks of a (batch of) matrices: a TypeError for the rank, a ValueError
+    for a matrix that must be square and is not."""
     what = "square " if square else ""
-    if a.ndim < 2 or (square and a.shape[-1] != a.shape[-2]):
-        raise ValueError(f"Argument to {name} must have shape [..., n, n], got shape "
-                         f"{a.shape}" if square else
-                         f"Argument to {name} must have rank >= 2, got {a.shape}")
+    if a.ndim < 2:
+        raise TypeError(f"Input 0 to {name} must have rank at least 2, but got "
+                        f"shape={a.shape}")
+    if square and a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"{which} to {name} must be a square matrix. Got shape {a.shape}.")
     if not dtypes.issubdtype(a.dtype, np.inexact):
         raise TypeError(f"{name} requires a {what}floating point or complex matrix, got "
                         f"{a.dtype}")
@@ -882,10 +885,10 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
 
 def _triangular_solve_abstract_eval(a, b, *, left_side, lower, transpose_a, conjugate_a,
                                     unit_diagonal):
-    _check_matrix("triangular_solve", a)
+    _check_matrix("triangular_solve", a, which="The first input")
     if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2 if left_side else -1]:
-        raise TypeError(f"triangular_solve: incompatible shapes {a.shape} and {b.shape} "
-                        f"(left_side={left_side})")
+        raise ValueError("Incompatible shapes for arguments to triangular_solve: "
+                         f"{a.shape} and {b.shape}.")
     return b
 
 

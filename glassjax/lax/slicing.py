@@ -105,7 +105,14 @@ def _slice_batch(args, dims, *, start_indices, limit_indices, strides):
 
 def _slice_impl(x, *, start_indices, limit_indices, strides):
     """Eagerly, an unstrided slice runs as a ``dynamic_slice``: one compiled program
-    then serves every slice of the same size, wherever it starts."""
+    then serves every slice of the same size, wherever it starts. (So the checks of the
+    slice's shape rule are not run; the one the ``dynamic_slice`` cannot make is made
+    here, with the ValueError JAX raises.)"""
+    if not len(start_indices) == len(limit_indices) == np.ndim(x):
+        raise ValueError("slice start_indices and limit_indices must have length equal to "
+                         f"the number of dimensions of the operand, got start_indices "
+                         f"{start_indices} and limit_indices {limit_indices} for operand "
+                         f"shape {np.shape(x)}.")
     if strides is not None:
         return dispatch.apply_primitive(slice_p, x, start_indices=start_indices,
                                         limit_indices=limit_indices, strides=strides)
@@ -170,6 +177,11 @@ def _check_index_dtypes(name, indices, sep):
 
 
 def _dynamic_slice_shape_rule(x, *start_indices, slice_sizes):
+    if not len(start_indices) == len(slice_sizes) == x.ndim:
+        raise TypeError("dynamic_slice start_indices and slice_sizes must have length "
+                        f"equal to the number of dimensions of the operand, got "
+                        f"{len(start_indices)} start indices and slice_sizes {slice_sizes} "
+                        f"for operand shape {x.shape}.")
     if not all(map(operator.ge, x.shape, slice_sizes)):
         raise TypeError("slice slice_sizes must be less than or equal to operand shape, "
                         f"got slice_sizes {slice_sizes} for operand shape {x.shape}.")

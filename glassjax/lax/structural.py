@@ -266,9 +266,14 @@ batching.fancy_primitive_batchers[empty_p] = _empty_batch
 # -- reshape and squeeze ------------------------------------------------------------------
 
 def _reshape_shape_rule(x, *, new_sizes, dimensions, sharding):
-    # Like JAX, the total size is not checked here: a wrong size fails when lowered.
     if not all(d >= 0 for d in new_sizes):
         raise TypeError(f"reshape new_sizes must all be positive, got {new_sizes}.")
+    # JAX checks the total size only when it lowers (a ValueError from the verifier);
+    # checking it here gives the same exception type before any compilation.
+    if math.prod(new_sizes) != math.prod(x.shape):
+        raise ValueError(f"reshape total size must be unchanged, got new_sizes {new_sizes} "
+                         f"(size {math.prod(new_sizes)}) for operand shape {x.shape} "
+                         f"(size {math.prod(x.shape)}).")
     if dimensions is not None and set(dimensions) != set(range(x.ndim)):
         raise TypeError("reshape dimensions must be a permutation of operand dimensions, "
                         f"got dimensions {dimensions} for shape {x.shape}.")

@@ -17,6 +17,7 @@ own traceback, with the magic's frames hidden.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 
@@ -25,7 +26,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
-from glassjax import core, debug
+from glassjax import core, debug, errors, tree_util
 from glassjax.notebook import display as display_lib
 from glassjax.notebook import sharding_grid
 from glassjax.notebook import graph as graph_lib
@@ -72,6 +73,46 @@ def _split_options(line: str) -> tuple[list[str], str]:
     return words, rest
 
 
+def _static_by_default(value) -> bool:
+    """Is an argument of the call static (as if listed in ``--static``) without being
+    asked? Arrays, Python scalars and containers holding arrays are traced, as ``jit``
+    traces them; anything else -- a shape like ``(3,)``, a string, None, a function, a
+    dtype -- would fail to trace, so it is passed as a Python value (when hashable)."""
+    if type(value) in (bool, int, float, complex):
+        return False
+    if any(hasattr(leaf, "shape") and hasattr(leaf, "dtype")
+           for leaf in tree_util.tree_leaves(value)):
+        return False
+    try:
+        hash(value)
+    except Exception:          # noqa: BLE001 - unhashable (or a broken __hash__): traced
+        return False
+    return True
+
+
+def _bind_static_keywords(fun, kwargs):
+    """Keyword arguments that are static by default are bound into the function."""
+    static = {k: v for k, v in kwargs.items() if _static_by_default(v)}
+    if not static:
+        return fun, kwargs
+    bound = functools.partial(fun, **static)
+    bound.__name__ = getattr(fun, "__name__", type(fun).__name__)
+    return bound, {k: v for k, v in kwargs.items() if k not in static}
+
+
+_CONCRETIZATION_ERRORS = (errors.ConcretizationTypeError, errors.TracerIntegerConversionError,
+                          errors.TracerArrayConversionError,
+                          errors.NonConcreteBooleanIndexError)
+
+
+def _static_hint(traced: list[int]) -> str:
+    positions = ", ".join(map(str, traced)) or "none"
+    example = traced[-1] if traced else 0
+    return (f"%jaxpr traced the arguments at positions {positions} (arrays and Python "
+            "numbers are traced, like jit's arguments). If the function needs one of "
+            f"them as a Python value, make it static, e.g.: %jaxpr --static {example} ...")
+
+
 def _in_glassjax(tb) -> bool:
     return os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_GLASSJAX_DIR + os.sep)
 
@@ -85,7 +126,8 @@ def _user_frames(tb):
 
 
 class _UserError(Exception):
-    """Carries an exception raised by the user's code out of the magic."""
+    """Carries an exception raised by the user's code (or an interrupt of it) out of the
+    magic."""
 
 
 @magics_class
@@ -130,11 +172,18 @@ class JaxprMagics(Magics):
         try:
             fun, args, kwargs = (self._eval_call(expr, "line") if cell is None
                                  else self._run_cell(cell))
-            stages = Stages(fun, args, kwargs, static_argnums=settings["static"],
+            fun, kwargs = _bind_static_keywords(fun, kwargs)
+            static = tuple(sorted({*settings["static"],
+                                   *(i for i, a in enumerate(args) if _static_by_default(a))}))
+            stages = Stages(fun, args, kwargs, static_argnums=static,
                             axis_env=settings["axis_env"])
             self._show(stages, opts, settings)
         except _UserError as e:
             error = e.__cause__
+            if isinstance(error, _CONCRETIZATION_ERRORS) or (
+                    isinstance(error, TypeError) and "static_argnums" in str(error)):
+                traced = [i for i in range(len(args)) if i not in static]
+                error.add_note(_static_hint(traced))
             raise error.with_traceback(_user_frames(error.__traceback__)) from None
 
     # -- options ------------------------------------------------------------------------
@@ -185,7 +234,7 @@ class JaxprMagics(Magics):
         try:
             return eval(code, self.shell.user_ns,
                         {_CAPTURE: lambda f, *a, **k: (f, a, k)})
-        except Exception as e:
+        except (Exception, KeyboardInterrupt) as e:
             raise _UserError() from e
 
     def _run_cell(self, cell):
@@ -198,7 +247,7 @@ class JaxprMagics(Magics):
         code = compile(tree, filename, "exec")
         try:
             exec(code, self.shell.user_global_ns, self.shell.user_ns)
-        except Exception as e:
+        except (Exception, KeyboardInterrupt) as e:
             raise _UserError() from e
         # The last line alone, after blank lines that keep its line numbers.
         last_source = "\n" * (last.lineno - 1) + ast.get_source_segment(source, last)
@@ -209,7 +258,7 @@ class JaxprMagics(Magics):
     def _show(self, stages, opts, settings):
         try:
             closed = stages.closed_jaxpr            # runs the user's function
-        except Exception as e:
+        except (Exception, KeyboardInterrupt) as e:
             raise _UserError() from e
         if opts.name:
             self.shell.user_ns[opts.name] = closed
@@ -229,8 +278,11 @@ class JaxprMagics(Magics):
                                   rankdir=opts.rankdir, result_names=stages.result_names,
                                   axis_env=stages.axis_env)
         text = g.source if opts.save.endswith(".dot") else display_lib.svg(g)
-        with open(opts.save, "w", encoding="utf-8") as f:
-            f.write(text)
+        try:
+            with open(opts.save, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            raise UsageError(f"--save cannot write {opts.save!r}: {e.strerror}") from None
         print(f"Saved the graph to {opts.save}")
 
 

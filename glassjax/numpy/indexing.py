@@ -23,6 +23,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from glassjax import core, dtypes, lax
+from glassjax.config import config
 from glassjax.jit import jit
 from glassjax.numpy import util
 from glassjax.numpy.util import canonicalize_axis, const, ensure_arraylike, is_array
@@ -374,6 +375,13 @@ def index_to_gather(parsed, shape, normalize_indices=True) -> GatherIndexer:
     first of them was if they are adjacent, else to the front (NumPy's rule). Slices
     become offset (window) axes, or gathered index vectors when strided."""
     from glassjax.numpy.array_creation import asarray
+    for position, p in enumerate(parsed):
+        if p.typ == IndexType.SLICE and not all(
+                v is None or not isinstance(v, core.Tracer) or
+                v.to_concrete_value() is not None
+                for v in (p.index.start, p.index.stop, p.index.step)):
+            raise IndexError("Slice entries must be static integers. Got "
+                             f"{p.index} at position {position}")
     parsed = [p._replace(index=asarray(p.index)) if isinstance(p.index, Sequence) else p
               for p in parsed]
     advanced = [n for n, p in enumerate(parsed)
@@ -507,10 +515,28 @@ def _gather(arr, parsed, *, indices_are_sorted, unique_indices, mode, fill_value
     return lax.expand_dims(y, indexer.newaxis_dims)
 
 
+def _check_static_indices_in_bounds(parsed, shape, normalize_indices):
+    """With ``jax_check_static_indices``, a static integer index out of range is an
+    error (by default it is clamped, as every gather clamps)."""
+    for p in parsed:
+        if p.typ == IndexType.INTEGER and not (is_array(p.index) or
+                                                isinstance(p.index, np.ndarray)):
+            i = operator.index(p.index)
+            axis, = p.consumed_axes
+            normed = i + shape[axis] if normalize_indices and i < 0 else i
+            if not 0 <= normed < shape[axis]:
+                raise IndexError(f"index {i} out of bounds for axis {axis} with size "
+                                 f"{shape[axis]} ({normalize_indices=})")
+
+
 def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, mode=None,
                    fill_value=None, normalize_indices=True):
     """``arr[idx]``: a static slice if possible, else a dynamic slice, else a gather."""
     parsed = parse_indices(idx, arr.shape)
+    if config.jax_check_static_indices and (
+            mode is None or lax.GatherScatterMode.from_any(mode) ==
+            lax.GatherScatterMode.PROMISE_IN_BOUNDS):
+        _check_static_indices_in_bounds(parsed, arr.shape, normalize_indices)
     for strategy in (_static_slice, _dynamic_slice):
         try:
             return strategy(arr, parsed, mode, normalize_indices)

@@ -225,6 +225,23 @@ def _parse_subscripts(subscripts, shapes):
     return expanded, output
 
 
+def _label_sizes(inputs, shapes) -> dict:
+    """The size of every index label, checked as opt_einsum (which JAX uses) checks it: a
+    label has one size in every operand, except that size 1 broadcasts."""
+    sizes = {}
+    for k, (term, shape) in enumerate(zip(inputs, shapes)):
+        if len(term) != len(shape):
+            raise ValueError(f"Einstein sum subscript '{term}' does not contain the correct "
+                             f"number of indices for operand {k}.")
+        for name, d in zip(term, shape):
+            if sizes.get(name, 1) == 1:
+                sizes[name] = d
+            elif d not in (1, sizes[name]):
+                raise ValueError(f"Size of label '{name}' for operand {k} ({sizes[name]}) "
+                                 f"does not match previous terms ({d}).")
+    return sizes
+
+
 def _optimal_path(inputs, output, sizes):
     """opt_einsum's ``'optimal'`` path: try every order of pairwise contractions (depth
     first, pruning any order already costlier than the best found) and keep the one with
@@ -303,10 +320,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     operands = list(util.ensure_arraylike_tuple("einsum", operands))
     shapes = [np.shape(o) for o in operands]
     inputs, output = _parse_subscripts(subscripts, shapes)
-    sizes = {}
-    for term, shape in zip(inputs, shapes):
-        for name, d in zip(term, shape):
-            sizes[name] = d if sizes.get(name, 1) == 1 else sizes[name]
+    sizes = _label_sizes(inputs, shapes)
     steps = _contractions(inputs, output, sizes, optimize)
     if preferred_element_type is None:
         dtype, weak = dtypes.result_type(*operands, return_weak_type_flag=True)

@@ -13,6 +13,7 @@ scalars) one rank. ``jnp`` functions follow NumPy instead, so they first
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import operator
 from typing import Sequence
@@ -58,8 +59,23 @@ def eager_jit(fun):
         trace = core.trace_ctx.trace
         if trace is core.eval_trace or isinstance(trace, batching.BatchTrace):
             return jitted(*args, **kwargs)
+        for i, x in enumerate(args):
+            if type(x) is int:
+                _check_int_fits(fun, i, x)
         return fun(*args, **kwargs)
     return dispatch
+
+
+def _check_int_fits(fun, position: int, x: int):
+    """A Python int passed to a jit must fit its weak integer type. In JAX that holds
+    for every ``jnp`` call (they are jits), so it is checked under a trace too."""
+    try:
+        core.shaped_abstractify(x)
+    except OverflowError:
+        name = list(inspect.signature(fun).parameters)[position]
+        raise OverflowError("An overflow was encountered while parsing an argument to a "
+                            f"jitted computation, whose argument path is {name}. Got "
+                            f"{type(x)} with value {x}") from None
 
 
 def _jax_array_protocol(x):
@@ -92,6 +108,16 @@ def check_no_float0s(fun_name: str, *args):
             "np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular "
             "zeros array. \nIf you didn't expect to get a float0 you might have "
             "accidentally taken a gradient with respect to an integer argument.")
+
+
+def check_for_prngkeys(fun_name: str, *args):
+    """Keys do not mix with numbers. (Arguments of one key dtype pass: the primitives'
+    own rules reject what keys cannot do.)"""
+    arg_dtypes = [dtypes.dtype(a) for a in args]
+    if len(set(arg_dtypes)) > 1 and any(dtypes.issubdtype(d, dtypes.prng_key)
+                                        for d in arg_dtypes):
+        raise TypeError(f"{fun_name} does not accept dtypes "
+                        f"{', '.join(map(str, arg_dtypes))}.")
 
 
 def ensure_arraylike(fun_name: str, *args):
@@ -264,6 +290,7 @@ def _check_args(fun_name, args):
     check_arraylike(fun_name, *args)
     args = [_canonical_host_value(_jax_array_protocol(a)) for a in args]
     check_no_float0s(fun_name, *args)
+    check_for_prngkeys(fun_name, *args)
     return args
 
 
@@ -280,10 +307,12 @@ def _one_array_type(args, kinds):
     weak type? Then dtype promotion has nothing to do. Checked first because every
     ``jnp`` call promotes, and this is by far its most common case."""
     first = getattr(args[0], "aval", None)
-    if first is None or first.dtype.kind not in kinds:
+    if first is None or not isinstance(first.dtype, np.dtype) or first.dtype.kind not in kinds:
         return False
     if first.dtype.itemsize == 8 and not config.jax_enable_x64:
         return False                # a 64-bit array made under x64: canonicalize it
+    if first.weak_type and first.dtype.kind == "b" and len(args) > 1:
+        return False                # promoting bools gives a strong bool, even weak ones
     return all((a := getattr(x, "aval", None)) is not None and a.dtype == first.dtype
                and a.weak_type == first.weak_type for x in args[1:])
 

@@ -68,9 +68,8 @@ class Compiled:
         args = [getattr(a, "_base_array", a)      # typed keys are passed as their words
                 for a, keep in zip(args, self.kept_invars) if keep]
         for a in args:
-            if isinstance(a, runtime.ArrayImpl) and a.is_deleted():
-                raise RuntimeError(f"Array has been deleted with shape="
-                                   f"{a.aval.str_short()}.")
+            if isinstance(a, runtime.ArrayImpl):
+                runtime.check_not_deleted(a)
         committed = runtime.committed_devices(args) is not None
         arrays = [runtime.device_put(a, s) for a, s in zip(args, self.in_shardings)]
         if not self.module_context.host_callbacks and not self.ordered_effects:

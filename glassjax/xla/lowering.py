@@ -15,6 +15,7 @@ and ``dispatch`` passes the token of one execution on to the next.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from typing import Callable, NamedTuple, Sequence
 
@@ -101,6 +102,10 @@ def dtype_to_ir_type(dtype) -> ir.Type:
 def aval_to_ir_type(aval) -> ir.RankedTensorType:
     if isinstance(aval.dtype, dtypes.ExtendedDType):   # held as its physical array
         aval = aval.dtype.physical_aval(aval)
+    if math.prod(aval.shape) * aval.dtype.itemsize >= 2 ** 63:
+        # XLA aborts the process on such a shape; a learner's typo must not.
+        raise ValueError(f"Cannot lower a value of type {aval.str_short()}: its size in "
+                         "bytes does not fit in 64 bits.")
     return ir.RankedTensorType.get(aval.shape, dtype_to_ir_type(aval.dtype))
 
 

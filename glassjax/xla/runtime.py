@@ -444,6 +444,15 @@ def _host_aval(x) -> core.ShapedArray:
     return core.get_aval(x)
 
 
+def check_not_deleted(x: ArrayImpl) -> None:
+    """Raise JAX's error for a deleted or donated array. jaxlib's C++ does not check
+    every entry point (moving a freed buffer to another device, or exporting it by
+    DLPack, crashes the process), so every function here that hands an array's buffers
+    to jaxlib calls this first."""
+    if x.is_deleted():
+        raise RuntimeError(f"Array has been deleted with shape={x.aval.str_short()}.")
+
+
 def device_put(x, device=None, *, committed: bool = False,
                aval: core.ShapedArray | None = None) -> ArrayImpl:
     """Put ``x`` (NumPy array, NumPy or Python scalar, or device array) on ``device``: a
@@ -467,6 +476,7 @@ def device_put(x, device=None, *, committed: bool = False,
 
 
 def _move(x: ArrayImpl, device, committed: bool) -> ArrayImpl:
+    check_not_deleted(x)
     source = x._sharding
     target = source if device is None else _as_sharding(device)
     if target.num_devices != source.num_devices:      # a different layout: via the host
@@ -483,6 +493,7 @@ def _move(x: ArrayImpl, device, committed: bool) -> ArrayImpl:
 
 def copy_array(x: ArrayImpl) -> ArrayImpl:
     """A new device array with its own buffers, on the same devices."""
+    check_not_deleted(x)
     sharding = x._sharding
     copy, = xc.batched_copy_array_to_devices_with_sharding(
         [x], [_jax.DeviceList(sharding._device_assignment)], [sharding],
@@ -518,6 +529,7 @@ def committed_devices(args, arg_names=None, fun_name="") -> tuple | None:
 
 def shards(x: ArrayImpl) -> list[ArrayImpl]:
     """The per-device pieces of ``x`` (single-device arrays), in device-assignment order."""
+    check_not_deleted(x)
     if isinstance(x._sharding, SingleDeviceSharding):
         return [x]
     with answering_jaxlib_imports():
@@ -530,6 +542,7 @@ def to_numpy(x: ArrayImpl) -> np.ndarray:
     On CPU, jaxlib can hand out a view of a device buffer without copying; a real copy
     (other platforms, or pieces assembled from several devices) is cached on the array,
     so reading an array twice transfers it once."""
+    check_not_deleted(x)
     if x._npy_value is not None:
         return x._npy_value
     sharding = x._sharding
@@ -567,6 +580,7 @@ def start_copy_to_host(x: ArrayImpl) -> None:
 
 def to_dlpack(x: ArrayImpl, stream=None):
     """A DLPack capsule sharing ``x``'s buffer (single-device arrays only)."""
+    check_not_deleted(x)
     with answering_jaxlib_imports():
         return _jax.buffer_to_dlpack_managed_tensor(x, stream=stream)
 
