@@ -16,18 +16,26 @@ from glassjax.jit import jit, make_jaxpr
 from glassjax import core, tree_util
 
 
+def _not_data(args) -> list[int]:
+    """Positions of arguments that hold something other than arrays and numbers (an
+    axis name like ``'i'``, a function, a dtype): they can only be static arguments."""
+    return [i for i, a in enumerate(args)
+            if not all(map(core.valid_jaxtype, tree_util.tree_leaves(a)))]
+
+
 class StageError(Exception):
     """A stage after tracing failed; the message says which one and why."""
 
 
 class Stages:
-    """The stages of ``fun(*args, **kwargs)``; ``static_argnums`` as for ``jit``."""
+    """The stages of ``fun(*args, **kwargs)``; ``static_argnums`` as for ``jit`` (a
+    positional argument that is not made of arrays and numbers is always static)."""
 
     def __init__(self, fun, args=(), kwargs=None, *, static_argnums=(), axis_env=None):
         self.fun = fun
         self.args = tuple(args)
         self.kwargs = dict(kwargs or {})
-        self.static_argnums = tuple(static_argnums)
+        self.static_argnums = tuple(sorted({*static_argnums, *_not_data(self.args)}))
         self.axis_env = list(axis_env) if axis_env else None
         self.timings: dict[str, float] = {}      # stage -> milliseconds
         self._done: dict = {}
