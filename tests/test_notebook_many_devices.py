@@ -90,7 +90,7 @@ def test_pmap_shows_jaxpr_cluster_with_mesh_and_one_row_per_device(shell, tmp_pa
 
     dot = dot_file.read_text()
     assert clusters(dot) == {
-        "cluster_e0": "jit: _fun\npmap = jit of a shard_map",
+        "cluster_e0": "jit: _fun",
         "cluster_e0_r0_e0": "shard_map\nmesh: i=8\ndevices: [0, 1, 2, 3, 4, 5, 6, 7]\n"
                             "check_vma=False\nthe body runs once on every device",
         "cluster_legend": "named axes"}
@@ -230,3 +230,20 @@ def test_sharded_jit_result_one_row_per_device(shell):
         np.testing.assert_allclose(np.array(eval(value)), piece, rtol=1e-6)
     grid = re.findall(r'title="devices (\d+)">CPU (\d+)</td>', data["text/html"])
     assert [int(d) for d, _ in grid] == [7, 6, 5, 4, 3, 2, 1, 0]   # row by row
+
+
+def test_axis_names_given_by_keyword_and_the_explorer(shell):
+    data, _ = shown(shell, "%jaxpr --axis-env i=4 --view text lax.pmean(jnp.ones(2), "
+                           "axis_name='i')")
+    expected = make_jaxpr(lambda x: lax.pmean(x, axis_name="i"),
+                          axis_env=[("i", 4)])(jnp.ones(2))
+    assert data["text/plain"] == str(expected)
+    data, _ = shown(shell, "%jaxpr --axis-env i=4 --view widget lax.psum(jnp.ones(2), 'i')")
+    assert data["text/plain"] == "glassjax explorer: psum"
+    from glassjax.notebook.widgets import TABS, explore
+    ex = explore(lax.psum, jnp.ones(2), "i", axis_env=[("i", 4)])
+    ex.tabs.selected_index = TABS.index("Graph")
+    graph = ex.panes[TABS.index("Graph")].value
+    assert "axis environment" in graph and "axis i" in graph
+    ex.tabs.selected_index = TABS.index("Result")
+    assert "only traced" in ex.panes[TABS.index("Result")].value

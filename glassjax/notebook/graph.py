@@ -158,13 +158,6 @@ def _shard_map_layout(eqn) -> Layout:
                                 "the body runs once on every device"], [body])
 
 
-def _jit_title(eqn) -> list[str]:
-    """A jit's name; a jit whose whole body is one shard_map is what ``pmap`` builds."""
-    inner = _open(eqn.params["jaxpr"])[0].eqns
-    pmap = len(inner) == 1 and inner[0].primitive.name == "shard_map"
-    return [f"jit: {_name(eqn)}", *(["pmap = jit of a shard_map"] if pmap else [])]
-
-
 def _name(eqn, param="jaxpr"):
     """The called function's name: the ``name`` param (jit), or else the name recorded
     when the sub-jaxpr was traced (custom_jvp_call prints it the same way)."""
@@ -178,8 +171,8 @@ LAYOUTS: dict[str, Callable] = {
     "cond": _cond_layout,
     "while": _while_layout,
     "scan": _scan_layout,
-    "jit": _call_layout("jit", _jit_title, "jaxpr"),
-    "pjit": _call_layout("jit", _jit_title, "jaxpr"),
+    "jit": _call_layout("jit", lambda e: [f"jit: {_name(e)}"], "jaxpr"),
+    "pjit": _call_layout("jit", lambda e: [f"jit: {_name(e)}"], "jaxpr"),
     "shard_map": _shard_map_layout,
     "custom_jvp_call": _call_layout(
         "custom", lambda e: [f"custom_jvp_call: {_name(e, 'call_jaxpr')}",
