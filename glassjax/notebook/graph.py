@@ -245,10 +245,6 @@ def collective_axes(eqn) -> tuple[str, ...]:
                  if isinstance(n, str))
 
 
-def is_collective(eqn) -> bool:
-    return bool(collective_axes(eqn))
-
-
 # ----------------------------------------------------------------------------------------
 # Drawing
 # ----------------------------------------------------------------------------------------
