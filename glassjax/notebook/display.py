@@ -6,50 +6,26 @@ inline SVG, a table of results). Everything that comes from the program or the u
 (names, values, params) is HTML-escaped here, or XML-escaped by Graphviz inside SVG, so
 it shows as text and never acts as markup.
 
-The styles live in ``static/glassjax.css`` (built from ``extension/``) and travel
-inside each output, so saved notebooks look the same anywhere, offline too.
+The boxes, sections and styles come from ``page``; a sharded result also shows
+``visualize_array_sharding``'s grid (``sharding_grid``).
 """
 from __future__ import annotations
 
-import functools
 import html
-import importlib.resources
 import re
 
 import graphviz
 import numpy as np
 
-from glassjax import core
+from glassjax import core, debug
 from glassjax.notebook import graph as graph_lib
+from glassjax.notebook import sharding_grid
+from glassjax.notebook.page import css, error_box, pre, section, wrap  # noqa: F401 (API)
 from glassjax.notebook.stages import StageError
 
 # Graphs of more equations are not drawn unless asked for: dot's layout time grows
 # quickly (see benchmarks/notebook_bench.py) and such pictures are unreadable anyway.
 AUTO_GRAPH_LIMIT = 400
-
-
-@functools.lru_cache(maxsize=None)
-def css() -> str:
-    return (importlib.resources.files("glassjax.notebook") / "static" /
-            "glassjax.css").read_text(encoding="utf-8")
-
-
-def wrap(*parts: str) -> str:
-    """One output's HTML: its parts in a ``.glassjax`` box that carries the styles."""
-    return f'<div class="glassjax"><style>{css()}</style>{"".join(parts)}</div>'
-
-
-def section(title: str, body: str) -> str:
-    return (f'<div class="gj-section"><div class="gj-title">{html.escape(title)}</div>'
-            f'{body}</div>')
-
-
-def pre(text: str, cls: str = "gj-code") -> str:
-    return f'<pre class="{cls}">{html.escape(text)}</pre>'
-
-
-def error_box(message: str) -> str:
-    return f'<div class="gj-error">{html.escape(message)}</div>'
 
 
 # ----------------------------------------------------------------------------------------
@@ -129,8 +105,15 @@ def _shard_table(shards) -> str:
     rows = "".join(f"<tr><td>{html.escape(repr(s.device))}</td>"
                    f"<td>{html.escape(str(s.index))}</td>"
                    f"<td>{pre(_value_text(s.data))}</td></tr>" for s in shards)
-    return (f'<table class="gj-table"><tr><th>device</th><th>index</th><th>value</th></tr>'
-            f"{rows}</table>")
+    return (f'<table class="gj-table gj-shards"><tr><th>device</th><th>index</th>'
+            f"<th>value</th></tr>{rows}</table>")
+
+
+def _grid(x) -> str:
+    """``visualize_array_sharding``'s picture of a 1-D or 2-D array, else nothing."""
+    if not 1 <= np.ndim(x) <= 2 or 0 in np.shape(x):
+        return ""
+    return sharding_grid.grid_table(debug.ShardingGrid(np.shape(x), x.sharding))
 
 
 def results_html(names, leaves, heading="output") -> str:
@@ -139,7 +122,7 @@ def results_html(names, leaves, heading="output") -> str:
     rows = []
     for name, x in zip(names, leaves):
         shards = _shards(x)
-        where = _shard_table(shards) if shards else html.escape(_place(x))
+        where = _grid(x) + _shard_table(shards) if shards else html.escape(_place(x))
         rows.append(f"<tr><td>{html.escape(name)}</td><td>{pre(_value_text(x))}</td>"
                     f"<td>{html.escape(str(np.shape(x)))}</td>"
                     f"<td>{html.escape(_dtype(x))}</td><td>{where}</td></tr>")
@@ -149,10 +132,15 @@ def results_html(names, leaves, heading="output") -> str:
 
 
 def results_text(names, leaves) -> str:
+    """``name = value  (on device)``; for an array on several devices, then one line
+    per device: the index of the part it holds (as ``shard.index``) and its value."""
     lines = []
     for name, x in zip(names, leaves):
-        device = ", ".join(repr(s.device) for s in _shards(x)) or _place(x)
+        shards = _shards(x)
+        device = ", ".join(repr(s.device) for s in shards) or _place(x)
         lines.append(f"{name} = {x!r}  (on {device})")
+        lines += [f"  {s.device!r} {s.index}: {_value_text(s.data)}"
+                  for s in shards]
     return "\n".join(lines)
 
 

@@ -13,6 +13,14 @@ operands feed which region and how results return: a loop's carry goes back alon
 dashed back edge, a scan's ``xs`` are sliced on the way in and its ``ys`` stacked on the
 way out, ``cond``'s index picks one branch.
 
+Many-device programs: a ``shard_map`` (and so ``pmap``, which is a ``jit`` of one
+``shard_map``) is a cluster titled with its mesh (axis names, sizes, device ids); the
+edges that enter and leave it carry the ``in_specs`` / ``out_specs`` that split and
+reassemble the arrays. A collective (``psum``, ``all_gather``, ``ppermute``, ...) is
+filled with the colour of each named axis it communicates across, and an ``axis_env``
+and the named axes get a legend: one colour per axis name, given in the order the
+names are met (the axis environment first), so a program always gets the same colours.
+
 Node ids are derived from positions in the program (``e3`` is equation 3, ``e3_r1_e0``
 the first equation of its second region), so the same program always gives the same
 DOT text, byte for byte.
@@ -30,10 +38,15 @@ from glassjax.notebook.naming import PrintedNames
 # Fill colours by role; clusters by the kind of primitive that made them.
 COLORS = {
     "input": "#dbeafe", "const": "#e5e7eb", "output": "#dcfce7", "highlight": "#fde68a",
-    "collective": "#fee2e2", "legend": "#fef9c3", "binder": "#f8fafc",
+    "legend": "#fef9c3", "binder": "#f8fafc",
     "cond": "#f3e8ff", "while": "#ffedd5", "scan": "#ecfccb", "jit": "#e0f2fe",
-    "custom": "#fce7f3", "checkpoint": "#f1f5f9", "other": "#f5f5f4",
+    "custom": "#fce7f3", "checkpoint": "#f1f5f9", "shard_map": "#ede9fe",
+    "other": "#f5f5f4",
 }
+# One fill per named axis, in the order the names are met (the first is the colour a
+# collective always had, so a one-axis program looks as before).
+AXIS_COLORS = ["#fee2e2", "#bfdbfe", "#bbf7d0", "#f5d0fe", "#a5f3fc", "#fed7aa",
+               "#d9f99d", "#e9d5ff"]
 PARAM_WIDTH = 40          # longer parameter values are cut, the full text is in the jaxpr
 
 
@@ -119,6 +132,32 @@ def _call_layout(kind, title, param):
     return layout
 
 
+def _mesh_lines(mesh) -> list[str]:
+    """``mesh: i=8`` and the device ids in the mesh's shape (an abstract mesh has none
+    yet: they are chosen when the program is compiled)."""
+    axes = ", ".join(f"{n}={s}" for n, s in zip(mesh.axis_names, mesh.axis_sizes))
+    ids = getattr(mesh, "device_ids", None)
+    if ids is None:
+        return [f"mesh: {axes}", "devices: chosen at compile time"]
+    text = np.array2string(np.asarray(ids), separator=", ", threshold=64)
+    return [f"mesh: {axes}", "devices: " + " ".join(text.split())]
+
+
+def _shard_map_layout(eqn) -> Layout:
+    """A shard_map runs its body once per device of its mesh: in_specs say how each
+    operand is split into the per-device blocks the binders show, out_specs how the
+    per-device results are put back together."""
+    p = eqn.params
+    jaxpr, consts = _open(p["jaxpr"])
+    body = Region("per-device body", jaxpr, consts, operands=range(len(eqn.invars)),
+                  binder_notes={k: f"in_specs: {s}" for k, s in enumerate(p["in_specs"])},
+                  results=range(len(eqn.outvars)),
+                  result_notes={k: f"out_specs: {s}" for k, s in enumerate(p["out_specs"])})
+    return Layout("shard_map", ["shard_map", *_mesh_lines(p["mesh"]),
+                                f"check_vma={p['check_vma']}",
+                                "the body runs once on every device"], [body])
+
+
 def _name(eqn, param="jaxpr"):
     """The called function's name: the ``name`` param (jit), or else the name recorded
     when the sub-jaxpr was traced (custom_jvp_call prints it the same way)."""
@@ -134,6 +173,7 @@ LAYOUTS: dict[str, Callable] = {
     "scan": _scan_layout,
     "jit": _call_layout("jit", lambda e: [f"jit: {_name(e)}"], "jaxpr"),
     "pjit": _call_layout("jit", lambda e: [f"jit: {_name(e)}"], "jaxpr"),
+    "shard_map": _shard_map_layout,
     "custom_jvp_call": _call_layout(
         "custom", lambda e: [f"custom_jvp_call: {_name(e, 'call_jaxpr')}",
                              "its derivative is a custom JVP rule"], "call_jaxpr"),
@@ -196,11 +236,13 @@ def count_eqns(jaxpr: core.Jaxpr) -> int:
                for e in jaxpr.eqns)
 
 
-def is_collective(eqn) -> bool:
-    """Equations that communicate across a named axis (``psum[axes=('i',)]``,
-    ``all_gather[axis_name=i]``, ...), unlike reductions over positional axes."""
+def collective_axes(eqn) -> tuple[str, ...]:
+    """The named axes an equation communicates across (``psum[axes=('i',)]``,
+    ``all_gather[axis_name=('y',)]``, ``axis_index[axis_name=i]``, ...); () for every
+    other equation, reductions over positional axes included."""
     names = eqn.params.get("axis_name", eqn.params.get("axes", ()))
-    return any(isinstance(n, str) for n in (names if isinstance(names, tuple) else (names,)))
+    return tuple(n for n in (names if isinstance(names, tuple) else (names,))
+                 if isinstance(n, str))
 
 
 # ----------------------------------------------------------------------------------------
@@ -233,6 +275,22 @@ class _Drawing:
         self.highlight = set(highlight)
         self.edges: list = []
         self.first_node: dict = {}           # region id -> a node inside it (for lhead)
+        self.axis_colors: dict = {}          # axis name -> fill, in order of meeting
+        self.axis_sizes: dict = {}           # axis name -> size, where it is known
+
+    def axis_color(self, name: str) -> str:
+        if name not in self.axis_colors:
+            self.axis_colors[name] = AXIS_COLORS[len(self.axis_colors) % len(AXIS_COLORS)]
+        return self.axis_colors[name]
+
+    def collective_attrs(self, axes) -> dict:
+        """A collective's fill (one colour per axis, shading into each other) and a
+        tooltip saying how many devices take part along each axis (where the mesh or
+        the axis environment says)."""
+        across = ", ".join(f"{a} ({self.axis_sizes[a]} devices)" if a in self.axis_sizes
+                           else a for a in axes)
+        return {"fillcolor": ":".join(self.axis_color(a) for a in axes),
+                "tooltip": label(f"communicates across {across}")}
 
     # -- primitives of the picture ----------------------------------------------------
 
@@ -277,16 +335,28 @@ class _Drawing:
                      f"({inner} equation{'s' * (inner != 1)} inside)"]
         else:
             lines = [eqn.primitive.name, *param_lines(eqn)]
-        fill = (COLORS["highlight"] if nid in self.highlight else
-                COLORS["collective"] if is_collective(eqn) else "white")
-        self.node(g, nid, lines, scope, style="rounded,filled", fillcolor=fill,
-                  peripheries="2" if has_subs else "1")
+        axes = collective_axes(eqn)
+        attrs = {"fillcolor": COLORS["highlight"] if nid in self.highlight else "white"}
+        if axes and nid not in self.highlight:
+            attrs = self.collective_attrs(axes)
+        self.node(g, nid, lines, scope, style="rounded,filled",
+                  peripheries="2" if has_subs else "1", **attrs)
         for k, atom in enumerate(eqn.invars):
             self.feed(g, atom, env, nid, k, scope)
         for v in eqn.outvars:
             env[v] = nid
 
     def expanded(self, g, eqn, nid, env, level, scope):
+        mesh = eqn.params.get("mesh") if eqn.primitive.name == "shard_map" else None
+        outer_sizes = dict(self.axis_sizes)
+        if mesh is not None:                 # inside, collectives know their sizes
+            self.axis_sizes.update(zip(mesh.axis_names, mesh.axis_sizes))
+            for name in mesh.axis_names:
+                self.axis_color(name)
+        self._expanded(g, eqn, nid, env, level, scope)
+        self.axis_sizes = outer_sizes
+
+    def _expanded(self, g, eqn, nid, env, level, scope):
         layout = LAYOUTS.get(eqn.primitive.name, _generic_layout)(eqn)
         fill = COLORS["highlight"] if nid in self.highlight else COLORS[layout.kind]
         exit_id = f"{nid}_out"
@@ -372,6 +442,9 @@ def to_graphviz(closed_jaxpr, depth: int | None = None, rankdir: str = "TB", *,
     if arg_names is not None and len(arg_names) != len(jaxpr.invars):
         arg_names = None                     # lifted constants: names would not line up
     drawing = _Drawing(PrintedNames(jaxpr), depth, highlight)
+    for name, size in axis_env or ():
+        drawing.axis_color(name)
+        drawing.axis_sizes[name] = size
     names = drawing.names
     g = graphviz.Digraph(name="jaxpr")
     g.attr(rankdir=rankdir, compound="true", newrank="true", fontname="Helvetica",
@@ -399,10 +472,29 @@ def to_graphviz(closed_jaxpr, depth: int | None = None, rankdir: str = "TB", *,
             drawing.node(s, f"out{i}", [f"output {i}", *extra], shape="house",
                          style="filled", fillcolor=COLORS["output"])
             drawing.feed(g, v, env, f"out{i}", 0, None)
-    if axis_env:
-        lines = ["axis environment"] + [f"{name}: size {size}" for name, size in axis_env]
-        g.node("legend", label(*lines), shape="note", style="filled",
-               fillcolor=COLORS["legend"])
+    _legend(g, drawing, axis_env)
     for tail, head, lab, attrs in drawing.edges:
         g.edge(tail, head, lab, **attrs)
     return g
+
+
+def _legend(g, drawing, axis_env):
+    """The axis environment (``legend``), and a swatch of colour per named axis."""
+    if not axis_env and not drawing.axis_colors:
+        return
+    with g.subgraph(name="cluster_legend") as c:
+        c.attr(label=label("named axes"), style="rounded,dashed", color="#94a3b8",
+               rank="same")
+        ids = []
+        if axis_env:
+            lines = ["axis environment"] + [f"{name}: size {size}"
+                                            for name, size in axis_env]
+            c.node("legend", label(*lines), shape="note", style="filled",
+                   fillcolor=COLORS["legend"])
+            ids.append("legend")
+        for k, (name, color) in enumerate(drawing.axis_colors.items()):
+            c.node(f"axis{k}", label(f"axis {name}"), shape="box", style="rounded,filled",
+                   fillcolor=color, fontsize="9")
+            ids.append(f"axis{k}")
+        for tail, head in zip(ids, ids[1:]):     # left to right, in order
+            c.edge(tail, head, style="invis")

@@ -13,10 +13,11 @@ from __future__ import annotations
 import html
 
 from glassjax.debug import ShardingGrid
-from glassjax.notebook import display as display_lib
+from glassjax.notebook.page import wrap
 
 
-def grid_html(grid: ShardingGrid) -> str:
+def grid_table(grid: ShardingGrid) -> str:
+    """The grid as a bare ``<table>`` (to place inside another output)."""
     widths = grid.column_widths()
     colors = grid.colors() if grid.use_color else None
     border = "none" if colors else "1px solid currentColor"
@@ -34,9 +35,13 @@ def grid_html(grid: ShardingGrid) -> str:
             cells.append(f'<td style="{style}" title="devices {html.escape(devices)}">'
                          f"{html.escape(cell.label)}</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    table = ('<table class="gj-sharding" style="border-collapse:collapse;'
-             f'font-family:monospace;table-layout:fixed">{"".join(rows)}</table>')
-    return display_lib.wrap(table)
+    return ('<table class="gj-sharding" style="border-collapse:collapse;'
+            f'font-family:monospace;table-layout:fixed">{"".join(rows)}</table>')
+
+
+def grid_html(grid: ShardingGrid) -> str:
+    """The grid as one notebook output, styles included."""
+    return wrap(grid_table(grid))
 
 
 def grid_mimebundle(grid: ShardingGrid) -> dict:

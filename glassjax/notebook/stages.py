@@ -12,8 +12,20 @@ from __future__ import annotations
 
 import time
 
+import functools
+
 from glassjax.jit import jit, make_jaxpr
 from glassjax import core, tree_util
+
+
+def _is_data(x) -> bool:
+    """Whether a pytree holds only arrays and numbers, which can be traced."""
+    return all(map(core.valid_jaxtype, tree_util.tree_leaves(x)))
+
+
+def _not_data(args) -> list[int]:
+    """Positions of the arguments that can only be static."""
+    return [i for i, a in enumerate(args) if not _is_data(a)]
 
 
 class StageError(Exception):
@@ -21,13 +33,21 @@ class StageError(Exception):
 
 
 class Stages:
-    """The stages of ``fun(*args, **kwargs)``; ``static_argnums`` as for ``jit``."""
+    """The stages of ``fun(*args, **kwargs)``; ``static_argnums`` as for ``jit``. An
+    argument that is not made of arrays and numbers (an axis name like ``'i'``, a
+    function, a dtype) is always static: a positional one is added to
+    ``static_argnums``, keyword ones are bound into ``fun``."""
 
     def __init__(self, fun, args=(), kwargs=None, *, static_argnums=(), axis_env=None):
+        kwargs = dict(kwargs or {})
+        static_kwargs = {k: v for k, v in kwargs.items() if not _is_data(v)}
         self.fun = fun
+        if static_kwargs:
+            self.fun = functools.partial(fun, **static_kwargs)
+            self.fun.__name__ = getattr(fun, "__name__", type(fun).__name__)
         self.args = tuple(args)
-        self.kwargs = dict(kwargs or {})
-        self.static_argnums = tuple(static_argnums)
+        self.kwargs = {k: v for k, v in kwargs.items() if k not in static_kwargs}
+        self.static_argnums = tuple(sorted({*static_argnums, *_not_data(self.args)}))
         self.axis_env = list(axis_env) if axis_env else None
         self.timings: dict[str, float] = {}      # stage -> milliseconds
         self._done: dict = {}

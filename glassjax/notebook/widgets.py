@@ -98,11 +98,12 @@ def _html(*parts):
 class Explorer:
     """The explorer for ``fun(*args, **kwargs)``; displays itself in a notebook."""
 
-    def __init__(self, fun, args=(), kwargs=None, *, static_argnums=()):
+    def __init__(self, fun, args=(), kwargs=None, *, static_argnums=(), axis_env=None):
         self.fun = fun
         self.args = tuple(args)
         self.kwargs = dict(kwargs or {})
         self.static_argnums = tuple(static_argnums)
+        self.axis_env = axis_env          # named axes: the program is only traced
         self.transforms: list[tuple[str, object]] = []     # (name, in_axes)
         self._build()
         self._retrace()
@@ -110,7 +111,7 @@ class Explorer:
     @classmethod
     def from_stages(cls, stages: Stages) -> "Explorer":
         return cls(stages.fun, stages.args, stages.kwargs,
-                   static_argnums=stages.static_argnums)
+                   static_argnums=stages.static_argnums, axis_env=stages.axis_env)
 
     # -- the current program ------------------------------------------------------------
 
@@ -206,7 +207,8 @@ class Explorer:
             self.message.value = ""
         try:
             fun, args = self._program()
-            stages = Stages(fun, args, self.kwargs, static_argnums=self.static_argnums)
+            stages = Stages(fun, args, self.kwargs, static_argnums=self.static_argnums,
+                            axis_env=self.axis_env)
             stages.closed_jaxpr
         except Exception as e:
             if not self.transforms:
@@ -245,7 +247,8 @@ class Explorer:
         if tab == "Jaxpr":
             return display_lib.jaxpr_html(s.closed_jaxpr)
         if tab == "Graph":
-            return display_lib.graph_html(s.closed_jaxpr, result_names=s.result_names)
+            return display_lib.graph_html(s.closed_jaxpr, result_names=s.result_names,
+                                          axis_env=s.axis_env)
         if tab == "StableHLO":
             return display_lib.pre(s.stablehlo)
         if tab == "Compiled HLO":
@@ -272,7 +275,8 @@ class Explorer:
             f'<pre class="gj-step{" gj-current" * (k == i)}">'
             f"{html.escape(self.names.eqn_text(e))}</pre>" for k, e in enumerate(closed.eqns)])
         self.step_graph.value = _html(display_lib.graph_html(
-            closed, depth=0, highlight=[f"e{i}"], result_names=self.stages.result_names))
+            closed, depth=0, highlight=[f"e{i}"], result_names=self.stages.result_names,
+            axis_env=self.stages.axis_env))
         try:
             step = self.stepper[i]
         except Exception as e:
@@ -286,6 +290,7 @@ class Explorer:
                 [self.names.name(v) for v in step.eqn.outvars], step.outputs, "variable")))
 
 
-def explore(fun, *args, static_argnums=(), **kwargs) -> Explorer:
-    """An explorer for the call ``fun(*args, **kwargs)`` (display it in a notebook)."""
-    return Explorer(fun, args, kwargs, static_argnums=static_argnums)
+def explore(fun, *args, static_argnums=(), axis_env=None, **kwargs) -> Explorer:
+    """An explorer for the call ``fun(*args, **kwargs)`` (display it in a notebook);
+    ``axis_env`` as for ``make_jaxpr``, for functions that use collectives."""
+    return Explorer(fun, args, kwargs, static_argnums=static_argnums, axis_env=axis_env)
