@@ -47,10 +47,7 @@ def _executable(args, jaxpr, name, donated_invars, keep_unused, out_shardings=No
                 ) -> dispatch.Compiled:
     """The executable of ``jaxpr`` for where ``args`` live (compiled once per placement
     and argument layouts)."""
-    placement = _placement(args, jaxpr, name, keep_unused)
-    asked = [s for s in out_shardings or () if s is not None]
-    if asked and not placement.spmd:        # the results' mesh decides where it runs
-        placement = dispatch.Placement(asked[0].mesh._flat_devices_tuple, asked[0].mesh)
+    placement = _placement(args, jaxpr, name, keep_unused, out_shardings)
     shardings = dispatch.arg_shardings(args, placement)
     per_jaxpr = _executables.setdefault(jaxpr, {})
     key = (placement, shardings, donated_invars, keep_unused, out_shardings)
@@ -62,9 +59,10 @@ def _executable(args, jaxpr, name, donated_invars, keep_unused, out_shardings=No
     return compiled
 
 
-def _placement(args, jaxpr, name, keep_unused) -> dispatch.Placement:
+def _placement(args, jaxpr, name, keep_unused, out_shardings=None) -> dispatch.Placement:
     """Only the arguments the program reads pin it to devices: unused ones are dropped
-    (unless ``keep_unused``), so they may live anywhere, as in JAX."""
+    (unless ``keep_unused``), so they may live anywhere, as in JAX. Failing those, the
+    mesh of the results' ``out_shardings`` decides."""
     debug = jaxpr.jaxpr.debug_info
     names = [""] * len(args)
     if debug is not None:     # (the names of the leaves; lifted constants come first)
@@ -72,8 +70,12 @@ def _placement(args, jaxpr, name, keep_unused) -> dispatch.Placement:
     used = [True] * len(args) if keep_unused else \
         dispatch.lowering_used_invars(jaxpr.jaxpr)
     kept = [(a, n) for a, n, u in zip(args, names, used) if u]
-    return dispatch.placement_of([a for a, _ in kept], jaxpr.jaxpr,
-                                 [n for _, n in kept], name)
+    placement = dispatch.placement_of([a for a, _ in kept], jaxpr.jaxpr,
+                                      [n for _, n in kept], name)
+    asked = [s for s in out_shardings or () if s is not None]
+    if asked and not placement.spmd:
+        return dispatch.Placement(asked[0].mesh._flat_devices_tuple, asked[0].mesh)
+    return placement
 
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
@@ -610,23 +612,26 @@ class Traced(_StageInfo):
 
     def lower(self) -> "Lowered":
         return Lowered(self._jitted._name, self._result, self._donated,
-                       self._jitted._keep_unused, self._args)
+                       self._jitted._keep_unused, self._args,
+                       self._jitted._flat_out_shardings(self._result))
 
 
 class Lowered(_StageInfo):
     """``jit(f).lower(*args)``: the StableHLO module (``as_text()``), not yet compiled."""
 
-    def __init__(self, name, result: TraceResult, donated_invars, keep_unused, args=None):
+    def __init__(self, name, result: TraceResult, donated_invars, keep_unused, args=None,
+                 out_shardings=None):
         self._result = result
         self._donated = donated_invars
         closed = result.closed_jaxpr
         if args is None:        # (no example values: only the jaxpr's meshes count)
             args = [None] * len(closed.in_avals)
-        placement = _placement(args, closed, name, keep_unused)
+        placement = _placement(args, closed, name, keep_unused, out_shardings)
         self._lowered = dispatch.lower_jaxpr(
             name, closed, placement, donated_invars=donated_invars,
             keep_unused=keep_unused, result_names=_result_names(result.out_tree),
-            in_shardings=dispatch.arg_shardings(args, placement))
+            in_shardings=dispatch.arg_shardings(args, placement),
+            out_shardings=out_shardings)
         self._module_context = self._lowered.module_context
 
     def as_text(self, dialect=None, *, debug_info=False) -> str:

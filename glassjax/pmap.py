@@ -66,10 +66,9 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
                             f"with those types as leaves, but got {axes}.")
     cache: dict = {}
 
-    def pmapped(*args, **kwargs):
-        if _nesting.depth:         # a pmap inside a pmap: a named vmap on this device
-            return vmap(fun, in_axes=in_axes, out_axes=out_axes,
-                        axis_name=axis_name)(*args, **kwargs)
+    def prepare(args, kwargs):
+        """The jitted shard_map for this call signature, its mesh, the flat arguments
+        and their specs."""
         if static and max(static) >= len(args):
             raise ValueError(
                 f"pmapped function has static_broadcasted_argnums={static} but was called "
@@ -85,12 +84,23 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         mesh_devices = _mesh_devices(devices, backend, size, axis_size)
         donated = _donated_leaves(args, static, donate)
         key = (static_args, in_tree, tuple(axes_flat), mesh_devices)
-        jitted = cache.get(key)
-        if jitted is None:
-            jitted = cache[key] = _build(fun, args, static, in_tree, axes_flat, out_axes,
-                                         mesh_devices, axis_name, donated)
-        mesh, jitted_fun = jitted
-        specs = [_axis_spec(axis_name, ax) for ax in axes_flat]
+        built = cache.get(key)
+        if built is None:
+            built = cache[key] = _build(fun, args, static, in_tree, axes_flat, out_axes,
+                                        mesh_devices, axis_name, donated)
+        mesh, jitted_fun = built
+        return mesh, jitted_fun, leaves, [_axis_spec(axis_name, ax) for ax in axes_flat]
+
+    def place(mesh, leaves, specs):
+        """The slices laid out over the mesh before the call, as JAX does."""
+        return [x if isinstance(x, core.Tracer) else runtime.device_put(
+            x, NamedSharding(mesh, spec), committed=True) for x, spec in zip(leaves, specs)]
+
+    def pmapped(*args, **kwargs):
+        if _nesting.depth:         # a pmap inside a pmap: a named vmap on this device
+            return vmap(fun, in_axes=in_axes, out_axes=out_axes,
+                        axis_name=axis_name)(*args, **kwargs)
+        mesh, jitted_fun, leaves, specs = prepare(args, kwargs)
         eager = core.trace_ctx.trace is core.eval_trace
         if eager and runtime.process_count() > 1:
             # Each process passes its own slices: together they make the global inputs;
@@ -100,15 +110,17 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             return array_creation.global_array_to_host_local_array(
                 out, mesh, tree_util.tree_map(lambda ax: _axis_spec(axis_name, ax),
                                               out_axes, is_leaf=lambda x: x is None))
-        if eager:     # place the slices, as JAX does
-            leaves = [x if isinstance(x, core.Tracer) else runtime.device_put(
-                x, NamedSharding(mesh, spec), committed=True)
-                for x, spec in zip(leaves, specs)]
-        return jitted_fun(*leaves)
+        return jitted_fun(*(place(mesh, leaves, specs) if eager else leaves))
+
+    def lower(*args, **kwargs):
+        """``pmap(f).lower(x)``: the lowered jit of the shard_map, inputs split."""
+        mesh, jitted_fun, leaves, specs = prepare(args, kwargs)
+        return jitted_fun.lower(*place(mesh, leaves, specs))
 
     pmapped.__name__ = getattr(fun, "__name__", "<unnamed function>")
     pmapped.__doc__ = getattr(fun, "__doc__", None)
     pmapped.__wrapped__ = fun
+    pmapped.lower = lower
     return pmapped
 
 
@@ -140,7 +152,9 @@ def _build(fun, args, static, in_tree, axes_flat, out_axes, devices, axis_name, 
                                    is_leaf=lambda x: x is None)
     mapped = shard_map(_fun, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
                        check_vma=False)
-    return mesh, jit(mapped, donate_argnums=donated)
+    out_shardings = tree_util.tree_map(lambda spec: NamedSharding(mesh, spec), out_specs,
+                                       is_leaf=lambda x: isinstance(x, PartitionSpec))
+    return mesh, jit(mapped, donate_argnums=donated, out_shardings=out_shardings)
 
 
 def _donated_leaves(args, static, donate) -> tuple:

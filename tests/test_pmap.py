@@ -292,3 +292,32 @@ def test_jit_of_pmap_and_pmap_of_jit():
     np.testing.assert_array_equal(f(jnp.arange(4.)), [12.] * 4)
     g = jax.jit(jax.pmap(lambda v: v + lax.axis_index('i'), axis_name='i'))
     np.testing.assert_array_equal(g(jnp.zeros(4)), [0., 1., 2., 3.])
+
+
+def test_lowered_text_is_jaxs():
+    text = jax.pmap(lambda x: x / lax.psum(x, 'i'), axis_name='i').lower(
+        jnp.arange(4.)).as_text()
+    assert text == """\
+module @jit__fun attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["i"=4]> {stablehlo.mesh = {axes = [{name = "i", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"i"}]>}) -> (tensor<4xf32> {jax.result_info = "result", sdy.sharding = #sdy.sharding<@mesh, [{"i"}]>}) {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"i"}]>] out_shardings=[<@mesh, [{"i"}]>] manual_axes={"i"} (%arg1: tensor<1xf32>) {
+      %1 = stablehlo.reshape %arg1 : (tensor<1xf32>) -> tensor<f32>
+      %2 = "stablehlo.all_reduce"(%1) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, use_global_device_ids}> ({
+      ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):
+        %5 = stablehlo.add %arg2, %arg3 : tensor<f32>
+        stablehlo.return %5 : tensor<f32>
+      }) : (tensor<f32>) -> tensor<f32>
+      %3 = stablehlo.divide %1, %2 : tensor<f32>
+      %4 = stablehlo.broadcast_in_dim %3, dims = [] : (tensor<f32>) -> tensor<1xf32>
+      sdy.return %4 : tensor<1xf32>
+    } : (tensor<4xf32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+"""
+
+
+def test_one_device_mesh():
+    np.testing.assert_array_equal(jax.pmap(lambda x: x + 1.0)(jnp.ones((1, 3))),
+                                  [[2., 2., 2.]])
