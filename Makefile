@@ -7,7 +7,7 @@ VENV        := .venv
 PY          := $(VENV)/bin/python
 STAMP       := $(VENV)/.installed
 LAB_STAMP   := $(VENV)/.installed-lab
-PYTEST_ARGS ?= -ra
+PYTEST_ARGS ?= -ra -n 2 --dist loadfile
 CONFORMANCE := ../shared/conformance/run.py
 
 # Notebooks are executed and their outputs compared by nbval, when there are any.
