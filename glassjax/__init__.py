@@ -29,6 +29,7 @@ from glassjax.mesh import make_mesh, set_mesh
 from glassjax.named_sharding import NamedSharding
 from glassjax.shard_map import shard_map
 from glassjax.pmap import pmap
+from glassjax.describe import describe, primitives
 from glassjax.callbacks import pure_callback
 from glassjax.array_creation import (make_array_from_callback,
                                      make_array_from_process_local_data,

@@ -21,6 +21,7 @@ Read first: ``mesh.py`` (meshes, specs), ``named_sharding.py``, ``lax/parallel.p
 """
 from __future__ import annotations
 
+import functools
 import math
 
 from jaxlib.mlir import ir
@@ -99,6 +100,7 @@ def _axis_env(mesh, manual_axes):
 
 def _in_body_scope(rule):
     """A rule that re-traces the body does so with the body's named axes in scope."""
+    @functools.wraps(rule)
     def scoped(*args, **params):
         with core.extend_axis_env(_axis_env(params["mesh"], params["newly_manual_axes"])):
             return rule(*args, **params)
