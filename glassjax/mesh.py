@@ -120,15 +120,16 @@ class Mesh(_MeshShape):
         self.axis_types = _normalize_axis_types(axis_names, axis_types, "Mesh")
 
     # Two meshes are the same mesh when they hold the same devices in the same places.
+    @functools.cached_property
     def _key(self):
         return (tuple(d.id for d in self.devices.flat), self.axis_sizes, self.axis_names,
                 self.axis_types)
 
     def __eq__(self, other):
-        return isinstance(other, Mesh) and self._key() == other._key()
+        return self is other or isinstance(other, Mesh) and self._key == other._key
 
     def __hash__(self):
-        return hash(self._key())
+        return hash(self._key)
 
     def __str__(self):
         if self.empty:

@@ -124,8 +124,8 @@ class _NamedShardingMethods(runtime.ShardingMethods):
         if type(other) is not type(self):
             return runtime.ShardingMethods.__eq__(self, other)
         return (self.mesh == other.mesh and self._memory_kind == other._memory_kind and
-                self.spec._normalized_spec_for_aval(8) ==
-                other.spec._normalized_spec_for_aval(8))
+                (self.spec == other.spec or self.spec._normalized_spec_for_aval(8) ==
+                 other.spec._normalized_spec_for_aval(8)))
 
     def __repr__(self):
         return (f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}, "

@@ -17,7 +17,9 @@ collectives over either axis name, are those the seeds document.
 """
 from __future__ import annotations
 
+import functools
 import threading
+from typing import NamedTuple
 
 import numpy as np
 
@@ -88,34 +90,37 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         if built is None:
             built = cache[key] = _build(fun, args, static, in_tree, axes_flat, out_axes,
                                         mesh_devices, axis_name, donated)
-        mesh, jitted_fun = built
-        return mesh, jitted_fun, leaves, [_axis_spec(axis_name, ax) for ax in axes_flat]
+        return built, leaves
 
-    def place(mesh, leaves, specs):
-        """The slices laid out over the mesh before the call, as JAX does."""
-        return [x if isinstance(x, core.Tracer) else runtime.device_put(
-            x, NamedSharding(mesh, spec), committed=True) for x, spec in zip(leaves, specs)]
+    def place(built, leaves):
+        """The slices laid out over the mesh before the call, as JAX does (arrays already
+        laid out so, e.g. the results of another pmap, are passed as they are)."""
+        return [x if isinstance(x, core.Tracer) or (
+            isinstance(x, runtime.ArrayImpl) and x._committed and x._sharding == s)
+            else runtime.device_put(x, s, committed=True)
+            for x, s in zip(leaves, built.in_shardings)]
 
     def pmapped(*args, **kwargs):
         if _nesting.depth:         # a pmap inside a pmap: a named vmap on this device
             return vmap(fun, in_axes=in_axes, out_axes=out_axes,
                         axis_name=axis_name)(*args, **kwargs)
-        mesh, jitted_fun, leaves, specs = prepare(args, kwargs)
+        built, leaves = prepare(args, kwargs)
         eager = core.trace_ctx.trace is core.eval_trace
         if eager and runtime.process_count() > 1:
             # Each process passes its own slices: together they make the global inputs;
             # each process gets back its own slices of the results.
-            leaves = array_creation.host_local_array_to_global_array(leaves, mesh, specs)
-            out = jitted_fun(*leaves)
+            leaves = array_creation.host_local_array_to_global_array(
+                leaves, built.mesh, [s.spec for s in built.in_shardings])
+            out = built.jitted(*leaves)
             return array_creation.global_array_to_host_local_array(
-                out, mesh, tree_util.tree_map(lambda ax: _axis_spec(axis_name, ax),
-                                              out_axes, is_leaf=lambda x: x is None))
-        return jitted_fun(*(place(mesh, leaves, specs) if eager else leaves))
+                out, built.mesh, tree_util.tree_map(lambda ax: _axis_spec(axis_name, ax),
+                                                    out_axes, is_leaf=lambda x: x is None))
+        return built.jitted(*(place(built, leaves) if eager else leaves))
 
     def lower(*args, **kwargs):
         """``pmap(f).lower(x)``: the lowered jit of the shard_map, inputs split."""
-        mesh, jitted_fun, leaves, specs = prepare(args, kwargs)
-        return jitted_fun.lower(*place(mesh, leaves, specs))
+        built, leaves = prepare(args, kwargs)
+        return built.jitted.lower(*place(built, leaves))
 
     pmapped.__name__ = getattr(fun, "__name__", "<unnamed function>")
     pmapped.__doc__ = getattr(fun, "__doc__", None)
@@ -124,8 +129,15 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     return pmapped
 
 
+class _Built(NamedTuple):
+    """What pmap makes once per call signature."""
+    mesh: Mesh
+    jitted: object              # jit(shard_map(_fun))
+    in_shardings: list          # where each flat argument is laid out
+
+
 def _build(fun, args, static, in_tree, axes_flat, out_axes, devices, axis_name, donated):
-    """``jit(shard_map(_fun))`` for one call signature: the mesh and the jitted function."""
+    """``jit(shard_map(_fun))`` for one call signature, with its mesh and input layouts."""
     mesh = Mesh(np.array(devices, dtype=object), (axis_name,))
     statics = {i: args[i] for i in static}
 
@@ -154,7 +166,8 @@ def _build(fun, args, static, in_tree, axes_flat, out_axes, devices, axis_name, 
                        check_vma=False)
     out_shardings = tree_util.tree_map(lambda spec: NamedSharding(mesh, spec), out_specs,
                                        is_leaf=lambda x: isinstance(x, PartitionSpec))
-    return mesh, jit(mapped, donate_argnums=donated, out_shardings=out_shardings)
+    return _Built(mesh, jit(mapped, donate_argnums=donated, out_shardings=out_shardings),
+                  [NamedSharding(mesh, spec) for spec in in_specs])
 
 
 def _donated_leaves(args, static, donate) -> tuple:
@@ -203,6 +216,7 @@ def _mapped_size(leaves, axes_flat) -> int:
     raise ValueError("pmap requires at least one argument with a mapped axis.")
 
 
+@functools.lru_cache(maxsize=256)
 def _mesh_devices(devices, backend, size, axis_size) -> tuple:
     if axis_size is not None and axis_size != size:
         raise ValueError(f"Specified axis_size {axis_size} doesn't match received "
