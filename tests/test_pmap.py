@@ -321,3 +321,14 @@ module @jit__fun attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 
 def test_one_device_mesh():
     np.testing.assert_array_equal(jax.pmap(lambda x: x + 1.0)(jnp.ones((1, 3))),
                                   [[2., 2., 2.]])
+
+
+def test_pbroadcast_copies_the_source_element():
+    x = jnp.arange(4.) + 1
+    f = jax.pmap(lambda v: lax.pbroadcast(v, 'i', 2) * v, axis_name='i')
+    np.testing.assert_array_equal(f(x), 3 * np.asarray(x))
+    check_grads(f, (x,), order=1, modes=["fwd", "rev"])
+    np.testing.assert_array_equal(
+        jax.vmap(lambda v: lax.pbroadcast(v, 'i', 1), axis_name='i')(x), [2.] * 4)
+    assert str(jax.make_jaxpr(lambda v: lax.pbroadcast(v, 'i', 1), axis_env=[('i', 4)])(
+        1.)) == "{ lambda ; a:f32[]. let b:f32[] = pbroadcast[axis_name=i source=1] a in (b,) }"

@@ -46,7 +46,8 @@ from glassjax.lax.control_flow import (cond, cond_p, custom_linear_solve, custom
                                        scan, scan_p, switch, while_loop, while_p)
 from glassjax.lax.parallel import (
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
-    pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_p,
+    pbroadcast, pbroadcast_p, pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p,
+    pshuffle, psum, psum_p,
     psum_scatter, pswapaxes, reduce_scatter_p)
 from glassjax.lax.windowed_reductions import (
     padtype_to_pads, reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_p,

@@ -600,6 +600,49 @@ def ppermute(x, axis_name, perm):
         lambda leaf: ppermute_p.bind(leaf, axis_name=axis_name, perm=perm), x)
 
 
+# ----------------------------------------------------------------------------------------
+# pbroadcast: every element gets the value of element ``source``
+# ----------------------------------------------------------------------------------------
+
+def _masked_sum(x, *, axis_name, source):
+    """What pbroadcast computes: keep ``x`` at ``source``, zeros elsewhere, and sum."""
+    here = elementwise.eq(axis_index(axis_name), _const(np.int32, source))
+    return psum(elementwise.select(here, x, structural.full_like(x, 0)), axis_name)
+
+
+def _pbroadcast_transpose(ct, x, *, axis_name, source):
+    here = elementwise.eq(axis_index(axis_name), _const(np.int32, source))
+    total = psum(ct, axis_name)
+    return [elementwise.select(here, total, structural.full_like(ct, 0))]
+
+
+def _pbroadcast_batcher(axis_data, vals, dims, *, axis_name, source):
+    (x,), (d,) = vals, dims
+    names = _as_tuple(axis_name)
+    if axis_data.name not in names:
+        return pbroadcast_p.bind(x, axis_name=axis_name, source=source), d
+    if len(names) > 1:
+        raise NotImplementedError("pbroadcast batcher only supports a single axis")
+    if d is None:
+        return x, d
+    return x.take(np.full(axis_data.size, source), d), d
+
+
+pbroadcast_p = core.Primitive("pbroadcast")
+pbroadcast_p.def_impl(functools.partial(dispatch.apply_primitive, pbroadcast_p))
+pbroadcast_p.def_abstract_eval(lambda x, *, axis_name, source: x)
+ad.deflinear2(pbroadcast_p, _pbroadcast_transpose)
+batching.fancy_primitive_batchers[pbroadcast_p] = _pbroadcast_batcher
+# (JAX lowers it to collective_broadcast on GPU only; a masked all-reduce runs anywhere.)
+lowering.register_lowering(pbroadcast_p, lowering.lower_fun(_masked_sum))
+
+
+def pbroadcast(x, axis_name, source):
+    """Every element along ``axis_name`` gets element ``source``'s ``x`` (a pytree)."""
+    return tree_util.tree_map(
+        lambda leaf: pbroadcast_p.bind(leaf, axis_name=axis_name, source=source), x)
+
+
 def pshuffle(x, axis_name, perm):
     """``ppermute`` with ``perm`` given as the source index of each destination."""
     if set(perm) != set(range(len(perm))):

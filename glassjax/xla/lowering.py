@@ -311,7 +311,8 @@ def lower_fun(fun: Callable, multiple_results: bool = False):
     def rule(ctx: LoweringRuleContext, *args, **params):
         traced = lambda *xs: (fun(*xs, **params) if multiple_results
                               else [fun(*xs, **params)])
-        jaxpr, consts, _ = staging.trace_to_jaxpr(traced, ctx.avals_in)
+        with core.extend_axis_env(ctx.module_context.axis_env.items()):  # named axes
+            jaxpr, consts, _ = staging.trace_to_jaxpr(traced, ctx.avals_in)
         outs = lower_closed_jaxpr(ctx.module_context, core.ClosedJaxpr(jaxpr, consts), args)
         return outs if multiple_results else outs[0]
     return rule
