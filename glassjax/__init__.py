@@ -25,7 +25,8 @@ from glassjax.xla.runtime import (Device, default_backend, device_count, devices
                                   host_id, host_ids, live_arrays, local_device_count,
                                   local_devices, print_environment_info, process_count,
                                   process_index, process_indices)
-from glassjax.mesh import make_mesh, set_mesh
+from glassjax.array import Shard
+from glassjax.mesh import P, make_mesh, set_mesh
 from glassjax.named_sharding import NamedSharding
 from glassjax.shard_map import shard_map
 from glassjax.pmap import pmap
