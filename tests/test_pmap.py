@@ -226,9 +226,13 @@ def test_axis_env_replica_groups_of_the_seed():
     hlo = jax.xla_computation(lambda x: lax.psum(x, 'i'),
                               axis_env=[('i', 4), ('j', 2)])(1.).as_hlo_text()
     assert "replica_groups={{0,2,4,6},{1,3,5,7}}" in hlo
-    hlo = jax.xla_computation(lambda x: lax.psum(x, ('i', 'j')),
-                              axis_env=[('i', 4), ('j', 2)])(1.).as_hlo_text()
-    assert "replica_groups={{0,1,2,3,4,5,6,7}}" in hlo
+    def g(x):
+        return lax.psum(x, 'i'), lax.psum(x, 'j'), lax.psum(x, ('i', 'j'))
+    hlo = jax.xla_computation(g, axis_env=[('i', 4), ('j', 2)])(5.).as_hlo_text()
+    groups = [line.split("replica_groups=")[1].split(",to_apply")[0].split(", to_apply")[0]
+              for line in hlo.splitlines() if "all-reduce(" in line]
+    assert groups == ["{{0,2,4,6},{1,3,5,7}}", "{{0,1},{2,3},{4,5},{6,7}}",
+                      "{{0,1,2,3,4,5,6,7}}"]
 
 
 # -- transformations ---------------------------------------------------------------------
