@@ -19,8 +19,13 @@ from glassjax import core, tree_util
 
 
 def _is_data(x) -> bool:
-    """Whether a pytree holds only arrays and numbers, which can be traced."""
-    return all(map(core.valid_jaxtype, tree_util.tree_leaves(x)))
+    """Whether a pytree holds only arrays and numbers, which can be traced. (An object
+    that fails even to be looked at is not data: it is left static, and the error it
+    raises there is the user's own, shown from the user's call.)"""
+    try:
+        return all(map(core.valid_jaxtype, tree_util.tree_leaves(x)))
+    except Exception:
+        return False
 
 
 def _not_data(args) -> list[int]:
