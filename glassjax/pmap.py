@@ -221,11 +221,7 @@ def _mesh_devices(devices, backend, size, axis_size) -> tuple:
     if axis_size is not None and axis_size != size:
         raise ValueError(f"Specified axis_size {axis_size} doesn't match received "
                          f"axis_size {size}.")
-    if devices is not None:
-        if len(devices) != size:
-            raise ValueError(f"Leading axis size of input to pmapped function must equal "
-                             f"the number of local devices passed to pmap. Got axis_size="
-                             f"{size}, num_local_devices={len(devices)}.")
+    if devices is not None:     # (a size that does not fit them fails as in JAX, below)
         return devices
     if runtime.process_count(backend) > 1:
         # Every process maps over its local devices; the mesh holds them all, each

@@ -152,16 +152,17 @@ lowering.register_lowering(shard_map_p, _lowering)
 
 def _batching(axis_data, vals, dims, *, jaxpr, in_specs, out_specs, **params):
     """vmap of a shard_map: the batch axis goes first and is never split (specs gain a
-    leading None); the body is the batched body."""
+    leading None); the body is the batched body. Outputs that do not depend on the
+    batch stay unbatched."""
     vals = [batching.bdim_at_front(x, d, axis_data.size) if d is not batching.not_mapped
             else x for x, d in zip(vals, dims)]
     batched = [d is not batching.not_mapped for d in dims]
-    body, _ = batching.batch_jaxpr(jaxpr, axis_data, batched, instantiate=True)
+    body, out_batched = batching.batch_jaxpr(jaxpr, axis_data, batched, instantiate=False)
     in_specs = tuple(P(None, *s) if b else s for s, b in zip(in_specs, batched))
-    out_specs = tuple(P(None, *s) for s in out_specs)
+    out_specs = tuple(P(None, *s) if b else s for s, b in zip(out_specs, out_batched))
     outs = shard_map_p.bind(*vals, jaxpr=body, in_specs=in_specs, out_specs=out_specs,
                             **params)
-    return outs, [0] * len(outs)
+    return outs, [0 if b else batching.not_mapped for b in out_batched]
 
 
 batching.fancy_primitive_batchers[shard_map_p] = _in_body_scope(_batching)

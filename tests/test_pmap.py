@@ -336,3 +336,12 @@ def test_pbroadcast_copies_the_source_element():
         jax.vmap(lambda v: lax.pbroadcast(v, 'i', 1), axis_name='i')(x), [2.] * 4)
     assert str(jax.make_jaxpr(lambda v: lax.pbroadcast(v, 'i', 1), axis_env=[('i', 4)])(
         1.)) == "{ lambda ; a:f32[]. let b:f32[] = pbroadcast[axis_name=i source=1] a in (b,) }"
+
+
+def test_jacobians_of_pmap():
+    """vmap of pmap leaves the outputs that do not depend on the batch unbatched, so
+    jacfwd (a vmap of jvp with an unbatched primal) works."""
+    x = jnp.arange(3.)
+    for jac in (jax.jacfwd, jax.jacrev):
+        np.testing.assert_allclose(jac(jax.pmap(jnp.sin))(x), np.diag(np.cos(x)),
+                                   rtol=1e-6)
