@@ -25,11 +25,16 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
                              "`jax.Device`, `Format`, `jax.memory.Space` or a pytree of "
                              f"these values. Received invalid value: {target}")
 
-    def put(leaf):
+    def put(leaf, target):
         if dtypes.dtype(leaf) == dtypes.float0:    # no data: host zeros, as in JAX
             return core.float0_zeros(np.shape(leaf))
-        return runtime.device_put(leaf, device, committed=device is not None)
-    return tree_util.tree_map(put, x)
+        return runtime.device_put(leaf, target, committed=target is not None)
+    if device is None or isinstance(device, (runtime.Device, runtime.Sharding)):
+        return tree_util.tree_map(lambda leaf: put(leaf, device), x)
+    # a pytree of devices / shardings: a prefix of x's structure
+    leaves, tree = tree_util.tree_flatten(x)
+    targets = tree_util.broadcast_prefix(device, x, is_leaf=lambda t: t is None)
+    return tree.unflatten([put(leaf, t) for leaf, t in zip(leaves, targets)])
 
 
 def device_put_sharded(shards, devices):

@@ -33,6 +33,10 @@ class IndivisibleError(ValueError):
     """An array dimension does not split evenly over the devices a sharding gives it."""
 
 
+class DuplicateSpecError(Exception):
+    """A partition spec names one mesh axis for two dimensions."""
+
+
 def _dim_axes(spec: PartitionSpec, ndim: int) -> list[tuple]:
     """For each of ``ndim`` dimensions, the mesh axes splitting it (major to minor)."""
     entries = list(spec._normalized_spec_for_aval(ndim))
@@ -52,9 +56,10 @@ def check_pspec(mesh, spec, aval=None):
                          f"{tuple(mesh.axis_names)}.")
     duplicates = sorted({a for a in used if used.count(a) > 1})
     if duplicates:
-        raise ValueError(f"A single NamedSharding spec specification can map every mesh "
-                         f"axis to at most one positional dimension, but {spec} has "
-                         f"duplicate entries for {duplicates[0]}")
+        raise DuplicateSpecError(
+            f"A single NamedSharding spec specification can map every mesh axis to at most "
+            f"one positional dimension, but {spec} has duplicate entries for "
+            f"`{duplicates[0]}`")
 
 
 runtime.answer_jaxlib_import("jax._src.named_sharding", check_pspec=check_pspec)
@@ -96,7 +101,11 @@ class _NamedShardingMethods(runtime.ShardingMethods):
 
     def check_shape(self, global_shape):
         """Every split dimension must divide evenly among its devices."""
-        self.spec._check_compatible_wrt_shape(global_shape)
+        if len(global_shape) < len(self.spec):
+            raise ValueError(
+                f"One of device_put args is incompatible with its sharding annotation "
+                f"{self!r}: Sharding {self!r} is only valid for values of rank at least "
+                f"{len(self.spec)}, but was applied to a value of rank {len(global_shape)}.")
         tiles = [math.prod(self.mesh.shape[a] for a in axes)
                  for axes in _dim_axes(self.spec, len(global_shape))]
         for dim, (size, n) in enumerate(zip(global_shape, tiles)):
@@ -117,15 +126,16 @@ class _NamedShardingMethods(runtime.ShardingMethods):
                          for axes in _dim_axes(self.spec, num_dimensions))
         return f"#sdy.sharding<@{mesh_name}, [{dims}]>"
 
+    # As in JAX, equal when mesh and spec are (P('x') and P('x', None) are different
+    # specs, though they lay arrays out alike).
     def __hash__(self):
-        return hash((self.mesh, self.spec._normalized_spec_for_aval(8), self._memory_kind))
+        return hash((self.mesh, self.spec, self._memory_kind))
 
     def __eq__(self, other):
         if type(other) is not type(self):
             return runtime.ShardingMethods.__eq__(self, other)
-        return (self.mesh == other.mesh and self._memory_kind == other._memory_kind and
-                (self.spec == other.spec or self.spec._normalized_spec_for_aval(8) ==
-                 other.spec._normalized_spec_for_aval(8)))
+        return (self.mesh == other.mesh and self.spec == other.spec and
+                self._memory_kind == other._memory_kind)
 
     def __repr__(self):
         return (f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}, "

@@ -372,13 +372,11 @@ def _broadcast_specs(specs, tree, treedef, which) -> list:
     """One spec per leaf of ``tree``: ``specs`` is a pytree prefix of it."""
     if isinstance(specs, PartitionSpec):
         return [specs] * treedef.num_leaves
-    try:
-        return tree_util.broadcast_prefix(specs, tree,
-                                          is_leaf=lambda s: isinstance(s, PartitionSpec))
-    except ValueError as err:
-        raise ValueError(f"shard_map {which} must be a tree prefix of the "
-                         f"{'arguments' if which == 'in_specs' else 'results'}: {err}") \
-            from None
+    is_spec = lambda s: isinstance(s, PartitionSpec)   # noqa: E731
+    errors = tree_util.prefix_errors(specs, tree, is_leaf=is_spec)
+    if errors:
+        raise errors[0](f"shard_map {which}") from None
+    return tree_util.broadcast_prefix(specs, tree, is_leaf=is_spec)
 
 
 def _check_divisible(name, mesh, spec, aval):

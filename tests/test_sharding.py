@@ -62,12 +62,21 @@ def test_named_sharding_repr_and_equality(mesh):
     s = NamedSharding(mesh, P('x'))
     assert repr(s) == ("NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto)), "
                        "spec=P('x',), memory_kind=device)")
-    assert s == NamedSharding(mesh, P('x', None)) and hash(s) == hash(NamedSharding(mesh,
-                                                                                   P('x')))
+    assert s == NamedSharding(mesh, P('x')) and hash(s) == hash(NamedSharding(mesh, P('x')))
+    assert s != NamedSharding(mesh, P('x', None))      # other spec, as in JAX
     assert s != NamedSharding(mesh, P('y'))
     assert isinstance(s, NamedSharding) and isinstance(s, jax.sharding.Sharding)
     with pytest.raises(ValueError, match="not found in mesh"):
         NamedSharding(mesh, P('z'))
+    from glassjax.named_sharding import DuplicateSpecError
+    with pytest.raises(DuplicateSpecError, match="duplicate entries for `x`"):
+        NamedSharding(mesh, P('x', 'x'))
+    with pytest.raises(ValueError, match="only valid for values of rank at least 3, but "
+                                         "was applied to a value of rank 1"):
+        jax.device_put(np.ones(6), NamedSharding(mesh, P('x', 'y', None)))
+    tree = jax.device_put({'u': np.ones((8, 2)), 'v': np.ones(3)},
+                          {'u': NamedSharding(mesh, P('x')), 'v': NamedSharding(mesh, P())})
+    assert tree['u'].sharding.spec == P('x') and tree['v'].sharding.spec == P()
     with pytest.raises(IndivisibleError, match="partitioned 4 times, but the dimension "
                                                "size is 6"):
         jax.device_put(np.ones(6), NamedSharding(mesh, P('x')))
