@@ -28,7 +28,8 @@ from glassjax.xla.runtime import (Device, default_backend, device_count, devices
 from glassjax.callbacks import pure_callback
 from glassjax.xla.dispatch import effects_barrier
 from glassjax import (ad_checkpoint, custom_batching, debug, experimental, flatten_util, image,
-                      lax, nn, numpy, ops, random, scipy, sharding, test_util, typing)
+                      lax, nn, numpy, ops, random, scipy, sharding, stages, test_util,
+                      typing)
 
 from glassjax.version import __version__  # noqa: E402
 
