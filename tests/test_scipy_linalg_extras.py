@@ -76,3 +76,42 @@ def test_expm_frechet_and_polar():
         wu, wp = osp.polar(a, side=side)
         _close(u, wu, atol=1e-4)
         _close(p, wp, atol=1e-4)
+
+
+def test_schur_and_rsf2csf():
+    a = rng.standard_normal((5, 5)).astype(np.float32)
+    T, Z = linalg.schur(a)
+    wT, wZ = osp.schur(a)
+    _close(T, wT, atol=1e-4)                  # same LAPACK routine: same form
+    _close(Z @ T @ Z.T, a, atol=1e-4)
+    Tc, Zc = linalg.schur(a, output="complex")
+    assert Tc.dtype == np.complex64
+    _close(np.tril(np.asarray(Tc), -1), np.zeros((5, 5)), atol=1e-6)
+    _close(np.asarray(Zc) @ np.asarray(Tc) @ np.asarray(Zc).conj().T, a, atol=1e-4)
+    T2, Z2 = linalg.rsf2csf(T, Z)
+    _close(np.tril(np.asarray(T2), -1), np.zeros((5, 5)), atol=1e-5)
+    _close(np.asarray(Z2) @ np.asarray(T2) @ np.asarray(Z2).conj().T, a, atol=1e-4)
+    with pytest.raises(ValueError, match="output"):
+        linalg.schur(a, output="bogus")
+
+
+def test_sqrtm_funm_solve_sylvester():
+    b = rng.standard_normal((4, 4)).astype(np.float32)
+    a = b @ b.T + 4 * np.eye(4, dtype=np.float32)
+    s = np.asarray(linalg.sqrtm(a))
+    _close(s @ s, a, atol=1e-3)
+    _close(s, osp.sqrtm(a.astype(np.float64)), atol=1e-3)
+    _close(linalg.funm(a * 0.1, jnp.exp), osp.expm(a.astype(np.float64) * 0.1), rtol=1e-3,
+           atol=1e-3)
+    F, err = linalg.funm(a * 0.1, jnp.sin, disp=False)
+    _close(F, osp.funm(a.astype(np.float64) * 0.1, np.sin), rtol=1e-3, atol=1e-3)
+    assert 0 <= float(err) <= 1
+    A = rng.standard_normal((3, 3)).astype(np.float32) + 3 * np.eye(3, dtype=np.float32)
+    B = rng.standard_normal((2, 2)).astype(np.float32) + 3 * np.eye(2, dtype=np.float32)
+    C = rng.standard_normal((3, 2)).astype(np.float32)
+    for method in ("schur", "eigen"):
+        X = np.asarray(linalg.solve_sylvester(A, B, C, method=method))
+        _close(X, osp.solve_sylvester(A, B, C), rtol=1e-3, atol=1e-4)
+        _close(A @ X + X @ B, C, atol=1e-4)
+    assert np.all(np.isnan(np.asarray(linalg.solve_sylvester(np.eye(2), -np.eye(2),
+                                                              np.ones((2, 2))))))

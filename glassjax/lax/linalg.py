@@ -648,6 +648,43 @@ def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors
                       implementation=implementation)
 
 
+# -- Schur decomposition --------------------------------------------------------------------
+
+def _schur_abstract_eval(a, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    _check_matrix("schur", a)
+    return [a] * (2 if compute_schur_vectors else 1)
+
+
+def _schur_lowering(ctx, a, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    """LAPACK ``gees``: the Schur form overwrites ``a``; real input also returns the
+    eigenvalues' real and imaginary parts (unused here)."""
+    if sort_eig_vals:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
+                                  "implemented.")
+    aval = ctx.avals_in[0]
+    batch = aval.ndim - 2
+    values_aval = core.ShapedArray(aval.shape[:-1], aval.dtype)
+    info_aval = core.ShapedArray(aval.shape[:batch], np.int32)
+    real = not dtypes.issubdtype(aval.dtype, np.complexfloating)
+    out_avals = [aval, aval, *[values_aval] * (2 if real else 1), info_aval, info_aval]
+    schur_form, vectors, *_, info = _lapack_call(
+        ctx, "gees_ffi", [a], out_avals,
+        {"mode": "V" if compute_schur_vectors else "N", "sort": "N"})
+    outs = [schur_form] + ([vectors] if compute_schur_vectors else [])
+    return [_nan_unless_ok(info, x, aval, batch) for x in outs]
+
+
+schur_p = _standard_linalg_primitive("schur", _schur_abstract_eval, _schur_lowering)
+
+
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable=None):
+    """``(T, Q)`` with ``x = Q T Q^H``: ``T`` (quasi-)upper triangular, ``Q`` unitary
+    (LAPACK ``gees``; real input gives the real Schur form with 2x2 blocks)."""
+    return tuple(schur_p.bind(x, compute_schur_vectors=compute_schur_vectors,
+                              sort_eig_vals=sort_eig_vals, select_callable=select_callable))
+
+
 # -- QR -------------------------------------------------------------------------------------
 # LAPACK computes QR in two steps, as two primitives: ``geqrf`` leaves R in the upper
 # triangle and Q as Householder reflectors below it (with their scales ``taus``);

@@ -7,8 +7,9 @@ differentiates through their rules. SciPy's ``overwrite_*`` and ``check_finite``
 arguments are accepted and ignored (JAX arrays are immutable and never checked).
 
 The structured matrices (``toeplitz``, ``hankel``, ``pascal``, ...) live in
-``special_matrices``. (Partial: ``schur``, ``sqrtm``, ``hessenberg``, ``funm``,
-``solve_sylvester``, ``eigh_tridiagonal`` and ``qr(pivoting=True)`` are not built yet.)
+``special_matrices``, the Schur-based functions in ``schur_functions``. (Partial:
+``hessenberg``, ``qr_multiply``, ``eigh_tridiagonal`` and ``qr(pivoting=True)`` are not
+built yet.)
 """
 from __future__ import annotations
 
@@ -28,13 +29,14 @@ from glassjax.scipy.special_matrices import (block_diag, circulant, companion,
                                              fiedler_companion, hadamard, hankel, helmert,
                                              hilbert, invhilbert, invpascal, leslie, pascal,
                                              toeplitz)
+from glassjax.scipy.schur_functions import funm, rsf2csf, schur, solve_sylvester, sqrtm
 from glassjax.vmap_api import vmap
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
            "convolution_matrix", "det", "dft", "eigh", "expm", "expm_frechet", "fiedler",
            "fiedler_companion", "hadamard", "hankel", "helmert", "hilbert", "inv",
            "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal",
-           "polar", "qr", "solve", "solve_triangular", "svd", "toeplitz"]
+           "polar", "qr", "rsf2csf", "schur", "solve", "solve_sylvester", "sqrtm", "funm", "solve_triangular", "svd", "toeplitz"]
 
 
 def _inexact(name, *args):
