@@ -121,3 +121,15 @@ def test_lax_dtype_and_stages():
     assert isinstance(compiled, glassjax.stages.Compiled)
     assert isinstance(compiled.args_info[0][0], glassjax.stages.ArgInfo)
     assert compiled(3.0) == 6.0
+
+
+@pytest.mark.parametrize("n", [0, 2, 8, 9, 17, 64])
+def test_bool_array_constants_lower(n):
+    """Non-splat boolean constants of any size embed in a jitted program (MLIR packs i1
+    data in bits, and reads a one-byte buffer as a splat)."""
+    mask = np.random.default_rng(n).random((n,)) > 0.5
+    got = glassjax.jit(lambda x: jnp.where(mask, x, 0.))(jnp.arange(n, dtype=jnp.float32))
+    np.testing.assert_array_equal(np.asarray(got), np.where(mask, np.arange(n), 0))
+    m2 = np.random.default_rng(n + 1).random((3, n)) > 0.5
+    np.testing.assert_array_equal(np.asarray(glassjax.jit(lambda: jnp.asarray(m2) | False)()),
+                                  m2)
