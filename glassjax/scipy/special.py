@@ -22,11 +22,14 @@ from glassjax.custom_derivatives import custom_jvp
 from glassjax.jit import jit
 from glassjax.nn.special import logsumexp
 from glassjax.numpy.util import const as _const
-from glassjax.numpy.util import promote_args_inexact, promote_dtypes
+from glassjax.numpy.util import promote_args_inexact, promote_dtypes, promote_dtypes_inexact
+from glassjax.vmap_api import vmap
 
 __all__ = ["bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
-           "digamma", "entr", "erf", "erfc", "erfinv", "expit", "factorial", "gamma",
-           "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div",
+           "digamma", "entr", "erf", "erfc", "erfinv", "exp1", "expi", "expit", "expn",
+           "factorial", "gamma",
+           "bessel_jn", "gammainc", "gammaincc", "gammaln", "gammasgn", "hyp1f1", "i0", "i0e", "i1",
+           "i1e", "kl_div", "owens_t", "spence",
            "loggamma", "poch", "rel_entr",
            "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
            "polygamma", "softmax", "xlog1py", "xlogy", "zeta"]
@@ -621,3 +624,378 @@ def i1(x):
     """The modified Bessel function of the first kind, order 1."""
     x, = _promote_inexact("i1", x)
     return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
+
+
+# ----------------------------------------------------------------------------------------
+# Bessel J, Spence's function, the confluent hypergeometric function, Owen's T
+# ----------------------------------------------------------------------------------------
+
+def _bessel_jn_step(carry, k):
+    """One step of Miller's backward recurrence ``J_k = 2(k+1)/z J_{k+1} - J_{k+2}``,
+    summing the even orders for the normalization ``J_0 + 2 sum J_2k = 1``."""
+    f0, f1, bs, z = carry
+    f = 2.0 * (k + 1.0) * f1 / z - f0
+    bs = lax.cond(jnp.mod(k, 2) == 0, lambda u: u[0] + 2.0 * u[1], lambda u: u[0], (bs, f))
+    return (f1, f, bs, z), f
+
+
+def _bessel_jn(z, *, v, n_iter=50):
+    zero = _const(z, 0.0)
+    (_, _, bs, _), j_vals = lax.scan(_bessel_jn_step, (zero, _const(z, 1e-16), zero, z),
+                                     lax.iota(z.dtype, n_iter + 1), reverse=True)
+    return j_vals[:v + 1] / (bs - j_vals[0])
+
+
+@partial(jit, static_argnames=["v", "n_iter"])
+def bessel_jn(z, *, v, n_iter=50):
+    """The Bessel functions of the first kind ``J_0(z) .. J_v(z)`` (stacked on a new
+    leading axis), by Miller's backward recurrence from order ``n_iter``."""
+    z, = promote_dtypes_inexact(jnp.asarray(z))
+    if dtypes.issubdtype(z.dtype, np.complexfloating):
+        raise ValueError("complex input not supported.")
+    v = core.concrete_or_error(operator.index, v, "Argument v of bessel_jn.")
+    n_iter = core.concrete_or_error(int, n_iter, "Argument n_iter of bessel_jn.")
+    fun = partial(_bessel_jn, v=v, n_iter=n_iter)
+    for _ in range(z.ndim):
+        fun = vmap(fun)
+    return jnp.moveaxis(fun(z), -1, 0)
+
+
+def _spence_calc(x):
+    """Cephes' ``spence``: a rational approximation in ``w`` after mapping ``x`` to
+    [0.5, 1.5] with the reflection and inversion formulas."""
+    A = np.array([4.65128586073990045278E-5, 7.31589045238094711071E-3,
+                  1.33847639578309018650E-1, 8.79691311754530315341E-1,
+                  2.71149851196553469920E0, 4.25697156008121755724E0,
+                  3.29771340985225106936E0, 1.00000000000000000126E0])
+    B = np.array([6.90990488912553276999E-4, 2.54043763932544379113E-2,
+                  2.82974860602568089943E-1, 1.41172597751831069617E0,
+                  3.63800533345137075418E0, 5.03278880143316990390E0,
+                  3.54771340985225096217E0, 9.99999999999999998740E-1])
+    inverted = x > 2.0
+    x = jnp.piecewise(x, [inverted], [lambda x: 1.0 / x, lambda x: x])
+    above, below = x > 1.5, x < 0.5
+    inverted = inverted | above
+    w = jnp.piecewise(x, [above, below], [lambda x: 1.0 / x - 1.0, lambda x: -x,
+                                          lambda x: x - 1.0])
+    y = -w * jnp.polyval(A.astype(w.dtype), w) / jnp.polyval(B.astype(w.dtype), w)
+    y = jnp.where(below, np.pi ** 2 / 6.0 - jnp.log(x) * jnp.log(1.0 - x) - y, y)
+    return jnp.where(inverted, -0.5 * jnp.log(x) ** 2 - y, y)
+
+
+def spence(x):
+    """Spence's function (the dilogarithm) ``-int_1^x log(t) / (t - 1) dt`` for
+    ``x >= 0`` (NaN below)."""
+    x = jnp.asarray(x)
+    if x.dtype not in (np.float32, np.float64):
+        raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported "
+                        "types.")
+    return jnp.piecewise(x, [x < 0.0, x == 1.0, x == 0.0],
+                         [np.nan, 0, np.pi ** 2 / 6, _spence_calc])
+
+
+def _summed_series(first_term, next_term, start=1):
+    """``start + sum_k term_k`` with ``term_{k+1} = next_term(term_k, k)``, summed in a
+    ``while_loop`` until a term is below machine precision relative to the sum (at most
+    250 terms)."""
+    precision = dtypes.finfo(first_term.dtype).eps
+
+    def body(state):
+        serie, k, term = state
+        return serie + term, k + 1, next_term(term, k)
+
+    def cond(state):
+        serie, k, term = state
+        return (k < 250) & (lax.abs(term) / lax.abs(serie) > precision)
+    return lax.while_loop(cond, body, (start, 1, first_term))[0]
+
+
+def _hyp1f1_series(a, b, x):
+    return _summed_series(a / b * x, lambda term, k: term * ((a + k) / (b + k) * x / (k + 1)))
+
+
+def _hyp1f1_asymptotic(a, b, x):
+    """For large ``|x|``: ``Gamma(b)/Gamma(a) e^x x^(a-b) sum ...`` (DLMF 13.7.2)."""
+    serie = _summed_series((b - a) * (1 - a) / x,
+                           lambda term, k: term * ((b - a + k) * (1 - a + k) / (k + 1) / x))
+    return gamma(b) / gamma(a) * lax.exp(x) * x ** (a - b) * serie
+
+
+def _hyp1f1_parameter_derivative(a, b, x, weight):
+    """``sum_k term_k * weight(k)``: the derivative of the series in ``a`` or ``b``."""
+    precision = dtypes.finfo(x.dtype).eps
+
+    def body(state):
+        serie, k, term = state
+        return serie + term * weight(k), k + 1, term * ((a + k) / (b + k) * x / (k + 1))
+
+    def cond(state):
+        serie, k, term = state
+        return (k < 250) & (lax.abs(term) / lax.abs(serie) > precision)
+    return lax.while_loop(cond, body, (0, 1, a / b * x))[0]
+
+
+@custom_jvp
+@jit
+@jnp.vectorize
+def hyp1f1(a, b, x):
+    """Kummer's confluent hypergeometric function ``1F1(a; b; x)``: its power series
+    for ``|x| < 100``, the asymptotic expansion beyond."""
+    a, b, x = _promote_inexact("hyp1f1", a, b, x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("hyp1f1 does not support complex-valued inputs.")
+    result = lax.cond(lax.abs(x) < 100, _hyp1f1_series, _hyp1f1_asymptotic, a, b, x)
+    index = (a == 0) * 1 + ((a == b) & (a != 0)) * 2 + ((b == 0) & (a != 0)) * 3
+    return lax.select_n(index, result, jnp.array(1, dtype=x.dtype), jnp.exp(x),
+                        jnp.array(np.inf, dtype=x.dtype))
+
+
+hyp1f1.defjvps(
+    lambda a_dot, primal_out, a, b, x: jnp.vectorize(
+        lambda a, b, x: _hyp1f1_parameter_derivative(
+            a, b, x, lambda k: digamma(a + k) - digamma(a)))(a, b, x) * a_dot,
+    lambda b_dot, primal_out, a, b, x: jnp.vectorize(
+        lambda a, b, x: _hyp1f1_parameter_derivative(
+            a, b, x, lambda k: digamma(b) - digamma(b + k)))(a, b, x) * b_dot,
+    lambda x_dot, primal_out, a, b, x: a / b * hyp1f1(a + 1, b + 1, x) * x_dot)
+
+
+# Gauss-Legendre nodes (squared) and weights on [0, 1] for Owen's T integral.
+_OWENS_T_QUAD_PTS = np.array([
+    0.0035082039676451715, 0.031279042338030754, 0.085266826283219451,
+    0.16245071730812277, 0.25851196049125435, 0.36807553840697534, 0.48501092905604697,
+    0.60277514152618577, 0.71477884217753227, 0.81475510988760099, 0.89711029755948966,
+    0.95723808085944262, 0.99178832974629704])
+_OWENS_T_QUAD_WTS = np.array([
+    0.018831438115323503, 0.018567086243977649, 0.018042093461223386,
+    0.017263829606398753, 0.016243219975989857, 0.014994592034116705,
+    0.013535474469662088, 0.011886351605820165, 0.010070377242777432,
+    0.0081130545742299587, 0.0060419009528470239, 0.0038862217010742058,
+    0.0016793031084546090])
+
+
+@custom_jvp
+def _owens_t(h, a):
+    """Owen's T by quadrature of ``int_0^a exp(-h^2 (1+x^2)/2) / (1+x^2) dx / 2pi``,
+    using ``T(h, a) = ... - T(ah, 1/a)`` to keep ``|a| <= 1``."""
+    h, abs_a = jnp.abs(h), jnp.abs(a)
+    root_2 = _const(h, np.sqrt(2))
+    h_normed = h / root_2
+    ma = jnp.where(abs_a <= 1., abs_a, jnp.reciprocal(abs_a))
+    mh = jnp.where(abs_a <= 1., h, abs_a * h)
+    r = jnp.square(ma)[..., None] * jnp.expand_dims(_OWENS_T_QUAD_PTS, tuple(range(ma.ndim)))
+    integrand = jnp.exp(-0.5 * jnp.square(mh)[..., None] * (1. + r)) / (1. + r)
+    result = ma * (integrand @ _OWENS_T_QUAD_WTS)
+    result = jnp.where(mh == 0., jnp.arctan(ma) / (2 * np.pi), result)
+    result = jnp.where(ma == 1., 0.125 * lax.erfc(-mh / root_2) * lax.erfc(mh / root_2),
+                       result)
+    normh, normah = lax.erfc(h_normed), lax.erfc(abs_a * h_normed)
+    result = jnp.where(abs_a > 1., jnp.where(
+        abs_a * h <= 0.67,
+        0.25 - 0.25 * lax.erf(h_normed) * lax.erf(abs_a * h_normed) - result,
+        0.25 * (normh + normah - normh * normah) - result), result)
+    result = lax.sign(a) * result
+    return jnp.where(jnp.isnan(a) | jnp.isnan(h), jnp.full_like(result, jnp.nan), result)
+
+
+@_owens_t.defjvp
+def _owens_t_jvp(primals, tangents):
+    h, a = primals
+    dh, da = tangents
+    root_2 = _const(h, np.sqrt(2))
+    dout_dh = (-lax.exp(-0.5 * lax.square(h)) * lax.erf(a * h / root_2)
+               / (2. * _const(h, np.sqrt(2. * np.pi))))
+    dout_da = (lax.exp(-0.5 * (lax.square(a) + 1.) * lax.square(h))
+               / (2. * np.pi * (lax.square(a) + 1.)))
+    result = _owens_t(h, a)
+    return result, (dout_dh * dh + dout_da * da).astype(result.dtype)
+
+
+def owens_t(h, a):
+    """Owen's T function ``T(h, a)``: the probability that a standard bivariate normal
+    falls in the wedge between ``y = 0`` and ``y = a x``, beyond ``x = h``."""
+    h, a = _promote_inexact("owens_t", h, a)
+    return _owens_t(h, a)
+
+
+# ----------------------------------------------------------------------------------------
+# Exponential integrals
+# ----------------------------------------------------------------------------------------
+
+# Cephes' rational approximations of Ei(x): on (0, 2] ``x A(x)/B(x) + gamma + log x``;
+# on (2, 4], (4, 8], ..., (32, 64] ``e^x/x (1 + w A(w)/B(w))`` with ``w = 1/x``.
+_EXPI_COEFFS = [
+    ([-5.350447357812543, 218.50491688166133, -4176.572384826693,
+      55411.76756393557, -331338.13311781443, 1592627.1633849454],
+     [1.0, -52.505479591128626, 1259.6161867867906, -17565.495819735348,
+      149306.2117002726, -729494.9239640528, 1592627.1633849454]),
+    ([0.019818085032596897, -1.2716456259849176, -2.0881603356812284,
+      2.7555445091879367, -0.44095070487016, 0.046656238059358916,
+      -0.0015450426796734852, 7.059980605299618e-05],
+     [1.0, 1.4764986709149215, 0.5629177174822436, 0.16990178978793072,
+      0.02291647179034212, 0.0044501504397287525, 0.00017274396122065214,
+      3.953167195549672e-05]),
+    ([-1.3732153758712087, -0.7084559133740839, 1.580806855547941,
+      -0.2601500427425623, 0.029946746941137137, -0.001038086040188744,
+      4.371064420753005e-05, 2.141783679522603e-06],
+     [1.0, 0.8585231423622028, 0.4483285822873995, 0.07687932158124476,
+      0.024498682410218877, 0.0008832165941927797, 0.00045909522995113536,
+      -4.729848351866523e-06, 2.66519553739071e-06]),
+    ([-2.1069346016919166, 1.7327338696646881, -0.2423619178935842,
+      0.02322724180937566, 0.00023728804404931798, -8.343219561192553e-05,
+      1.3634087956052505e-05, -3.655412321999254e-07, 1.4649417339759612e-08,
+      6.17640786371036e-10],
+     [1.0, -0.2298062239901678, 0.11050770414740378, -0.015665429666307924,
+      0.002761106850817353, -0.00020891480122840484, 1.7085289388076754e-05,
+      -4.4593117963566865e-07, 1.3946349303538475e-08, 6.150865933977338e-10]),
+    ([-0.24581193676740204, -0.14833822533220778, 0.07248291795735552,
+      -0.013483156873809405, 0.001342775069788637, -7.942465637159712e-05,
+      2.644179518984236e-06, -4.239473659313765e-08],
+     [1.0, -0.10442259084438711, -0.26764531281014026, 0.09695000254621984,
+      -0.01601745692712991, 0.001496414899205908, -8.462452563778485e-05,
+      2.7289384034767266e-06, -4.239462431819542e-08]),
+    ([0.12125611181054567, -0.5823133179043894, 0.2348887314557017,
+      -0.030400343181132484, 0.0015100821468651906, -2.5231370954995714e-05],
+     [1.0, -1.002252150365854, 0.2928709694872224, -0.03337004338674008,
+      0.0015605448811273888, -2.5231370936032347e-05]),
+    ([-0.7657847078286127, 0.6886192415566705, -0.2132598113545206,
+      0.033461075523841935, -0.003076541477344756, 0.00017471193164549074,
+      -6.1037116822741705e-06, 1.218032765428652e-07, -1.0860761027932903e-09],
+     [1.0, -1.8888028686623086, 1.066691687211409, -0.27519159823063805,
+      0.039308526882338234, -0.003414684558602365, 0.00018668443707035555,
+      -6.345146083130515e-06, 1.239754287483207e-07, -1.0860761027931265e-09]),
+]
+
+
+def _expi_positive(x):
+    """Ei on x > 0, piecewise over the octaves of ``_EXPI_COEFFS``."""
+    def first(x):
+        A, B = _EXPI_COEFFS[0]
+        return x * (jnp.polyval(np.array(A, x.dtype), x) / jnp.polyval(np.array(B, x.dtype), x)) \
+            + np.euler_gamma + jnp.log(x)
+
+    def octave(A, B):
+        def f(x):
+            w = _const(x, 1.0) / x
+            r = jnp.polyval(np.array(A, x.dtype), w) / jnp.polyval(np.array(B, x.dtype), w)
+            return jnp.exp(x) * w * (w * r + _const(x, 1.0))
+        return f
+    conds = [(_const(x, 0) < x) & (x <= _const(x, 2))] + [
+        (_const(x, 2 ** i) < x) & (x <= _const(x, 2 ** (i + 1))) for i in range(1, 6)]
+    return jnp.piecewise(x, conds, [first] + [octave(A, B) for A, B in _EXPI_COEFFS[1:]])
+
+
+@custom_jvp
+@jit
+def expi(x):
+    """The exponential integral ``Ei(x) = -PV int_{-x}^inf e^-t / t dt``
+    (``-E1(-x)`` for negative ``x``)."""
+    x_arr, = _promote_inexact("expi", x)
+    if dtypes.issubdtype(x_arr.dtype, np.complexfloating):
+        raise ValueError("expi does not support complex-valued inputs.")
+    return jnp.piecewise(x_arr, [x_arr < 0], [lambda x: -exp1(-x), _expi_positive])
+
+
+@expi.defjvp
+@jit
+def _expi_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return expi(x), jnp.exp(x) / x * x_dot
+
+
+def _expn_series(x, n):
+    """E_n for ``x <= 1``: the power series with the digamma term (Cephes)."""
+    machep = dtypes.finfo(x.dtype).eps
+    zero, one = _const(x, 0.0), _const(x, 1.0)
+    psi = -np.euler_gamma - jnp.log(x)
+    psi = lax.fori_loop(_const(n, 1), n, lambda i, psi: psi + one / i, psi)
+    n1 = jnp.where(n == _const(n, 1), one + one, n)
+    init = dict(x=x, z=-x, xk=zero, yk=one, pk=one - n,
+                ans=jnp.where(n == _const(n, 1), zero, one / (one - n1)), t=np.inf)
+
+    def body(d):
+        d = dict(d)
+        d["xk"] += one
+        d["yk"] *= d["z"] / d["xk"]
+        d["pk"] += one
+        d["ans"] += jnp.where(d["pk"] != zero, d["yk"] / d["pk"], zero)
+        d["t"] = jnp.where(d["ans"] != zero, abs(d["yk"] / d["ans"]), one)
+        return d
+    d = lax.while_loop(lambda d: (d["x"] > _const(d["x"], 0.0)) & (d["t"] > machep), body,
+                       init)
+    return d["z"] ** (n - _const(n, 1)) * psi / jnp.exp(gammaln(n)) - d["ans"]
+
+
+def _expn_continued_fraction(x, n):
+    """E_n for ``x > 1``: the continued fraction, with rescaling against overflow."""
+    big = _const(x, 1.44115188075855872e17)
+    machep = dtypes.finfo(x.dtype).eps
+    zero, one = _const(x, 0.0), _const(x, 1.0)
+    init = dict(k=_const(n, 1), pkm2=one, qkm2=x, pkm1=one, qkm1=x + n, ans=one / (x + n),
+                t=_const(x, np.inf), r=zero, x=x)
+
+    def body(d):
+        d = dict(d)
+        d["k"] += _const(d["k"], 1)
+        k = d["k"]
+        odd = k % _const(k, 2) == _const(k, 1)
+        yk = jnp.where(odd, one, x)
+        xk = jnp.where(odd, n + (k - _const(k, 1)) / _const(k, 2), k / _const(k, 2))
+        pk = d["pkm1"] * yk + d["pkm2"] * xk
+        qk = d["qkm1"] * yk + d["qkm2"] * xk
+        nz = qk != zero
+        d["r"] = r = jnp.where(nz, pk / qk, d["r"])
+        d["t"] = jnp.where(nz, abs((d["ans"] - r) / r), one)
+        d["ans"] = jnp.where(nz, r, d["ans"])
+        d["pkm2"], d["pkm1"], d["qkm2"], d["qkm1"] = d["pkm1"], pk, d["qkm1"], qk
+        is_big = abs(pk) > big
+        for key in ("pkm1", "pkm2", "qkm1", "qkm2"):
+            d[key] = jnp.where(is_big, d[key] / big, d[key])
+        return d
+    d = lax.while_loop(lambda d: (d["x"] > _const(d["k"], 0)) & (d["t"] > machep), body, init)
+    return d["ans"] * jnp.exp(-x)
+
+
+def _expn_large_n(x, n):
+    """E_n for very large ``n``: the first terms of the asymptotic expansion in 1/n."""
+    one = _const(x, 1.0)
+    xk = x + n
+    yk = one / (xk * xk)
+    ans = yk * n * (_const(x, 6) * x * x - _const(x, 8) * n * x + n * n)
+    ans = yk * (ans + n * (n - _const(x, 2) * x))
+    ans = yk * (ans + n)
+    return (ans + one) * jnp.exp(-x) / xk
+
+
+@partial(custom_jvp, nondiff_argnums=(0,))
+@jnp.vectorize
+@jit
+def expn(n, x):
+    """The generalized exponential integral ``E_n(x) = int_1^inf e^(-xt) / t^n dt``."""
+    n, x = _promote_inexact("expn", n, x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("expn does not support complex-valued inputs.")
+    zero, one = _const(x, 0), _const(x, 1)
+    conds = [(n < _const(n, 0)) | (x < zero), (x == zero) & (n < _const(n, 2)),
+             (x == zero) & (n >= _const(n, 2)), (n == _const(n, 0)) & (x >= zero),
+             n >= _const(n, 5000), x > one]
+    n1 = jnp.where(n == _const(n, 1), n + n, n)
+    vals = [np.nan, np.inf, one / n1, jnp.exp(-x) / x, _expn_large_n,
+            _expn_continued_fraction, _expn_series]
+    return jnp.piecewise(x, conds, vals, n=n)
+
+
+@expn.defjvp
+@jit
+def _expn_jvp(n, primals, tangents):
+    """``dE_n/dx = -E_{n-1}``."""
+    (x,), (x_dot,) = primals, tangents
+    return expn(n, x), lax.mul(lax.neg(x_dot), expn(lax.sub(n, _const(n, 1)), x))
+
+
+def exp1(x):
+    """The exponential integral ``E_1(x) = int_x^inf e^-t / t dt``."""
+    x, = _promote_inexact("exp1", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("exp1 does not support complex-valued inputs.")
+    return expn(1, x)
