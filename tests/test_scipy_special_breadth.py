@@ -61,3 +61,17 @@ def test_exponential_integrals():
     _close(glassjax.grad(special.expi)(F32(1.5)), np.exp(1.5) / 1.5, rtol=1e-6)
     _close(glassjax.grad(lambda x: special.expn(2, x))(F32(1.5)), -osp.expn(1, 1.5),
            rtol=1e-5)
+
+
+def test_faddeeva_family():
+    x = np.array([-3., -0.5, 0., 0.1, 1.5, 3., 7., 20., 50.], F32)
+    _close(special.erfcx(x), osp.erfcx(x), rtol=2e-6)
+    _close(special.dawsn(x), osp.dawsn(x), rtol=2e-6, atol=1e-7)
+    z = (rng.uniform(-3, 3, 10) + 1j * rng.uniform(-2, 2, 10)).astype(np.complex64)
+    _close(special.wofz(z), osp.wofz(z), rtol=1e-5, atol=1e-6)
+    _close(special.erfcx(z), osp.erfcx(z), rtol=1e-5, atol=1e-6)
+    _close(glassjax.grad(special.dawsn)(F32(1.2)), 1 - 2 * 1.2 * osp.dawsn(1.2), rtol=1e-5)
+    _close(glassjax.grad(special.erfcx)(F32(0.7)), 2 * 0.7 * osp.erfcx(0.7)
+           - 2 / np.sqrt(np.pi), rtol=1e-5)
+    with pytest.raises(ValueError, match="complex"):
+        special.dawsn(z)
