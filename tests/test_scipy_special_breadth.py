@@ -75,3 +75,19 @@ def test_faddeeva_family():
            - 2 / np.sqrt(np.pi), rtol=1e-5)
     with pytest.raises(ValueError, match="complex"):
         special.dawsn(z)
+
+
+def test_hyp2f1():
+    a = rng.uniform(-1, 3, 15).astype(F32)
+    b = rng.uniform(0.2, 3, 15).astype(F32)
+    c = rng.uniform(0.5, 4, 15).astype(F32)
+    x = rng.uniform(-0.9, 0.85, 15).astype(F32)
+    _close(special.hyp2f1(a, b, c, x), osp.hyp2f1(a, b, c, x), rtol=1e-4, atol=1e-6)
+    # Special cases: a non-positive integer (a polynomial), x near and at 1.
+    for args in [(-2., 1., 2., 0.7), (0.3, 0.7, 1., 0.99), (1., 1., 3., 1.), (0.5, 1.5, 2., 0.)]:
+        _close(special.hyp2f1(*map(F32, args)), osp.hyp2f1(*args), rtol=1e-4)
+    check_grads(lambda x: special.hyp2f1(0.5, 1.5, 2., x), (F32(0.3),), order=1, atol=1e-2,
+                rtol=1e-2)
+    da = glassjax.grad(special.hyp2f1, argnums=2)(F32(0.5), F32(1.5), F32(2.), F32(0.3))
+    fd = (osp.hyp2f1(0.5, 1.5, 2. + 1e-5, 0.3) - osp.hyp2f1(0.5, 1.5, 2. - 1e-5, 0.3)) / 2e-5
+    _close(da, fd, rtol=1e-3)

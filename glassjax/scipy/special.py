@@ -29,7 +29,7 @@ from glassjax.vmap_api import vmap
 __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p",
            "comb", "dawsn", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp1",
            "expi", "expit", "expn", "factorial", "gamma", "gammainc", "gammaincc",
-           "gammaln", "gammasgn", "hyp1f1", "i0", "i0e", "i1", "i1e", "kl_div",
+           "gammaln", "gammasgn", "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div",
            "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln",
            "ndtr", "ndtri", "owens_t", "poch", "polygamma", "rel_entr", "softmax",
            "spence", "wofz", "xlog1py", "xlogy", "zeta"]
@@ -1154,3 +1154,155 @@ def dawsn(x):
     if dtypes.issubdtype(x.dtype, np.complexfloating):
         raise ValueError("dawsn does not support complex-valued inputs.")
     return _dawsn(x)
+
+
+# ----------------------------------------------------------------------------------------
+# The Gauss hypergeometric function 2F1
+# ----------------------------------------------------------------------------------------
+
+def _hyp2f1_terminal(a, b, c, x):
+    """The polynomial 2F1 when ``a`` (or ``b``) is a non-positive integer: finitely many
+    terms (the negative integer parameter is moved to ``a``)."""
+    eps = dtypes.finfo(x.dtype).eps * 50
+    ib = jnp.round(b)
+    swap = (b < a) & (jnp.abs(b - ib) < eps) & ~((c % 1 == 0) & (c <= 0) & (c > b))
+    a, b = jnp.where(swap, b, a), jnp.where(swap, a, b)
+    a = jnp.abs(a)
+
+    def body(i, state):
+        serie, term = state
+        term *= -(a - i + 1) / (c + i - 1) * (b + i - 1) / i * x
+        return serie + term, term
+    one = jnp.array(1, dtype=x.dtype)
+    return lax.fori_loop(jnp.array(1, dtype=a.dtype), a + 1, body, (one, one))[0]
+
+
+def _hyp2f1_series(a, b, c, x):
+    rtol = dtypes.finfo(x.dtype).eps
+
+    def body(state):
+        serie, k, term = state
+        return serie + term, k + 1, term * ((a + k - 1) * (b + k - 1) / (c + k - 1) / k * x)
+
+    def cond(state):
+        serie, k, term = state
+        return (k < 250) & (lax.abs(term) > rtol * lax.abs(serie))
+    return lax.while_loop(cond, body, (jnp.array(0, dtype=x.dtype), jnp.array(1, dtype=x.dtype),
+                                       jnp.array(1, dtype=x.dtype)))[0]
+
+
+def _hyp2f1_digamma_transform(a, b, c, x):
+    """Near ``x = 1`` with ``c - a - b`` an integer: the logarithmic case of the
+    ``1 - x`` transformation (Abramowitz & Stegun 15.3.10-12, as Cephes)."""
+    rtol = dtypes.finfo(x.dtype).eps
+    d = c - a - b
+    s = 1 - x
+    rd = jnp.round(d)
+    e = jnp.where(rd >= 0, d, -d)
+    d1 = jnp.where(rd >= 0, d, jnp.array(0, dtype=d.dtype))
+    d2 = jnp.where(rd >= 0, jnp.array(0, dtype=d.dtype), d)
+    ard = jnp.where(rd >= 0, rd, -rd).astype("int32")
+    ax = jnp.log(s)
+    y = digamma(1.0) + digamma(1.0 + e) - digamma(a + d1) - digamma(b + d1) - ax
+    y /= gamma(e + 1.0)
+    p = (a + d1) * (b + d1) * s / gamma(e + 2.0)
+
+    def cond(state):
+        p, q, t, y = state
+        return (t < 250) & (jnp.abs(q) >= rtol * jnp.abs(y))
+
+    def body(state):
+        p, q, t, y = state
+        r = digamma(1.0 + t) + digamma(1.0 + t + e) - digamma(a + t + d1) \
+            - digamma(b + t + d1) - ax
+        q = p * r
+        p = p * (s * (a + t + d1) / (t + 1.0))
+        p = p * ((b + t + d1) / (t + 1.0 + e))
+        return p, q, t + 1.0, y + q
+    _, _, _, y = lax.while_loop(cond, body, (p, y, jnp.array(1, dtype=x.dtype), y))
+
+    def compute_sum(y):
+        def for_body(i, state):
+            p, t, y1 = state
+            p *= s * (a + t + d2) * (b + t + d2) / (1.0 - e + t)
+            t += 1.0
+            p /= t
+            return p, t, y1 + p
+        y1 = lax.fori_loop(1, ard, for_body, (jnp.array(1, dtype=x.dtype),
+                                              jnp.array(0, dtype=x.dtype),
+                                              jnp.array(1, dtype=x.dtype)))[-1]
+        gc = gamma(c)
+        y1 *= gamma(e) * gc / (gamma(a + d1) * gamma(b + d1))
+        y = y * (gc / (gamma(a + d2) * gamma(b + d2)))
+        y = jnp.where((ard & 1) != 0, -y, y)
+        q = s ** rd
+        return jnp.where(rd > 0, y * q + y1, y + y1 * q)
+    return jnp.where(rd == 0, y * gamma(c) / (gamma(a) * gamma(b)), compute_sum(y))
+
+
+def _hyp2f1_terminal_or_series(a, b, c, x):
+    eps = dtypes.finfo(x.dtype).eps * 50
+    d = c - a - b
+    neg_int_a_or_b = ((a <= 0) & (jnp.abs(a - jnp.round(a)) < eps)) | \
+        ((b <= 0) & (jnp.abs(b - jnp.round(b)) < eps))
+    index = jnp.where((x > 0.9) & ~neg_int_a_or_b,
+                      jnp.where(jnp.abs(d - jnp.round(d)) >= eps, 0, 1),
+                      jnp.where(neg_int_a_or_b, 2, 0))
+    return lax.select_n(index, _hyp2f1_series(a, b, c, x),
+                        _hyp2f1_digamma_transform(a, b, c, x), _hyp2f1_terminal(a, b, c, x))
+
+
+def _hyp2f1_parameter_derivative(a, b, c, x, weight):
+    precision = dtypes.finfo(x.dtype).eps
+
+    def body(state):
+        serie, k, term = state
+        return (serie + term * weight(k), k + 1,
+                term * ((a + k) * (b + k) / (c + k) / (k + 1) * x))
+
+    def cond(state):
+        serie, k, term = state
+        return (k < 250) & (lax.abs(term) / lax.abs(serie) > precision)
+    return lax.while_loop(cond, body, (0, 1, a * b / c * x))[0]
+
+
+@custom_jvp
+@jit
+@jnp.vectorize
+def hyp2f1(a, b, c, x):
+    """The Gauss hypergeometric function ``2F1(a, b; c; x)`` for real ``x <= 1``
+    (Cephes' special cases, the ``1 - x`` transformation near 1, else the series)."""
+    a, b, c, x = _promote_inexact("hyp2f1", a, b, c, x)
+    eps = dtypes.finfo(x.dtype).eps * 50
+    d = c - a - b
+    s = 1 - x
+    ca, cb = c - a, c - b
+    id_ = jnp.round(d)
+    index = jnp.where(
+        (x == 0) | (((a == 0) | (b == 0)) & (c != 0)), 0,
+        jnp.where((c == 0) | ((c < 0) & (c % 1 == 0)), 1,
+                  jnp.where((d <= -1) & ~((jnp.abs(d - id_) >= eps) & (s < 0)), 2,
+                            jnp.where((d <= 0) & (x == 1), 1,
+                                      jnp.where((x < 1) & (b == c), 3,
+                                                jnp.where((x < 1) & (a == c), 4,
+                                                          jnp.where(x > 1, 1,
+                                                                    jnp.where(x == 1, 5,
+                                                                              6))))))))
+    return lax.select_n(index, jnp.array(1, dtype=x.dtype), jnp.array(np.inf, dtype=x.dtype),
+                        s ** d * _hyp2f1_terminal_or_series(ca, cb, c, x), s ** (-a),
+                        s ** (-b), gamma(c) * gamma(d) / (gamma(ca) * gamma(cb)),
+                        _hyp2f1_terminal_or_series(a, b, c, x))
+
+
+def _hyp2f1_derivative_in(which):
+    weights = {"a": lambda a, b, c: lambda k: digamma(a + k) - digamma(a),
+               "b": lambda a, b, c: lambda k: digamma(b + k) - digamma(b),
+               "c": lambda a, b, c: lambda k: digamma(c) - digamma(c + k)}[which]
+    derivative = jnp.vectorize(lambda a, b, c, x: _hyp2f1_parameter_derivative(
+        a, b, c, x, weights(a, b, c)))
+    return lambda g, ans, a, b, c, x: derivative(a, b, c, x) * g
+
+
+hyp2f1.defjvps(_hyp2f1_derivative_in("a"), _hyp2f1_derivative_in("b"),
+               _hyp2f1_derivative_in("c"),
+               lambda g, ans, a, b, c, x: a * b / c * hyp2f1(a + 1, b + 1, c + 1, x) * g)
