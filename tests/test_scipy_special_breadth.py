@@ -91,3 +91,14 @@ def test_hyp2f1():
     da = glassjax.grad(special.hyp2f1, argnums=2)(F32(0.5), F32(1.5), F32(2.), F32(0.3))
     fd = (osp.hyp2f1(0.5, 1.5, 2. + 1e-5, 0.3) - osp.hyp2f1(0.5, 1.5, 2. - 1e-5, 0.3)) / 2e-5
     _close(da, fd, rtol=1e-3)
+
+
+def test_sici():
+    x = np.array([-5., -0.5, 0., 0.3, 2., 4., 6., 9., 50.], F32)
+    si, ci = special.sici(x)
+    want_si, want_ci = osp.sici(x.astype(np.float64))
+    _close(si, want_si, rtol=1e-6, atol=1e-7)
+    _close(ci[x != 0], np.where(x < 0, want_ci.real, want_ci)[x != 0], rtol=2e-6, atol=1e-7)
+    assert ci[2] == -np.inf
+    _close(glassjax.grad(lambda x: special.sici(x)[0])(F32(1.3)), np.sin(1.3) / 1.3, rtol=1e-6)
+    _close(glassjax.grad(lambda x: special.sici(x)[1])(F32(1.3)), np.cos(1.3) / 1.3, rtol=1e-6)

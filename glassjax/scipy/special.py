@@ -31,7 +31,7 @@ __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "box
            "expi", "expit", "expn", "factorial", "gamma", "gammainc", "gammaincc",
            "gammaln", "gammasgn", "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div",
            "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln",
-           "ndtr", "ndtri", "owens_t", "poch", "polygamma", "rel_entr", "softmax",
+           "ndtr", "ndtri", "owens_t", "poch", "polygamma", "rel_entr", "sici", "softmax",
            "spence", "wofz", "xlog1py", "xlogy", "zeta"]
 
 
@@ -1306,3 +1306,104 @@ def _hyp2f1_derivative_in(which):
 hyp2f1.defjvps(_hyp2f1_derivative_in("a"), _hyp2f1_derivative_in("b"),
                _hyp2f1_derivative_in("c"),
                lambda g, ans, a, b, c, x: a * b / c * hyp2f1(a + 1, b + 1, c + 1, x) * g)
+
+
+
+# ----------------------------------------------------------------------------------------
+# Sine and cosine integrals
+# ----------------------------------------------------------------------------------------
+
+# Cephes' rational approximations: Si and Ci as series in x^2 for x <= 4; beyond, the
+# auxiliary functions f and g (in 1/x^2, separately below and above 8).
+_SICI_SN = np.array([
+    -8.391678279103039e-11, 4.625917144270128e-08, -9.757593038436328e-06,
+    0.0009769454381704354, -0.04134703162294066, 1.0])
+_SICI_SD = np.array([
+    2.0326926619595193e-12, 1.279978911799433e-09, 4.418278428012189e-07,
+    9.964121220438756e-05, 0.01420852393261499, 1.0])
+_SICI_CN = np.array([
+    2.0252400238910228e-11, -1.3524950491579076e-08, 3.593250514199931e-06,
+    -0.0004740072068734079, 0.028915965260755523, -1.0])
+_SICI_CD = np.array([
+    4.077460400618806e-12, 3.067809975818878e-09, 1.2321035568588342e-06,
+    0.00031744202477503275, 0.051002805623644606, 4.0])
+_SICI_FN4 = np.array([
+    4.236128628922166, 5.4593771716181285, 1.6208328770153833, 0.16700661183132304,
+    0.006810201324725182, 0.00010893658065032867, 5.489002234213736e-07])
+_SICI_FD4 = np.array([
+    1.0, 8.16496634205391, 7.308288225055645, 1.867922579501842, 0.1787920529631499,
+    0.007017106683227897, 0.00011003435715391573, 5.489002527562557e-07])
+_SICI_GN4 = np.array([
+    0.08710016989731142, 0.6113791099522193, 0.3971802963923375,
+    0.07485277376284691, 0.005388686814621773, 0.00016199979459893403,
+    1.9796387414096365e-06, 7.825790407440903e-09])
+_SICI_GD4 = np.array([
+    1.0, 1.6440220241335535, 0.666296701268988, 0.09887717612776888,
+    0.006223963454417684, 0.0001732210814741771, 2.0265918208634397e-06,
+    7.825792189335346e-09])
+_SICI_FN8 = np.array([
+    0.4558808734704653, 0.7137152741001467, 0.16030015822231947,
+    0.01160642294081244, 0.00034955644244785906, 4.8621543082645475e-06,
+    3.200927900910049e-08, 9.41779576128513e-11, 9.70507110881952e-14])
+_SICI_FD8 = np.array([
+    1.0, 0.9174636118736841, 0.17868554533207454, 0.012225359477197129,
+    0.00035869648188185157, 4.924350643178815e-06, 3.21956939101046e-08,
+    9.437205903502767e-11, 9.70507110881952e-14])
+_SICI_GN8 = np.array([
+    0.6973599534432762, 0.33041097930563207, 0.03848787676499743,
+    0.001717182390523479, 3.4894116550227946e-05, 3.471311670841167e-07,
+    1.7040445278204452e-09, 3.859459254302766e-12, 3.1404009894636335e-15])
+_SICI_GD8 = np.array([
+    1.0, 1.6854889881101165, 0.48785225869530496, 0.04679131942596258,
+    0.0019028442667439953, 3.684755044425611e-05, 3.5704322344374083e-07,
+    1.7269374896631615e-09, 3.878301660239547e-12, 3.1404009894636335e-15])
+
+
+def _sici_series(x):
+    t = x * x
+    si = x * jnp.polyval(_SICI_SN.astype(x.dtype), t) / jnp.polyval(_SICI_SD.astype(x.dtype), t)
+    ci = np.euler_gamma + jnp.log(x) + t * jnp.polyval(_SICI_CN.astype(x.dtype), t) / \
+        jnp.polyval(_SICI_CD.astype(x.dtype), t)
+    return jnp.where(x == 0, 0.0, si), jnp.where(x == 0, -np.inf, ci)
+
+
+def _sici_asymptotic(x):
+    """``Si = pi/2 - f cos x - g sin x``, ``Ci = f sin x - g cos x``."""
+    z = 1.0 / (x * x)
+    poly = lambda coeffs: jnp.polyval(coeffs.astype(x.dtype), z)
+    f = jnp.where(x < 8.0, poly(_SICI_FN4) / (x * poly(_SICI_FD4)),
+                  poly(_SICI_FN8) / (x * poly(_SICI_FD8)))
+    g = jnp.where(x < 8.0, z * poly(_SICI_GN4) / poly(_SICI_GD4),
+                  z * poly(_SICI_GN8) / poly(_SICI_GD8))
+    s, c = jnp.sin(x), jnp.cos(x)
+    return (np.pi / 2) - f * c - g * s, f * s - g * c
+
+
+def _sici_huge(x):
+    si = jnp.where(jnp.isposinf(x), np.pi / 2, (np.pi / 2) - jnp.cos(x) / x)
+    ci = jnp.where(jnp.isposinf(x), 0.0, jnp.sin(x) / x)
+    return si, ci
+
+
+@custom_jvp
+@jit
+def sici(x):
+    """``(Si(x), Ci(x))``: the sine integral ``int_0^x sin t / t dt`` and the cosine
+    integral ``gamma + log x + int_0^x (cos t - 1) / t dt``."""
+    x, = _promote_inexact("sici", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError(f"Argument `x` to sici must be real-valued. Got dtype {x.dtype}.")
+    x_abs = jnp.abs(x)
+    (si_s, ci_s), (si_a, ci_a), (si_h, ci_h) = (
+        _sici_series(x_abs), _sici_asymptotic(x_abs), _sici_huge(x_abs))
+    small, middle = x_abs <= 4, (x_abs > 4) & (x_abs <= 1e9)
+    si = jnp.sign(x) * jnp.select([small, middle], [si_s, si_a], si_h)
+    ci = jnp.where(jnp.isneginf(x), np.nan, jnp.select([small, middle], [ci_s, ci_a], ci_h))
+    return si, ci
+
+
+@sici.defjvp
+@jit
+def _sici_jvp(primals, tangents):
+    (p,), (t,) = primals, tangents
+    return sici(p), (jnp.sinc(p / np.pi) * t, jnp.cos(p) / p * t)
