@@ -115,3 +115,26 @@ def test_sqrtm_funm_solve_sylvester():
         _close(A @ X + X @ B, C, atol=1e-4)
     assert np.all(np.isnan(np.asarray(linalg.solve_sylvester(np.eye(2), -np.eye(2),
                                                               np.ones((2, 2))))))
+
+
+def test_hessenberg_and_qr_multiply():
+    a = rng.standard_normal((5, 5)).astype(np.float32)
+    h, q = linalg.hessenberg(a, calc_q=True)
+    wh, wq = osp.hessenberg(a, calc_q=True)
+    _close(h, wh, atol=1e-5)                       # the same LAPACK routine (gehrd)
+    _close(q, wq, atol=1e-5)
+    _close(np.asarray(q) @ np.asarray(h) @ np.asarray(q).T, a, atol=1e-4)
+    ac = (a + 1j * a.T).astype(np.complex64)
+    _close(linalg.hessenberg(ac), osp.hessenberg(ac), atol=1e-4)
+    batch = rng.standard_normal((2, 4, 4)).astype(np.float32)
+    _close(linalg.hessenberg(batch), np.stack([osp.hessenberg(b) for b in batch]), atol=1e-5)
+    for m, n in [(5, 3), (3, 5), (4, 4)]:
+        a = rng.standard_normal((m, n)).astype(np.float32)
+        c = rng.standard_normal((2, m)).astype(np.float32)
+        for got, want in zip(linalg.qr_multiply(a, c), osp.qr_multiply(a, c)):
+            _close(got, want, atol=1e-5)
+        c2 = rng.standard_normal((min(m, n), 3)).astype(np.float32)
+        _close(linalg.qr_multiply(a, c2, mode="left")[0],
+               osp.qr_multiply(a, c2, mode="left")[0], atol=1e-5)
+        _close(linalg.qr_multiply(a, c[0], conjugate=True)[0],
+               osp.qr_multiply(a, c[0], conjugate=True)[0], atol=1e-5)

@@ -1,6 +1,7 @@
 """What the Schur decomposition ``A = Z T Z^H`` gives ``jax.scipy.linalg``: ``schur``,
 ``rsf2csf`` (real to complex Schur form), ``sqrtm`` and ``funm`` (matrix functions
-computed on the triangular ``T``), ``solve_sylvester`` (Bartels-Stewart).
+computed on the triangular ``T``), ``solve_sylvester`` (Bartels-Stewart); and the
+Hessenberg form ``A = Q H Q^H`` (the first step of the Schur algorithm).
 
 The triangular recurrences (Björck-Hammarling for ``sqrtm``, Parlett for ``funm``,
 back substitution for Sylvester) run as ``fori_loop``/``scan`` over static sizes, with
@@ -219,3 +220,24 @@ def solve_sylvester(A, B, C, *, method="schur", tol=1e-8):
                          f"B: {B.shape}\nC: {C.shape}")
     return jnp.vectorize(partial(_solve_sylvester_2d, method=method, tol=tol),
                          signature="(m,m),(n,n),(m,n)->(m,n)")(A, B, C)
+
+
+@jit(static_argnames=("calc_q", "check_finite", "overwrite_a"))
+def hessenberg(a, *, calc_q=False, overwrite_a=False, check_finite=True):
+    """The Hessenberg form ``H`` of ``a`` (zero below the first subdiagonal) with
+    ``a = Q H Q^H``; ``(H, Q)`` if ``calc_q``."""
+    a = jnp.asarray(a)
+    n = a.shape[-1]
+    if n == 0:
+        return (a, a) if calc_q else a
+    a_out, taus = lax_linalg.hessenberg(a)
+    h = jnp.triu(a_out, -1)
+    if not calc_q:
+        return h
+    # Q = diag(1, householder product of the reflectors below the subdiagonal).
+    q = lax_linalg.householder_product(a_out[..., 1:, :-1], taus)
+    batch = a_out.shape[:-2]
+    q = jnp.block([[jnp.ones(batch + (1, 1), dtype=a_out.dtype),
+                    jnp.zeros(batch + (1, n - 1), dtype=a_out.dtype)],
+                   [jnp.zeros(batch + (n - 1, 1), dtype=a_out.dtype), q]])
+    return h, q
