@@ -102,3 +102,13 @@ def test_sici():
     assert ci[2] == -np.inf
     _close(glassjax.grad(lambda x: special.sici(x)[0])(F32(1.3)), np.sin(1.3) / 1.3, rtol=1e-6)
     _close(glassjax.grad(lambda x: special.sici(x)[1])(F32(1.3)), np.cos(1.3) / 1.3, rtol=1e-6)
+
+
+def test_fresnel():
+    x = np.array([-3., -0.5, 0., 0.3, 1.2, 1.7, 4., 50., np.inf], F32)
+    s, c = special.fresnel(x)
+    ws, wc = osp.fresnel(x.astype(np.float64))
+    _close(s, ws, rtol=2e-6, atol=1e-7)
+    _close(c, wc, rtol=2e-6, atol=1e-7)
+    _close(glassjax.grad(lambda x: special.fresnel(x)[0])(F32(1.3)), np.sin(np.pi * 1.69 / 2),
+           rtol=1e-5)
