@@ -112,3 +112,14 @@ def test_fresnel():
     _close(c, wc, rtol=2e-6, atol=1e-7)
     _close(glassjax.grad(lambda x: special.fresnel(x)[0])(F32(1.3)), np.sin(np.pi * 1.69 / 2),
            rtol=1e-5)
+
+
+def test_sph_harm_y():
+    n = np.array([0, 1, 2, 3, 4, 4, 2])
+    m = np.array([0, -1, 2, 1, -3, 4, 0])
+    theta = rng.uniform(0, np.pi, 7).astype(F32)
+    phi = rng.uniform(-np.pi, np.pi, 7).astype(F32)
+    _close(special.sph_harm_y(n, m, theta, phi), osp.sph_harm_y(n, m, theta, phi),
+           rtol=1e-5, atol=1e-6)
+    f = glassjax.jit(lambda t: special.sph_harm_y(n, m, t, phi, n_max=4))
+    _close(f(theta), osp.sph_harm_y(n, m, theta, phi), rtol=1e-5, atol=1e-6)

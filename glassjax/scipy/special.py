@@ -31,7 +31,7 @@ __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "box
            "expi", "expit", "expn", "factorial", "fresnel", "gamma", "gammainc", "gammaincc",
            "gammaln", "gammasgn", "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div",
            "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln",
-           "ndtr", "ndtri", "owens_t", "poch", "polygamma", "rel_entr", "sici", "softmax",
+           "ndtr", "ndtri", "owens_t", "poch", "polygamma", "rel_entr", "sici", "softmax", "sph_harm_y",
            "spence", "wofz", "xlog1py", "xlogy", "zeta"]
 
 
@@ -1531,3 +1531,92 @@ def _fresnel_jvp(primals, tangents):
     (x,), (x_dot,) = primals, tangents
     sinpi, cospi = _sincospisquaredhalf(x)
     return fresnel(x), (sinpi * x_dot, cospi * x_dot)
+
+
+# ----------------------------------------------------------------------------------------
+# Spherical harmonics
+# ----------------------------------------------------------------------------------------
+
+def _legendre_recurrence_masks(l_max, is_normalized, dtype):
+    """The coefficients of the three-term recurrence in the degree ``l``, laid out as
+    ``(step, m, l)`` arrays so that one fori_loop step updates the diagonal band
+    ``l = m + step`` of every order at once."""
+    m_mat, l_mat = jnp.meshgrid(jnp.arange(l_max + 1, dtype=dtype),
+                                jnp.arange(l_max + 1, dtype=dtype), indexing="ij")
+    if is_normalized:
+        c0, c1 = l_mat * l_mat, m_mat * m_mat
+        c2, c3 = 2.0 * l_mat, (l_mat - 1.0) * (l_mat - 1.0)
+        d0 = jnp.sqrt((4.0 * c0 - 1.0) / (c0 - c1))
+        d1 = jnp.sqrt(((c2 + 1.0) * (c3 - c1)) / ((c2 - 3.0) * (c0 - c1)))
+    else:
+        d0 = (2.0 * l_mat - 1.0) / (l_mat - m_mat)
+        d1 = (l_mat + m_mat - 1.0) / (l_mat - m_mat)
+    zeros = jnp.zeros((l_max + 1, l_max + 1), dtype=dtype)
+    i0, i1 = jnp.triu_indices(l_max + 1, 1), jnp.triu_indices(l_max + 1, 2)
+    d0_mask = zeros.at[i0].set(d0[i0])
+    d1_mask = zeros.at[i1].set(d1[i1])
+    i, j, k = jnp.ogrid[:l_max + 1, :l_max + 1, :l_max + 1]
+    band = (i + j - k == 0).astype(dtype)
+    return (jnp.einsum("jk,ijk->ijk", d0_mask, band), jnp.einsum("jk,ijk->ijk", d1_mask, band))
+
+
+@partial(jit, static_argnums=(0, 2))
+def _associated_legendre(l_max, x, is_normalized):
+    """``P[m, l, i]``: the associated Legendre functions of order ``m`` and degree ``l``
+    at ``x[i]`` (orthonormalized for spherical harmonics if ``is_normalized``): the
+    diagonal ``l = m`` in closed form, then the recurrence in ``l``."""
+    p = jnp.zeros((l_max + 1, l_max + 1, x.shape[0]), dtype=x.dtype)
+    a_idx = jnp.arange(1, l_max + 1, dtype=x.dtype)
+    b_idx = jnp.arange(l_max, dtype=x.dtype)
+    if is_normalized:
+        initial_value = 0.5 / jnp.sqrt(np.pi)
+        f_a = jnp.cumprod(-1 * jnp.sqrt(1.0 + 0.5 / a_idx))
+        f_b = jnp.sqrt(2.0 * b_idx + 3.0)
+    else:
+        initial_value = 1.0
+        f_a = jnp.cumprod(1.0 - 2.0 * a_idx)
+        f_b = 2.0 * b_idx + 1.0
+    p = p.at[(0, 0)].set(initial_value)
+    y = jnp.cumprod(jnp.broadcast_to(jnp.sqrt(1.0 - x * x), (l_max, x.shape[0])), axis=0)
+    diag = jnp.diag_indices(l_max + 1)
+    p = p.at[(diag[0][1:], diag[1][1:])].set(initial_value * jnp.einsum("i,ij->ij", f_a, y))
+    p_offdiag = jnp.einsum("ij,ij->ij", jnp.einsum("i,j->ij", f_b, x),
+                           p[jnp.diag_indices(l_max)])
+    p = p.at[(diag[0][:l_max], diag[1][:l_max] + 1)].set(p_offdiag)
+    d0_mask, d1_mask = _legendre_recurrence_masks(l_max, is_normalized, x.dtype)
+
+    def step(i, p_val):
+        h = (jnp.einsum("ij,ijk->ijk", d0_mask[i],
+                        jnp.einsum("ijk,k->ijk", jnp.roll(p_val, shift=1, axis=1), x))
+             - jnp.einsum("ij,ijk->ijk", d1_mask[i], jnp.roll(p_val, shift=2, axis=1)))
+        return p_val + h
+    p = p.astype(dtypes.result_type(p, x, d0_mask))
+    if l_max > 1:
+        p = lax.fori_loop(2, l_max + 1, step, p)
+    return p
+
+
+@partial(jit, static_argnums=(4,))
+def _sph_harm(n, m, theta, phi, n_max):
+    legendre = _associated_legendre(n_max, jnp.cos(theta), True)
+    legendre_val = legendre.at[abs(m), n, jnp.arange(len(n))].get(mode="clip")
+    angle = abs(m) * phi
+    harmonics = lax.complex(legendre_val * jnp.cos(angle), legendre_val * jnp.sin(angle))
+    return jnp.where(m < 0, (-1.0) ** abs(m) * jnp.conjugate(harmonics), harmonics)
+
+
+def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
+    """The spherical harmonics ``Y_n^m(theta, phi)`` (``theta`` the polar angle,
+    SciPy's ``sph_harm_y`` convention); ``n_max`` (the largest degree) must be static
+    under transformations."""
+    if diff_n is not None:
+        raise NotImplementedError("The 'diff_n' argument to jax.scipy.special.sph_harm_y "
+                                  "is not supported.")
+    if jnp.isscalar(theta):
+        theta = jnp.array([theta])
+    if n_max is None:
+        n_max = np.max(n)
+    n_max = core.concrete_or_error(
+        int, n_max, "The `n_max` argument of `jnp.scipy.special.sph_harm` must be "
+        "statically specified to use `sph_harm` within JAX transformations.")
+    return _sph_harm(n, m, theta, phi, n_max)
