@@ -138,3 +138,17 @@ def test_hessenberg_and_qr_multiply():
                osp.qr_multiply(a, c2, mode="left")[0], atol=1e-5)
         _close(linalg.qr_multiply(a, c[0], conjugate=True)[0],
                osp.qr_multiply(a, c[0], conjugate=True)[0], atol=1e-5)
+
+
+def test_eigh_tridiagonal():
+    d = rng.standard_normal(7).astype(np.float32)
+    e = rng.standard_normal(6).astype(np.float32)
+    _close(linalg.eigh_tridiagonal(d, e, eigvals_only=True),
+           osp.eigh_tridiagonal(d, e, eigvals_only=True), atol=1e-5)
+    w, v = linalg.eigh_tridiagonal(d, e, select="i", select_range=(2, 4))
+    _close(w, osp.eigh_tridiagonal(d, e, select="i", select_range=(2, 4))[0], atol=1e-5)
+    T = np.diag(d) + np.diag(e, -1) + np.diag(e, 1)
+    _close(T @ np.asarray(v), np.asarray(v) * np.asarray(w), atol=1e-4)
+    _close(np.asarray(v).T @ np.asarray(v), np.eye(3), atol=1e-5)
+    with pytest.raises(NotImplementedError):
+        linalg.eigh_tridiagonal(d, e, select="v", select_range=(0., 1.))

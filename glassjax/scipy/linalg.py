@@ -7,9 +7,9 @@ differentiates through their rules. SciPy's ``overwrite_*`` and ``check_finite``
 arguments are accepted and ignored (JAX arrays are immutable and never checked).
 
 The structured matrices (``toeplitz``, ``hankel``, ``pascal``, ...) live in
-``special_matrices``, the Schur-based functions in ``schur_functions``. (Partial:
-``eigh_tridiagonal``, ``qr_multiply(pivoting=True)`` and ``qr(pivoting=True)`` are not
-built yet.)
+``special_matrices``, the Schur-based functions in ``schur_functions``,
+``eigh_tridiagonal`` in ``tridiagonal``. (Partial: column pivoting, ``qr(pivoting=True)``
+and ``qr_multiply(pivoting=True)``, is not built yet.)
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from glassjax.numpy import (array_creation, lax_numpy, linalg as jnp_linalg,
                             setops, tensor_contractions, ufuncs)
 from glassjax.numpy.util import ensure_arraylike, promote_dtypes_inexact
 from glassjax.numpy.vectorize import vectorize
+from glassjax.scipy.tridiagonal import eigh_tridiagonal
 from glassjax.scipy.special_matrices import (block_diag, circulant, companion,
                                              convolution_matrix, dft, fiedler,
                                              fiedler_companion, hadamard, hankel, helmert,
@@ -34,7 +35,7 @@ from glassjax.scipy.schur_functions import (funm, hessenberg, rsf2csf, schur, so
 from glassjax.vmap_api import vmap
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
-           "convolution_matrix", "det", "dft", "eigh", "expm", "expm_frechet", "fiedler",
+           "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler",
            "fiedler_companion", "hadamard", "hessenberg", "hankel", "helmert", "hilbert", "inv",
            "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal",
            "polar", "qr", "qr_multiply", "rsf2csf", "schur", "solve", "solve_sylvester", "sqrtm", "funm", "solve_triangular", "svd", "toeplitz"]
