@@ -37,8 +37,8 @@ from glassjax.array_creation import (make_array_from_callback,
                                      make_array_from_single_device_arrays)
 from glassjax.xla.dispatch import effects_barrier
 from glassjax import (ad_checkpoint, custom_batching, debug, distributed, experimental,
-                      flatten_util, image, lax, nn, numpy, ops, random, scipy, sharding, state,
-                      test_util, typing)
+                      flatten_util, image, lax, nn, numpy, ops, random, scipy, sharding, stages,
+                      state, test_util, typing)
 
 from glassjax.version import __version__  # noqa: E402
 

@@ -31,7 +31,7 @@ from glassjax.lax.reductions import (
     reduce_and, reduce_and_p, reduce_max, reduce_max_p, reduce_min, reduce_min_p,
     reduce_or, reduce_or_p, reduce_p, reduce_prod, reduce_prod_p, reduce_sum, reduce_sum_p,
     reduce_xor, reduce_xor_p, sort, sort_key_val, sort_p, top_k, top_k_p)
-from glassjax.lax.dot import (Precision, batch_matmul, dot, dot_general, dot_general_p)
+from glassjax.lax.dot import (DotDimensionNumbers, Precision, PrecisionLike, batch_matmul, dot, dot_general, dot_general_p)
 from glassjax.lax.slicing import (
     GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, dynamic_index_in_dim,
     dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p, dynamic_update_index_in_dim,
@@ -63,6 +63,10 @@ from glassjax.lax.special import (igamma, igamma_grad_a, igamma_grad_a_p, igamma
 from glassjax.lax.sharding_constraint import sharding_constraint_p, with_sharding_constraint
 from glassjax.lax.bessel_beta import (bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p,
                                       betainc, regularized_incomplete_beta_p)
+from glassjax.lax.rng import (RandomAlgorithm, rng_bit_generator, rng_bit_generator_p,
+                              rng_uniform, rng_uniform_p)
+from glassjax.lax.conv_patches import conv_general_dilated_local, conv_general_dilated_patches
+from glassjax.dtypes import dtype
 from glassjax.lax import linalg
 
 

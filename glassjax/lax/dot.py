@@ -14,6 +14,9 @@ import enum
 import functools
 import itertools
 
+from collections.abc import Sequence
+from typing import Union
+
 import numpy as np
 
 from glassjax import dtypes, pretty
@@ -48,6 +51,12 @@ _PRECISION_STRINGS = {
     "bfloat16_3x": Precision.HIGH, "tensorfloat32": Precision.HIGH,
     "default": Precision.DEFAULT, "bfloat16": Precision.DEFAULT,
     "fastest": Precision.DEFAULT, None: Precision.DEFAULT}
+
+
+# The types of ``precision`` and ``dimension_numbers`` arguments (for annotations).
+PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision]]
+DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
+                            tuple[Sequence[int], Sequence[int]]]
 
 
 def canonicalize_precision(precision):

@@ -64,7 +64,8 @@ def _u8(value: str) -> ir.Attribute:
 def _lapack_call(ctx, routine, operands, out_avals, options, *, aliased=0):
     """``custom_call @lapack_<t><routine>`` on the operands; matrices (rank >= 2 beyond
     the batch) are column major, and the first result overwrites operand ``aliased``
-    (none if ``aliased`` is None)."""
+    (none if ``aliased`` is None). ``options`` are LAPACK character flags (str) or
+    32-bit integers."""
     batch = len(ctx.avals_in[0].shape) - 2
     layout = lambda a: (_column_major(a.ndim) if a.ndim - batch >= 2 else
                         list(range(a.ndim - 1, -1, -1)))
@@ -82,7 +83,9 @@ def _lapack_call(ctx, routine, operands, out_avals, options, *, aliased=0):
                 hlo.OutputOperandAlias.get([0] if len(out_avals) > 1 else [], aliased,
                                            [])])))
     op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get(
-        {k: _u8(v) for k, v in options.items()})
+        {k: _u8(v) if isinstance(v, str) else
+         ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(v))
+         for k, v in options.items()})
     op.operation.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
         {"num_batch_dims": ir.StringAttr.get(str(batch))})
     return list(op.results)
@@ -649,6 +652,72 @@ def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors
                       compute_right_eigenvectors=compute_right_eigenvectors,
                       enable_eigvec_derivs=enable_eigvec_derivs,
                       implementation=implementation)
+
+
+# -- Schur decomposition --------------------------------------------------------------------
+
+def _schur_abstract_eval(a, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    _check_matrix("schur", a)
+    return [a] * (2 if compute_schur_vectors else 1)
+
+
+def _schur_lowering(ctx, a, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    """LAPACK ``gees``: the Schur form overwrites ``a``; real input also returns the
+    eigenvalues' real and imaginary parts (unused here)."""
+    if sort_eig_vals:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
+                                  "implemented.")
+    aval = ctx.avals_in[0]
+    batch = aval.ndim - 2
+    values_aval = core.ShapedArray(aval.shape[:-1], aval.dtype)
+    info_aval = core.ShapedArray(aval.shape[:batch], np.int32)
+    real = not dtypes.issubdtype(aval.dtype, np.complexfloating)
+    out_avals = [aval, aval, *[values_aval] * (2 if real else 1), info_aval, info_aval]
+    schur_form, vectors, *_, info = _lapack_call(
+        ctx, "gees_ffi", [a], out_avals,
+        {"mode": "V" if compute_schur_vectors else "N", "sort": "N"})
+    outs = [schur_form] + ([vectors] if compute_schur_vectors else [])
+    return [_nan_unless_ok(info, x, aval, batch) for x in outs]
+
+
+schur_p = _standard_linalg_primitive("schur", _schur_abstract_eval, _schur_lowering)
+
+
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable=None):
+    """``(T, Q)`` with ``x = Q T Q^H``: ``T`` (quasi-)upper triangular, ``Q`` unitary
+    (LAPACK ``gees``; real input gives the real Schur form with 2x2 blocks)."""
+    return tuple(schur_p.bind(x, compute_schur_vectors=compute_schur_vectors,
+                              sort_eig_vals=sort_eig_vals, select_callable=select_callable))
+
+
+# -- Hessenberg reduction -------------------------------------------------------------------
+
+def _hessenberg_abstract_eval(a):
+    _check_matrix("hessenberg", a)
+    return [a, core.ShapedArray(a.shape[:-2] + (a.shape[-1] - 1,), a.dtype)]
+
+
+def _hessenberg_lowering(ctx, a):
+    """LAPACK ``gehrd``: H in the upper Hessenberg part, Q's reflectors below it."""
+    aval = ctx.avals_in[0]
+    batch = aval.ndim - 2
+    out, taus, info = _lapack_call(
+        ctx, "gehrd_ffi", [a], [aval, ctx.avals_out[1],
+                               core.ShapedArray(aval.shape[:batch], np.int32)],
+        {"low": 1, "high": aval.shape[-1]})
+    return [_nan_unless_ok(info, out, aval, batch),
+            _nan_unless_ok(info, taus, ctx.avals_out[1], batch)]
+
+
+hessenberg_p = _standard_linalg_primitive("hessenberg", _hessenberg_abstract_eval,
+                                          _hessenberg_lowering)
+
+
+def hessenberg(a):
+    """``(a_out, taus)``: the upper Hessenberg form of ``a`` above its first
+    subdiagonal, Householder reflectors (scaled by ``taus``) below it."""
+    return tuple(hessenberg_p.bind(a))
 
 
 # -- QR -------------------------------------------------------------------------------------

@@ -7,8 +7,9 @@ differentiates through their rules. SciPy's ``overwrite_*`` and ``check_finite``
 arguments are accepted and ignored (JAX arrays are immutable and never checked).
 
 The structured matrices (``toeplitz``, ``hankel``, ``pascal``, ...) live in
-``special_matrices``. (Partial: ``schur``, ``sqrtm``, ``hessenberg``, ``funm``,
-``solve_sylvester``, ``eigh_tridiagonal`` and ``qr(pivoting=True)`` are not built yet.)
+``special_matrices``, the Schur-based functions in ``schur_functions``,
+``eigh_tridiagonal`` in ``tridiagonal``. (Partial: column pivoting, ``qr(pivoting=True)``
+and ``qr_multiply(pivoting=True)``, is not built yet.)
 """
 from __future__ import annotations
 
@@ -23,18 +24,21 @@ from glassjax.numpy import (array_creation, lax_numpy, linalg as jnp_linalg,
                             setops, tensor_contractions, ufuncs)
 from glassjax.numpy.util import ensure_arraylike, promote_dtypes_inexact
 from glassjax.numpy.vectorize import vectorize
+from glassjax.scipy.tridiagonal import eigh_tridiagonal
 from glassjax.scipy.special_matrices import (block_diag, circulant, companion,
                                              convolution_matrix, dft, fiedler,
                                              fiedler_companion, hadamard, hankel, helmert,
                                              hilbert, invhilbert, invpascal, leslie, pascal,
                                              toeplitz)
+from glassjax.scipy.schur_functions import (funm, hessenberg, rsf2csf, schur, solve_sylvester,
+                                            sqrtm)
 from glassjax.vmap_api import vmap
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
-           "convolution_matrix", "det", "dft", "eigh", "expm", "expm_frechet", "fiedler",
-           "fiedler_companion", "hadamard", "hankel", "helmert", "hilbert", "inv",
+           "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler",
+           "fiedler_companion", "hadamard", "hessenberg", "hankel", "helmert", "hilbert", "inv",
            "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal",
-           "polar", "qr", "solve", "solve_triangular", "svd", "toeplitz"]
+           "polar", "qr", "qr_multiply", "rsf2csf", "schur", "solve", "solve_sylvester", "sqrtm", "funm", "solve_triangular", "svd", "toeplitz"]
 
 
 def _inexact(name, *args):
@@ -380,3 +384,40 @@ def polar(a, side="right", *, method="qdwh", eps=None, max_iterations=None):
         raise ValueError("The argument `side` must be either 'right' or 'left'.")
     sig = "(m,n)->(m,n),(n,n)" if side == "right" else "(m,n)->(m,n),(m,m)"
     return vectorize(functools.partial(_polar_2d, side=side), signature=sig)(arr)
+
+
+def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a=False,
+                overwrite_c=False):
+    """``(c @ Q, R)`` (``mode='right'``) or ``(Q @ c, R)`` (``'left'``) for the QR
+    decomposition of ``a``, ``Q`` with ``min(m, n)`` columns (conjugated if
+    ``conjugate``). Q is formed from LAPACK's reflectors (JAX applies them with
+    ``ormqr``: the same product)."""
+    del overwrite_a, overwrite_c
+    if pivoting:
+        raise NotImplementedError("qr_multiply(pivoting=True) is not implemented in "
+                                  "glassjax (no geqp3 primitive yet)")
+    a, c = promote_dtypes_inexact(lax_numpy.asarray(a), lax_numpy.asarray(c))
+    if mode not in ("right", "left"):
+        raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
+    onedim = c.ndim == 1
+    if onedim:
+        c = c[:, None] if mode == "left" else c[None, :]
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if mode == "left" and c.shape[-2] != k:
+        raise ValueError(f"Array shapes are not compatible for Q @ c operation: a has shape "
+                         f"{tuple(a.shape)} so Q has {k} columns, but c has {c.shape[-2]} "
+                         f"rows (expected {k}).")
+    if mode == "right" and c.shape[-1] != m:
+        raise ValueError(f"Array shapes are not compatible for c @ Q operation: a has shape "
+                         f"{tuple(a.shape)} so Q has {m} rows, but c has {c.shape[-1]} "
+                         f"columns (expected {m}).")
+    r, taus = lax_linalg.geqrf(a)
+    q = lax_linalg.householder_product(r[..., :, :k], taus)        # m x k
+    if conjugate:
+        q = ufuncs.conj(q)
+    matmul = functools.partial(tensor_contractions.matmul, precision=lax.Precision.HIGHEST)
+    cq = matmul(q, c) if mode == "left" else matmul(c, q)
+    if onedim:
+        cq = cq.ravel()
+    return cq, array_creation.triu(r[..., :k, :])

@@ -167,3 +167,4 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):
         flat = flat.at[lo:hi].add(-jnp.matmul(design, coef,
                                               precision=lax.Precision.HIGHEST))
     return jnp.moveaxis(flat.reshape(moved.shape), 0, axis)
+from glassjax.scipy.spectral import csd, istft, stft, welch

@@ -116,11 +116,15 @@ def ir_constant(val) -> ir.Value:
         val = np.zeros(val.shape, np.bool_)
     ir_type = ir.RankedTensorType.get(val.shape, dtype_to_ir_type(val.dtype))
     if val.dtype == np.bool_:
-        attr = ir.DenseElementsAttr.get(np.packbits(val, bitorder="little"), type=ir_type,
-                                        signless=True) if val.size != 1 else \
-            ir.DenseElementsAttr.get_splat(ir_type, ir.BoolAttr.get(bool(val.reshape(-1)[0])))
-    else:
-        attr = ir.DenseElementsAttr.get(np.ascontiguousarray(val), type=ir_type)
+        if val.size == 1:
+            attr = ir.DenseElementsAttr.get_splat(ir_type,
+                                                  ir.BoolAttr.get(bool(val.reshape(-1)[0])))
+            return hlo.constant(attr)
+        # MLIR's i1 buffers are bit-packed, and a one-byte buffer reads as a splat; a
+        # uint8 constant converted to bool (nonzero is true) holds any pattern.
+        as_bytes = ir_constant(val.astype(np.uint8))
+        return hlo.convert(ir_type, as_bytes)
+    attr = ir.DenseElementsAttr.get(np.ascontiguousarray(val), type=ir_type)
     return hlo.constant(attr)
 
 
