@@ -40,6 +40,7 @@ from glassjax import (ad_checkpoint, custom_batching, debug, distributed, experi
                       flatten_util, image, lax, nn, numpy, ops, random, scipy, sharding, stages,
                       state, test_util, typing)
 
+import glassjax.nn.initializers  # noqa: E402  (see glassjax/nn/__init__.py)
 from glassjax.version import __version__  # noqa: E402
 
 

@@ -5,5 +5,6 @@ from glassjax.nn.functions import (
     selu, sigmoid, silu, soft_sign, softmax, softplus, sparse_plus, sparse_sigmoid,
     squareplus, standardize, swish, tanh)
 from glassjax.nn.special import logsumexp
-from glassjax.nn import initializers
+# (``glassjax.nn.initializers`` is imported by the package root, after ``random``, which
+# it uses: importing it here would make nn -> initializers -> random -> nn a cycle.)
 from glassjax.nn.attention import dot_product_attention

@@ -716,7 +716,6 @@ def scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indic
     (``lax.scatter`` to set, ``lax.scatter_add`` to add, ...): the gather of
     ``x[idx]``, run backwards."""
     from glassjax.numpy.array_creation import asarray
-    from glassjax.numpy.lax_numpy import squeeze
     x = asarray(x)
     if isinstance(y, int) and dtypes.issubdtype(x.dtype, np.integer) and \
             np.iinfo(x.dtype).min <= y <= np.iinfo(x.dtype).max:
@@ -730,7 +729,7 @@ def scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indic
         return x
     x, y = util.promote_dtypes(x, y)
     y = util.broadcast_to(y, tuple(indexer.slice_shape))
-    y = squeeze(y, axis=indexer.newaxis_dims)
+    y = lax.squeeze(y, tuple(indexer.newaxis_dims))
     if indexer.reversed_y_dims:
         y = lax.rev(y, indexer.reversed_y_dims)
     if indexer.scalar_bool_dims:

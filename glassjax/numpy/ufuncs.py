@@ -327,8 +327,7 @@ def _power(x1, x2):
 def _pow_int_int(x1, x2):
     """Integer power by squaring, unrolled for 6 bits of exponent (larger exponents
     overflow anyway)."""
-    from glassjax.numpy.array_creation import array
-    zero, one = array(0, dtypes.dtype(x2)), array(1, dtypes.dtype(x2))
+    zero, one = np.array(0, dtypes.dtype(x2)), np.array(1, dtypes.dtype(x2))
     acc = _where(lax.bitwise_and(lax.eq(x1, zero), lax.ne(x2, zero)), zero, one)
     for _ in range(6):
         acc = _where(lax.bitwise_and(x2, one), lax.mul(acc, x1), acc)

@@ -14,6 +14,7 @@ import numpy as np
 from glassjax import lax
 from glassjax import numpy as jnp
 from glassjax.numpy.util import check_arraylike, promote_dtypes_inexact
+from glassjax.scipy.spectral import csd, detrend, istft, stft, welch
 
 _MODES = ("full", "same", "valid")
 
@@ -138,33 +139,3 @@ def _fftconvolve_unbatched(in1, in2, mode):
                  "valid": tuple(a - b + 1 for a, b in zip(in1.shape, in2.shape))}[mode]
     start = tuple((f - o) // 2 for f, o in zip(full_shape, out_shape))
     return lax.dynamic_slice(full, start, out_shape)
-
-
-def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):
-    """Remove the mean (``type="constant"``) or a least-squares line per segment between
-    breakpoints ``bp`` (``"linear"``) along ``axis``."""
-    if overwrite_data is not None:
-        raise NotImplementedError("overwrite_data argument not implemented.")
-    if type not in ("constant", "linear"):
-        raise ValueError("Trend type must be 'linear' or 'constant'.")
-    data, = promote_dtypes_inexact(jnp.asarray(data))
-    if type == "constant":
-        return data - data.mean(axis, keepdims=True)
-    from glassjax.numpy.linalg import lstsq
-    n = data.shape[axis]
-    breaks = np.sort(np.unique(np.r_[0, bp, n]))
-    if breaks[0] < 0 or breaks[-1] > n:
-        raise ValueError("Breakpoints must be non-negative and less than length of data "
-                         "along given axis.")
-    moved = jnp.moveaxis(data, axis, 0)
-    flat = moved.reshape(n, -1)
-    for lo, hi in zip(breaks[:-1], breaks[1:]):
-        npts = hi - lo
-        design = jnp.vstack([jnp.ones(npts, dtype=flat.dtype),
-                             jnp.arange(1, npts + 1, dtype=flat.dtype) /
-                             np.asarray(npts, flat.dtype)]).T
-        coef, *_ = lstsq(design, flat[lo:hi])
-        flat = flat.at[lo:hi].add(-jnp.matmul(design, coef,
-                                              precision=lax.Precision.HIGHEST))
-    return jnp.moveaxis(flat.reshape(moved.shape), 0, axis)
-from glassjax.scipy.spectral import csd, istft, stft, welch

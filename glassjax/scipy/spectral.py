@@ -1,5 +1,5 @@
 """Short-time Fourier analysis of ``jax.scipy.signal``: ``stft``, ``istft``, ``csd``,
-``welch``.
+``welch``, and the ``detrend`` they apply to each segment.
 
 A signal is cut into overlapping segments (a vmapped ``dynamic_slice``), each detrended,
 windowed and FFT'd; ``welch``/``csd`` average the (cross) periodograms of the segments,
@@ -19,6 +19,7 @@ from glassjax import core, dtypes, lax
 from glassjax import numpy as jnp
 from glassjax.numpy.util import (canonicalize_axis, check_arraylike, ensure_arraylike,
                                  promote_dtypes_complex, promote_dtypes_inexact)
+from glassjax.numpy.linalg import lstsq
 from glassjax.vmap_api import vmap
 
 
@@ -99,11 +100,38 @@ def _fft_helper(x, win, detrend_func, nperseg, noverlap, nfft, sides):
     return jnp.fft.rfft(result.real, n=nfft)
 
 
+def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):
+    """Remove the mean (``type="constant"``) or a least-squares line per segment between
+    breakpoints ``bp`` (``"linear"``) along ``axis``."""
+    if overwrite_data is not None:
+        raise NotImplementedError("overwrite_data argument not implemented.")
+    if type not in ("constant", "linear"):
+        raise ValueError("Trend type must be 'linear' or 'constant'.")
+    data, = promote_dtypes_inexact(jnp.asarray(data))
+    if type == "constant":
+        return data - data.mean(axis, keepdims=True)
+    n = data.shape[axis]
+    breaks = np.sort(np.unique(np.r_[0, bp, n]))
+    if breaks[0] < 0 or breaks[-1] > n:
+        raise ValueError("Breakpoints must be non-negative and less than length of data "
+                         "along given axis.")
+    moved = jnp.moveaxis(data, axis, 0)
+    flat = moved.reshape(n, -1)
+    for lo, hi in zip(breaks[:-1], breaks[1:]):
+        npts = hi - lo
+        design = jnp.vstack([jnp.ones(npts, dtype=flat.dtype),
+                             jnp.arange(1, npts + 1, dtype=flat.dtype) /
+                             np.asarray(npts, flat.dtype)]).T
+        coef, *_ = lstsq(design, flat[lo:hi])
+        flat = flat.at[lo:hi].add(-jnp.matmul(design, coef,
+                                              precision=lax.Precision.HIGHEST))
+    return jnp.moveaxis(flat.reshape(moved.shape), 0, axis)
+
+
 def _spectral_helper(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
                      detrend_type="constant", return_onesided=True, scaling="density",
                      axis=-1, mode="psd", boundary=None, padded=False):
     """(frequencies, segment times, spectra) shared by ``stft`` and ``csd``."""
-    from glassjax.scipy.signal import detrend
     if mode not in ("psd", "stft"):
         raise ValueError(f"Unknown value for mode {mode}, must be one of: ('psd', 'stft')")
 
