@@ -21,6 +21,7 @@ from glassjax.lax.elementwise import bitwise_and, ge, lt, select
 from glassjax.lax.reductions import cumsum
 from glassjax.lax.structural import (broadcast, broadcast_in_dim, broadcasted_iota,
                                      concatenate, full_like, transpose)
+from glassjax.vmap_api import vmap
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,8 +98,6 @@ def _ragged_to_dense(x, group_sizes, *, dim):
 def _expand(x, dim, group_sizes, *axes):
     """``_ragged_to_dense`` vmapped over the prefix ``axes`` (each with its own group
     sizes), the group axis moved to the front."""
-    from glassjax.vmap_api import vmap
-
     def batched(dim, *x_axes):
         if not x_axes:
             return lambda x, gs: _ragged_to_dense(x, gs, dim=dim)
