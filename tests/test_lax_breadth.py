@@ -133,3 +133,60 @@ def test_bool_array_constants_lower(n):
     m2 = np.random.default_rng(n + 1).random((3, n)) > 0.5
     np.testing.assert_array_equal(np.asarray(glassjax.jit(lambda: jnp.asarray(m2) | False)()),
                                   m2)
+
+
+def _ragged_reference(lhs, rhs, group_sizes):
+    out = np.zeros((lhs.shape[0], rhs.shape[-1]), np.float32)
+    start = 0
+    for g, size in enumerate(group_sizes):
+        out[start:start + size] = lhs[start:start + size] @ rhs[g]
+        start += size
+    return out
+
+
+def test_ragged_dot():
+    lhs = rng.standard_normal((9, 3)).astype(np.float32)
+    rhs = rng.standard_normal((3, 3, 4)).astype(np.float32)
+    for sizes in ([2, 4, 3], [0, 5, 2], [9, 0, 0]):
+        gs = np.array(sizes, np.int32)
+        np.testing.assert_allclose(np.asarray(lax.ragged_dot(lhs, rhs, gs)),
+                                   _ragged_reference(lhs, rhs, sizes), rtol=1e-5, atol=1e-6)
+    gs = np.array([2, 4, 3], np.int32)
+    check_grads(lambda l, r: lax.ragged_dot(l, r, gs), (lhs, rhs), order=1, modes=["rev"],
+                atol=1e-2, rtol=1e-2)
+    # Ragged contracting dimension: one product per group.
+    dn = lax.RaggedDotDimensionNumbers(dot_dimension_numbers=(([0], [0]), ([], [])),
+                                       lhs_ragged_dimensions=[0], rhs_group_dimensions=[])
+    other = rng.standard_normal((9, 5)).astype(np.float32)
+    out = lax.ragged_dot_general(lhs, other, gs, dn)
+    np.testing.assert_allclose(np.asarray(out)[1], lhs[2:6].T @ other[2:6], rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_composite_jaxpr_lowering_and_errors():
+    my_tangent = lax.composite(lambda x: jnp.sin(x) / jnp.cos(x), name="my.tangent")
+    assert str(glassjax.make_jaxpr(my_tangent)(1.0)) == """\
+{ lambda ; a:f32[]. let
+    b:f32[] = composite[
+      attributes=()
+      jaxpr={ lambda ; c:f32[]. let
+          d:f32[] = sin c
+          e:f32[] = cos c
+          f:f32[] = div d e
+        in (f,) }
+      name=my.tangent
+      version=0
+    ] a
+  in (b,) }"""
+    np.testing.assert_allclose(np.asarray(glassjax.jit(my_tangent)(np.float32(0.5))),
+                               np.tan(np.float32(0.5)), rtol=1e-6)
+    scale = lax.composite(lambda x, *, scale, arr: x * scale + arr.sum(), name="my.scale",
+                          version=2)
+    g = lambda x: scale(x, scale=2.0, arr=np.array([1, 2], np.int32))
+    text = glassjax.jit(g).lower(1.0).as_text()
+    assert ('stablehlo.composite "my.scale" %arg0 {composite_attributes = {arr = dense<[1, 2]>'
+            ' : tensor<2xi32>, scale = 2.000000e+00 : f64}, decomposition = @my.scale, '
+            'version = 2 : i32}') in text
+    assert glassjax.jit(g)(3.0) == 9.0
+    with pytest.raises(ValueError, match="JVP rule for composite not implemented"):
+        glassjax.grad(my_tangent)(1.0)

@@ -67,6 +67,8 @@ from glassjax.lax.rng import (RandomAlgorithm, rng_bit_generator, rng_bit_genera
                               rng_uniform, rng_uniform_p)
 from glassjax.lax.conv_patches import conv_general_dilated_local, conv_general_dilated_patches
 from glassjax.dtypes import dtype
+from glassjax.lax.ragged_dot import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general
+from glassjax.lax.composite import composite
 from glassjax.lax import linalg
 
 

@@ -256,7 +256,6 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
 @jit(static_argnames=["funcs"])
 def _piecewise(x, condlist, consts, funcs, *args, **kw):
-    from glassjax.lax import switch
     funcdict = dict(funcs)
     funclist = [consts.get(i, funcdict.get(i)) for i in range(len(condlist) + 1)]
     # Branch 0 is the default; branch i+1 wins where condition i is the first true one.
@@ -270,7 +269,7 @@ def _piecewise(x, condlist, consts, funcs, *args, **kw):
     def constant(v):
         return lambda x: array(v, dtype=dtype)
     funclist = [call(f) if callable(f) else constant(f) for f in funclist]
-    return vectorize(switch, excluded=(1,))(branch, funclist, x)
+    return vectorize(lax.switch, excluded=(1,))(branch, funclist, x)
 
 
 @jit(static_argnames=("new_shape",))

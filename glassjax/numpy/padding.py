@@ -16,6 +16,7 @@ from glassjax.numpy import reductions, sorting, util
 from glassjax.numpy.array_creation import asarray, empty, linspace
 from glassjax.numpy.lax_numpy import flip, repeat, round as _round, squeeze
 from glassjax.numpy.util import broadcast_to, ensure_arraylike
+from glassjax.numpy.vectorize import apply_along_axis
 
 
 def _pad_pairs(nvals, nd, name):
@@ -221,7 +222,6 @@ def _hashable_pairs(x):
 def _pad_func(array, pad_width, func, **kwargs):
     """A user padding function, NumPy's protocol: ``func(vector, (before, after), axis,
     kwargs)`` fills the padded regions of each 1-D slice (with zeros to start from)."""
-    from glassjax.numpy.vectorize import apply_along_axis
     pad_width = _pad_pairs(pad_width, array.ndim, "pad_width")
     padded = _pad_constant(array, pad_width, asarray(0))
     for axis in range(padded.ndim):

@@ -16,11 +16,12 @@ from glassjax import core, dtypes, lax
 from glassjax.custom_derivatives import custom_jvp
 from glassjax.jit import jit
 from glassjax.lax import logaddexp as lax_logaddexp
-from glassjax.numpy.util import (_where, check_arraylike, check_no_float0s, const, eager_jit,
-                                 ensure_arraylike, lax_asarray, promote_args,
+from glassjax.numpy import reductions
+from glassjax.numpy.util import (_where, broadcast_arrays, check_arraylike, check_no_float0s,
+                                 const, eager_jit, ensure_arraylike, lax_asarray, promote_args,
                                  promote_args_inexact, promote_args_numeric,
-                                 promote_dtypes_inexact, promote_dtypes_numeric,
-                                 promote_shapes)
+                                 promote_dtypes, promote_dtypes_inexact,
+                                 promote_dtypes_numeric, promote_shapes)
 
 
 def _to_bool(x):
@@ -687,8 +688,7 @@ def i0(x):
 # -- integer gcd and lcm ------------------------------------------------------------------
 
 def _gcd_cond(xs):
-    from glassjax.numpy.reductions import any as _any
-    return _any(xs[1] != 0)
+    return reductions.any(xs[1] != 0)
 
 
 def _gcd_body(xs):
@@ -702,7 +702,6 @@ def _gcd_body(xs):
 @jit
 def gcd(x1, x2):
     """The greatest common divisor of ``|x1|`` and ``|x2|`` (Euclid's algorithm)."""
-    from glassjax.numpy.util import broadcast_arrays, promote_dtypes
     x1, x2 = ensure_arraylike("gcd", x1, x2)
     x1, x2 = promote_dtypes(x1, x2)
     if not dtypes.issubdtype(x1.dtype, np.integer):
@@ -715,7 +714,6 @@ def gcd(x1, x2):
 @jit
 def lcm(x1, x2):
     """The least common multiple of ``|x1|`` and ``|x2|`` (0 if either is 0)."""
-    from glassjax.numpy.util import promote_dtypes
     x1, x2 = ensure_arraylike("lcm", x1, x2)
     x1, x2 = promote_dtypes(x1, x2)
     x1, x2 = absolute(x1), absolute(x2)

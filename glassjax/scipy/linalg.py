@@ -18,6 +18,7 @@ import functools
 import numpy as np
 
 from glassjax import lax
+from glassjax.ad_api import jvp
 from glassjax.jit import jit
 from glassjax.lax import linalg as lax_linalg
 from glassjax.numpy import (array_creation, lax_numpy, linalg as jnp_linalg,
@@ -344,7 +345,6 @@ def expm(A, *, upper_triangular=False, max_squarings=16):
 def expm_frechet(A, E, *, method=None, compute_expm=True):
     """The Fréchet derivative of ``expm`` at ``A`` in the direction ``E``: the JVP of
     ``expm`` (with ``expm(A)`` too if ``compute_expm``)."""
-    from glassjax.ad_api import jvp
     del method
     A_arr, E_arr = lax_numpy.asarray(A), lax_numpy.asarray(E)
     if A_arr.ndim < 2 or A_arr.shape[-2] != A_arr.shape[-1]:

@@ -341,9 +341,8 @@ def set_token(mctx: ModuleContext, effect, value: ir.Value):
     mctx.tokens[(ir.InsertionPoint.current.block, effect)] = value
 
 
-def call_private_function(ctx: LoweringRuleContext, name: str,
-                          closed: core.ClosedJaxpr, args) -> list[ir.Value]:
-    """``func.call`` a private function holding ``closed`` (emitted once per jaxpr)."""
+def private_function(ctx: LoweringRuleContext, name: str, closed: core.ClosedJaxpr) -> str:
+    """The symbol of a private function computing ``closed``, emitted once per jaxpr."""
     mctx = ctx.module_context
     key = id(closed.jaxpr)
     fn_name = mctx._func_names.get(key)
@@ -351,6 +350,14 @@ def call_private_function(ctx: LoweringRuleContext, name: str,
         fn_name = mctx._func_names[key] = mctx.unique_name(name)
         mctx.keepalives.append(closed)
         _emit_function(mctx, fn_name, closed, public=False)
+    return fn_name
+
+
+def call_private_function(ctx: LoweringRuleContext, name: str,
+                          closed: core.ClosedJaxpr, args) -> list[ir.Value]:
+    """``func.call`` a private function holding ``closed`` (emitted once per jaxpr)."""
+    mctx = ctx.module_context
+    fn_name = private_function(ctx, name, closed)
     effects = ordered_effects(closed.effects)
     out_types = [hlo.TokenType.get()] * len(effects) + [aval_to_ir_type(a)
                                                         for a in closed.out_avals]

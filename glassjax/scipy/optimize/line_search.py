@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numpy as np
-
 from glassjax import dtypes, lax
 from glassjax import numpy as jnp
 from glassjax.ad_api import value_and_grad

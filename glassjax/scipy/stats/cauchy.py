@@ -4,7 +4,6 @@ from __future__ import annotations
 import numpy as np
 
 from glassjax import lax
-from glassjax import numpy as jnp
 from glassjax.lax.elementwise import _const
 from glassjax.numpy.util import promote_args_inexact
 

@@ -1,10 +1,7 @@
 """The Laplace (double exponential) distribution."""
 from __future__ import annotations
 
-import numpy as np
-
 from glassjax import lax
-from glassjax import numpy as jnp
 from glassjax.lax.elementwise import _const
 from glassjax.numpy.util import promote_args_inexact
 

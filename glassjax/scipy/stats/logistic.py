@@ -1,8 +1,6 @@
 """The logistic distribution: its cdf is the logistic sigmoid ``expit``."""
 from __future__ import annotations
 
-import numpy as np
-
 from glassjax import lax
 from glassjax import numpy as jnp
 from glassjax.lax.elementwise import _const

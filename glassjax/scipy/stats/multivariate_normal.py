@@ -5,8 +5,6 @@ import numpy as np
 
 from glassjax import lax
 from glassjax import numpy as jnp
-from glassjax.lax.elementwise import _const
-from glassjax.numpy.util import promote_args_inexact
 from glassjax.numpy.util import promote_dtypes_inexact
 
 

@@ -7,7 +7,6 @@ import numpy as np
 
 from glassjax import lax
 from glassjax import numpy as jnp
-from glassjax.lax.elementwise import _const
 from glassjax.numpy.util import promote_args_inexact
 from glassjax.jit import jit
 from glassjax.nn.special import logsumexp
