@@ -1,0 +1,176 @@
+"""The graph explorer's view model (glassjax/notebook/explorer.py): folding to a budget,
+runs and chunks, lazy unfolding, and the static picture of the folded view."""
+import math
+import re
+import subprocess
+import sys
+import pathlib
+
+import numpy as np
+import pytest
+
+import glassjax
+import glassjax.numpy as jnp
+from glassjax import lax, make_jaxpr
+from glassjax.notebook import display, explorer
+from glassjax.notebook import graph as graph_lib
+from glassjax.notebook.naming import PrintedNames
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def nested(x):
+    """while ∘ scan ∘ cond: every kind of control-flow cluster, nested."""
+    def step(c, _):
+        c = lax.cond(c.sum() > 0, lambda c: jnp.sin(c), lambda c: jnp.cos(c) * 2.0, c)
+        return c, c.sum()
+
+    def body(c):
+        return lax.scan(step, c, None, length=3)[0]
+    return lax.while_loop(lambda c: c.sum() < 10.0, body, x)
+
+
+def chain(n):
+    def f(x):
+        for _ in range(n):
+            x = jnp.sin(x) * 2.0 + 1.0
+        return x
+    return f
+
+
+def walk(view, graph, visit):
+    """Every node below ``graph``, unfolding folded clusters through ``view.expand``."""
+    for node in graph["nodes"]:
+        visit(graph, node)
+        if node["type"] == "cluster":
+            children = node["children"] or view.expand(node["id"])
+            for child in children:
+                walk(view, child, visit)
+
+
+def test_find_runs_folds_repeated_blocks():
+    sigs = list("xy") + list("abc") * 5 + list("z") + list("q") * 4 + list("ab") * 2
+    assert explorer.find_runs(sigs) == [
+        (0, 1, 0), (1, 2, 0), (2, 17, 3), (17, 18, 0), (18, 22, 1),
+        (22, 23, 0), (23, 24, 0), (24, 25, 0), (25, 26, 0)]
+
+
+@pytest.mark.parametrize("n", [1, 50, 51, 2500, 10**5, 10**7])
+def test_chunks_never_exceed_the_budget(n):
+    size = explorer.chunk_size(n, 50)
+    assert math.ceil(n / size) <= 50
+    assert size in (50, 50**2, 50**3, 50**4)
+
+
+def test_small_program_is_shown_whole_with_clusters_and_printed_equations():
+    closed = make_jaxpr(nested)(jnp.ones(3))
+    view = explorer.View(closed)
+    assert view.complete
+    text = str(closed)
+    names = PrintedNames(closed.jaxpr)
+    kinds, cards = [], []
+
+    def visit(graph, node):
+        if node["type"] == "cluster":
+            kinds.append((node["kind"], node["n"]))
+            assert node["children"] is not None             # nothing folded
+        if "card" in node:
+            cards.append(node["card"]["text"])
+    walk(view, view.root, visit)
+    assert kinds == [("while", 11), ("scan", 8), ("cond", 3)]
+    # hover cards show each equation exactly as it is printed inside the whole jaxpr
+    for card in cards:
+        for line in card.splitlines():
+            assert line.strip() in text or line == "... (2 more lines)"
+    full = names.eqn_text(closed.jaxpr.eqns[0]).splitlines()
+    assert view.root["nodes"][1]["card"]["text"].splitlines() == [
+        *full[:explorer.CARD_LINES], f"... ({len(full) - explorer.CARD_LINES} more lines)"]
+    # the while's regions are its cond and body, binders noted as the loop's carry
+    cond, body = view.root["nodes"][1]["children"]
+    assert (cond["title"], body["title"]) == ("cond_jaxpr", "body_jaxpr")
+    assert cond["nodes"][0]["label"] == ["q:f32[3]", "carry"]
+    assert ["e0.r0.e0", "e0.r0.e1", "r:f32[]"] in cond["edges"]
+
+
+def test_a_folded_cluster_unfolds_to_what_an_open_one_shows():
+    closed = make_jaxpr(nested)(jnp.ones(3))
+    whole = explorer.View(closed).root
+    small = explorer.View(closed, budget=4)
+    assert not small.complete
+    node = small.root["nodes"][1]
+    assert node["children"] is None
+    assert node["label"] == ["while", "cond_nconsts=0 body_nconsts=0", "11 equations",
+                             "in: f32[3]", "out: f32[3]"]
+    opened = small.expand(node["id"])
+    for got, want in zip(opened, whole["nodes"][1]["children"]):
+        strip = lambda g: [{k: v for k, v in n.items() if k != "children"} for n in g["nodes"]]
+        assert strip(got) == strip(want)
+        assert got["edges"] == want["edges"]
+    with pytest.raises(KeyError):
+        small.expand("e99")
+
+
+def test_big_program_every_level_within_budget_and_every_equation_once():
+    closed = make_jaxpr(chain(700))(jnp.ones(3))        # 2100 equations
+    view = explorer.View(closed, budget=30)
+    assert len(view.root["nodes"]) <= 30
+    seen = []
+
+    def visit(graph, node):
+        assert len(graph["nodes"]) <= 30 + 2            # + the values in and out
+        if node["type"] == "eqn":
+            seen.append(node["card"]["text"])
+    walk(view, view.root, visit)
+    assert len(seen) == graph_lib.count_eqns(closed.jaxpr) == 2100
+    names = PrintedNames(closed.jaxpr)
+    assert seen == [names.eqn_text(e) for e in closed.jaxpr.eqns]
+    run = view.root["nodes"][1]
+    assert (run["kind"], run["title"], run["n"]) == ("run", "700 × [sin, mul, add]", 2100)
+    # edges carry the values between the run and the program's inputs and outputs
+    assert view.root["edges"] == [["in0", run["id"], "a:f32[3]"],
+                                  [run["id"], "out0", run["card"]["out"][0]]]
+
+
+def test_static_picture_of_a_folded_program_is_deterministic():
+    closed = make_jaxpr(chain(400))(jnp.ones(3))
+    one = explorer.to_dot(explorer.View(closed)).source
+    two = explorer.to_dot(explorer.View(closed)).source
+    assert one == two
+    assert "400 × [sin, mul, add]" in one
+    page = display.graph_html(closed)
+    assert page.startswith('<div class="gj-graph"><svg')
+    assert "400 × [sin, mul, add]" in page
+
+
+def test_user_names_stay_text_in_the_static_picture():
+    def f(x):
+        return jnp.sin(x) + 1.0
+    f.__name__ = f.__qualname__ = "<img src=x onerror=alert(1)>"
+    g = glassjax.jit(f)
+    closed = make_jaxpr(lambda x: g(g(x)))(jnp.ones(3))
+    view = explorer.View(closed, budget=3)
+    assert view.root["nodes"][1]["label"][0] == "jit: <img src=x onerror=alert(1)>"
+    page = display.graph_html(closed, view=view)
+    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_widget_sends_a_folded_clusters_content_when_asked():
+    closed = make_jaxpr(chain(300))(jnp.ones(3))
+    w = explorer.GraphWidget(closed)
+    sent = []
+    w.send = sent.append
+    run = w.model["nodes"][1]
+    w._on_message(w, {"type": "expand", "id": run["id"]}, [])
+    w._on_message(w, {"type": "expand", "id": "nope"}, [])
+    assert sent[0]["type"] == "children" and sent[0]["id"] == run["id"]
+    assert sent[0]["graphs"] == w.view.expand(run["id"])
+    assert sent[1]["type"] == "error"
+
+
+def test_built_front_end_is_current_and_ships_in_the_package():
+    result = subprocess.run([sys.executable, str(ROOT / "extension" / "build.py"),
+                             "--check"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
+    source = (ROOT / "extension" / "src" / "graph_widget.js").read_text()
+    assert source in str(explorer.GraphWidget._esm)
+    assert "innerHTML" not in source and "insertAdjacentHTML" not in source
