@@ -109,9 +109,9 @@ def closed_jaxpr_mimebundle(closed_jaxpr) -> dict:
     bundle = {"text/plain": str(closed_jaxpr),
               "text/html": wrap(jaxpr_html(closed_jaxpr), graph_html(closed_jaxpr, view=view))}
     if _in_kernel():
-        widget = explorer.GraphWidget(closed_jaxpr, view=view)
-        bundle.update({k: v for k, v in widget._repr_mimebundle_().items()
-                       if k != "text/plain"})
+        data = explorer.GraphWidget(closed_jaxpr, view=view)._repr_mimebundle_()
+        data = data[0] if isinstance(data, tuple) else data     # (data, metadata)
+        bundle.update({k: v for k, v in data.items() if k != "text/plain"})
     return bundle
 
 

@@ -381,6 +381,7 @@ class GraphWidget(anywidget.AnyWidget):
     _esm = STATIC / "graph_widget.js"
     _css = STATIC / "graph_widget.css"
     model = traitlets.Dict().tag(sync=True)
+    text = traitlets.Unicode().tag(sync=True)          # the jaxpr as str() prints it
     budget = traitlets.Int(BUDGET)
 
     def __init__(self, closed_jaxpr, *, view: View | None = None, result_names=None,
@@ -389,6 +390,7 @@ class GraphWidget(anywidget.AnyWidget):
         self.closed_jaxpr = closed_jaxpr
         self.view = view or View(closed_jaxpr, budget=self.budget, result_names=result_names)
         self.model = self.view.root
+        self.text = str(closed_jaxpr)
         self.on_msg(self._on_message)
 
     def _on_message(self, _widget, content, _buffers):

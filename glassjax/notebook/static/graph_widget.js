@@ -15,6 +15,7 @@ const PAD_X = 8, PAD_Y = 5;           // inside a node
 const GAP_X = 18, GAP_Y = 30;         // between nodes, between layers
 const HEAD = 22, INSET = 10;          // an open cluster's title bar, and its margin
 const SWEEPS = 4;                     // ordering and placement passes
+const TEXT_OPEN_LINES = 40;           // shorter jaxpr texts start unfolded
 
 // ---------------------------------------------------------------------------------------
 // Layout: layers by longest path, dummy nodes on long edges, barycentre ordering, then
@@ -133,8 +134,12 @@ export function layoutGraph(graph, open) {
   return { w, h: Math.max(0, y - GAP_Y), items, edges: edgeList };
 }
 
+export function headText(node) {
+  return `▾ ${node.title} · ${node.n} equation${node.n === 1 ? "" : "s"}`;
+}
+
 /** An open cluster: its graphs side by side under a title bar. */
-export function layoutCluster(graphs, open) {
+export function layoutCluster(node, graphs, open) {
   let x = INSET, h = 0;
   const parts = graphs.map((g) => {
     const inner = layoutGraph(g, open);
@@ -144,7 +149,8 @@ export function layoutCluster(graphs, open) {
     h = Math.max(h, part.h);
     return part;
   });
-  return { parts, w: Math.max(x, 160), h: h + HEAD + INSET };
+  const title = (headText(node).length + 2) * CHAR_W * 1.1;   // bold
+  return { parts, w: Math.max(x, title), h: h + HEAD + INSET };
 }
 
 export function pathOf(points) {
@@ -223,6 +229,15 @@ function render({ model, el }) {
     return b;
   };
   const status = htmlEl("span", "gjx-status", el);
+  const details = htmlEl("details", "gjx-text", el);
+  htmlEl("summary", null, details, "jaxpr text");
+  const textPane = htmlEl("pre", "gjx-jaxpr", details);
+  const showText = () => {
+    const text = model.get("text");
+    textPane.textContent = text;
+    details.open = text.split("\n").length <= TEXT_OPEN_LINES;
+  };
+  showText();
   const stage = htmlEl("div", "gjx-stage", el);
   const svg = svgEl("svg", { class: "gjx-svg" }, stage);
   const defs = svgEl("defs", {}, svg);
@@ -312,6 +327,7 @@ function render({ model, el }) {
   };
 
   const toggle = (node) => {
+    card.hidden = true;
     if (state.opened.has(node.id)) {
       state.opened.delete(node.id);
     } else if (state.loaded.has(node.id)) {
@@ -330,7 +346,7 @@ function render({ model, el }) {
   // Drawing the visible tree.
   const open = (node) => {
     if (!state.opened.has(node.id)) return null;
-    return layoutCluster(state.loaded.get(node.id), open);
+    return layoutCluster(node, state.loaded.get(node.id), open);
   };
   // A graph drawn at (dx, dy) in `parent`, whose origin is at (ox, oy) in the content.
   const drawGraph = (parent, laid, dx, dy, ox, oy) => {
@@ -364,8 +380,7 @@ function render({ model, el }) {
       svgEl("rect", { width: it.w, height: it.h, rx: 8, class: "gjx-cluster-box" }, item);
       const head = svgEl("g", { class: "gjx-head" }, item);
       svgEl("rect", { width: it.w, height: HEAD, rx: 8, class: "gjx-head-box" }, head);
-      textLines(head, [`▾ ${node.title} · ${node.n} equation${node.n === 1 ? "" : "s"}`],
-                8, 15, "gjx-head-text");
+      textLines(head, [headText(node)], 8, 15, "gjx-head-text");
       head.addEventListener("click", (e) => { e.stopPropagation(); toggle(node); });
       head.addEventListener("mousemove", (e) => showCard(node, e));
       head.addEventListener("mouseleave", () => { card.hidden = true; });
@@ -404,11 +419,13 @@ function render({ model, el }) {
     highlight(false);
   };
 
-  // Search: variables by name, primitives and cluster titles by substring.
+  // Search: variables by their exact name; primitives and cluster titles (jit names,
+  // named scopes, ...) by a part of them.
   const nodeMatches = (node, q) => {
     if ((node.vars || []).includes(q)) return true;
+    if (node.type !== "eqn" && node.type !== "cluster") return false;
     const lq = q.toLowerCase();
-    return node.label.some((line) => line.toLowerCase().includes(lq)) ||
+    return node.label[0].toLowerCase().includes(lq) ||
       (node.title || "").toLowerCase().includes(lq);
   };
   const highlight = (centre) => {
@@ -459,6 +476,7 @@ function render({ model, el }) {
   model.on("msg:custom", onMessage);
   const onModel = () => {
     state.root = model.get("model");
+    showText();
     state.opened.clear();
     state.loaded.clear();
     remember(state.root);
@@ -468,10 +486,12 @@ function render({ model, el }) {
   model.on("change:model", onModel);
   remember(state.root);
   draw();
+  // First view: the whole width if that keeps labels readable, from the top.
   requestAnimationFrame(() => {
     const W = stage.clientWidth || 800;
-    if (state.size.w > W - 20 || state.size.h > (stage.clientHeight || 480) - 20) fit();
-    else reset();
+    const k = Math.max(0.5, Math.min(1, (W - 20) / Math.max(state.size.w, 1)));
+    state.view = { k, x: Math.max(10, (W - state.size.w * k) / 2), y: 10 };
+    applyView();
   });
   return () => {
     window.removeEventListener("mousemove", onMove);
