@@ -80,11 +80,21 @@ def _has_subs(eqn) -> bool:
     return any(True for _ in core.jaxprs_in_params(eqn.params))
 
 
-def _signature(eqn):
-    """Equations with equal signatures look alike in the picture (runs fold them)."""
-    return (eqn.primitive.name, tuple(graph_lib.param_lines(eqn)),
-            tuple(str(v.aval) for v in eqn.outvars),
-            tuple(str(v.aval) for v in eqn.invars))
+def _signatures(eqns) -> list[int]:
+    """One small int per equation, equal for equations that look alike in the picture
+    (same primitive, params and types), so that runs are found by comparing ints."""
+    ids: dict = {}
+    out = []
+    for eqn in eqns:
+        params = tuple(sorted(eqn.params.items()))
+        try:
+            hash(params)
+        except TypeError:                    # an unhashable param value: compare its text
+            params = str(params)
+        key = (eqn.primitive.name, params, tuple(v.aval for v in eqn.outvars),
+               tuple(v.aval for v in eqn.invars))
+        out.append(ids.setdefault(key, len(ids)))
+    return out
 
 
 def find_runs(sigs: list) -> list[tuple[int, int, int]]:
@@ -184,7 +194,7 @@ class View:
         """(node, variables in, variables out) for each equation, run or chunk."""
         eqns = seg.eqns
         if seg.find_runs:
-            units = find_runs([_signature(e) for e in eqns])
+            units = find_runs(_signatures(eqns))
         else:
             units = [(i, i + 1, 0) for i in range(len(eqns))]
         if len(units) > self.budget:
