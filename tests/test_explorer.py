@@ -174,3 +174,32 @@ def test_built_front_end_is_current_and_ships_in_the_package():
     source = (ROOT / "extension" / "src" / "graph_widget.js").read_text()
     assert source in str(explorer.GraphWidget._esm)
     assert "innerHTML" not in source and "insertAdjacentHTML" not in source
+
+
+def test_every_kind_of_body_is_a_cluster():
+    @glassjax.custom_jvp
+    def f(x):
+        return jnp.sin(x)
+    f.defjvp(lambda p, t: (f(p[0]), jnp.cos(p[0]) * t[0]))
+
+    @glassjax.custom_vjp
+    def g(x):
+        return jnp.exp(x)
+    g.defvjp(lambda x: (g(x), x), lambda r, ct: (ct * jnp.exp(r),))
+
+    def prog(x):
+        y = glassjax.checkpoint(lambda z: jnp.sin(jnp.sin(z)))(x)
+        return f(y) + g(y) + lax.psum(x, "i")
+
+    mapped = glassjax.pmap(prog, axis_name="i")
+    closed = make_jaxpr(mapped)(jnp.ones((2, 3)))
+    view = explorer.View(closed)
+    titles = []
+    walk(view, view.root, lambda graph, node: node["type"] == "cluster"
+         and titles.append((node["kind"], node["title"])))
+    assert titles == [("jit", "jit: _fun"), ("other", "shard_map"),     # as JAX names it
+                      ("checkpoint", "checkpoint"), ("custom", "custom_jvp_call: f"),
+                      ("custom", "custom_vjp_call: g")]
+    psum = [n for g in view.root["nodes"][1]["children"][0]["nodes"][1]["children"]
+            for n in g["nodes"] if n.get("label", [""])[0] == "psum"]
+    assert [n["kind"] for n in psum] == ["collective"]
