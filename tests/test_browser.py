@@ -18,6 +18,8 @@ import urllib.request
 
 import pytest
 
+from glassjax.notebook.naming import PrintedNames
+
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("jupyterlab")
 pytest.importorskip("anywidget")
@@ -190,17 +192,47 @@ def test_a_folded_run_of_the_big_program_opens_through_the_kernel(nb):
     assert nb.errors == []
 
 
+def test_search_of_the_whole_program_opens_folded_clusters(nb):
+    ns = {}
+    exec(CELLS[0].replace("%load_ext glassjax\n", "") + "\n" + CELLS[2], ns)
+    closed = ns["jax"].make_jaxpr(ns["big"])(ns["jnp"].ones(3))
+    eqn = closed.jaxpr.eqns[5000]                      # deep inside the folded run
+    names = PrintedNames(closed.jaxpr)
+    w = nb.widget(1)
+    w.locator(".gjx-search").fill(names.name(eqn.outvars[0]))
+    w.locator(".gjx-search").press("Enter")
+    count = w.locator(".gjx-count")
+    nb.page.wait_for_function("el => el.textContent.includes('in the program')",
+                              arg=count.element_handle(), timeout=30_000)
+    assert count.text_content() == "1 of 2 in the program"   # written, then read
+    current = w.locator(".gjx-current")
+    assert current.count() == 1
+    box, stage = current.bounding_box(), w.locator(".gjx-stage").bounding_box()
+    assert abs(box["x"] + box["width"] / 2 - (stage["x"] + stage["width"] / 2)) < 5
+    current.hover()
+    assert w.locator(".gjx-card-text").text_content() == names.eqn_text(eqn)
+    nb.shot("06-search-whole-program")
+    w.locator(".gjx-search").press("Enter")              # the next match: its reader
+    nb.page.wait_for_function("el => el.textContent.startsWith('2 of 2')",
+                              arg=count.element_handle(), timeout=30_000)
+    w.locator(".gjx-current").hover()
+    assert w.locator(".gjx-card-text").text_content() == names.eqn_text(
+        closed.jaxpr.eqns[5001])
+    w.locator(".gjx-search").fill("")
+    assert nb.errors == []
+
+
 def test_search_highlights_and_centres_matches(nb):
     w = nb.widget(0)
     w.locator(".gjx-search").fill("cos")
     assert w.locator(".gjx-match").count() == 1
-    assert w.locator(".gjx-count").text_content() == "1 match"
+    assert w.locator(".gjx-count").text_content() == "1 match shown"
     match = w.locator(".gjx-match").bounding_box()
     stage = w.locator(".gjx-stage").bounding_box()
     centre = (match["x"] + match["width"] / 2, match["y"] + match["height"] / 2)
     assert abs(centre[0] - (stage["x"] + stage["width"] / 2)) < 5
     assert abs(centre[1] - (stage["y"] + stage["height"] / 2)) < 5
-    nb.shot("06-search-cos")
+    nb.shot("07-search-cos")
     w.locator(".gjx-search").fill("q")                     # a variable, by its name
     assert w.locator(".gjx-match").count() == 2            # the binder and its reader
     w.locator(".gjx-search").fill("")
@@ -215,7 +247,7 @@ def test_hover_shows_the_equation_as_printed(nb):
     assert card.is_visible()
     assert card.locator(".gjx-card-text").text_content() == "l:f32[3] = cos k"
     assert "in: k:f32[3]" in card.text_content()
-    nb.shot("07-hover-card")
+    nb.shot("08-hover-card")
 
 
 def test_zoom_and_pan_change_the_view(nb):
@@ -231,7 +263,7 @@ def test_zoom_and_pan_change_the_view(nb):
     nb.page.mouse.move(box["x"] + 140, box["y"] + 90, steps=5)
     nb.page.mouse.up()
     assert viewport.get_attribute("transform") != zoomed
-    nb.shot("08-zoomed-and-panned")
+    nb.shot("09-zoomed-and-panned")
 
 
 def test_hostile_names_are_shown_as_text(nb):
@@ -240,7 +272,7 @@ def test_hostile_names_are_shown_as_text(nb):
     assert w.locator("img").count() == 0
     assert nb.page.locator("img[src=x]").count() == 0
     assert nb.dialogs == []
-    nb.shot("09-hostile-name")
+    nb.shot("10-hostile-name")
     assert nb.errors == []
 
 

@@ -203,3 +203,30 @@ def test_every_kind_of_body_is_a_cluster():
     psum = [n for g in view.root["nodes"][1]["children"][0]["nodes"][1]["children"]
             for n in g["nodes"] if n.get("label", [""])[0] == "psum"]
     assert [n["kind"] for n in psum] == ["collective"]
+
+
+def test_search_finds_matches_inside_folded_clusters():
+    closed = make_jaxpr(lambda x: lax.while_loop(lambda c: c.sum() < 1e9, chain(700),
+                                                 x))(jnp.ones(3))
+    view = explorer.View(closed, budget=30)
+    names = PrintedNames(closed.jaxpr)
+    body = closed.jaxpr.eqns[0].params["body_jaxpr"].jaxpr
+    target = body.eqns[1000].outvars[0]                  # deep inside the folded body
+    found = view.search(names.name(target))
+    assert found["total"] == 2                           # written by 1000, read by 1001
+    first = found["paths"][0]
+    # opening the clusters one after the other reaches the equation, with its text
+    graph = view.root
+    for cid in first["open"]:
+        node = next(n for g in [graph] for n in g["nodes"] if n["id"] == cid)
+        graphs = view.children(node)
+        graph = next((g for g in graphs if any(n["id"] == first["id"] for n in g["nodes"])),
+                     graphs[-1])
+    node = next(n for n in graph["nodes"] if n["id"] == first["id"])
+    assert node["card"]["text"] == names.eqn_text(body.eqns[1000])
+    assert first["open"][0] == "e0"                      # the while, then run and chunks
+    assert view.search("cond_jaxpr")["total"] == 0
+    assert view.search("while")["paths"] == [{"open": [], "id": "e0"}]
+    assert view.search("sin")["total"] == 700
+    assert len(view.search("sin")["paths"]) == explorer.SEARCH_LIMIT
+    assert view.search("  ") == {"total": 0, "paths": []}

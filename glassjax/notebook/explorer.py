@@ -36,6 +36,7 @@ from glassjax.notebook.naming import PrintedNames
 BUDGET = 200          # nodes laid out at once, in the kernel (Graphviz) or the browser
 MIN_REPEATS = 4       # a run is a block of equations repeated at least this often
 MAX_PERIOD = 8        # ... whose block is at most this long
+SEARCH_LIMIT = 50     # matches whose place the search sends to the browser
 CARD_LINES = 30       # a hover card shows this many lines of an equation's text
 LIST_WIDTH = 3        # in/out types listed on a folded cluster before "+k more"
 
@@ -136,6 +137,8 @@ class View:
         self.budget = budget
         self.names = PrintedNames(jaxpr)
         self._folded: dict = {}             # cluster id -> function making its segments
+        self._expanded: dict = {}           # cluster id -> its graphs, once built
+        self.root_jaxpr = jaxpr
         arg_names = jaxpr.debug_info.arg_names if jaxpr.debug_info else None
         if arg_names is None or len(arg_names) != len(jaxpr.invars):
             arg_names = [""] * len(jaxpr.invars)
@@ -153,7 +156,52 @@ class View:
         """The graphs inside a folded cluster (the browser asks when it is opened)."""
         if node_id not in self._folded:
             raise KeyError(f"no folded cluster with id {node_id!r}")
-        return [self.graph(s) for s in self._folded[node_id]()]
+        if node_id not in self._expanded:
+            self._expanded[node_id] = [self.graph(s) for s in self._folded[node_id]()]
+        return self._expanded[node_id]
+
+    # -- searching the whole program ------------------------------------------------------
+
+    def search(self, query: str) -> dict:
+        """Where ``query`` matches in the whole program, folded or not: equations that
+        read or write a variable of that name, or whose primitive or cluster title (a
+        jit's name, ...) contains it, as the browser's search box matches what is shown.
+        Returns the total and, for the first ``SEARCH_LIMIT`` matches, the clusters to
+        open (outermost first) and the node to show."""
+        query = query.strip()
+        found = list(self._matches(self.root_jaxpr, query, ())) if query else []
+        return {"total": len(found),
+                "paths": [self._path(loc) for loc in found[:SEARCH_LIMIT]]}
+
+    def _matches(self, jaxpr, query, trail):
+        """Locations of matching equations: ``trail`` is ((eqn index, region), ...)."""
+        lower = query.lower()
+        for i, eqn in enumerate(jaxpr.eqns):
+            subs = _has_subs(eqn)
+            regions = _regions(eqn) if subs else None
+            if (any(isinstance(v, core.Var) and self.names.name(v) == query
+                    for v in (*eqn.invars, *eqn.outvars))
+                    or lower in (regions[1][0] if subs else eqn.primitive.name).lower()):
+                yield (*trail, i)
+            for r, region in enumerate(regions[2] if subs else ()):
+                yield from self._matches(region.jaxpr, query, (*trail, (i, r)))
+
+    def _path(self, location) -> dict:
+        """The clusters to open to show the equation at ``location``, and its node id."""
+        graph, opened = self.root, []
+        for step in location:
+            i = step[0] if isinstance(step, tuple) else step
+            node = _node_at(graph, i)
+            while node["kind"] in ("run", "chunk"):        # made-up clusters around it
+                opened.append(node["id"])
+                node = _node_at(self.children(node)[0], i)
+            if isinstance(step, tuple):
+                opened.append(node["id"])
+                graph = self.children(node)[step[1]]
+        return {"open": opened, "id": node["id"]}
+
+    def children(self, node: dict) -> list[dict]:
+        return node["children"] if node["children"] is not None else self.expand(node["id"])
 
     def graph(self, seg: Segment, top: bool = False) -> dict:
         """One segment as JSON: its nodes (inputs, constants, equations and clusters,
@@ -232,7 +280,7 @@ class View:
                 "in": [names.typed_name(a) for a in eqn.invars],
                 "out": [names.typed_name(v) for v in eqn.outvars],
                 "params": graph_lib.param_lines(eqn)}
-        node = {"id": nid, "card": card,
+        node = {"id": nid, "card": card, "span": [seg.offset + i, seg.offset + i],
                 "vars": [names.name(v) for v in (*eqn.invars, *eqn.outvars)
                          if isinstance(v, core.Var)]}
         if not _has_subs(eqn):
@@ -281,6 +329,7 @@ class View:
         card = {"text": title, "in": [names.typed_name(v) for v in ins],
                 "out": [names.typed_name(v) for v in outs], "params": []}
         node = {"id": nid, "type": "cluster", "kind": kind, "title": title, "n": n,
+                "span": [first, last],
                 "children": None, "card": card, "vars": [],
                 "label": [title, *self._summary(n, ins, outs)]}
         return node, ins, outs
@@ -311,6 +360,11 @@ class View:
                 shown += len(g["nodes"])
                 queue.extend(n for n in g["nodes"] if n["type"] == "cluster")
         return complete
+
+
+def _node_at(graph: dict, i: int) -> dict:
+    """The node showing equation ``i`` of the graph's jaxpr (itself, or a group)."""
+    return next(n for n in graph["nodes"] if "span" in n and n["span"][0] <= i <= n["span"][1])
 
 
 def _unique(atoms) -> list:
@@ -387,7 +441,9 @@ class GraphWidget(anywidget.AnyWidget):
     """The explorable graph of a jaxpr (front end: ``extension/src/graph_widget.js``).
 
     The browser asks for a folded cluster's content with a ``{"type": "expand", "id"}``
-    message and gets ``{"type": "children", "id", "graphs"}`` back."""
+    message and gets ``{"type": "children", "id", "graphs"}`` back; it searches the
+    whole program with ``{"type": "search", "query"}`` and gets ``{"type": "found",
+    "query", "total", "paths"}`` (``View.search``)."""
     _esm = STATIC / "graph_widget.js"
     _css = STATIC / "graph_widget.css"
     model = traitlets.Dict().tag(sync=True)
@@ -404,7 +460,10 @@ class GraphWidget(anywidget.AnyWidget):
         self.on_msg(self._on_message)
 
     def _on_message(self, _widget, content, _buffers):
-        if content.get("type") == "expand":
+        if content.get("type") == "search":
+            query = str(content.get("query", ""))
+            self.send({"type": "found", "query": query, **self.view.search(query)})
+        elif content.get("type") == "expand":
             try:
                 graphs = self.view.expand(str(content.get("id")))
             except KeyError as e:

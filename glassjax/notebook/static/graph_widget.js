@@ -197,6 +197,8 @@ function render({ model, el }) {
     opened: new Set(),      // ids of open clusters
     loaded: new Map(),      // cluster id -> its graphs (sent with the model or later)
     pending: new Set(),     // clusters asked for
+    waiters: new Map(),     // cluster id -> functions to call when it arrives
+    found: null,            // the kernel's answer to the last whole-program search
     place: new Map(),       // node id -> {x, y, w, h} in content coordinates
     view: { x: 0, y: 0, k: 1 },
     size: { w: 0, h: 0 },
@@ -220,7 +222,8 @@ function render({ model, el }) {
   const bar = htmlEl("div", "gjx-bar", el);
   const search = htmlEl("input", "gjx-search", bar);
   search.type = "search";
-  search.placeholder = "search variable, primitive, name";
+  search.placeholder = "search (Enter: the whole program)";
+  search.title = "a variable by its name, a primitive or a cluster by part of its name";
   const count = htmlEl("span", "gjx-count", bar);
   const button = (label, title, onClick) => {
     const b = htmlEl("button", "gjx-button", bar, label);
@@ -430,6 +433,7 @@ function render({ model, el }) {
   };
   const highlight = (centre) => {
     const q = search.value.trim();
+    if (state.found && state.found.query !== q) state.found = null;
     state.matches = [];
     for (const g of viewport.querySelectorAll(".gjx-node")) g.classList.remove("gjx-match", "gjx-current");
     if (!q) { count.textContent = ""; return; }
@@ -446,28 +450,76 @@ function render({ model, el }) {
         state.matches.push(g);
       }
     }
-    count.textContent = `${state.matches.length} match${state.matches.length === 1 ? "" : "es"}`;
+    count.textContent = `${state.matches.length} match${state.matches.length === 1 ? "" : "es"} shown`;
     if (centre && state.matches.length) {
       state.current = (state.current + 1) % state.matches.length;
-      const g = state.matches[state.current];
-      g.classList.add("gjx-current");
-      const p = state.place.get(g.dataset.id);
-      const W = stage.clientWidth || 800, H = stage.clientHeight || 480;
-      const k = Math.max(state.view.k, 0.8);
-      state.view = { k, x: W / 2 - (p.x + p.w / 2) * k, y: H / 2 - (p.y + p.h / 2) * k };
-      applyView();
+      centreOn(state.matches[state.current].dataset.id);
     }
   };
+  const centreOn = (id) => {
+    const g = viewport.querySelector(`.gjx-node[data-id="${CSS.escape(id)}"]`);
+    const p = state.place.get(id);
+    if (!g || !p) return;
+    g.classList.add("gjx-current");
+    const W = stage.clientWidth || 800, H = stage.clientHeight || 480;
+    const k = Math.max(state.view.k, 0.8);
+    state.view = { k, x: W / 2 - (p.x + p.w / 2) * k, y: H / 2 - (p.y + p.h / 2) * k };
+    applyView();
+  };
+  // Enter searches the whole program in the kernel (folded clusters too) and shows the
+  // matches one after the other, opening the clusters around each.
+  const loaded = (id) => new Promise((resolve) => {
+    if (state.loaded.has(id)) { resolve(); return; }
+    if (!state.waiters.has(id)) state.waiters.set(id, []);
+    state.waiters.get(id).push(resolve);
+    if (!state.pending.has(id)) {
+      state.pending.add(id);
+      model.send({ type: "expand", id });
+    }
+  });
+  const showFound = async (k) => {
+    const found = state.found;
+    if (!found.paths.length) {
+      count.textContent = "no match in the program";
+      return;
+    }
+    found.current = k % found.paths.length;
+    const path = found.paths[found.current];
+    for (const id of path.open) {
+      await loaded(id);
+      state.opened.add(id);
+    }
+    draw();
+    centreOn(path.id);
+    const more = found.total > found.paths.length ? ` (first ${found.paths.length} listed)` : "";
+    count.textContent = `${found.current + 1} of ${found.total} in the program${more}`;
+  };
   search.addEventListener("input", () => { state.current = -1; highlight(true); });
-  search.addEventListener("keydown", (e) => { if (e.key === "Enter") highlight(true); });
+  search.addEventListener("keydown", (e) => {
+    if (e.key !== "Enter") return;
+    const query = search.value.trim();
+    if (state.found && state.found.query === query) showFound(state.found.current + 1);
+    else if (query) model.send({ type: "search", query });
+  });
 
   const onMessage = (msg) => {
     if (msg.type === "children") {
       state.pending.delete(msg.id);
       msg.graphs.forEach(remember);
       state.loaded.set(msg.id, msg.graphs);
-      state.opened.add(msg.id);
-      draw();
+      const waiting = state.waiters.get(msg.id);
+      state.waiters.delete(msg.id);
+      if (waiting) {
+        waiting.forEach((resolve) => resolve());    // a search opens it
+      } else {
+        state.opened.add(msg.id);
+        draw();
+      }
+    } else if (msg.type === "found") {
+      if (msg.query === search.value.trim()) {
+        state.found = { ...msg, current: 0 };
+        showFound(0);
+      }
     } else if (msg.type === "error") {
       state.pending.delete(msg.id);
       status.textContent = msg.message;
