@@ -90,6 +90,8 @@ def test_small_program_is_shown_whole_with_clusters_and_printed_equations():
     assert (cond["title"], body["title"]) == ("cond_jaxpr", "body_jaxpr")
     assert cond["nodes"][0]["label"] == ["q:f32[3]", "carry"]
     assert ["e0.r0.e0", "e0.r0.e1", "r:f32[]"] in cond["edges"]
+    assert ["e0.r1.out0", "e0.r1.in0", "carry: next step", "back"] in body["edges"]
+    assert not any(len(e) == 4 for e in cond["edges"])     # the test is no carry
 
 
 def test_a_folded_cluster_unfolds_to_what_an_open_one_shows():

@@ -31,7 +31,8 @@ const visit = (graph) => {
                                                y: it.y, w: it.w, h: it.h,
                                                inner: it.inner && { w: it.inner.w, h: it.inner.h,
                                                  parts: it.inner.parts.map((p) => ({ x: p.x, y: p.y, w: p.w, h: p.h })) } })),
-             edges: laid.edges.map((e) => ({ from: e.from, to: e.to, points: e.points })) });
+             edges: laid.edges.map((e) => ({ from: e.from, to: e.to, points: e.points,
+                                              back: !!e.back })) });
   graph.nodes.forEach((n) => (n.children || []).forEach(visit));
 };
 visit(model);
@@ -87,10 +88,18 @@ def test_layout_places_nodes_apart_and_edges_downwards(fun):
                                                   if it["type"] != "output")
         for e in g["edges"]:
             src, dst = items[e["from"]], items[e["to"]]
+            if e["back"]:                                # a loop's carry: up the right side
+                assert (src["type"], dst["type"]) == ("output", "input")
+                assert e["points"][0] == [src["x"] + src["w"], src["y"] + src["h"] / 2]
+                assert e["points"][-1] == [dst["x"] + dst["w"], dst["y"] + dst["h"] / 2]
+                assert min(p[0] for p in e["points"][1:3]) > max(b["x"] + b["w"] for b in boxes)
+                assert max(p[0] for p in e["points"]) <= g["w"]
+                continue
             assert e["points"][0] == [src["x"] + src["w"] / 2, src["y"] + src["h"]]
             assert e["points"][-1] == [dst["x"] + dst["w"] / 2, dst["y"]]
             ys = [p[1] for p in e["points"]]
             assert ys == sorted(ys)                      # down, layer after layer
+    assert sum(e["back"] for g in graphs for e in g["edges"]) == (fun is nested) * 2
     assert layout(model) == graphs                       # the same model, the same picture
 
 

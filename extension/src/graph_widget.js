@@ -35,7 +35,8 @@ export function layoutGraph(graph, open) {
     return { node, inner, ...size, rank: 0, x: 0, y: 0, dummy: false };
   });
   const index = new Map(items.map((it, i) => [it.node.id, i]));
-  const edges = graph.edges.filter(([s, d]) => index.has(s) && index.has(d));
+  const known = graph.edges.filter(([s, d]) => index.has(s) && index.has(d));
+  const edges = known.filter((e) => e[3] !== "back");   // loop carries: drawn at the end
   // Ranks: the nodes come in program order, so one pass finds the longest paths.
   const preds = items.map(() => []);
   for (const [s, d] of edges) preds[index.get(d)].push(index.get(s));
@@ -119,7 +120,7 @@ export function layoutGraph(graph, open) {
   }
   const minX = Math.min(0, ...all.map((it) => it.x));
   all.forEach((it) => { it.x -= minX; });
-  const w = Math.max(0, ...all.map((it) => it.x + it.w));
+  let w = Math.max(0, ...all.map((it) => it.x + it.w));
   const edgeList = chains.map((chain, k) => {
     const points = [];
     chain.forEach((i, n) => {
@@ -130,6 +131,16 @@ export function layoutGraph(graph, open) {
     });
     return { points, label: edges[k][2], from: edges[k][0], to: edges[k][1] };
   });
+  // A loop's carry goes from an output back up to its input, round the right side.
+  const backs = known.filter((e) => e[3] === "back");
+  backs.forEach(([s, d, label], k) => {
+    const a = items[index.get(s)], b = items[index.get(d)];
+    const side = w + GAP_X / 2 + 6 * k;
+    edgeList.push({ back: true, label, from: s, to: d, points: [
+      [a.x + a.w, a.y + a.h / 2], [side, a.y + a.h / 2], [side, b.y + b.h / 2],
+      [b.x + b.w, b.y + b.h / 2]] });
+  });
+  if (backs.length) w += GAP_X / 2 + 6 * backs.length;
   return { w, h: Math.max(0, y - GAP_Y), items, edges: edgeList };
 }
 
@@ -354,7 +365,8 @@ function render({ model, el }) {
   const drawGraph = (parent, laid, dx, dy, ox, oy) => {
     const g = svgEl("g", { transform: `translate(${dx},${dy})` }, parent);
     for (const e of laid.edges) {
-      const path = svgEl("path", { d: pathOf(e.points), class: "gjx-edge",
+      const d = e.back ? `M${e.points.map((p) => p.join(",")).join(" L")}` : pathOf(e.points);
+      const path = svgEl("path", { d, class: e.back ? "gjx-edge gjx-back" : "gjx-edge",
                                    "marker-end": `url(#${marker.id})` }, g);
       path.dataset.from = e.from;
       path.dataset.to = e.to;

@@ -54,6 +54,7 @@ class Segment(NamedTuple):
     out_notes: list
     find_runs: bool = True          # fold repeated runs (not inside a run itself)
     period: int = 1                 # chunks of a run hold whole repeats
+    back_edges: tuple = ()          # (output, input): a loop's carry goes round again
 
 
 def _open(j):
@@ -234,9 +235,11 @@ class View:
             nodes.append({"id": nid, "type": "output", "vars": [names.name(v)],
                           "label": label})
             connect(v, nid)
+        back = [[f"{prefix}out{o}", f"{prefix}in{i}", "carry: next step", "back"]
+                for o, i in seg.back_edges]
         return {"id": seg.id, "title": seg.title, "nodes": nodes,
                 "edges": [[s, d, ", ".join(ls) if len(ls) <= LIST_WIDTH
-                           else f"{len(ls)} values"] for (s, d), ls in edges.items()]}
+                           else f"{len(ls)} values"] for (s, d), ls in edges.items()] + back}
 
     def _units(self, seg: Segment):
         """(node, variables in, variables out) for each equation, run or chunk."""
@@ -298,8 +301,8 @@ class View:
                 f"{nid}.r{k}", r.title, r.jaxpr.invars,
                 [r.binder_notes.get(j, "") for j in range(len(r.jaxpr.invars))],
                 list(zip(r.jaxpr.constvars, r.consts)), r.jaxpr.eqns, 0, r.jaxpr.outvars,
-                [r.result_notes.get(j, "") for j in range(len(r.jaxpr.outvars))])
-                for k, r in enumerate(regions)]
+                [r.result_notes.get(j, "") for j in range(len(r.jaxpr.outvars))],
+                back_edges=tuple(r.back_edges)) for k, r in enumerate(regions)]
         self._folded[nid] = segments
         node.update(type="cluster", kind=kind, title=title[0], n=n, children=None,
                     label=[*title[:2], *self._summary(n, eqn.invars, eqn.outvars)])
@@ -426,8 +429,10 @@ def _dot_graph(g, graph: dict, edges: list, exits: dict):
         else:
             shape = {"input": "invhouse", "output": "house"}.get(node["type"], "box")
             g.node(nid, label, shape=shape, style="filled", fillcolor=FILL[node["type"]])
-    for tail, head, text in graph["edges"]:
-        edges.append((exits.get(tail, tail), head, text, {}))
+    for tail, head, text, *back in graph["edges"]:
+        attrs = ({"style": "dashed", "constraint": "false", "color": "#b45309"} if back
+                 else {})
+        edges.append((exits.get(tail, tail), head, text, attrs))
 
 
 # ----------------------------------------------------------------------------------------
