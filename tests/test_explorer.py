@@ -158,7 +158,7 @@ def test_user_names_stay_text_in_the_static_picture():
 
 def test_widget_sends_a_folded_clusters_content_when_asked():
     closed = make_jaxpr(chain(300))(jnp.ones(3))
-    w = explorer.GraphWidget(closed)
+    w = explorer.graph_widget(closed)
     sent = []
     w.send = sent.append
     run = w.model["nodes"][1]
@@ -169,12 +169,38 @@ def test_widget_sends_a_folded_clusters_content_when_asked():
     assert sent[1]["type"] == "error"
 
 
+def test_without_anywidget_outputs_keep_the_static_picture(monkeypatch):
+    monkeypatch.setitem(sys.modules, "anywidget", None)          # import fails
+    explorer.widget_class.cache_clear()
+    monkeypatch.setattr(display, "_in_kernel", lambda: True)
+    try:
+        closed = make_jaxpr(chain(2))(jnp.ones(3))
+        assert explorer.graph_widget(closed) is None
+        bundle = display.closed_jaxpr_mimebundle(closed)
+        assert set(bundle) == {"text/plain", "text/html"} and "<svg" in bundle["text/html"]
+    finally:
+        explorer.widget_class.cache_clear()
+
+
+def test_in_a_kernel_a_jaxpr_is_the_widget_plus_its_text_and_picture(monkeypatch):
+    monkeypatch.setattr(display, "_in_kernel", lambda: True)
+    made, make = [], explorer.graph_widget
+    monkeypatch.setattr(explorer, "graph_widget",
+                        lambda *a, **k: made.append(make(*a, **k)) or made[-1])
+    closed = make_jaxpr(chain(2))(jnp.ones(3))
+    bundle = display.closed_jaxpr_mimebundle(closed)
+    assert bundle["text/plain"] == str(closed) and "<svg" in bundle["text/html"]
+    [widget] = made
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == widget.model_id
+    assert widget.model == explorer.View(closed).root and widget.text == str(closed)
+
+
 def test_built_front_end_is_current_and_ships_in_the_package():
     result = subprocess.run([sys.executable, str(ROOT / "extension" / "build.py"),
                              "--check"], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
     source = (ROOT / "extension" / "src" / "graph_widget.js").read_text()
-    assert source in str(explorer.GraphWidget._esm)
+    assert source in str(explorer.widget_class()._esm)
     assert "innerHTML" not in source and "insertAdjacentHTML" not in source
 
 

@@ -108,8 +108,9 @@ def closed_jaxpr_mimebundle(closed_jaxpr) -> dict:
     view = explorer.View(closed_jaxpr)
     bundle = {"text/plain": str(closed_jaxpr),
               "text/html": wrap(jaxpr_html(closed_jaxpr), graph_html(closed_jaxpr, view=view))}
-    if _in_kernel():
-        data = explorer.GraphWidget(closed_jaxpr, view=view)._repr_mimebundle_()
+    widget = explorer.graph_widget(closed_jaxpr, view=view) if _in_kernel() else None
+    if widget is not None:
+        data = widget._repr_mimebundle_()
         data = data[0] if isinstance(data, tuple) else data     # (data, metadata)
         bundle.update({k: v for k, v in data.items() if k != "text/plain"})
     return bundle

@@ -21,13 +21,12 @@ equation of its second region), so the same program always gives the same model.
 """
 from __future__ import annotations
 
+import functools
 import math
 import pathlib
 from typing import NamedTuple
 
-import anywidget
 import graphviz
-import traitlets
 
 from glassjax import core
 from glassjax.notebook import graph as graph_lib
@@ -442,36 +441,54 @@ def _dot_graph(g, graph: dict, edges: list, exits: dict):
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
 
 
-class GraphWidget(anywidget.AnyWidget):
-    """The explorable graph of a jaxpr (front end: ``extension/src/graph_widget.js``).
+def graph_widget(closed_jaxpr, *, view: View | None = None, result_names=None):
+    """The explorer widget of ``closed_jaxpr``, or None where anywidget is not installed
+    (outputs then carry the static picture only)."""
+    try:
+        cls = widget_class()
+    except ImportError:
+        return None
+    return cls(closed_jaxpr, view=view, result_names=result_names)
 
-    The browser asks for a folded cluster's content with a ``{"type": "expand", "id"}``
-    message and gets ``{"type": "children", "id", "graphs"}`` back; it searches the
-    whole program with ``{"type": "search", "query"}`` and gets ``{"type": "found",
-    "query", "total", "paths"}`` (``View.search``)."""
-    _esm = STATIC / "graph_widget.js"
-    _css = STATIC / "graph_widget.css"
-    model = traitlets.Dict().tag(sync=True)
-    text = traitlets.Unicode().tag(sync=True)          # the jaxpr as str() prints it
-    budget = traitlets.Int(BUDGET)
 
-    def __init__(self, closed_jaxpr, *, view: View | None = None, result_names=None,
-                 **kwargs):
-        super().__init__(**kwargs)
-        self.closed_jaxpr = closed_jaxpr
-        self.view = view or View(closed_jaxpr, budget=self.budget, result_names=result_names)
-        self.model = self.view.root
-        self.text = str(closed_jaxpr)
-        self.on_msg(self._on_message)
+@functools.lru_cache(maxsize=None)
+def widget_class():
+    """The widget class, made on first use: anywidget (and ipywidgets under it) is only
+    imported when a widget is shown, and the static pictures work without it."""
+    import anywidget
+    import traitlets
 
-    def _on_message(self, _widget, content, _buffers):
-        if content.get("type") == "search":
-            query = str(content.get("query", ""))
-            self.send({"type": "found", "query": query, **self.view.search(query)})
-        elif content.get("type") == "expand":
-            try:
-                graphs = self.view.expand(str(content.get("id")))
-            except KeyError as e:
-                self.send({"type": "error", "id": content.get("id"), "message": str(e)})
-                return
-            self.send({"type": "children", "id": content["id"], "graphs": graphs})
+    class GraphWidget(anywidget.AnyWidget):
+        """The explorable graph of a jaxpr (front end: ``extension/src/graph_widget.js``).
+
+        The browser asks for a folded cluster's content with ``{"type": "expand", "id"}``
+        and gets ``{"type": "children", "id", "graphs"}`` back; it searches the whole
+        program with ``{"type": "search", "query"}`` and gets ``{"type": "found",
+        "query", "total", "paths"}`` (``View.search``)."""
+        _esm = STATIC / "graph_widget.js"
+        _css = STATIC / "graph_widget.css"
+        model = traitlets.Dict().tag(sync=True)
+        text = traitlets.Unicode().tag(sync=True)          # the jaxpr as str() prints it
+
+        def __init__(self, closed_jaxpr, *, view=None, result_names=None, **kwargs):
+            super().__init__(**kwargs)
+            self.closed_jaxpr = closed_jaxpr
+            self.view = view or View(closed_jaxpr, result_names=result_names)
+            self.model = self.view.root
+            self.text = str(closed_jaxpr)
+            self.on_msg(self._on_message)
+
+        def _on_message(self, _widget, content, _buffers):
+            if content.get("type") == "search":
+                query = str(content.get("query", ""))
+                self.send({"type": "found", "query": query, **self.view.search(query)})
+            elif content.get("type") == "expand":
+                try:
+                    graphs = self.view.expand(str(content.get("id")))
+                except KeyError as e:
+                    self.send({"type": "error", "id": content.get("id"),
+                               "message": str(e)})
+                    return
+                self.send({"type": "children", "id": content["id"], "graphs": graphs})
+
+    return GraphWidget
