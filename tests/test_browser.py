@@ -301,3 +301,23 @@ def test_the_big_program_paints_quickly_and_the_page_stays_responsive(nb):
     assert first_paint < 10           # before the explorer: minutes of Graphviz, or no graph
     assert answer < 1
     assert nb.errors == []
+
+
+def test_the_widget_follows_jupyterlabs_dark_theme(nb):
+    stage = nb.widget(0).locator(".gjx-stage")
+    background = lambda: stage.evaluate("el => getComputedStyle(el).backgroundColor")
+    light = background()
+    nb.page.evaluate("window.jupyterapp.commands.execute('apputils:change-theme',"
+                     " {theme: 'JupyterLab Dark'})")
+    nb.page.wait_for_function("document.body.dataset.jpThemeLight === 'false'",
+                              timeout=30_000)
+    nb.page.wait_for_function("el => getComputedStyle(el).backgroundColor !== " +
+                              repr(light), arg=stage.element_handle(), timeout=30_000)
+    dark = background()
+    channels = [int(c) for c in dark[dark.index("(") + 1:dark.index(")")].split(",")[:3]]
+    assert max(channels) < 100                           # a dark background
+    nb.widget(0).scroll_into_view_if_needed()
+    nb.shot("12-dark-theme")
+    nb.page.evaluate("window.jupyterapp.commands.execute('apputils:change-theme',"
+                     " {theme: 'JupyterLab Light'})")
+    assert nb.errors == []
