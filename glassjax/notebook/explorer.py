@@ -201,6 +201,7 @@ class View:
         return {"open": opened, "id": node["id"]}
 
     def children(self, node: dict) -> list[dict]:
+        """A cluster node's graphs, whether it was shown open or folded."""
         return node["children"] if node["children"] is not None else self.expand(node["id"])
 
     def graph(self, seg: Segment, top: bool = False) -> dict:
