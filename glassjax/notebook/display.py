@@ -105,10 +105,11 @@ def closed_jaxpr_mimebundle(closed_jaxpr) -> dict:
     widget, which front ends that run widgets show instead; the text and the static
     picture stay in the output for everything else (nbconvert, nbval, GitHub)."""
     from glassjax.notebook import explorer
-    view = explorer.View(closed_jaxpr)
-    bundle = {"text/plain": str(closed_jaxpr),
+    view, text = explorer.View(closed_jaxpr), str(closed_jaxpr)
+    bundle = {"text/plain": text,
               "text/html": wrap(jaxpr_html(closed_jaxpr), graph_html(closed_jaxpr, view=view))}
-    widget = explorer.graph_widget(closed_jaxpr, view=view) if _in_kernel() else None
+    widget = (explorer.graph_widget(closed_jaxpr, view=view, text=text) if _in_kernel()
+              else None)
     if widget is not None:
         data = widget._repr_mimebundle_()
         data = data[0] if isinstance(data, tuple) else data     # (data, metadata)

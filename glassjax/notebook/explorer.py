@@ -442,14 +442,16 @@ def _dot_graph(g, graph: dict, edges: list, exits: dict):
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
 
 
-def graph_widget(closed_jaxpr, *, view: View | None = None, result_names=None):
+def graph_widget(closed_jaxpr, *, view: View | None = None, text: str | None = None,
+                 result_names=None):
     """The explorer widget of ``closed_jaxpr``, or None where anywidget is not installed
-    (outputs then carry the static picture only)."""
+    (outputs then carry the static picture only). ``view`` and ``text`` (``str`` of the
+    jaxpr) save building them again when the caller has them."""
     try:
         cls = widget_class()
     except ImportError:
         return None
-    return cls(closed_jaxpr, view=view, result_names=result_names)
+    return cls(closed_jaxpr, view=view, text=text, result_names=result_names)
 
 
 @functools.lru_cache(maxsize=None)
@@ -471,12 +473,13 @@ def widget_class():
         model = traitlets.Dict().tag(sync=True)
         text = traitlets.Unicode().tag(sync=True)          # the jaxpr as str() prints it
 
-        def __init__(self, closed_jaxpr, *, view=None, result_names=None, **kwargs):
+        def __init__(self, closed_jaxpr, *, view=None, text=None, result_names=None,
+                     **kwargs):
             super().__init__(**kwargs)
             self.closed_jaxpr = closed_jaxpr
             self.view = view or View(closed_jaxpr, result_names=result_names)
             self.model = self.view.root
-            self.text = str(closed_jaxpr)
+            self.text = str(closed_jaxpr) if text is None else text
             self.on_msg(self._on_message)
 
         def _on_message(self, _widget, content, _buffers):
