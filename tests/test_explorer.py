@@ -1,12 +1,11 @@
 """The graph explorer's view model (glassjax/notebook/explorer.py): folding to a budget,
 runs and chunks, lazy unfolding, and the static picture of the folded view."""
+import fnmatch
 import math
-import re
 import subprocess
 import sys
 import pathlib
 
-import numpy as np
 import pytest
 
 import glassjax
@@ -199,6 +198,13 @@ def test_built_front_end_is_current_and_ships_in_the_package():
     result = subprocess.run([sys.executable, str(ROOT / "extension" / "build.py"),
                              "--check"], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
+    tomllib = pytest.importorskip("tomllib")               # Python 3.11+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    patterns = data["tool"]["setuptools"]["package-data"]["glassjax.notebook"]
+    package = ROOT / "glassjax" / "notebook"
+    for name in ("graph_widget.js", "graph_widget.css", "glassjax.css"):
+        assert any(fnmatch.fnmatch(f"static/{name}", p) for p in patterns)
+        assert (package / "static" / name).is_file()
     source = (ROOT / "extension" / "src" / "graph_widget.js").read_text()
     assert source in str(explorer.widget_class()._esm)
     assert "innerHTML" not in source and "insertAdjacentHTML" not in source
