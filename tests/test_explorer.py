@@ -192,6 +192,9 @@ def test_in_a_kernel_a_jaxpr_is_the_widget_plus_its_text_and_picture(monkeypatch
     [widget] = made
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == widget.model_id
     assert widget.model == explorer.View(closed).root and widget.text == str(closed)
+    monkeypatch.undo()
+    monkeypatch.setattr(display, "SHOW_WIDGETS", False)
+    assert not display._in_kernel()
 
 
 def test_built_front_end_is_current_and_ships_in_the_package():

@@ -90,8 +90,17 @@ def graph_html(closed_jaxpr, *, view=None, **options) -> str:
                          "installed (Debian/Ubuntu: apt-get install graphviz).")
 
 
+# Whether a ClosedJaxpr shows as the graph explorer widget in a kernel. A widget needs its
+# kernel (or widget state saved in the notebook, as nbclient saves it): a notebook saved
+# from JupyterLab without widget state shows "model not found" for it when reopened until
+# its cells are run again. Set this to False to keep static outputs only.
+SHOW_WIDGETS = True
+
+
 def _in_kernel() -> bool:
     """Whether outputs go to a Jupyter kernel's front end (which can show widgets)."""
+    if not SHOW_WIDGETS:
+        return False
     try:
         from IPython import get_ipython
     except ImportError:
