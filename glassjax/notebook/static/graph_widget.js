@@ -14,6 +14,7 @@ const LINE_H = 14;    // height of one label line
 const PAD_X = 8, PAD_Y = 5;           // inside a node
 const GAP_X = 18, GAP_Y = 30;         // between nodes, between layers
 const HEAD = 22, INSET = 10;          // an open cluster's title bar, and its margin
+const REGION_HEAD = 18;               // a region's title, above its graph
 const SWEEPS = 4;                     // ordering and placement passes
 const TEXT_OPEN_LINES = 40;           // shorter jaxpr texts start unfolded
 
@@ -155,7 +156,7 @@ export function layoutCluster(node, graphs, open) {
   const parts = graphs.map((g) => {
     const inner = layoutGraph(g, open);
     const part = { graph: g, inner, x, y: HEAD, w: inner.w + 2 * INSET,
-                   h: inner.h + HEAD + INSET };
+                   h: inner.h + REGION_HEAD + INSET };
     x += part.w + INSET;
     h = Math.max(h, part.h);
     return part;
@@ -213,7 +214,6 @@ function render({ model, el }) {
     place: new Map(),       // node id -> {x, y, w, h} in content coordinates
     view: { x: 0, y: 0, k: 1 },
     size: { w: 0, h: 0 },
-    labels: true,
     matches: [],
     current: -1,
   };
@@ -290,8 +290,7 @@ function render({ model, el }) {
   labelsCheck.checked = true;
   labelsBox.appendChild(document.createTextNode(" edge labels"));
   labelsCheck.addEventListener("change", () => {
-    state.labels = labelsCheck.checked;
-    svg.classList.toggle("gjx-nolabels", !state.labels);
+    svg.classList.toggle("gjx-nolabels", !labelsCheck.checked);
   });
 
   // Pan with the mouse, zoom with the wheel around the pointer.
@@ -404,8 +403,8 @@ function render({ model, el }) {
                                class: "gjx-region" }, item);
         svgEl("rect", { width: part.w, height: part.h, rx: 6, class: "gjx-region-box" }, r);
         textLines(r, [part.graph.title], 6, 13, "gjx-region-title");
-        drawGraph(r, part.inner, INSET, 18, ox + it.x + part.x + INSET,
-                  oy + it.y + part.y + 18);
+        drawGraph(r, part.inner, INSET, REGION_HEAD, ox + it.x + part.x + INSET,
+                  oy + it.y + part.y + REGION_HEAD);
       }
       return;
     }
