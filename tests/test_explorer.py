@@ -55,10 +55,15 @@ def test_find_runs_folds_repeated_blocks():
 
 
 @pytest.mark.parametrize("n", [1, 50, 51, 2500, 10**5, 10**7])
-def test_chunks_never_exceed_the_budget(n):
-    size = explorer.chunk_size(n, 50)
-    assert math.ceil(n / size) <= 50
-    assert size in (50, 50**2, 50**3, 50**4)
+@pytest.mark.parametrize("period", [1, 3])
+def test_chunks_never_exceed_the_budget_and_are_even(n, period):
+    size = explorer.chunk_size(n, 50, period)
+    chunks = math.ceil(n / size)
+    assert chunks <= 50 and size % period == 0
+    assert (size <= 50) == (n <= 50 * (50 // period * period))   # nested only if needed
+    assert size - period < math.ceil(n / chunks) <= size   # no tiny last chunk
+    inner = explorer.chunk_size(size, 50, period) if size > 50 else size
+    assert math.ceil(size / inner) <= 50
 
 
 def test_small_program_is_shown_whole_with_clusters_and_printed_equations():

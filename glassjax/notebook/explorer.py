@@ -122,11 +122,15 @@ def find_runs(sigs: list) -> list[tuple[int, int, int]]:
 
 def chunk_size(n_units: int, budget: int, period: int = 1) -> int:
     """Units per chunk so that neither the chunks nor any chunk's units exceed ``budget``
-    (chunks nest: a chunk of a chunk is made when its content is shown)."""
+    (chunks nest: a chunk of a chunk is made when its content is shown). The chunks are
+    of even size, in whole repeats of a run's ``period``."""
+    if budget < 2:
+        raise ValueError(f"a budget of {budget} nodes cannot hold a chunk of chunks")
     size = max(period, budget // period * period)
     while math.ceil(n_units / size) > budget:
         size *= budget
-    return size
+    n_chunks = math.ceil(n_units / size)
+    return math.ceil(math.ceil(n_units / n_chunks) / period) * period
 
 
 class View:
