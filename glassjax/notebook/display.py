@@ -7,7 +7,9 @@ inline SVG, a table of results). Everything that comes from the program or the u
 it shows as text and never acts as markup.
 
 The styles live in ``static/glassjax.css`` (built from ``extension/``) and travel
-inside each output, so saved notebooks look the same anywhere, offline too.
+inside each output, so saved notebooks look the same anywhere, offline too. In a
+kernel, a ClosedJaxpr is also the graph explorer widget (``explorer.py``), which front
+ends that run widgets show in place of the static picture.
 """
 from __future__ import annotations
 
