@@ -14,7 +14,7 @@ CONFORMANCE := ../shared/conformance/run.py
 NOTEBOOKS   := $(shell find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null)
 NBVAL_ARGS  := $(if $(NOTEBOOKS),--nbval --nbval-current-env notebooks)
 
-.PHONY: lab test setup bench conformance dot clean
+.PHONY: lab test setup bench conformance dot chromium front clean
 
 lab: $(LAB_STAMP) dot
 	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/
@@ -22,7 +22,12 @@ lab: $(LAB_STAMP) dot
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS) tests $(NBVAL_ARGS)
 
-setup: $(STAMP) dot
+setup: $(STAMP) dot chromium
+
+# The graph explorer's front end: extension/src -> glassjax/notebook/static (the tests
+# check that the built files are current).
+front: $(PY)
+	$(PY) extension/build.py
 
 bench: setup
 	$(PY) benchmarks/run.py
@@ -40,7 +45,7 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet --progress-bar off -e '.[notebook,course,dev]'
+	$(PY) -m pip install --quiet --progress-bar off -e '.[notebook,course,dev,browser]'
 	touch $@
 
 $(LAB_STAMP): $(STAMP)
@@ -60,6 +65,19 @@ dot:
 	  echo "WARNING: Graphviz's 'dot' program is missing, so jaxpr graphs cannot be rendered."; \
 	  echo "         Install Graphviz (Debian/Ubuntu: 'sudo apt-get install graphviz'," ; \
 	  echo "         macOS: 'brew install graphviz'), then run make again."; \
+	fi
+
+# The browser tests drive Debian's Chromium (handed to Playwright as its executable).
+chromium:
+	@if command -v chromium >/dev/null 2>&1; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "Chromium is missing: installing the chromium package with apt-get"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	else \
+	  echo "WARNING: Chromium is missing, so the browser tests are skipped."; \
+	  echo "         Install it (Debian/Ubuntu: 'sudo apt-get install chromium'), then run make again."; \
 	fi
 
 clean:

@@ -7,7 +7,9 @@ inline SVG, a table of results). Everything that comes from the program or the u
 it shows as text and never acts as markup.
 
 The boxes, sections and styles come from ``page``; a sharded result also shows
-``visualize_array_sharding``'s grid (``sharding_grid``).
+``visualize_array_sharding``'s grid (``sharding_grid``). In a kernel, a ClosedJaxpr is
+also the graph explorer widget (``explorer.py``), which front ends that run widgets show
+in place of the static picture.
 """
 from __future__ import annotations
 
@@ -22,10 +24,6 @@ from glassjax.notebook import graph as graph_lib
 from glassjax.notebook import sharding_grid
 from glassjax.notebook.page import css, error_box, pre, section, wrap  # noqa: F401 (API)
 from glassjax.notebook.stages import StageError
-
-# Graphs of more equations are not drawn unless asked for: dot's layout time grows
-# quickly (see benchmarks/notebook_bench.py) and such pictures are unreadable anyway.
-AUTO_GRAPH_LIMIT = 400
 
 
 # ----------------------------------------------------------------------------------------
@@ -54,25 +52,57 @@ def svg(g: graphviz.Digraph) -> str:
     return text[text.index("<svg"):]
 
 
-def graph_html(closed_jaxpr, *, force=False, **options) -> str:
-    """The drawn graph, or a note saying why it is not drawn."""
-    n = graph_lib.count_eqns(getattr(closed_jaxpr, "jaxpr", closed_jaxpr))
-    if n > AUTO_GRAPH_LIMIT and not force:
-        return error_box(f"The graph is not drawn: {n} equations (more than "
-                         f"{AUTO_GRAPH_LIMIT}). Draw it with --view graph or "
-                         "glassjax.notebook.to_graphviz.")
+def graph_html(closed_jaxpr, *, view=None, **options) -> str:
+    """The drawn graph (or a note saying why it is not drawn). A program that fits the
+    explorer's node budget is drawn whole by ``graph.to_graphviz`` (``options`` are
+    its options); a bigger one is drawn as the explorer first shows it, its clusters
+    folded (``explorer.to_dot``), so Graphviz never lays out more than the budget."""
+    from glassjax.notebook import explorer
+    if view is None:
+        view = explorer.View(closed_jaxpr, result_names=options.get("result_names"))
     try:
-        return f'<div class="gj-graph">{svg(graph_lib.to_graphviz(closed_jaxpr, **options))}</div>'
+        g = (graph_lib.to_graphviz(closed_jaxpr, **options) if view.complete
+             else explorer.to_dot(view))
+        return f'<div class="gj-graph">{svg(g)}</div>'
     except graphviz.ExecutableNotFound:
         return error_box("The graph is not drawn: Graphviz's 'dot' program is not "
                          "installed (Debian/Ubuntu: apt-get install graphviz).")
 
 
+# Whether a ClosedJaxpr shows as the graph explorer widget in a kernel. A widget needs its
+# kernel (or widget state saved in the notebook, as nbclient saves it): a notebook saved
+# from JupyterLab without widget state shows "model not found" for it when reopened until
+# its cells are run again. Set this to False to keep static outputs only.
+SHOW_WIDGETS = True
+
+
+def _in_kernel() -> bool:
+    """Whether outputs go to a Jupyter kernel's front end (which can show widgets)."""
+    if not SHOW_WIDGETS:
+        return False
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    return getattr(get_ipython(), "kernel", None) is not None
+
+
 def closed_jaxpr_mimebundle(closed_jaxpr) -> dict:
     """A ClosedJaxpr's rich display (registered with IPython by ``%load_ext glassjax``):
-    its text, highlighted, and its graph."""
-    return {"text/plain": str(closed_jaxpr),
-            "text/html": wrap(jaxpr_html(closed_jaxpr), graph_html(closed_jaxpr))}
+    its text, highlighted, and its graph. In a kernel it is also the graph explorer
+    widget, which front ends that run widgets show instead; the text and the static
+    picture stay in the output for everything else (nbconvert, nbval, GitHub)."""
+    from glassjax.notebook import explorer
+    view, text = explorer.View(closed_jaxpr), str(closed_jaxpr)
+    bundle = {"text/plain": text,
+              "text/html": wrap(jaxpr_html(closed_jaxpr), graph_html(closed_jaxpr, view=view))}
+    widget = (explorer.graph_widget(closed_jaxpr, view=view, text=text) if _in_kernel()
+              else None)
+    if widget is not None:
+        data = widget._repr_mimebundle_()
+        data = data[0] if isinstance(data, tuple) else data     # (data, metadata)
+        bundle.update({k: v for k, v in data.items() if k != "text/plain"})
+    return bundle
 
 
 # ----------------------------------------------------------------------------------------
@@ -182,7 +212,7 @@ def stages_bundle(stages, *, view="both", hlo=False, compiled=False, run=True,
         n = graph_lib.count_eqns(closed.jaxpr)
         plain.insert(0, f"[the graph of a jaxpr with {n} equation{'s' * (n != 1)}]")
     if view in ("graph", "both"):
-        drawn = graph_html(closed, force=view == "graph", depth=depth, rankdir=rankdir,
+        drawn = graph_html(closed, depth=depth, rankdir=rankdir,
                            result_names=names, axis_env=stages.axis_env)
         parts.append(f'<div class="gj-row">{drawn}{"".join(side)}</div>')
     else:

@@ -1,0 +1,323 @@
+"""The graph explorer in a real browser: Chromium (Debian's, installed by the Makefile),
+driven by Playwright, against a JupyterLab server this module starts on a free port.
+
+A notebook draws a nested while ∘ scan ∘ cond program, a 10,002-equation program and a
+program whose jitted function (called inside a scan) has a hostile name; the tests check
+what a learner would do with the pictures. Screenshots of each step are saved under
+``build/browser-artifacts/`` (ignored by git).
+"""
+import json
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from glassjax.notebook.naming import PrintedNames
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("jupyterlab")
+pytest.importorskip("anywidget")
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "build" / "browser-artifacts"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run"]
+HOSTILE = "<img src=x onerror=alert(1)>"
+BIG_STEPS = 3334                        # 3 equations each: 10,002 equations
+
+CELLS = [
+    "%load_ext glassjax\n"
+    "import glassjax as jax, glassjax.numpy as jnp\n"
+    "from glassjax import lax",
+    # 1: while ∘ scan ∘ cond
+    "def nested(x):\n"
+    "    def step(c, _):\n"
+    "        c = lax.cond(c.sum() > 0, lambda c: jnp.sin(c), lambda c: jnp.cos(c) * 2.0, c)\n"
+    "        return c, c.sum()\n"
+    "    def body(c):\n"
+    "        return lax.scan(step, c, None, length=3)[0]\n"
+    "    return lax.while_loop(lambda c: c.sum() < 10.0, body, x)\n"
+    "jax.make_jaxpr(nested)(jnp.ones(3))",
+    # 2: 10,002 equations
+    "def big(x):\n"
+    f"    for _ in range({BIG_STEPS}):\n"
+    "        x = jnp.sin(x) * 2.0 + 1.0\n"
+    "    return x\n"
+    "jax.make_jaxpr(big)(jnp.ones(3))",
+    # 3: a jit inside a scan, the jitted function with a name that is also markup
+    "def evil(x):\n"
+    "    return jnp.tanh(x) + 1.0\n"
+    f"evil.__name__ = evil.__qualname__ = {HOSTILE!r}\n"
+    "def outer(x):\n"
+    "    return lax.scan(lambda c, _: (jax.jit(evil)(c), None), x, None, length=2)[0]\n"
+    "jax.make_jaxpr(outer)(jnp.ones(2))",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Chromium is not installed (make installs Debian's chromium package)")
+    work = tmp_path_factory.mktemp("lab")
+    nb = {"nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                      "language": "python"}},
+          "cells": [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "outputs": [],
+                     "execution_count": None, "source": src}
+                    for i, src in enumerate(CELLS)]}
+    (work / "explorer.ipynb").write_text(json.dumps(nb))
+    port = free_port()
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(work / "runtime"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(work / "workspaces"),
+           "JUPYTER_CONFIG_DIR": str(work / "config")}
+    log = open(work / "server.log", "w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
+         "--ip=127.0.0.1", "--allow-root", "--ServerApp.token=", "--ServerApp.password=",
+         f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
+         "--ServerApp.disable_check_xsrf=True"],
+        cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"{url}/api/status", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail(f"JupyterLab did not start: {(work / 'server.log').read_text()}")
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+class Page:
+    """The notebook, run once, with what the browser reported meanwhile."""
+
+    def __init__(self, page):
+        self.page = page
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("dialog", self._dialog)
+
+    def _dialog(self, dialog):
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def shot(self, name):
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+    def widget(self, k):
+        return self.page.locator(".gjx").nth(k)
+
+    def nodes(self, k):
+        return self.widget(k).locator(".gjx-node").count()
+
+
+@pytest.fixture(scope="module")
+def nb(lab):
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        view = Page(page)
+        page.goto(f"{lab}/lab/tree/explorer.ipynb")
+        page.wait_for_function(
+            "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+            " return w && w.sessionContext && w.sessionContext.session &&"
+            " w.sessionContext.session.kernel &&"
+            " w.sessionContext.session.kernel.status === 'idle'; }", timeout=120_000)
+        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        page.locator(".gjx").nth(2).locator(".gjx-node").first.wait_for(timeout=180_000)
+        view.shot("01-rendered")
+        yield view
+        browser.close()
+
+
+def test_widgets_render_without_console_errors(nb):
+    assert nb.page.locator(".gjx").count() == 3
+    for k in range(3):
+        assert nb.nodes(k) > 0
+        assert nb.widget(k).locator(".gjx-jaxpr").text_content().startswith("{ lambda ")
+    assert nb.errors == []
+
+
+def test_folding_and_unfolding_a_cluster_changes_the_visible_nodes(nb):
+    before = nb.nodes(0)                                  # all open: 25 nodes
+    head = nb.widget(0).locator(".gjx-kind-while > .gjx-head")
+    head.click()
+    folded = nb.nodes(0)
+    assert folded < before
+    nb.shot("02-while-folded")
+    nb.widget(0).locator('.gjx-node[data-id="e0"]').click()
+    assert nb.nodes(0) == before
+    nb.shot("03-while-unfolded")
+
+
+def test_a_folded_run_of_the_big_program_opens_through_the_kernel(nb):
+    w = nb.widget(1)
+    assert nb.nodes(1) == 3                               # input, run, output
+    run = w.locator('.gjx-node[data-type="cluster"]').first
+    assert f"{BIG_STEPS} × [sin, mul, add]" in run.text_content()
+    run.click()
+    w.locator(".gjx-kind-chunk").first.wait_for(timeout=30_000)
+    assert nb.nodes(1) > 3
+    nb.shot("04-big-run-unfolded")
+    w.locator(".gjx-kind-chunk").first.click()
+    w.locator(".gjx-kind-chunk.gjx-open").first.wait_for(timeout=30_000)
+    assert w.locator(".gjx-eqn").count() > 100
+    nb.shot("05-big-chunk-unfolded")
+    assert nb.errors == []
+
+
+def test_search_of_the_whole_program_opens_folded_clusters(nb):
+    ns = {}
+    exec(CELLS[0].replace("%load_ext glassjax\n", "") + "\n" + CELLS[2], ns)
+    closed = ns["jax"].make_jaxpr(ns["big"])(ns["jnp"].ones(3))
+    eqn = closed.jaxpr.eqns[5000]                      # deep inside the folded run
+    names = PrintedNames(closed.jaxpr)
+    w = nb.widget(1)
+    w.locator(".gjx-search").fill(names.name(eqn.outvars[0]))
+    w.locator(".gjx-search").press("Enter")
+    count = w.locator(".gjx-count")
+    nb.page.wait_for_function("el => el.textContent.includes('in the program')",
+                              arg=count.element_handle(), timeout=30_000)
+    assert count.text_content() == "1 of 2 in the program"   # written, then read
+    current = w.locator(".gjx-current")
+    assert current.count() == 1
+    box, stage = current.bounding_box(), w.locator(".gjx-stage").bounding_box()
+    assert abs(box["x"] + box["width"] / 2 - (stage["x"] + stage["width"] / 2)) < 5
+    current.hover()
+    assert w.locator(".gjx-card-text").text_content() == names.eqn_text(eqn)
+    nb.shot("06-search-whole-program")
+    w.locator(".gjx-search").press("Enter")              # the next match: its reader
+    nb.page.wait_for_function("el => el.textContent.startsWith('2 of 2')",
+                              arg=count.element_handle(), timeout=30_000)
+    w.locator(".gjx-current").hover()
+    assert w.locator(".gjx-card-text").text_content() == names.eqn_text(
+        closed.jaxpr.eqns[5001])
+    w.locator(".gjx-search").fill("")
+    assert nb.errors == []
+
+
+def test_search_highlights_and_centres_matches(nb):
+    w = nb.widget(0)
+    w.locator(".gjx-search").fill("cos")
+    assert w.locator(".gjx-match").count() == 1
+    assert w.locator(".gjx-count").text_content() == "1 match shown"
+    match = w.locator(".gjx-match").bounding_box()
+    stage = w.locator(".gjx-stage").bounding_box()
+    centre = (match["x"] + match["width"] / 2, match["y"] + match["height"] / 2)
+    assert abs(centre[0] - (stage["x"] + stage["width"] / 2)) < 5
+    assert abs(centre[1] - (stage["y"] + stage["height"] / 2)) < 5
+    nb.shot("07-search-cos")
+    w.locator(".gjx-search").fill("q")                     # a variable, by its name
+    assert w.locator(".gjx-match").count() == 2            # the binder and its reader
+    w.locator(".gjx-search").fill("")
+    assert w.locator(".gjx-match").count() == 0
+
+
+def test_hover_shows_the_equation_as_printed(nb):
+    w = nb.widget(0)
+    w.locator(".gjx-button", has_text="fit").click()
+    w.locator(".gjx-eqn", has_text="cos").hover()
+    card = w.locator(".gjx-card")
+    assert card.is_visible()
+    assert card.locator(".gjx-card-text").text_content() == "l:f32[3] = cos k"
+    assert "in: k:f32[3]" in card.text_content()
+    nb.shot("08-hover-card")
+
+
+def test_zoom_and_pan_change_the_view(nb):
+    w = nb.widget(0)
+    viewport = w.locator(".gjx-viewport")
+    before = viewport.get_attribute("transform")
+    box = w.locator(".gjx-stage").bounding_box()
+    nb.page.mouse.move(box["x"] + 40, box["y"] + 40)
+    nb.page.mouse.wheel(0, -300)
+    zoomed = viewport.get_attribute("transform")
+    assert zoomed != before
+    nb.page.mouse.down()
+    nb.page.mouse.move(box["x"] + 140, box["y"] + 90, steps=5)
+    nb.page.mouse.up()
+    assert viewport.get_attribute("transform") != zoomed
+    nb.shot("09-zoomed-and-panned")
+
+
+def test_hostile_names_are_shown_as_text(nb):
+    w = nb.widget(2)
+    assert HOSTILE in w.locator(".gjx-svg").text_content()
+    assert w.locator("img").count() == 0
+    assert nb.page.locator("img[src=x]").count() == 0
+    assert nb.dialogs == []
+    nb.shot("10-hostile-name")
+    assert nb.errors == []
+
+
+def test_the_big_program_paints_quickly_and_the_page_stays_responsive(nb):
+    """Re-run the 10,002-equation cell: from the run to the widget's first paint takes
+    tracing, the kernel's folded view, sending it and the browser's layout; then the
+    page still answers at once."""
+    page = nb.page
+    nb.widget(1).evaluate("el => { el.dataset.old = 'yes'; }")
+    start = time.perf_counter()
+    page.evaluate("() => { const nb = window.jupyterapp.shell.currentWidget;"
+                  " nb.content.activeCellIndex = 2;"
+                  " return window.jupyterapp.commands.execute('notebook:run-cell'); }")
+    page.wait_for_function("() => { const w = document.querySelectorAll('.gjx')[1];"
+                           " return w && !w.dataset.old && w.querySelector('.gjx-node'); }",
+                           timeout=60_000, polling=20)
+    first_paint = time.perf_counter() - start
+    start = time.perf_counter()
+    page.evaluate("1 + 1")
+    answer = time.perf_counter() - start
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "timings.json").write_text(json.dumps({
+        "big_program_cell_to_first_paint_s": round(first_paint, 3),
+        "page_answer_s": round(answer, 3),
+        "browser_layout": nb.widget(1).locator(".gjx-status").text_content()}, indent=1))
+    assert first_paint < 10           # before the explorer: minutes of Graphviz, or no graph
+    assert answer < 1
+    assert nb.errors == []
+
+
+def test_the_widget_follows_jupyterlabs_dark_theme(nb):
+    stage = nb.widget(0).locator(".gjx-stage")
+    background = lambda: stage.evaluate("el => getComputedStyle(el).backgroundColor")
+    light = background()
+    nb.page.evaluate("window.jupyterapp.commands.execute('apputils:change-theme',"
+                     " {theme: 'JupyterLab Dark'})")
+    nb.page.wait_for_function("document.body.dataset.jpThemeLight === 'false'",
+                              timeout=30_000)
+    nb.page.wait_for_function("el => getComputedStyle(el).backgroundColor !== " +
+                              repr(light), arg=stage.element_handle(), timeout=30_000)
+    dark = background()
+    channels = [int(c) for c in dark[dark.index("(") + 1:dark.index(")")].split(",")[:3]]
+    assert max(channels) < 100                           # a dark background
+    nb.widget(0).scroll_into_view_if_needed()
+    nb.shot("12-dark-theme")
+    nb.page.evaluate("window.jupyterapp.commands.execute('apputils:change-theme',"
+                     " {theme: 'JupyterLab Light'})")
+    assert nb.errors == []
