@@ -12,7 +12,7 @@ CONFORMANCE := ../shared/conformance/run.py
 
 # Notebooks are executed and their outputs compared by nbval, when there are any.
 NOTEBOOKS   := $(shell find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null)
-NBVAL_ARGS  := $(if $(NOTEBOOKS),--nbval --nbval-current-env notebooks)
+NBVAL_ARGS  := $(if $(NOTEBOOKS),--nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg notebooks)
 
 .PHONY: lab test setup bench conformance dot chromium front clean
 

@@ -239,7 +239,7 @@ def test_every_kind_of_body_is_a_cluster():
     titles = []
     walk(view, view.root, lambda graph, node: node["type"] == "cluster"
          and titles.append((node["kind"], node["title"])))
-    assert titles == [("jit", "jit: _fun"), ("other", "shard_map"),     # as JAX names it
+    assert titles == [("jit", "jit: _fun"), ("shard_map", "shard_map"),     # as JAX names it
                       ("checkpoint", "checkpoint"), ("custom", "custom_jvp_call: f"),
                       ("custom", "custom_vjp_call: g")]
     psum = [n for g in view.root["nodes"][1]["children"][0]["nodes"][1]["children"]

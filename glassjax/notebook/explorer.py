@@ -293,7 +293,7 @@ class View:
         if not _has_subs(eqn):
             literals = [f"with {names.name(a)}" for a in eqn.invars
                         if isinstance(a, core.Literal)]
-            node.update(type="eqn", kind="collective" if graph_lib.is_collective(eqn)
+            node.update(type="eqn", kind="collective" if graph_lib.collective_axes(eqn)
                         else "eqn", label=[eqn.primitive.name,
                                            *graph_lib.param_lines(eqn)[:2], *literals[:2]])
             return node
@@ -383,7 +383,7 @@ def _unique(atoms) -> list:
 # ----------------------------------------------------------------------------------------
 
 FILL = {"input": graph_lib.COLORS["input"], "const": graph_lib.COLORS["const"],
-        "output": graph_lib.COLORS["output"], "collective": graph_lib.COLORS["collective"],
+        "output": graph_lib.COLORS["output"], "collective": graph_lib.AXIS_COLORS[0],
         "run": "#e0e7ff", "chunk": "#f5f5f4"}
 
 
