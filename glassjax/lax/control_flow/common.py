@@ -24,7 +24,9 @@ import numpy as np
 from glassjax import config, core, tree_util
 from glassjax.core import ClosedJaxpr, Jaxpr, Var
 from glassjax.interpreters import staging
-from glassjax.xla import dispatch, lowering
+from glassjax.lax import structural
+from glassjax.lax.structural import _asarray
+from glassjax.xla import dispatch, lowering, runtime
 
 
 # ----------------------------------------------------------------------------------------
@@ -105,8 +107,6 @@ def abstractify(leaves) -> list:
 def asarray(x):
     """An operand returned as an output: a NumPy array is copied to the device (a
     constant, also while tracing), a Python scalar becomes a weakly typed array."""
-    from glassjax.lax.structural import _asarray
-    from glassjax.xla import runtime
     return runtime.device_put(x) if isinstance(x, np.ndarray) else _asarray(x)
 
 
@@ -228,9 +228,8 @@ def empty_like_aval(aval):
     """A value of type ``aval`` whose contents do not matter: when branches of a ``cond``
     compute different residuals, each returns these in the slots of the others'. XLA
     materialises zeros; ``empty2`` says no one should read them."""
-    from glassjax import lax
     empty = empty2_p.bind(dtype=aval.dtype, memory_space=MemorySpace.Device)
-    return lax.broadcast(empty, aval.shape) if aval.shape else empty
+    return structural.broadcast(empty, aval.shape) if aval.shape else empty
 
 
 # ----------------------------------------------------------------------------------------

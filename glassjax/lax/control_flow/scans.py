@@ -22,9 +22,11 @@ from glassjax import config, core, tree_util
 from glassjax.errors import ConcretizationTypeError
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.jit import jit_p
+from glassjax.lax import elementwise, slicing, structural
 from glassjax.lax.control_flow import common
 from glassjax.lax.control_flow.common import merge_lists, partition_list, split_list
 from glassjax.lax.control_flow.while_loops import promote_weak_typed_inputs, while_loop
+from glassjax.vmap_api import vmap
 from glassjax.xla import dispatch, lowering
 
 
@@ -144,7 +146,6 @@ def _canonicalize_unroll(unroll, length):
 
 def _python_scan(f, init, xs_flat, xs, length, reverse):
     """``jax.disable_jit()``: an ordinary Python loop."""
-    from glassjax import lax
     if length == 0:
         raise ValueError("zero-length scan is not supported in disable_jit() mode because "
                          "the output type is unknown.")
@@ -152,13 +153,13 @@ def _python_scan(f, init, xs_flat, xs, length, reverse):
     carry, ys = init, []
     order = range(length - 1, -1, -1) if reverse else range(length)
     for i in order:
-        x = tree_util.tree_unflatten(xs_tree, [lax.index_in_dim(x, i, keepdims=False)
+        x = tree_util.tree_unflatten(xs_tree, [slicing.index_in_dim(x, i, keepdims=False)
                                                for x in xs_flat])
         carry, y = f(carry, x)
         ys.append(y)
     if reverse:
         ys = ys[::-1]
-    stack = lambda *y: lax.concatenate([lax.expand_dims(a, (0,)) for a in y], 0)
+    stack = lambda *y: structural.concatenate([structural.expand_dims(a, (0,)) for a in y], 0)
     return carry, tree_util.tree_map(stack, *ys)
 
 
@@ -169,8 +170,6 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 - the lax name
     if batch_size is None:
         _, ys = scan(lambda _, x: ((), f(x)), (), xs)
         return ys
-    from glassjax import lax
-    from glassjax.vmap_api import vmap
     scan_xs, rest_xs = _batch_and_remainder(xs, batch_size)
     if scan_xs is None:
         return vmap(f)(rest_xs)
@@ -179,7 +178,7 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 - the lax name
     if rest_xs is None:
         return tree_util.tree_map(flatten, scan_ys)
     rest_ys = vmap(f)(rest_xs)
-    return tree_util.tree_map(lambda y, r: lax.concatenate([flatten(y), r], 0),
+    return tree_util.tree_map(lambda y, r: structural.concatenate([flatten(y), r], 0),
                               scan_ys, rest_ys)
 
 
@@ -237,7 +236,6 @@ def _scan_impl(*args, reverse, length, num_consts, num_carry, jaxpr, unroll):
     ``xs`` it needs, runs ``unroll`` iterations of the body and writes their ``ys`` into
     buffers allocated up front. Iterations left over when ``unroll`` does not divide
     ``length`` run unrolled after the loop. This is how scan is lowered."""
-    from glassjax import lax
     consts, carry, xs = split_list(args, [num_consts, num_carry])
     y_avals = jaxpr.out_avals[num_carry:]
     num_trips, remainder = (0, length) if unroll == 0 else divmod(length, unroll)
@@ -258,56 +256,55 @@ def _scan_impl(*args, reverse, length, num_consts, num_carry, jaxpr, unroll):
         ys = []
         for step in range(n):
             i = n - step - 1 if reverse else step
-            carry, y = body(carry, [lax.index_in_dim(x, i, keepdims=False) for x in xs])
+            carry, y = body(carry, [slicing.index_in_dim(x, i, keepdims=False) for x in xs])
             ys.append(y)
         ys = ys[::-1] if reverse else ys
-        return carry, [lax.concatenate([lax.expand_dims(y, (0,)) for y in ys_i], 0)
+        return carry, [structural.concatenate([structural.expand_dims(y, (0,)) for y in ys_i], 0)
                        for ys_i in zip(*ys)]
 
     xs_rem = []
     if unroll != 1 and remainder:      # the left-over iterations come last (first if
         cut = remainder if reverse else num_trips * unroll            # reversed)
-        parts = [(lax.slice_in_dim(x, 0, cut), lax.slice_in_dim(x, cut, x.shape[0]))
+        parts = [(slicing.slice_in_dim(x, 0, cut), slicing.slice_in_dim(x, cut, x.shape[0]))
                  for x in xs]
         heads, tails = [h for h, _ in parts], [t for _, t in parts]
         xs, xs_rem = (tails, heads) if reverse else (heads, tails)
     if unroll == 1:
         trip_xs, trip_ys = xs, [_empty((length,), a) for a in y_avals]
     elif num_trips:
-        trip_xs = [lax.reshape(x, (num_trips, unroll, *x.shape[1:])) for x in xs]
+        trip_xs = [structural.reshape(x, (num_trips, unroll, *x.shape[1:])) for x in xs]
         trip_ys = [_empty((num_trips, unroll), a) for a in y_avals]
     else:
         trip_ys = [_empty((0,), a) for a in y_avals]
 
     def trip(state):
         i_, carry, ys = state
-        i = lax.sub(lax.sub(num_trips, i_), 1) if reverse else i_
-        x = [lax.dynamic_index_in_dim(x, i, keepdims=False, allow_negative_indices=False)
+        i = elementwise.sub(elementwise.sub(num_trips, i_), 1) if reverse else i_
+        x = [slicing.dynamic_index_in_dim(x, i, keepdims=False, allow_negative_indices=False)
              for x in trip_xs]
         if unroll == 1:
             carry, y = body(carry, x)
         else:
             carry, y = unrolled(unroll, carry, x)
-        ys = [lax.dynamic_update_index_in_dim(buf, upd, i, 0, allow_negative_indices=False)
+        ys = [slicing.dynamic_update_index_in_dim(buf, upd, i, 0, allow_negative_indices=False)
               for buf, upd in zip(ys, y)]
-        return lax.add(i_, 1), carry, ys
+        return elementwise.add(i_, 1), carry, ys
 
     ys = trip_ys
     if num_trips:
-        _, carry, ys = while_loop(lambda state: lax.lt(state[0], num_trips), trip,
+        _, carry, ys = while_loop(lambda state: elementwise.lt(state[0], num_trips), trip,
                                   (0, carry, trip_ys))
         if unroll != 1:
-            ys = [lax.reshape(y, (num_trips * unroll, *y.shape[2:])) for y in ys]
+            ys = [structural.reshape(y, (num_trips * unroll, *y.shape[2:])) for y in ys]
     if remainder:
         carry, ys_rem = unrolled(remainder, carry, xs_rem)
-        ys = [lax.concatenate([r, y] if reverse else [y, r], 0) for y, r in zip(ys, ys_rem)]
+        ys = [structural.concatenate([r, y] if reverse else [y, r], 0) for y, r in zip(ys, ys_rem)]
     return [*carry, *ys]
 
 
 def _empty(prefix, aval):
     """An uninitialised buffer for ``ys``: ``aval`` with leading axes ``prefix``."""
-    from glassjax import lax
-    return lax.broadcast(common.empty_like_aval(aval.update(shape=())),
+    return structural.broadcast(common.empty_like_aval(aval.update(shape=())),
                          (*prefix, *aval.shape))
 
 
@@ -471,7 +468,6 @@ def _hoist_loop_invariant_residuals(primal_jaxpr, consts, num_res):
     the loop. Returns the new body (taking the values it still needs from that
     computation as consts), those consts, which residuals were hoisted and their
     values."""
-    from glassjax.interpreters import staging
     unknown = staging.DynamicJaxprTrace(primal_jaxpr.jaxpr.debug_info)
     trace = pe.PartialEvalTrace(core.trace_ctx.trace, unknown)
     num_outs = len(primal_jaxpr.out_avals) - num_res

@@ -21,6 +21,7 @@ import numpy as np
 from glassjax import config, core, dtypes, tree_util
 from glassjax.errors import ConcretizationTypeError
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
+from glassjax.lax import elementwise, reductions
 from glassjax.lax.control_flow import common
 from glassjax.lax.control_flow.common import merge_lists, partition_list, split_list
 from glassjax.xla import dispatch, lowering
@@ -109,11 +110,10 @@ def promote_weak_typed_inputs(vals, in_avals, out_avals):
     """Convert weakly typed inputs whose type the loop body changes to the type it
     gives them (e.g. ``0`` carried through a float computation). Returns the values and
     whether any changed."""
-    from glassjax import lax
     new, changed = [], False
     for x, a_in, a_out in zip(vals, in_avals, out_avals):
         if a_in.weak_type and not common.typematch(a_in, a_out):
-            x = lax.convert_element_type(x, dtypes.result_type(x, a_out.dtype))
+            x = elementwise.convert_element_type(x, dtypes.result_type(x, a_out.dtype))
             changed = True
         new.append(x)
     return new, changed
@@ -174,9 +174,8 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
 
 
 def _reduce_or(mctx, pred, pred_aval):
-    from glassjax import lax
     axes = tuple(range(len(pred_aval.shape)))
-    rule = lowering.lower_fun(lambda p: lax.reduce_or(p, axes))
+    rule = lowering.lower_fun(lambda p: reductions.reduce_or(p, axes))
     rule_ctx = lowering.LoweringRuleContext(mctx, None, [pred_aval],
                                             [core.ShapedArray((), np.bool_)])
     return rule(rule_ctx, pred)
