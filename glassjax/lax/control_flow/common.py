@@ -171,6 +171,24 @@ def merge_lists(flags, falses, trues):
     return [next(trues) if f else next(falses) for f in flags]
 
 
+def carry_fixpoint(flags, transform):
+    """The per-carry flags that a transformation of a loop body settles on, and the
+    transformation's result for them.
+
+    A flag per carry says, say, that its tangent is nonzero, that it is batched, or that
+    it is unknown. Transformed under some flags, a body can raise the flag on more carry
+    outputs than inputs (a zero tangent becomes nonzero after one iteration), and a loop
+    feeds its outputs back in; so the input flags take in the output flags and the body
+    is transformed again, until they agree -- at most once per carry, since flags only
+    ever turn on. ``transform(flags)`` returns ``(result, flags_out)``."""
+    for _ in range(1 + len(flags)):
+        result, flags_out = transform(flags)
+        if flags_out == flags:
+            break
+        flags = [a or b for a, b in zip(flags, flags_out)]
+    return flags, result
+
+
 def rearrange_binders(closed: ClosedJaxpr, primals_in, tangents_in, primals_out,
                       tangents_out) -> ClosedJaxpr:
     """A JVP jaxpr takes ``(*primals, *tangents)``; loops want each group of primals

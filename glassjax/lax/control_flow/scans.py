@@ -100,11 +100,6 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     return tree_util.tree_unflatten(traced.out_tree, out)
 
 
-def _or(xs, ys):
-    """Elementwise ``or`` of two lists of flags (``map`` is the lax function here)."""
-    return [x or y for x, y in zip(xs, ys)]
-
-
 def _infer_length(xs_flat, length):
     """The number of iterations: the common leading axis of ``xs``, or ``length``."""
     try:
@@ -320,14 +315,13 @@ def _scan_jvp(primals, tangents, *, reverse, length, jaxpr, num_consts, num_carr
     num_ys = len(jaxpr.out_avals) - num_carry
     nonzeros = [type(t) is not ad.Zero for t in tangents]
     const_nz, init_nz, xs_nz = split_list(nonzeros, [num_consts, num_carry])
-    carry_nz = init_nz
-    for _ in range(1 + len(carry_nz)):
-        nonzeros = const_nz + carry_nz + xs_nz
-        jaxpr_jvp, nonzeros_out = ad.jvp_jaxpr(jaxpr, nonzeros,
+
+    def jvp_body(carry_nz):
+        jaxpr_jvp, nonzeros_out = ad.jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz,
                                                instantiate=carry_nz + [False] * num_ys)
-        if nonzeros_out[:num_carry] == carry_nz:
-            break
-        carry_nz = _or(carry_nz, nonzeros_out[:num_carry])
+        return (jaxpr_jvp, nonzeros_out), nonzeros_out[:num_carry]
+    carry_nz, (jaxpr_jvp, nonzeros_out) = common.carry_fixpoint(init_nz, jvp_body)
+    nonzeros = const_nz + carry_nz + xs_nz
     tangents = [ad.instantiate_zeros(t) if nz else t for t, nz in zip(tangents, nonzeros)]
     consts, init, xs = split_list(primals, [num_consts, num_carry])
     consts_dot, init_dot, xs_dot = ([t for t in ts if type(t) is not ad.Zero]
@@ -366,14 +360,15 @@ def _scan_linearize(nonzeros, *primals_in, reverse, length, num_consts, num_carr
     allow_fwds = [True] * len(jaxpr.consts) + [
         (i < num_consts or i >= num_consts + num_carry) and not isinstance(x, np.ndarray)
         for i, x in enumerate(primals_in)]
-    carry_nz = init_nz
-    for _ in range(1 + num_carry):
-        nzs = const_nz + carry_nz + xs_nz
-        primal_jaxpr, num_res, nzs_out, res_fwd, tangent_jaxpr = ad.linearize_jaxpr(
-            jaxpr, nzs, instantiate=carry_nz + [False] * num_ys, allow_fwds=allow_fwds)
-        if nzs_out[:num_carry] == carry_nz:
-            break
-        carry_nz = _or(carry_nz, nzs_out[:num_carry])
+
+    def linearize_body(carry_nz):
+        linearized = ad.linearize_jaxpr(jaxpr, const_nz + carry_nz + xs_nz,
+                                        instantiate=carry_nz + [False] * num_ys,
+                                        allow_fwds=allow_fwds)
+        return linearized, linearized[2][:num_carry]
+    carry_nz, linearized = common.carry_fixpoint(init_nz, linearize_body)
+    nzs = const_nz + carry_nz + xs_nz
+    primal_jaxpr, num_res, nzs_out, res_fwd, tangent_jaxpr = linearized
     num_primals_out = len(primal_jaxpr.out_avals) - num_res
     consts_in, carry_xs_in = split_list(primals_in, [num_consts])[:2]
     primal_jaxpr, consts_in, hoisted, hoisted_res = _hoist_loop_invariant_residuals(
@@ -420,13 +415,13 @@ def _scan_partial_eval(trace, *args, reverse, length, num_consts, num_carry, jax
     num_ys = len(jaxpr.out_avals) - num_carry
     const_uk, init_uk, xs_uk = split_list([trace.is_unknown(x) for x in args],
                                           [num_consts, num_carry])
-    carry_uk = init_uk
-    for _ in range(1 + num_carry):
-        known, unknown, out_uk, num_res = pe.partial_eval_jaxpr_nounits(
-            jaxpr, const_uk + carry_uk + xs_uk, carry_uk + [False] * num_ys)
-        if out_uk[:num_carry] == carry_uk:
-            break
-        carry_uk = _or(carry_uk, out_uk[:num_carry])
+
+    def partial_eval_body(carry_uk):
+        split = pe.partial_eval_jaxpr_nounits(jaxpr, const_uk + carry_uk + xs_uk,
+                                              carry_uk + [False] * num_ys)
+        return split, split[2][:num_carry]
+    carry_uk, (known, unknown, out_uk, num_res) = common.carry_fixpoint(init_uk,
+                                                                         partial_eval_body)
     unknowns = const_uk + carry_uk + xs_uk
     known_args = [x for x, uk in zip(args, unknowns) if not uk]
     num_known_consts = num_consts - sum(const_uk)
@@ -564,14 +559,12 @@ def _scan_batching_rule(axis_data, args, dims, *, reverse, length, jaxpr, num_co
     num_ys = len(jaxpr.out_avals) - num_carry
     batched = [d is not batching.not_mapped for d in dims]
     const_bat, init_bat, xs_bat = split_list(batched, [num_consts, num_carry])
-    carry_bat = init_bat
-    for _ in range(1 + len(carry_bat)):
+
+    def batch_body(carry_bat):
         jaxpr_batched, out_bat = batching.batch_jaxpr(
-            jaxpr, axis_data, const_bat + carry_bat + xs_bat,
-            carry_bat + [False] * num_ys)
-        if out_bat[:num_carry] == carry_bat:
-            break
-        carry_bat = _or(carry_bat, out_bat[:num_carry])
+            jaxpr, axis_data, const_bat + carry_bat + xs_bat, carry_bat + [False] * num_ys)
+        return (jaxpr_batched, out_bat), out_bat[:num_carry]
+    carry_bat, (jaxpr_batched, out_bat) = common.carry_fixpoint(init_bat, batch_body)
     consts, init, xs = split_list(args, [num_consts, num_carry])
     const_dims, init_dims, xs_dims = split_list(dims, [num_consts, num_carry])
     consts = [batching.moveaxis(x, d, 0) if d is not batching.not_mapped else x
@@ -602,14 +595,13 @@ def _scan_dce_rule(used_outputs, eqn):
     jaxpr, num_consts, num_carry = params["jaxpr"], params["num_consts"], params["num_carry"]
     num_xs = len(jaxpr.in_avals) - num_consts - num_carry
     used_carry, used_ys = split_list(used_outputs, [num_carry])[:2]
-    for _ in range(1 + num_carry):
+
+    def dce_body(used_carry):
         jaxpr_dce, used_inputs = pe.dce_jaxpr(
             jaxpr.jaxpr, used_carry + used_ys,
             [False] * num_consts + used_carry + [False] * num_xs)
-        used_carry_in = used_inputs[num_consts:num_consts + num_carry]
-        if used_carry_in == used_carry:
-            break
-        used_carry = _or(used_carry, used_carry_in)
+        return (jaxpr_dce, used_inputs), used_inputs[num_consts:num_consts + num_carry]
+    used_carry, (jaxpr_dce, used_inputs) = common.carry_fixpoint(used_carry, dce_body)
     used_outputs = used_carry + used_ys
     new_params = dict(params, num_consts=sum(used_inputs[:num_consts]),
                       num_carry=sum(used_carry), jaxpr=jaxpr.replace(jaxpr=jaxpr_dce))
@@ -631,13 +623,14 @@ def _scan_partial_eval_custom(saveable, unks_in, inst_in, eqn):
     jaxpr, num_consts, num_carry = params["jaxpr"], params["num_consts"], params["num_carry"]
     num_ys = len(jaxpr.out_avals) - num_carry
     const_uk, carry_uk, xs_uk = split_list(unks_in, [num_consts, num_carry])
-    for _ in range(1 + num_carry):
-        known, staged, unks_out, inst_out, num_res = pe.partial_eval_jaxpr_custom(
+
+    def partial_eval_body(carry_uk):
+        split = pe.partial_eval_jaxpr_custom(
             jaxpr.jaxpr, const_uk + carry_uk + xs_uk, True, carry_uk + [False] * num_ys,
             True, saveable)
-        if unks_out[:num_carry] == carry_uk:
-            break
-        carry_uk = _or(carry_uk, unks_out[:num_carry])
+        return split, split[2][:num_carry]
+    carry_uk, (known, staged, unks_out, inst_out, num_res) = common.carry_fixpoint(
+        carry_uk, partial_eval_body)
     unks_in = const_uk + carry_uk + xs_uk
     staged = common.move_binders_to_back(core.ClosedJaxpr(staged, jaxpr.consts),
                                          [True] * num_res)
