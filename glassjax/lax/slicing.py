@@ -1298,55 +1298,37 @@ ad.primitive_jvps[scatter_p] = _scatter_jvp
 ad.primitive_transposes[scatter_p] = _scatter_transpose
 
 
-def _combining_scatter(prim, combine, identity, operand, indices, updates,
-                       dimension_numbers, indices_are_sorted, unique_indices, mode):
-    """Bind a scatter that combines old and new values with ``combine``; its scalar
-    jaxpr is the ``update_jaxpr`` param (printed, and lowered as the update region)."""
-    jaxpr, consts = reduction_jaxpr(combine, core.get_aval(_const(operand, identity)))
-    return prim.bind(operand, indices, updates, update_jaxpr=jaxpr, update_consts=consts,
-                     dimension_numbers=dimension_numbers,
-                     indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
-                     mode=GatherScatterMode.from_any(mode))
+def _combining_scatter(name, prim, combine, identity, doc):
+    """The public function of a scatter that combines old and new values with
+    ``combine``; the scalar jaxpr of ``combine`` is the ``update_jaxpr`` param (printed,
+    and lowered as the update region)."""
+    def scatter_fn(operand, scatter_indices, updates, dimension_numbers, *,
+                   indices_are_sorted=False, unique_indices=False, mode=None):
+        jaxpr, consts = reduction_jaxpr(combine, core.get_aval(_const(operand, identity)))
+        return prim.bind(operand, scatter_indices, updates, update_jaxpr=jaxpr,
+                         update_consts=consts, dimension_numbers=dimension_numbers,
+                         indices_are_sorted=indices_are_sorted,
+                         unique_indices=unique_indices, mode=GatherScatterMode.from_any(mode))
+    scatter_fn.__name__ = scatter_fn.__qualname__ = name
+    scatter_fn.__doc__ = doc
+    return scatter_fn
 
 
-def scatter_add(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """Add ``updates`` into ``operand`` at the windows ``scatter_indices``."""
-    return _combining_scatter(scatter_add_p, elementwise.add, 0, operand, scatter_indices,
-                              updates, dimension_numbers, indices_are_sorted,
-                              unique_indices, mode)
-
-
-def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """Subtract ``updates`` from ``operand`` at the windows ``scatter_indices``."""
-    return _combining_scatter(scatter_sub_p, elementwise.sub, 0, operand, scatter_indices,
-                              updates, dimension_numbers, indices_are_sorted,
-                              unique_indices, mode)
-
-
-def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """Multiply ``operand`` by ``updates`` at the windows ``scatter_indices``."""
-    return _combining_scatter(scatter_mul_p, elementwise.mul, 1, operand, scatter_indices,
-                              updates, dimension_numbers, indices_are_sorted,
-                              unique_indices, mode)
-
-
-def scatter_min(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """Minimum of ``operand`` and ``updates`` at the windows ``scatter_indices``."""
-    return _combining_scatter(scatter_min_p, elementwise.min, 0, operand, scatter_indices,
-                              updates, dimension_numbers, indices_are_sorted,
-                              unique_indices, mode)
-
-
-def scatter_max(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """Maximum of ``operand`` and ``updates`` at the windows ``scatter_indices``."""
-    return _combining_scatter(scatter_max_p, elementwise.max, 0, operand, scatter_indices,
-                              updates, dimension_numbers, indices_are_sorted,
-                              unique_indices, mode)
+scatter_add = _combining_scatter(
+    "scatter_add", scatter_add_p, elementwise.add, 0,
+    "Add ``updates`` into ``operand`` at the windows ``scatter_indices``.")
+scatter_sub = _combining_scatter(
+    "scatter_sub", scatter_sub_p, elementwise.sub, 0,
+    "Subtract ``updates`` from ``operand`` at the windows ``scatter_indices``.")
+scatter_mul = _combining_scatter(
+    "scatter_mul", scatter_mul_p, elementwise.mul, 1,
+    "Multiply ``operand`` by ``updates`` at the windows ``scatter_indices``.")
+scatter_min = _combining_scatter(
+    "scatter_min", scatter_min_p, elementwise.min, 0,
+    "Minimum of ``operand`` and ``updates`` at the windows ``scatter_indices``.")
+scatter_max = _combining_scatter(
+    "scatter_max", scatter_max_p, elementwise.max, 0,
+    "Maximum of ``operand`` and ``updates`` at the windows ``scatter_indices``.")
 
 
 def scatter(operand, scatter_indices, updates, dimension_numbers, *,

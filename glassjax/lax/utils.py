@@ -206,10 +206,8 @@ _float = (np.floating,)
 _complex = (np.complexfloating,)
 _inexact = (np.floating, np.complexfloating)
 _int = (np.integer,)
-_bool = (np.bool_,)
 _bool_or_int = (np.integer, np.bool_)
 _any = (np.integer, np.floating, np.complexfloating, np.bool_)
-_signedint = (np.signedinteger,)
 _ordered = (np.integer, np.floating, np.bool_)
 
 _same = lambda *dts: dts[0]
