@@ -38,7 +38,19 @@ from glassjax.errors import (ConcretizationTypeError, TracerArrayConversionError
 # Hooks: what higher layers plug into this one
 # ----------------------------------------------------------------------------------------
 
-class Hooks:
+class Slots:
+    """A table of named slots that a higher module fills when it is imported: how a lower
+    module calls code above it without importing it. The slots are the class attributes
+    a subclass declares; ``register`` refuses any other name (a typo fails at import)."""
+
+    def register(self, **slots):
+        for name, fn in slots.items():
+            if not hasattr(type(self), name):
+                raise AttributeError(f"{type(self).__name__} has no slot {name!r}")
+            setattr(self, name, fn)
+
+
+class Hooks(Slots):
     """Operations core and the interpreters need but higher layers define. Imports point
     only downwards (see README's layer table), so an upward need is inverted: the lower
     layer keeps a named slot here, and the module that defines the operation fills it
@@ -47,22 +59,17 @@ class Hooks:
     ``pp_jaxpr(jaxpr, **options)`` and ``pp_eqn(eqn)``: the jaxpr printer (pretty.py).
     ``index_in_dim``, ``broadcast_in_dim``, ``transpose``, ``expand_dims``, ``add_any``,
     ``convert_element_type(value, dtype, weak_type)``: the lax operations that iterating
-    a tracer, zeros, tangent sums and batching need (lax/__init__.py).
+    a tracer, zeros, tangent sums and batching need; ``stop_gradient``: what
+    ``custom_jvp`` applies to its ``nondiff_argnums`` (lax/__init__.py).
     ``stage_custom_jvp`` / ``stage_custom_vjp``: how staging records a custom-derivative
     call (custom_derivatives.py). ``linearize`` and ``linear_transpose``: the pytree
     differentiation API that ``custom_root`` / ``custom_linear_solve`` hand to the user's
     solvers (ad_api.py)."""
     pp_jaxpr = pp_eqn = None
     index_in_dim = broadcast_in_dim = transpose = expand_dims = add_any = None
-    convert_element_type = None
+    convert_element_type = stop_gradient = None
     stage_custom_jvp = stage_custom_vjp = None
     linearize = linear_transpose = None
-
-    def register(self, **slots):
-        for name, fn in slots.items():
-            if not hasattr(Hooks, name):
-                raise AttributeError(f"core.hooks has no slot {name!r}")
-            setattr(self, name, fn)
 
 
 hooks = Hooks()

@@ -26,7 +26,6 @@ from glassjax import core, dtypes, pretty, tree_util
 from glassjax.errors import UnexpectedTracerError
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.core import Rule
-from glassjax.lax.elementwise import stop_gradient
 from glassjax.interpreters.ad import SymbolicZero
 from glassjax.tree_util import tree_flatten, tree_map, tree_unflatten
 from glassjax.xla import lowering
@@ -199,7 +198,8 @@ class custom_jvp:
 
 
 def _stop_gradient(x):
-    return tree_map(lambda v: stop_gradient(v) if isinstance(v, core.Tracer) else v, x)
+    return tree_map(lambda v: core.hooks.stop_gradient(v) if isinstance(v, core.Tracer)
+                    else v, x)
 
 
 def _flatten_fun(fun, in_tree, out_type):

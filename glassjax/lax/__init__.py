@@ -1,4 +1,16 @@
-"""``glassjax.lax``: the primitives, and the functions that bind them (JAX's ``jax.lax``)."""
+"""``glassjax.lax``: the primitives, and the functions that bind them (JAX's ``jax.lax``).
+
+Each primitive is defined with all its rules in one block. The modules import one
+another only downwards, in this order: utils (rule machinery) -> conversion ->
+structural -> comparison -> arithmetic -> transcendental (the elementwise families,
+gathered by elementwise.py) -> dot -> slicing -> logaddexp -> reductions ->
+windowed_reductions, convolution, fft, ann, parallel, special, bessel_beta ->
+control_flow/ -> linalg. Where a lower module's rules need a reduction (the transpose of
+a broadcast is a sum), reductions.py fills ``utils.above``.
+Read next: lax/utils.py, then lax/conversion.py.
+"""
+from glassjax import core
+from glassjax.lax.conversion import _convert_element_type
 from glassjax.lax.elementwise import (
     AccuracyMode, RoundingMethod, Tolerance, abs, abs_p, acos, acos_p, acosh, acosh_p, add,
     add_any, add_any_p, add_p, and_p, asin, asin_p, asinh, asinh_p, atan, atan2, atan2_p,
@@ -22,8 +34,8 @@ from glassjax.lax.structural import (
     broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcast_like, broadcast_shapes,
     broadcast_to_rank,
     broadcasted_iota,
-    collapse, concatenate, concatenate_p, empty, empty_p, expand_dims, full, full_like, iota, iota_p, pad,
-    pad_p, reshape, reshape_p, rev, rev_p, split, split_p, squeeze, squeeze_p, stack,
+    collapse, concatenate, concatenate_p, empty, empty_p, expand_dims, full, full_like, iota,
+    iota_p, reshape, reshape_p, rev, rev_p, split, split_p, squeeze, squeeze_p, stack,
     stack_p, tile, tile_p, transpose, transpose_p, unstack, unstack_p, copy_p)
 from glassjax.lax.reductions import (
     argmax, argmax_p, argmin, argmin_p, associative_scan, cumlogsumexp, cumlogsumexp_p,
@@ -38,7 +50,7 @@ from glassjax.lax.slicing import (
     dynamic_update_slice, dynamic_update_slice_in_dim, dynamic_update_slice_p, gather,
     gather_p, index_in_dim, index_take, scatter, scatter_add, scatter_add_p, scatter_apply,
     scatter_max, scatter_max_p, scatter_min, scatter_min_p, scatter_mul, scatter_mul_p,
-    scatter_p, scatter_sub, scatter_sub_p, slice, slice_in_dim, slice_p)
+    pad, pad_p, scatter_p, scatter_sub, scatter_sub_p, slice, slice_in_dim, slice_p)
 from glassjax.lax.fft import FftType, fft, fft_p
 from glassjax.lax.ann import approx_max_k, approx_min_k, approx_top_k_p
 from glassjax.lax.control_flow import (cond, cond_p, custom_linear_solve, custom_root,
@@ -72,14 +84,8 @@ from glassjax.lax.composite import composite
 from glassjax.lax import linalg
 
 
-def _register_hooks():
-    """Give core and the interpreters the array operations they need (they sit below lax
-    and never import it)."""
-    from glassjax import core
-    from glassjax.lax.elementwise import _convert_element_type
-    core.hooks.register(index_in_dim=index_in_dim, broadcast_in_dim=broadcast_in_dim,
-                        transpose=transpose, expand_dims=expand_dims, add_any=add_any,
-                        convert_element_type=_convert_element_type)
-
-
-_register_hooks()
+# Core, the interpreters and custom_derivatives sit below lax and never import it: lax
+# hands them the array operations they need.
+core.hooks.register(index_in_dim=index_in_dim, broadcast_in_dim=broadcast_in_dim,
+                    transpose=transpose, expand_dims=expand_dims, add_any=add_any,
+                    convert_element_type=_convert_element_type, stop_gradient=stop_gradient)

@@ -12,17 +12,19 @@ import numpy as np
 
 from glassjax import dtypes
 from glassjax.interpreters import ad
+from glassjax.lax.control_flow import while_loop
 from glassjax.lax.elementwise import (abs, add, bitwise_and, bitwise_not, bitwise_or,
                                       convert_element_type, div, eq, exp, ge, gt, lgamma,
                                       log, log1p, lt, mul, ne, reciprocal, select, sign,
                                       sqrt, sub)
+from glassjax.lax.reductions import reduce_or
+from glassjax.lax.structural import broadcast_in_dim, broadcast_shapes, full_like
 from glassjax.lax.utils import _float, naryop, unop
 from glassjax.xla import lowering
 from jaxlib.mlir.dialects import chlo
 
 
 def _full_like(x, value):
-    from glassjax.lax.structural import full_like
     return full_like(x, value)
 
 
@@ -113,8 +115,6 @@ def _lentz(num_iterations, small, threshold, numerator, denominator):
     """The modified Lentz evaluation of ``b0 + a1/(b1 + a2/(b2 + ...))`` with the n-th
     partial numerator ``numerator(n)`` and denominator ``denominator(n)``, iterated
     while any lane changes by more than ``threshold`` (XLA's math.cc algorithm)."""
-    from glassjax.lax.control_flow import while_loop
-    from glassjax.lax.reductions import reduce_or
 
     def cond(values):
         iteration, unconverged = values[0], values[1]
@@ -139,7 +139,6 @@ def _lentz(num_iterations, small, threshold, numerator, denominator):
 
 
 def _betainc_impl(a, b, x):
-    from glassjax.lax.structural import broadcast_in_dim
     dtype = a.dtype
     shape = a.shape
     one, two = _full_like(a, 1), _full_like(a, 2.0)
@@ -202,7 +201,6 @@ def _betainc_impl(a, b, x):
 def _up_and_broadcast(impl):
     """``impl`` on operands broadcast to one shape, in float32 for 16-bit floats."""
     def lowered(*args):
-        from glassjax.lax.structural import broadcast_in_dim, broadcast_shapes
         shape = broadcast_shapes(*(v.shape for v in args))
         args = [broadcast_in_dim(v, shape, tuple(range(len(shape) - v.ndim, len(shape))))
                 for v in args]

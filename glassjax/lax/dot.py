@@ -22,6 +22,7 @@ import numpy as np
 from glassjax import dtypes, pretty
 from glassjax.config import config
 from glassjax.interpreters import ad, batching
+from glassjax.lax.conversion import _convert_element_type
 from glassjax.lax.structural import transpose
 from glassjax.lax.utils import canonicalize_axis, ensure_index_tuple, standard_primitive
 from glassjax.xla import lowering
@@ -212,7 +213,6 @@ def _dot_general_transpose_lhs(ct, x, y, *, dimension_numbers, precision,
     """The cotangent of ``x``: contract the output cotangent with ``y`` over the axes
     that came from ``y``; what is left are x's axes (batch, kept, contracted), which
     a ``transpose`` puts back in x's order."""
-    from glassjax.lax.elementwise import _convert_element_type
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     x_ndim = x.aval.ndim
     x_kept = _remaining(range(x_ndim), x_contract, x_batch)

@@ -28,6 +28,10 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from glassjax import core, dtypes
 from glassjax.interpreters import ad, batching
 from glassjax.jit import jit
+from glassjax.lax import elementwise, reductions, slicing, structural
+from glassjax.lax.control_flow import custom_linear_solve, fori_loop
+from glassjax.lax.dot import Precision, batch_matmul, dot_general
+from glassjax.vmap_api import vmap
 from glassjax.xla import dispatch, lowering
 
 
@@ -139,14 +143,12 @@ def _check_matrix(name, a, square=True, which="The input"):
 
 def _T(x):
     """Swap the last two axes."""
-    from glassjax import lax
-    return lax.transpose(x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
+    return structural.transpose(x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
 
 
 def _conj(x):
     """Complex conjugate; real arrays stay real (``lax.conj`` would make them complex)."""
-    from glassjax import lax
-    return lax.conj(x) if dtypes.issubdtype(x.dtype, np.complexfloating) else x
+    return elementwise.conj(x) if dtypes.issubdtype(x.dtype, np.complexfloating) else x
 
 
 def _H(x):
@@ -157,24 +159,21 @@ def _H(x):
 def _shifted_iotas(shape, k):
     """Row indices plus ``k`` and column indices of a 2-D ``shape``: entry ``(i, j)`` is
     on diagonal ``k`` where they are equal."""
-    from glassjax import lax
-    return (lax.add(lax.broadcasted_iota(np.int32, shape, 0), np.int32(k)),
-            lax.broadcasted_iota(np.int32, shape, 1))
+    return (elementwise.add(structural.broadcasted_iota(np.int32, shape, 0), np.int32(k)),
+            structural.broadcasted_iota(np.int32, shape, 1))
 
 
 def _tri(dtype, shape, k):
     """The 2-D mask (or 0/1 matrix) of the entries on and below diagonal ``k``."""
-    from glassjax import lax
-    return lax.convert_element_type(lax.ge(*_shifted_iotas(shape, k)), dtype)
+    return elementwise.convert_element_type(elementwise.ge(*_shifted_iotas(shape, k)), dtype)
 
 
 def _select_triangle(x, k, keep_lower):
     """Keep the entries of ``x`` on and below (``keep_lower``) or above diagonal ``k``,
     zero the others (one 2-D mask, broadcast over the batch axes)."""
-    from glassjax import lax
-    mask = lax.broadcast(_tri(np.bool_, x.shape[-2:], k), x.shape[:-2])
-    zeros = lax.full_like(x, 0)
-    return lax.select(mask, x, zeros) if keep_lower else lax.select(mask, zeros, x)
+    mask = structural.broadcast(_tri(np.bool_, x.shape[-2:], k), x.shape[:-2])
+    zeros = structural.full_like(x, 0)
+    return elementwise.select(mask, x, zeros) if keep_lower else elementwise.select(mask, zeros, x)
 
 
 def _tril(x, k=0):
@@ -189,20 +188,17 @@ def _triu(x, k=0):
 
 def _eye(dtype, n, batch=()):
     """Identity matrices of size ``n`` (broadcast over ``batch``)."""
-    from glassjax import lax
-    eye = lax.convert_element_type(lax.eq(*_shifted_iotas((n, n), 0)), dtype)
-    return lax.broadcast(eye, tuple(batch)) if batch else eye
+    eye = elementwise.convert_element_type(elementwise.eq(*_shifted_iotas((n, n), 0)), dtype)
+    return structural.broadcast(eye, tuple(batch)) if batch else eye
 
 
 def _matmul(a, b):
     """Batched matrix product at full precision (derivatives should not lose digits)."""
-    from glassjax import lax
-    return lax.batch_matmul(a, b, precision=lax.Precision.HIGHEST)
+    return batch_matmul(a, b, precision=Precision.HIGHEST)
 
 
 def _diagonal(x):
     """The main diagonals of a batch of matrices."""
-    from glassjax.lax import slicing
     *batch, m, n = x.shape
     k = min(m, n)
     square = x[..., :k, :k]
@@ -249,28 +245,24 @@ def _pivots_to_permutation(ctx, pivots, pivots_aval, m):
 def lu_pivots_to_permutation(pivots, permutation_size: int):
     """Apply the row swaps ``i <-> pivots[i]`` in order to ``0..m-1`` (a small loop over
     the swaps, batched over leading axes)."""
-    from glassjax import lax
-    from glassjax.lax.control_flow import fori_loop
 
     def swap(i, perm):
-        j = lax.dynamic_index_in_dim(pivots, i, axis=-1, keepdims=False)
-        pi = lax.dynamic_index_in_dim(perm, i, axis=-1, keepdims=False)
+        j = slicing.dynamic_index_in_dim(pivots, i, axis=-1, keepdims=False)
+        pi = slicing.dynamic_index_in_dim(perm, i, axis=-1, keepdims=False)
         pj = _take_last(perm, j)
-        perm = lax.dynamic_update_index_in_dim(perm, pj, i, axis=-1)
+        perm = slicing.dynamic_update_index_in_dim(perm, pj, i, axis=-1)
         return _put_last(perm, j, pi)
-    perm = lax.broadcasted_iota(np.int32, (*pivots.shape[:-1], permutation_size),
-                                pivots.ndim - 1)
+    perm = structural.broadcasted_iota(np.int32, (*pivots.shape[:-1], permutation_size),
+                                       pivots.ndim - 1)
     return fori_loop(0, pivots.shape[-1], swap, perm)
 
 
 def _take_last(x, j):
     """``x[..., j]`` for a batch of indices ``j`` (one per leading index)."""
-    from glassjax.lax import slicing
     return slicing.take_along_last_axis(x, j[..., None])[..., 0]
 
 
 def _put_last(x, j, value):
-    from glassjax.lax import slicing
     return slicing.put_along_last_axis(x, j, value)
 
 
@@ -282,8 +274,6 @@ def _lu_jvp(primals, tangents):
     dU U^-1``: a strictly lower plus an upper triangular matrix, so ``dL`` and ``dU``
     are its two triangles multiplied back by ``L`` and ``U``. (Rectangular ``A`` pads
     ``L`` and ``U`` to square with the identity.)"""
-    from glassjax import lax
-    from glassjax.lax import slicing
     a, = primals
     a_dot, = tangents
     lu, pivots, permutation = lu_p.bind(a)
@@ -291,17 +281,17 @@ def _lu_jvp(primals, tangents):
     k = min(m, n)
     pad_cols = [(0, 0, 0)] * len(batch) + [(0, 0, 0), (0, m - k, 0)]
     pad_rows = [(0, 0, 0)] * len(batch) + [(0, n - k, 0), (0, 0, 0)]
-    zero = lax.full_like(lu, 0, shape=())
-    l = lax.pad(_tril(lu[..., :, :k], -1), zero, pad_cols) + _eye(a.dtype, m, batch)
-    u_corner = lax.pad(_eye(a.dtype, n - k, batch), zero,
+    zero = structural.full_like(lu, 0, shape=())
+    l = slicing.pad(_tril(lu[..., :, :k], -1), zero, pad_cols) + _eye(a.dtype, m, batch)
+    u_corner = slicing.pad(_eye(a.dtype, n - k, batch), zero,
                        [(0, 0, 0)] * len(batch) + [(k, 0, 0), (k, 0, 0)])
-    u = lax.pad(_triu(lu[..., :k, :]), zero, pad_rows) + u_corner
+    u = slicing.pad(_triu(lu[..., :k, :]), zero, pad_rows) + u_corner
     # P dA: the rows of dA permuted, i.e. the columns of its transpose
     swap = (*range(len(batch)), len(batch) + 1, len(batch))
-    row_of = lax.broadcast_in_dim(permutation, (*batch, n, m),
+    row_of = structural.broadcast_in_dim(permutation, (*batch, n, m),
                                   (*range(len(batch)), len(batch) + 1))
-    a_dot_t = lax.transpose(ad.instantiate_zeros(a_dot), swap)
-    a_dot = lax.transpose(slicing.take_along_last_axis(a_dot_t, row_of), swap)
+    a_dot_t = structural.transpose(ad.instantiate_zeros(a_dot), swap)
+    a_dot = structural.transpose(slicing.take_along_last_axis(a_dot_t, row_of), swap)
     la = triangular_solve(l, a_dot, left_side=True, lower=True, unit_diagonal=True)
     lau = triangular_solve(u, la, left_side=False, lower=False)
     lu_dot = _matmul(l, _tril(lau, -1)) + _matmul(_triu(lau), u)
@@ -324,9 +314,8 @@ def _lu_solve_one(lu, permutation, b, trans):
     """Solve with one factorization ``P A = L U``: ``A x = b`` (``trans=0``: permute,
     then unit-lower and upper triangular solves) or ``A^T x = b`` (``trans=1``, the
     same steps transposed and in reverse order; ``trans=2`` conjugates too)."""
-    from glassjax import lax
     m = lu.shape[0]
-    x = lax.reshape(b, (m, int(np.prod(b.shape[1:], dtype=np.int64))))
+    x = structural.reshape(b, (m, int(np.prod(b.shape[1:], dtype=np.int64))))
     if trans == 0:
         x = x[permutation, :]
         x = triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
@@ -337,17 +326,15 @@ def _lu_solve_one(lu, permutation, b, trans):
                              conjugate_a=conj)
         x = triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True,
                              transpose_a=True, conjugate_a=conj)
-        _, inverse = lax.sort_key_val(permutation, lax.iota(np.int32, m))
+        _, inverse = reductions.sort_key_val(permutation, structural.iota(np.int32, m))
         x = x[inverse, :]
     else:
         raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
-    return lax.reshape(x, b.shape)
+    return structural.reshape(x, b.shape)
 
 
 @functools.partial(jit, static_argnums=(3,))
 def _lu_solve(lu, permutation, b, trans):
-    from glassjax import lax
-    from glassjax.vmap_api import vmap
     if lu.ndim < 2 or lu.shape[-1] != lu.shape[-2]:
         raise ValueError("last two dimensions of LU decomposition must be equal, got "
                          f"shape {lu.shape}")
@@ -365,7 +352,7 @@ def _lu_solve(lu, permutation, b, trans):
                          "dimensions, last axis of LU decomposition matrix (shape "
                          f"{lu.shape}) and second to last axis of b array (shape "
                          f"{b.shape}) must match")
-    batch = lax.broadcast_shapes(lu.shape[:-2], permutation.shape[:-1], b.shape[:-2])
+    batch = structural.broadcast_shapes(lu.shape[:-2], permutation.shape[:-1], b.shape[:-2])
     lu = _broadcast_leading(lu, (*batch, *lu.shape[-2:]))
     permutation = _broadcast_leading(permutation, (*batch, permutation.shape[-1]))
     b = _broadcast_leading(b, (*batch, *b.shape[-2:]))
@@ -383,20 +370,18 @@ def lu_solve(lu, permutation, b, trans: int = 0):
 
 
 def _broadcast_leading(x, shape):
-    from glassjax import lax
-    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - x.ndim, len(shape))))
+    return structural.broadcast_in_dim(x, shape, tuple(range(len(shape) - x.ndim, len(shape))))
 
 
 def _broadcasted_matvec(a, x):
     """``a @ x`` for matrices ``(..., n, m)`` and vectors ``(..., m)``, batch axes
     broadcast."""
-    from glassjax import lax
-    batch = lax.broadcast_shapes(a.shape[:-2], x.shape[:-1])
+    batch = structural.broadcast_shapes(a.shape[:-2], x.shape[:-1])
     a = _broadcast_leading(a, (*batch, *a.shape[-2:]))
     x = _broadcast_leading(x, (*batch, x.shape[-1]))
     dims = tuple(range(len(batch)))
-    return lax.dot_general(a, x, (((a.ndim - 1,), (x.ndim - 1,)), (dims, dims)),
-                           precision=lax.Precision.HIGHEST)
+    return dot_general(a, x, (((a.ndim - 1,), (x.ndim - 1,)), (dims, dims)),
+                       precision=Precision.HIGHEST)
 
 
 def _check_solve_shapes(a, b):
@@ -411,14 +396,11 @@ def _solve(a, b):
     (of ``a`` with its gradient stopped) serves the solve and, through
     ``custom_linear_solve``, every derivative; ``a``'s own tangent enters through the
     matrix-vector product that defines the system."""
-    from glassjax import lax
-    from glassjax.lax.control_flow import custom_linear_solve
-    from glassjax.vmap_api import vmap
     _check_solve_shapes(a, b)
     out_shape = tuple(d_a if d_b == 1 else d_b
                       for d_a, d_b in zip(a.shape[:-1] + (1,), b.shape))
-    b = lax.broadcast_in_dim(b, out_shape, tuple(range(b.ndim)))
-    lu_, _, permutation = lu(lax.stop_gradient(a))
+    b = structural.broadcast_in_dim(b, out_shape, tuple(range(b.ndim)))
+    lu_, _, permutation = lu(elementwise.stop_gradient(a))
     custom_solve = functools.partial(
         custom_linear_solve, lambda x: _broadcasted_matvec(a, x),
         solve=lambda _, x: lu_solve(lu_, permutation, x, trans=0),
@@ -515,7 +497,6 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index,
     """First-order perturbation theory for distinct eigenvalues: with ``A V = V diag(w)``,
     ``dw = diag(V^H dA V)`` and ``dV = V (F * (V^H dA V))`` where ``F[i, j] = 1 / (w[j] -
     w[i])`` off the diagonal and 0 on it."""
-    from glassjax import lax
     a, = primals
     a_dot, = tangents
     n = a.shape[-1]
@@ -524,12 +505,12 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index,
                                   "decomposition.")
     v, w_real = eigh_p.bind(symmetrize(a), lower=lower, sort_eigenvalues=sort_eigenvalues,
                             subset_by_index=subset_by_index, algorithm=algorithm)
-    w = lax.convert_element_type(w_real, a.dtype)
+    w = elementwise.convert_element_type(w_real, a.dtype)
     eye = _eye(a.dtype, n)
-    f = lax.integer_pow(eye + w[..., None, :] - w[..., :, None], -1) - eye
+    f = elementwise.integer_pow(eye + w[..., None, :] - w[..., :, None], -1) - eye
     vh_adot_v = _matmul(_matmul(_H(v), ad.instantiate_zeros(a_dot)), v)
     dv = _matmul(v, f * vh_adot_v)
-    dw = lax.real(_diagonal(vh_adot_v)) if dtypes.issubdtype(
+    dw = elementwise.real(_diagonal(vh_adot_v)) if dtypes.issubdtype(
         a.dtype, np.complexfloating) else _diagonal(vh_adot_v)
     return [v, w_real], [dv, dw]
 
@@ -590,27 +571,26 @@ def _eig_vec_jvp(w, v, da):
     """Tangents of the eigenvalues and (LAPACK-normalized) eigenvectors: with ``P =
     V^-1 dA V``, ``dw = diag(P)`` and ``dV = V (F * P)`` plus the multiple of each
     eigenvector that keeps its 2-norm 1 and its largest component real."""
-    from glassjax import lax
     n = w.shape[-1]
     eye = _eye(w.dtype, n)
-    f = lax.reciprocal(eye + w[..., None, :] - w[..., None]) - eye
+    f = elementwise.reciprocal(eye + w[..., None, :] - w[..., None]) - eye
     p = _matmul(_solve(v, da), v)
     u = _matmul(v, f * p)
-    k = lax.argmax(lax.abs(v), v.ndim - 2, np.int32)
-    mask = lax.convert_element_type(
-        lax.eq(lax.broadcasted_iota(np.int32, v.shape, v.ndim - 2),
-               lax.expand_dims(k, (v.ndim - 2,))), v.dtype)
-    c = lax.complex(-lax.real(lax.reduce_sum(lax.conj(v) * u, (v.ndim - 2,))),
-                    -lax.imag(lax.reduce_sum(mask * u, (v.ndim - 2,)))
-                    / lax.real(lax.reduce_sum(mask * v, (v.ndim - 2,))))
-    return _diagonal(p), u + v * lax.expand_dims(c, (v.ndim - 2,))
+    k = reductions.argmax(elementwise.abs(v), v.ndim - 2, np.int32)
+    mask = elementwise.convert_element_type(
+        elementwise.eq(structural.broadcasted_iota(np.int32, v.shape, v.ndim - 2),
+                       structural.expand_dims(k, (v.ndim - 2,))), v.dtype)
+    column_sum = lambda x: reductions.reduce_sum(x, (v.ndim - 2,))
+    c = elementwise.complex(-elementwise.real(column_sum(elementwise.conj(v) * u)),
+                            -elementwise.imag(column_sum(mask * u))
+                            / elementwise.real(column_sum(mask * v)))
+    return _diagonal(p), u + v * structural.expand_dims(c, (v.ndim - 2,))
 
 
 def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors,
              enable_eigvec_derivs, implementation):
     """Eigenvalues: ``dw = diag(V^-1 dA V)``. Eigenvectors only on request: their
     derivative assumes distinct eigenvalues, which cannot be checked."""
-    from glassjax import lax
     a, = primals
     da = ad.instantiate_zeros(tangents[0])
     if (compute_left_eigenvectors or compute_right_eigenvectors) and not enable_eigvec_derivs:
@@ -624,13 +604,13 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
                       enable_eigvec_derivs=enable_eigvec_derivs,
                       implementation=implementation)
     w, vr = outs[0], outs[-1]
-    da = lax.convert_element_type(da, vr.dtype)
+    da = elementwise.convert_element_type(da, vr.dtype)
     if not (compute_left_eigenvectors or compute_right_eigenvectors):
-        return [w], [lax.reduce_sum(_solve(vr, da) * _T(vr), (vr.ndim - 1,))]
+        return [w], [reductions.reduce_sum(_solve(vr, da) * _T(vr), (vr.ndim - 1,))]
     dw, dvr = _eig_vec_jvp(w, vr, da)
     primal_out, tangent_out = [w], [dw]
     if compute_left_eigenvectors:
-        _, dvl = _eig_vec_jvp(lax.conj(w), outs[1], _H(da))
+        _, dvl = _eig_vec_jvp(elementwise.conj(w), outs[1], _H(da))
         primal_out.append(outs[1])
         tangent_out.append(dvl)
     if compute_right_eigenvectors:
@@ -784,14 +764,13 @@ def _qr_via_lapack(a, *, pivoting, full_matrices, use_magma):
     """Q and R from ``geqrf`` and ``householder_product`` (a wide matrix's Q comes from
     its leading square block; a complete Q of a tall one from the reflectors padded to
     square)."""
-    from glassjax import lax
     *batch, m, n = a.shape
     r, taus = geqrf(a)
     if m < n:
         q = householder_product(r[..., :m, :m], taus)
     elif full_matrices:
         pads = [(0, 0, 0)] * (len(batch) + 1) + [(0, m - n, 0)]
-        q = householder_product(lax.pad(r, lax.full_like(r, 0, shape=()), pads), taus)
+        q = householder_product(slicing.pad(r, structural.full_like(r, 0, shape=()), pads), taus)
     else:
         q = householder_product(r, taus)
         r = r[..., :n, :n]
@@ -805,13 +784,12 @@ qr_p = _standard_linalg_primitive("qr", _qr_abstract_eval,
 def _thin_qr_jvp(q, r, a_dot):
     """For ``A = Q R`` with ``m >= n``: ``Q^H dA R^-1 = Q^H dQ + dR R^-1``, a skew-Hermitian
     plus an upper triangular matrix, split by its strictly lower triangle."""
-    from glassjax import lax
     dx_rinv = triangular_solve(r, a_dot)
     qt_dx_rinv = _matmul(_H(q), dx_rinv)
     lower = _tril(qt_dx_rinv, -1)
     do = lower - _H(lower)                     # skew-Hermitian
     if dtypes.issubdtype(q.dtype, np.complexfloating):
-        imag = qt_dx_rinv - lax.convert_element_type(lax.real(qt_dx_rinv), q.dtype)
+        imag = qt_dx_rinv - elementwise.convert_element_type(elementwise.real(qt_dx_rinv), q.dtype)
         do = do + _eye(q.dtype, r.shape[-1]) * imag
     dq = _matmul(q, do - qt_dx_rinv) + dx_rinv
     dr = _matmul(qt_dx_rinv - do, r)
@@ -822,7 +800,6 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     """Square and tall ``A`` use the thin-QR rule (a complete Q of a tall ``A`` is not
     differentiated, as in JAX before its full-matrices rule); a wide ``A = Q [R1 R2]``
     differentiates its square block and ``R2 = Q^H A2``."""
-    from glassjax import lax
     a, = primals
     a_dot = ad.instantiate_zeros(tangents[0])
     q, r = qr_p.bind(a, pivoting=pivoting, full_matrices=full_matrices,
@@ -831,7 +808,7 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     if m < n:
         dq, dr1 = _thin_qr_jvp(q, r[..., :, :m], a_dot[..., :, :m])
         dr2 = _matmul(_H(dq), a[..., :, m:]) + _matmul(_H(q), a_dot[..., :, m:])
-        return [q, r], [dq, lax.concatenate([dr1, dr2], a.ndim - 1)]
+        return [q, r], [dq, structural.concatenate([dr1, dr2], a.ndim - 1)]
     if full_matrices and m != n:
         raise NotImplementedError("glassjax: the derivative of a complete QR "
                                   "decomposition of a tall matrix is not built yet")
@@ -897,7 +874,6 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
     derivative results"); rectangular ``A`` adds the component of ``dA`` outside the
     span of ``U`` or ``V``. Like JAX, full ``U``/``V`` of a non-square ``A`` have no
     derivative."""
-    from glassjax import lax
     a, = primals
     a_dot, = tangents
     s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True,
@@ -907,7 +883,7 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
         raise NotImplementedError("Singular value decomposition JVP not implemented for "
                                   "full matrices")
     a_dot = ad.instantiate_zeros(a_dot)
-    real = lambda x: lax.real(x) if dtypes.issubdtype(x.dtype, np.complexfloating) else x
+    real = lambda x: elementwise.real(x) if dtypes.issubdtype(x.dtype, np.complexfloating) else x
     ut, v = _H(u), _H(vt)
     ds_mat = _matmul(_matmul(ut, a_dot), v)
     ds = real(_diagonal(ds_mat))
@@ -917,13 +893,13 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
     s_diffs = (s_row + _T(s_row)) * (s_row - _T(s_row))
     eye = _eye(s.dtype, s.shape[-1])
     f = 1 / (s_diffs + eye) - eye
-    s_row_a = lax.convert_element_type(s_row, a.dtype)
+    s_row_a = elementwise.convert_element_type(s_row, a.dtype)
     dss, sds = s_row_a * ds_mat, _T(s_row_a) * ds_mat
-    s_zero = lax.convert_element_type(s == 0, s.dtype)
+    s_zero = elementwise.convert_element_type(s == 0, s.dtype)
     s_inv = 1 / (s + s_zero) - s_zero
-    du_dv_diag = .5 * (ds_mat - _H(ds_mat)) * lax.convert_element_type(
+    du_dv_diag = .5 * (ds_mat - _H(ds_mat)) * elementwise.convert_element_type(
         _diag_matrix(s_inv), a.dtype)
-    f_a = lax.convert_element_type(f, a.dtype)
+    f_a = elementwise.convert_element_type(f, a.dtype)
     du = _matmul(u, f_a * (dss + _H(dss)) + du_dv_diag)
     dv = _matmul(v, f_a * (sds + _H(sds)))
     if m > n:
@@ -980,10 +956,9 @@ def _triangular_solve_jvp_a(a_dot, x, a, b, *, left_side, lower, transpose_a,
                             conjugate_a, unit_diagonal):
     """``op(A) X = B`` gives ``dX = -op(A)^-1 op(dA) X`` (only ``dA``'s triangle counts);
     the solve and the product go in whichever order is cheaper."""
-    from glassjax import lax
     m, n = b.shape[-2:]
     k = 1 if unit_diagonal else 0
-    a_dot = lax.neg(_tril(a_dot, -k) if lower else _triu(a_dot, k))
+    a_dot = elementwise.neg(_tril(a_dot, -k) if lower else _triu(a_dot, k))
     a_dot = _T(a_dot) if transpose_a else a_dot
     a_dot = _conj(a_dot) if conjugate_a else a_dot
     solve = functools.partial(triangular_solve, a, left_side=left_side, lower=lower,
@@ -1022,8 +997,7 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
         a, conjugate_a = _conj(a), False
     vector = np.ndim(b) == np.ndim(a) - 1
     if vector:
-        from glassjax import lax
-        b = lax.expand_dims(b, (-1 if left_side else -2,))
+        b = structural.expand_dims(b, (-1 if left_side else -2,))
     out = triangular_solve_p.bind(a, b, left_side=left_side, lower=lower,
                                   transpose_a=transpose_a, conjugate_a=conjugate_a,
                                   unit_diagonal=unit_diagonal)

@@ -7,6 +7,10 @@ reduce in any order. Each reduction lowers to ``stablehlo.reduce`` with a small 
 (a nested block computing the binary operation on two scalars). Cumulative reductions
 lower to ``stablehlo.reduce_window`` over a window as long as the axis, and ``sort`` to
 ``stablehlo.sort`` whose region is the "less than" comparator.
+
+The rules of the modules below (structural.py, arithmetic.py, slicing.py) sum cotangents
+with ``reduce_sum``; this module fills ``utils.above`` with it when imported.
+Read next: lax/windowed_reductions.py.
 """
 from __future__ import annotations
 
@@ -17,15 +21,17 @@ import numpy as np
 from glassjax import core, dtypes, tree_util
 from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
-from glassjax.lax import elementwise
+from glassjax.lax import elementwise, slicing
 from glassjax.lax.logaddexp import logaddexp
+from glassjax.lax.slicing import pad, slice_in_dim
 from glassjax.lax.structural import (broadcast_in_dim, broadcasted_iota, concatenate,
-                                     expand_dims, full, pad, reshape, rev, squeeze)
-from glassjax.lax.utils import (all_weak, canonicalize_axis,
+                                     expand_dims, full, reshape, rev, squeeze)
+from glassjax.lax.utils import (above, all_weak, canonicalize_axis,
                                 standard_multi_result_primitive, standard_primitive)
 from glassjax.vmap_api import vmap
 from glassjax.xla import dispatch, lowering
 from glassjax.xla.lowering import hlo, ir
+from jaxlib.mlir.dialects import chlo
 
 _input_dtype = lambda x, *args, **params: x.dtype
 
@@ -408,7 +414,6 @@ def _reduce_jvp(reducer, init_values, primals, tangents, axes):
         reducer = vmap(reducer)
 
     def reduce_tree(*xs, axis=0):
-        from glassjax.lax.slicing import slice_in_dim
         while np.shape(xs[0])[axis] > 1:
             n = np.shape(xs[0])[axis]
             n1 = (n + 1) // 2
@@ -458,32 +463,6 @@ reduce_p = standard_multi_result_primitive(_reduce_shape_rule, _reduce_dtype_rul
 lowering.register_lowering(reduce_p, _reduce_lower)
 ad.primitive_jvps[reduce_p] = _reduce_jvp_rule
 batching.primitive_batchers[reduce_p] = _reduce_batch
-
-
-def reduction_jaxpr(computation, aval):
-    """The jaxpr (and consts) of the binary ``computation`` on two scalars of type
-    ``aval``: the region of a reduce-like op (e.g. a scatter's ``update_jaxpr``).
-    Cached per trace context, so that ops with one computation share one jaxpr, as in
-    JAX."""
-    return _reduction_jaxpr(computation, aval, config.trace_context())
-
-
-@functools.lru_cache(maxsize=4096)
-def _reduction_jaxpr(computation, aval, trace_context):
-    def comp(x, y):
-        result = computation(x, y)
-        if not core.valid_jaxtype(result):
-            raise ValueError(
-                f"Invalid return type from reduction function: {type(result)}\n"
-                "Reduction functions should only return an array.\n"
-                f"Full return value: {result}")
-        return [result]
-    jaxpr, consts, _ = staging.trace_to_jaxpr(comp, [aval, aval])
-    if any(isinstance(c, core.Tracer) for c in consts):
-        raise NotImplementedError(
-            "Reduction computations can't close over Tracers. Please open an issue at "
-            "https://github.com/jax-ml/jax.")
-    return jaxpr, tuple(consts)
 
 
 def _variadic_reduction_jaxpr(computation, flat_avals, aval_tree):
@@ -706,7 +685,6 @@ def associative_scan(fn, elems, reverse: bool = False, axis: int = 0):
     odd outputs), then combine those with the even inputs (giving the even outputs)."""
     if not callable(fn):
         raise TypeError("lax.associative_scan: fn argument should be callable.")
-    from glassjax.lax.slicing import slice_in_dim
     elems_flat, tree = tree_util.tree_flatten(elems)
     if reverse:
         elems_flat = [rev(e, [axis]) for e in elems_flat]
@@ -836,7 +814,6 @@ def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     """Sort the operands together with an iota; the iota's sorted values say where each
     tangent element moves (a gather)."""
-    from glassjax.lax import slicing
     shape = np.shape(primals[0])
     index_dtype = np.dtype(np.uint32) if all(d <= np.iinfo(np.uint32).max for d in shape) \
         else np.dtype(np.uint64)
@@ -924,7 +901,6 @@ def _top_k_abstract_eval(x, *, k, axis):
 
 
 def _top_k_jvp(primals, tangents, *, k, axis):
-    from glassjax.lax import slicing
     (x,), (t,) = primals, tangents
     primals_out = top_k(x, k, axis=axis)
     if type(t) is ad.Zero:
@@ -952,7 +928,6 @@ def _top_k_lower(ctx, x, *, k, axis):
     perm[axis], perm[-1] = perm[-1], perm[axis]
     if axis != ndim - 1:
         x = hlo.transpose(x, lowering.i64_array(perm))
-    from jaxlib.mlir.dialects import chlo
     results = list(chlo.top_k(x, k))
     if axis != ndim - 1:
         results = [hlo.transpose(r, lowering.i64_array(perm)) for r in results]
@@ -973,3 +948,6 @@ def top_k(operand, k: int, *, axis: int = -1):
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
     axis = canonicalize_axis(axis, np.ndim(operand))
     return top_k_p.bind(operand, k=k, axis=axis)
+
+
+above.register(reduce_sum=reduce_sum, reduce_and=reduce_and)

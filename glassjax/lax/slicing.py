@@ -1,6 +1,6 @@
-"""Slicing and indexing: static ``slice``, ``dynamic_slice`` / ``dynamic_update_slice``
-(start indices known only at run time), and the general ``gather`` / ``scatter`` that
-NumPy-style indexing and ``x.at[...]`` are built on.
+"""Slicing and indexing: static ``slice`` and its transpose ``pad``, ``dynamic_slice`` /
+``dynamic_update_slice`` (start indices known only at run time), and the general
+``gather`` / ``scatter`` that NumPy-style indexing and ``x.at[...]`` are built on.
 
 Two dualities organise the AD rules: the transpose of taking a slice is *padding* the
 cotangent back to the operand's shape (``slice`` -> ``pad``, ``dynamic_slice`` ->
@@ -9,7 +9,10 @@ cotangent back to the operand's shape (``slice`` -> ``pad``, ``dynamic_slice`` -
 
 Out-of-bounds start indices are *clamped* by XLA for ``dynamic_slice``,
 ``dynamic_update_slice`` and ``gather`` so that the whole window fits; negative indices
-count from the end (the wrappers add the axis size before binding).
+count from the end (the wrappers add the axis size before binding). The sums some rules
+need (a ``pad``'s padding-value cotangent, one-hot picks) and the bounds check of a
+filling ``gather`` come from reductions.py, above, through ``utils.above``.
+Read next: lax/reductions.py.
 """
 from __future__ import annotations
 
@@ -25,12 +28,11 @@ from glassjax import core, dtypes
 from glassjax.interpreters import ad, batching
 from glassjax.jit import jit
 from glassjax.lax import elementwise
-from glassjax.lax.reductions import reduce_and, reduce_sum, reduction_jaxpr
 from glassjax.lax.structural import (broadcast, broadcast_in_dim, broadcasted_iota,
                                      concatenate, expand_dims,
-                                     full, full_like, iota, pad, reshape, squeeze)
-from glassjax.lax.utils import (canonicalize_shape, check_same_dtypes, check_shapelike,
-                                standard_primitive)
+                                     full, full_like, iota, reshape, squeeze)
+from glassjax.lax.utils import (above, canonicalize_shape, check_same_dtypes,
+                                check_shapelike, reduction_jaxpr, standard_primitive)
 from glassjax.vmap_api import vmap
 from glassjax.xla import dispatch, lowering
 from glassjax.xla.lowering import hlo, ir
@@ -165,6 +167,89 @@ def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
                          f"{axis_size}")
     result = slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
     return result if keepdims else squeeze(result, (axis,))
+
+
+# -- pad ----------------------------------------------------------------------------------
+
+def _pad_dtype_rule(x, padding_value, *, padding_config):
+    if x.dtype != padding_value.dtype:
+        raise TypeError("pad operand and padding_value must be same dtype: got "
+                        f"{x.dtype} and {padding_value.dtype}.")
+    return x.dtype
+
+
+def _pad_shape_rule(x, padding_value, *, padding_config):
+    if padding_value.ndim != 0:
+        raise ValueError("padding_value must be a scalar; got "
+                         f"np.shape(padding_value)={padding_value.shape}")
+    if len(padding_config) != x.ndim:
+        raise ValueError("length of padding_config must equal the number of axes of "
+                         f"operand, got padding_config {padding_config} for operand "
+                         f"shape {x.shape}")
+    if not all(i >= 0 for _, _, i in padding_config):
+        raise ValueError("interior padding in padding_config must be nonnegative, got "
+                         f"padding_config {padding_config}")
+    # Interior padding i puts i elements between neighbours: d elements take
+    # d + (d - 1) * i places (none when d == 0).
+    result = tuple(lo + hi + (0 if d == 0 else d + (d - 1) * i)
+                   for (lo, hi, i), d in zip(padding_config, x.shape))
+    if not all(d >= 0 for d in result):
+        raise ValueError(f"Dimension size after padding is not at least 0, got result "
+                         f"shape {result}, for padding_config {padding_config} and "
+                         f"operand shape {x.shape}")
+    return result
+
+
+def _pad_transpose(ct, x, padding_value, *, padding_config):
+    """The operand's cotangent is the unpadded, un-dilated cotangent (a negative pad
+    then a strided slice); the padding value's is the sum of everything else."""
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval) if ad.is_undefined_primal(x) else None,
+                ad.Zero(padding_value.aval) if ad.is_undefined_primal(padding_value)
+                else None]
+    lo, hi, interior = zip(*padding_config)
+    total = lambda v: above.reduce_sum(v, list(range(np.ndim(ct))))
+
+    def t_operand():
+        unpad_config = list(zip(np.negative(lo), np.negative(hi), np.zeros_like(interior)))
+        unpadded = pad(ct, np.array(0., ct.dtype), unpad_config)
+        return slice(unpadded, list(np.zeros_like(lo)), np.shape(unpadded),
+                     list(np.add(interior, 1)))
+
+    ct_x = t_operand() if ad.is_undefined_primal(x) else None
+    ct_pad = (elementwise.sub(total(ct), total(ct_x)) if ad.is_undefined_primal(padding_value)
+              else None)
+    return [ct_x, ct_pad]
+
+
+def _pad_batch(args, dims, *, padding_config):
+    x, padding_value = args
+    x_d, pad_d = dims
+    if x_d is None:
+        x_d = 0
+        x = broadcast(x, (np.shape(padding_value)[pad_d],))
+    padding_config = list(padding_config)
+    padding_config.insert(x_d, (0, 0, 0))
+    if pad_d is None:
+        return pad(x, padding_value, padding_config), x_d
+    # A batch of padding values: pad with zeros, then select the padding positions.
+    out = pad(x, np.zeros((), dtypes.dtype(x)), padding_config)
+    mask = pad(full_like(x, True, np.bool_), False, padding_config)
+    padding = broadcast_in_dim(padding_value, np.shape(out), (x_d,))  # pad_d is 0
+    return elementwise.select(mask, out, padding), x_d
+
+
+pad_p = standard_primitive(_pad_shape_rule, _pad_dtype_rule, "pad")
+lowering.register_lowering(pad_p, lambda ctx, x, padding_value, *, padding_config: hlo.pad(
+    x, padding_value, *[[int(c[k]) for c in padding_config] for k in range(3)]))
+ad.deflinear2(pad_p, _pad_transpose)
+batching.primitive_batchers[pad_p] = _pad_batch
+
+
+def pad(operand, padding_value, padding_config):
+    """Pad with ``padding_value``: ``padding_config`` holds ``(low, high, interior)``
+    per axis. Negative low/high padding removes elements from the edges."""
+    return pad_p.bind(operand, padding_value, padding_config=tuple(padding_config))
 
 
 # -- dynamic_slice and dynamic_update_slice -----------------------------------------------
@@ -621,7 +706,7 @@ def _gather_fill(operand, indices, *, dimension_numbers, slice_sizes, unique_ind
     mask = elementwise.bitwise_and(
         elementwise.ge(indices, index_dtype.type(0)),
         elementwise.le(indices, expand_dims(upper_bound, tuple(range(num_batch_dims)))))
-    mask = reduce_and(mask, [num_batch_dims])
+    mask = above.reduce_and(mask, [num_batch_dims])
     batch_dims_in_output = np.delete(np.arange(num_batch_dims + len(dn.offset_dims)),
                                      dn.offset_dims).tolist()
     out = gather(operand, indices, dn, slice_sizes, indices_are_sorted=indices_are_sorted,
@@ -1213,55 +1298,37 @@ ad.primitive_jvps[scatter_p] = _scatter_jvp
 ad.primitive_transposes[scatter_p] = _scatter_transpose
 
 
-def _combining_scatter(prim, combine, identity, operand, indices, updates,
-                       dimension_numbers, indices_are_sorted, unique_indices, mode):
-    """Bind a scatter that combines old and new values with ``combine``; its scalar
-    jaxpr is the ``update_jaxpr`` param (printed, and lowered as the update region)."""
-    jaxpr, consts = reduction_jaxpr(combine, core.get_aval(_const(operand, identity)))
-    return prim.bind(operand, indices, updates, update_jaxpr=jaxpr, update_consts=consts,
-                     dimension_numbers=dimension_numbers,
-                     indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
-                     mode=GatherScatterMode.from_any(mode))
+def _combining_scatter(name, prim, combine, identity, doc):
+    """The public function of a scatter that combines old and new values with
+    ``combine``; the scalar jaxpr of ``combine`` is the ``update_jaxpr`` param (printed,
+    and lowered as the update region)."""
+    def scatter_fn(operand, scatter_indices, updates, dimension_numbers, *,
+                   indices_are_sorted=False, unique_indices=False, mode=None):
+        jaxpr, consts = reduction_jaxpr(combine, core.get_aval(_const(operand, identity)))
+        return prim.bind(operand, scatter_indices, updates, update_jaxpr=jaxpr,
+                         update_consts=consts, dimension_numbers=dimension_numbers,
+                         indices_are_sorted=indices_are_sorted,
+                         unique_indices=unique_indices, mode=GatherScatterMode.from_any(mode))
+    scatter_fn.__name__ = scatter_fn.__qualname__ = name
+    scatter_fn.__doc__ = doc
+    return scatter_fn
 
 
-def scatter_add(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """Add ``updates`` into ``operand`` at the windows ``scatter_indices``."""
-    return _combining_scatter(scatter_add_p, elementwise.add, 0, operand, scatter_indices,
-                              updates, dimension_numbers, indices_are_sorted,
-                              unique_indices, mode)
-
-
-def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """Subtract ``updates`` from ``operand`` at the windows ``scatter_indices``."""
-    return _combining_scatter(scatter_sub_p, elementwise.sub, 0, operand, scatter_indices,
-                              updates, dimension_numbers, indices_are_sorted,
-                              unique_indices, mode)
-
-
-def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """Multiply ``operand`` by ``updates`` at the windows ``scatter_indices``."""
-    return _combining_scatter(scatter_mul_p, elementwise.mul, 1, operand, scatter_indices,
-                              updates, dimension_numbers, indices_are_sorted,
-                              unique_indices, mode)
-
-
-def scatter_min(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """Minimum of ``operand`` and ``updates`` at the windows ``scatter_indices``."""
-    return _combining_scatter(scatter_min_p, elementwise.min, 0, operand, scatter_indices,
-                              updates, dimension_numbers, indices_are_sorted,
-                              unique_indices, mode)
-
-
-def scatter_max(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
-    """Maximum of ``operand`` and ``updates`` at the windows ``scatter_indices``."""
-    return _combining_scatter(scatter_max_p, elementwise.max, 0, operand, scatter_indices,
-                              updates, dimension_numbers, indices_are_sorted,
-                              unique_indices, mode)
+scatter_add = _combining_scatter(
+    "scatter_add", scatter_add_p, elementwise.add, 0,
+    "Add ``updates`` into ``operand`` at the windows ``scatter_indices``.")
+scatter_sub = _combining_scatter(
+    "scatter_sub", scatter_sub_p, elementwise.sub, 0,
+    "Subtract ``updates`` from ``operand`` at the windows ``scatter_indices``.")
+scatter_mul = _combining_scatter(
+    "scatter_mul", scatter_mul_p, elementwise.mul, 1,
+    "Multiply ``operand`` by ``updates`` at the windows ``scatter_indices``.")
+scatter_min = _combining_scatter(
+    "scatter_min", scatter_min_p, elementwise.min, 0,
+    "Minimum of ``operand`` and ``updates`` at the windows ``scatter_indices``.")
+scatter_max = _combining_scatter(
+    "scatter_max", scatter_max_p, elementwise.max, 0,
+    "Maximum of ``operand`` and ``updates`` at the windows ``scatter_indices``.")
 
 
 def scatter(operand, scatter_indices, updates, dimension_numbers, *,
@@ -1315,7 +1382,7 @@ def take_along_last_axis(x, indices):
     dims = tuple(range(len(batch))) + (len(batch) + 1,)
     picked = elementwise.select(hits, broadcast_in_dim(x, hits.shape, dims),
                                 full_like(x, 0, shape=hits.shape))
-    return reduce_sum(picked, (hits.ndim - 1,))
+    return above.reduce_sum(picked, (hits.ndim - 1,))
 
 
 def put_along_last_axis(x, indices, values):

@@ -23,8 +23,12 @@ import numpy as np
 
 from glassjax import dtypes
 from glassjax.interpreters import ad
-from glassjax.lax.elementwise import (abs, add, digamma, div, eq, exp, ge, gt, le, lgamma,
-                                      log, lt, mul, ne, neg, select, sub)
+from glassjax.lax.control_flow import while_loop
+from glassjax.lax.elementwise import (abs, convert_element_type, digamma, div, eq,
+                                      exp, ge, gt, le, lgamma, log, lt, mul, ne, neg,
+                                      select, sub)
+from glassjax.lax.reductions import reduce_or
+from glassjax.lax.structural import broadcast_in_dim, broadcast_shapes, full_like
 from glassjax.lax.utils import _float, naryop
 from glassjax.xla import lowering
 
@@ -36,13 +40,11 @@ class _Mode(enum.Enum):
 
 
 def _full(like, value):
-    from glassjax.lax.structural import full_like
     return full_like(like, value)
 
 
 def _any(pred):
     """Is any lane still running? (reduced over every axis)"""
-    from glassjax.lax.reductions import reduce_or
     return reduce_or(pred, tuple(range(pred.ndim)))
 
 
@@ -72,7 +74,6 @@ class _SeriesState(NamedTuple):
 def _series(ax, x, a, enabled, mode):
     """``P(a, x) = ax / a * sum_n x^n / ((a+1)...(a+n))`` (with ``ax = x^a e^-x /
     Gamma(a)``), converging fast for ``x < a + 1``."""
-    from glassjax.lax.control_flow import while_loop
     eps = _eps(x)
 
     def body(s):
@@ -114,7 +115,6 @@ def _continued_fraction(ax, x, a, enabled, mode):
     """``Q(a, x) = ax * 1/(x + 1 - a - 1(1-a)/(x + 3 - a - ...))``, Legendre's continued
     fraction, converging fast for large ``x`` (at most 2000 steps). Convergents whose
     numbers grow too large are rescaled by ``eps``."""
-    from glassjax.lax.control_flow import while_loop
     eps = _eps(x)
 
     def body(s):
@@ -220,8 +220,6 @@ def _in_float32_at_least(impl):
     """Lower ``impl`` on operands broadcast to one shape, and computed in float32 when
     they are 16-bit floats (the sums need the precision)."""
     def lowered(a, x):
-        from glassjax.lax.structural import broadcast_in_dim, broadcast_shapes
-        from glassjax.lax.elementwise import convert_element_type
         shape = broadcast_shapes(a.shape, x.shape)
         a, x = (broadcast_in_dim(v, shape, tuple(range(len(shape) - v.ndim, len(shape))))
                 for v in (a, x))

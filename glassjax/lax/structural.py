@@ -1,9 +1,12 @@
-"""Shape-changing primitives: broadcasting, reshaping, permuting, padding, joining, iota.
+"""Shape-changing primitives: broadcasting, reshaping, permuting, joining, tiling, iota.
 
 None of these compute new numbers: each moves, copies or drops elements. That makes them
 *linear*, so each one's transpose rule is another structural op (the transpose of a
-broadcast is a sum, of a pad a slice, of a concatenate a split). As in ``elementwise``,
-each primitive's rules and its public function sit together.
+concatenate is a split), or, for a broadcast, a sum: ``reduce_sum`` from reductions.py,
+which sits above (its rules broadcast) and is reached through ``utils.above``. As
+everywhere in lax, each primitive's rules and its public function sit together.
+(``pad``, the transpose of ``slice``, lives with it in slicing.py.)
+Read next: lax/comparison.py, the elementwise families (lax/elementwise.py).
 """
 from __future__ import annotations
 
@@ -14,9 +17,11 @@ import numpy as np
 
 from glassjax import core, dtypes, pretty
 from glassjax.interpreters import ad, batching, staging
-from glassjax.lax.utils import (canonicalize_axis, canonicalize_shape, check_same_dtypes,
-                                check_shapelike, ensure_index_tuple, is_array,
-                                standard_multi_result_primitive, standard_primitive)
+from glassjax.lax.conversion import _convert_element_type
+from glassjax.lax.utils import (above, canonicalize_axis, canonicalize_shape,
+                                check_same_dtypes, check_shapelike, ensure_index_tuple,
+                                is_array, standard_multi_result_primitive,
+                                standard_primitive)
 from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo
 
@@ -31,7 +36,6 @@ def _delete(tup, idx):
 
 def _asarray(x):
     """An array for any array-like (JAX's ``lax.asarray``): Python scalars stay weak."""
-    from glassjax.lax.elementwise import _convert_element_type
     if is_array(x):
         return x
     return _convert_element_type(x, weak_type=dtypes.is_weakly_typed(x))
@@ -68,13 +72,12 @@ def _broadcast_in_dim_shape_rule(x, *, shape, broadcast_dimensions, sharding):
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding):
     """Sum the cotangent over the new axes and over axes expanded from size 1 (those
     are put back as size-1 axes)."""
-    from glassjax.lax.reductions import reduce_sum
     if not ad.is_undefined_primal(x):
         return [None]
     unit_dims = [i for i, d in enumerate(x.aval.shape) if d == 1]
     kept = _delete(broadcast_dimensions, unit_dims)
     summed_axes = _delete(tuple(range(len(shape))), kept)
-    return [expand_dims(reduce_sum(ct, summed_axes), unit_dims)]
+    return [expand_dims(above.reduce_sum(ct, summed_axes), unit_dims)]
 
 
 def _broadcast_in_dim_batch(args, dims, *, shape, broadcast_dimensions, sharding):
@@ -161,7 +164,6 @@ def expand_dims(array, dimensions):
 
 def full(shape, fill_value, dtype=None, *, sharding=None):
     """An array of ``shape`` filled with ``fill_value``: one scalar, broadcast."""
-    from glassjax.lax.elementwise import _convert_element_type
     shape = canonicalize_shape(shape)
     if np.shape(fill_value):
         raise TypeError("full must be called with scalar fill_value, got fill_value.shape "
@@ -196,11 +198,23 @@ def broadcast_shapes(*shapes):
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """Like ``full``, taking shape and dtype (and weak type) from the example ``x``."""
-    from glassjax.lax.elementwise import _convert_element_type
     fill_shape = np.shape(x) if shape is None else canonicalize_shape(shape)
     weak_type = dtype is None and dtypes.is_weakly_typed(x)
     dtype = dtypes.dtype(dtype if dtype is not None else x, canonicalize=True)
     return full(fill_shape, _convert_element_type(fill_value, dtype, weak_type))
+
+
+def _zeros(x):
+    return full_like(x, 0)
+
+
+def _ones(x):
+    return full_like(x, 1)
+
+
+def _one(x):
+    """A scalar 1 of ``x``'s type (broadcast by the op that uses it)."""
+    return full_like(x, 1, shape=())
 
 
 # -- iota ---------------------------------------------------------------------------------
@@ -429,93 +443,6 @@ def rev(operand, dimensions):
     return rev_p.bind(operand, dimensions=tuple(dimensions))
 
 
-# -- pad ----------------------------------------------------------------------------------
-
-def _pad_dtype_rule(x, padding_value, *, padding_config):
-    if x.dtype != padding_value.dtype:
-        raise TypeError("pad operand and padding_value must be same dtype: got "
-                        f"{x.dtype} and {padding_value.dtype}.")
-    return x.dtype
-
-
-def _pad_shape_rule(x, padding_value, *, padding_config):
-    if padding_value.ndim != 0:
-        raise ValueError("padding_value must be a scalar; got "
-                         f"np.shape(padding_value)={padding_value.shape}")
-    if len(padding_config) != x.ndim:
-        raise ValueError("length of padding_config must equal the number of axes of "
-                         f"operand, got padding_config {padding_config} for operand "
-                         f"shape {x.shape}")
-    if not all(i >= 0 for _, _, i in padding_config):
-        raise ValueError("interior padding in padding_config must be nonnegative, got "
-                         f"padding_config {padding_config}")
-    # Interior padding i puts i elements between neighbours: d elements take
-    # d + (d - 1) * i places (none when d == 0).
-    result = tuple(lo + hi + (0 if d == 0 else d + (d - 1) * i)
-                   for (lo, hi, i), d in zip(padding_config, x.shape))
-    if not all(d >= 0 for d in result):
-        raise ValueError(f"Dimension size after padding is not at least 0, got result "
-                         f"shape {result}, for padding_config {padding_config} and "
-                         f"operand shape {x.shape}")
-    return result
-
-
-def _pad_transpose(ct, x, padding_value, *, padding_config):
-    """The operand's cotangent is the unpadded, un-dilated cotangent (a negative pad
-    then a strided slice); the padding value's is the sum of everything else."""
-    from glassjax.lax.elementwise import sub
-    from glassjax.lax.reductions import reduce_sum
-    from glassjax.lax.slicing import slice as slice_op
-    if type(ct) is ad.Zero:
-        return [ad.Zero(x.aval) if ad.is_undefined_primal(x) else None,
-                ad.Zero(padding_value.aval) if ad.is_undefined_primal(padding_value)
-                else None]
-    lo, hi, interior = zip(*padding_config)
-    total = lambda v: reduce_sum(v, list(range(np.ndim(ct))))
-
-    def t_operand():
-        unpad_config = list(zip(np.negative(lo), np.negative(hi), np.zeros_like(interior)))
-        unpadded = pad(ct, np.array(0., ct.dtype), unpad_config)
-        return slice_op(unpadded, list(np.zeros_like(lo)), np.shape(unpadded),
-                        list(np.add(interior, 1)))
-
-    ct_x = t_operand() if ad.is_undefined_primal(x) else None
-    ct_pad = (sub(total(ct), total(ct_x)) if ad.is_undefined_primal(padding_value)
-              else None)
-    return [ct_x, ct_pad]
-
-
-def _pad_batch(args, dims, *, padding_config):
-    from glassjax.lax.elementwise import select
-    x, padding_value = args
-    x_d, pad_d = dims
-    if x_d is None:
-        x_d = 0
-        x = broadcast(x, (np.shape(padding_value)[pad_d],))
-    padding_config = list(padding_config)
-    padding_config.insert(x_d, (0, 0, 0))
-    if pad_d is None:
-        return pad(x, padding_value, padding_config), x_d
-    # A batch of padding values: pad with zeros, then select the padding positions.
-    out = pad(x, np.zeros((), dtypes.dtype(x)), padding_config)
-    mask = pad(full_like(x, True, np.bool_), False, padding_config)
-    padding = broadcast_in_dim(padding_value, np.shape(out), (x_d,))  # pad_d is 0
-    return select(mask, out, padding), x_d
-
-
-pad_p = standard_primitive(_pad_shape_rule, _pad_dtype_rule, "pad")
-lowering.register_lowering(pad_p, lambda ctx, x, padding_value, *, padding_config: hlo.pad(
-    x, padding_value, *[[int(c[k]) for c in padding_config] for k in range(3)]))
-ad.deflinear2(pad_p, _pad_transpose)
-batching.primitive_batchers[pad_p] = _pad_batch
-
-
-def pad(operand, padding_value, padding_config):
-    """Pad with ``padding_value``: ``padding_config`` holds ``(low, high, interior)``
-    per axis. Negative low/high padding removes elements from the edges."""
-    return pad_p.bind(operand, padding_value, padding_config=tuple(padding_config))
-
-
 # -- concatenate, split, stack, unstack, tile ---------------------------------------------
 
 def _concatenate_shape_rule(*xs, dimension):
@@ -739,13 +666,12 @@ def _tile_shape_rule(x, *, reps):
 
 def _tile_transpose(ct, x, *, reps):
     """Fold the cotangent to ``(r0, d0, r1, d1, ...)`` and sum over the repeats."""
-    from glassjax.lax.reductions import reduce_sum
     if type(ct) is ad.Zero:
         return [ad.Zero(x.aval)]
     if not ad.is_undefined_primal(x):
         return [None]
     folded = reshape(ct, tuple(k for pair in zip(reps, x.aval.shape) for k in pair))
-    return [reduce_sum(folded, tuple(2 * i for i in range(x.aval.ndim)))]
+    return [above.reduce_sum(folded, tuple(2 * i for i in range(x.aval.ndim)))]
 
 
 def _tile_batch(args, dims, *, reps):

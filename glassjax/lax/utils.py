@@ -3,7 +3,11 @@
 A *standard* primitive computes its output aval from three small rules (shape, dtype,
 weak type), runs eagerly through ``dispatch.apply_primitive`` and lowers through a rule
 registered with the lowering module. Elementwise primitives are built by ``unop`` and
-``naryop``, which add JAX's dtype checks and its messages.
+``naryop``, which add JAX's dtype checks and its messages. Also here: the small helpers
+several families' rules share (comparisons in StableHLO, the zero JVP of piecewise
+constant ops), the region jaxpr of a reduce-like op, and ``above``, the slots through
+which rules of lower lax modules reach ``reduce_sum`` / ``reduce_and``.
+Read next: lax/conversion.py.
 """
 from __future__ import annotations
 
@@ -12,10 +16,24 @@ import operator
 
 import numpy as np
 
-from glassjax import core, dtypes
+from glassjax import core, dtypes, pretty
 from glassjax.config import config
-from glassjax.interpreters import batching
+from glassjax.interpreters import ad, batching, staging
 from glassjax.xla import dispatch, lowering
+from glassjax.xla.lowering import hlo
+
+
+class _Above(core.Slots):
+    """The reductions that rules of lower lax modules need: the transpose of every
+    broadcast (of ``broadcast_in_dim``, ``tile``, a binary op's rank-0 operand, a
+    ``pad``'s padding value) sums the cotangent with ``reduce_sum``, and a gather that
+    fills out-of-bounds windows checks its indices with ``reduce_and``. The reductions'
+    own rules broadcast, so reductions.py sits above those modules and fills these slots
+    when it is imported (read as ``above.reduce_sum(x, axes)``)."""
+    reduce_sum = reduce_and = None
+
+
+above = _Above()
 
 
 def all_weak(*avals, **params):
@@ -188,10 +206,8 @@ _float = (np.floating,)
 _complex = (np.complexfloating,)
 _inexact = (np.floating, np.complexfloating)
 _int = (np.integer,)
-_bool = (np.bool_,)
 _bool_or_int = (np.integer, np.bool_)
 _any = (np.integer, np.floating, np.complexfloating, np.bool_)
-_signedint = (np.signedinteger,)
 _ordered = (np.integer, np.floating, np.bool_)
 
 _same = lambda *dts: dts[0]
@@ -229,6 +245,38 @@ def _nary_lower(lower_op, ctx, *args, **params):
     out = ctx.avals_out[0]
     args = [multi_broadcast(x, aval, out.shape) for x, aval in zip(args, ctx.avals_in)]
     return lower_op(*args, **params)
+
+
+def _zero_jvp(prim):
+    """Piecewise-constant ops (floor, sign, comparisons, bitwise ops): zero tangent."""
+    def jvp(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        return out, ad.Zero.from_primal_value(out)
+    ad.primitive_jvps[prim] = jvp
+
+
+def _hide_none(*names):
+    """Printing rule: leave out these params when they are None (e.g. ``accuracy``)."""
+    return pretty.hide_params(lambda p: {k: v for k, v in p.items()
+                                         if not (k in names and v is None)})
+
+
+def _complex_basetype(dtype):
+    """complex64 -> float32, complex128 -> float64; real dtypes are their own base."""
+    return np.abs(np.zeros((), dtype)).dtype
+
+
+def _compare_kind(dtype):
+    """How ``stablehlo.compare`` orders values of ``dtype``: as floats, or as integers
+    with or without a sign (booleans are unsigned)."""
+    if dtypes.issubdtype(dtype, np.inexact):
+        return "FLOAT"
+    return "SIGNED" if dtypes.issubdtype(dtype, np.signedinteger) else "UNSIGNED"
+
+
+def _compare(x, y, direction, kind):
+    return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get(direction),
+                       compare_type=hlo.ComparisonTypeAttr.get(kind))
 
 
 def multi_broadcast(x, aval, shape):
@@ -302,3 +350,31 @@ def check_shapelike(fun_name: str, arg_name: str, obj, non_zero_shape=False):
     if not all(d >= lower_bound for d in obj):
         raise TypeError(f"{fun_name} {arg_name} must have every element be {bound_error}, "
                         f"got {obj}.")
+
+
+# -- the region of a reduce-like op --------------------------------------------------------
+
+def reduction_jaxpr(computation, aval):
+    """The jaxpr (and consts) of the binary ``computation`` on two scalars of type
+    ``aval``: the region of a reduce-like op (e.g. a scatter's ``update_jaxpr``).
+    Cached per trace context, so that ops with one computation share one jaxpr, as in
+    JAX."""
+    return _reduction_jaxpr(computation, aval, config.trace_context())
+
+
+@functools.lru_cache(maxsize=4096)
+def _reduction_jaxpr(computation, aval, trace_context):
+    def comp(x, y):
+        result = computation(x, y)
+        if not core.valid_jaxtype(result):
+            raise ValueError(
+                f"Invalid return type from reduction function: {type(result)}\n"
+                "Reduction functions should only return an array.\n"
+                f"Full return value: {result}")
+        return [result]
+    jaxpr, consts, _ = staging.trace_to_jaxpr(comp, [aval, aval])
+    if any(isinstance(c, core.Tracer) for c in consts):
+        raise NotImplementedError(
+            "Reduction computations can't close over Tracers. Please open an issue at "
+            "https://github.com/jax-ml/jax.")
+    return jaxpr, tuple(consts)

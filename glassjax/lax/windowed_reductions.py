@@ -28,11 +28,9 @@ from glassjax import core, dtypes, tree_util
 from glassjax.interpreters import ad, batching
 from glassjax.lax import elementwise, reductions
 from glassjax.lax.reductions import (_max_hlo, _max_identity, _min_hlo, _min_identity,
-                                     _sum_identity, _variadic_reduction_jaxpr,
-                                     reduction_jaxpr)
-from glassjax.lax.slicing import slice as _slice
-from glassjax.lax.structural import pad
-from glassjax.lax.utils import check_shapelike, standard_primitive
+                                     _sum_identity, _variadic_reduction_jaxpr)
+from glassjax.lax.slicing import pad, slice as _slice
+from glassjax.lax.utils import check_shapelike, reduction_jaxpr, standard_primitive
 from glassjax.xla import dispatch, lowering
 from glassjax.xla.lowering import hlo, ir
 

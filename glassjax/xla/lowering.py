@@ -48,25 +48,34 @@ def register_lowering(primitive, rule: Callable, *, handles_extended_dtypes=Fals
 
 def _outlined(rule: Callable) -> Callable:
     def call(ctx: LoweringRuleContext, *args, **params):
-        mctx = ctx.module_context
         multiple = ctx.primitive.multiple_results
         out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
-        key = (ctx.primitive, tuple(ctx.avals_in), repr(sorted(params.items())))
-        fn_name = mctx._func_names.get(key)
-        if fn_name is None:
-            fn_name = mctx._func_names[key] = mctx.unique_name(ctx.primitive.name)
+
+        def emit(fn_name):
             in_types = [aval_to_ir_type(a) for a in ctx.avals_in]
-            with ir.InsertionPoint(mctx.module.body):
+            with ir.InsertionPoint(ctx.module_context.module.body):
                 fn = func_dialect.FuncOp(fn_name, ir.FunctionType.get(in_types, out_types))
             fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
-            block = fn.add_entry_block()
-            with ir.InsertionPoint(block):
-                outs = rule(ctx, *block.arguments, **params)
+            with ir.InsertionPoint(fn.add_entry_block()):
+                outs = rule(ctx, *fn.entry_block.arguments, **params)
                 func_dialect.ReturnOp(outs if multiple else [outs])
-        results = func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn_name),
-                                      list(args)).results
+        key = (ctx.primitive, tuple(ctx.avals_in), repr(sorted(params.items())))
+        results = _call_emitted_once(ctx.module_context, key, ctx.primitive.name, emit,
+                                     out_types, args)
         return list(results) if multiple else results[0]
     return call
+
+
+def _call_emitted_once(mctx, key, name: str, emit: Callable, out_types, args):
+    """``func.call`` the private function that ``key`` stands for, emitting it first
+    (``emit(fn_name)``) the first time this module needs it: a jaxpr called twice, or
+    an outlined rule applied twice to the same types, is one function."""
+    fn_name = mctx._func_names.get(key)
+    if fn_name is None:
+        fn_name = mctx._func_names[key] = mctx.unique_name(name)
+        emit(fn_name)
+    return func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn_name),
+                               list(args)).results
 
 
 # ----------------------------------------------------------------------------------------
@@ -344,10 +353,8 @@ def set_token(mctx: ModuleContext, effect, value: ir.Value):
 def private_function(ctx: LoweringRuleContext, name: str, closed: core.ClosedJaxpr) -> str:
     """The symbol of a private function computing ``closed``, emitted once per jaxpr."""
     mctx = ctx.module_context
-    key = id(closed.jaxpr)
-    fn_name = mctx._func_names.get(key)
-    if fn_name is None:
-        fn_name = mctx._func_names[key] = mctx.unique_name(name)
+
+    def emit(fn_name):
         mctx.keepalives.append(closed)
         _emit_function(mctx, fn_name, closed, public=False)
     return fn_name
@@ -361,11 +368,11 @@ def call_private_function(ctx: LoweringRuleContext, name: str,
     effects = ordered_effects(closed.effects)
     out_types = [hlo.TokenType.get()] * len(effects) + [aval_to_ir_type(a)
                                                         for a in closed.out_avals]
-    call = func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn_name),
-                               [*(token(mctx, e) for e in effects), *args])
-    for e, t in zip(effects, call.results):
+    results = _call_emitted_once(mctx, id(closed.jaxpr), name, emit, out_types,
+                                 [*(token(mctx, e) for e in effects), *args])
+    for e, t in zip(effects, results):
         set_token(mctx, e, t)
-    return list(call.results)[len(effects):]
+    return list(results)[len(effects):]
 
 
 def _emit_function(mctx: ModuleContext, name: str, closed: core.ClosedJaxpr, *,

@@ -24,7 +24,9 @@ import numpy as np
 from glassjax import config, core, tree_util
 from glassjax.core import ClosedJaxpr, Jaxpr, Var
 from glassjax.interpreters import staging
-from glassjax.xla import dispatch, lowering
+from glassjax.lax import structural
+from glassjax.lax.structural import _asarray
+from glassjax.xla import dispatch, lowering, runtime
 
 
 # ----------------------------------------------------------------------------------------
@@ -105,8 +107,6 @@ def abstractify(leaves) -> list:
 def asarray(x):
     """An operand returned as an output: a NumPy array is copied to the device (a
     constant, also while tracing), a Python scalar becomes a weakly typed array."""
-    from glassjax.lax.structural import _asarray
-    from glassjax.xla import runtime
     return runtime.device_put(x) if isinstance(x, np.ndarray) else _asarray(x)
 
 
@@ -171,6 +171,24 @@ def merge_lists(flags, falses, trues):
     return [next(trues) if f else next(falses) for f in flags]
 
 
+def carry_fixpoint(flags, transform):
+    """The per-carry flags that a transformation of a loop body settles on, and the
+    transformation's result for them.
+
+    A flag per carry says, say, that its tangent is nonzero, that it is batched, or that
+    it is unknown. Transformed under some flags, a body can raise the flag on more carry
+    outputs than inputs (a zero tangent becomes nonzero after one iteration), and a loop
+    feeds its outputs back in; so the input flags take in the output flags and the body
+    is transformed again, until they agree -- at most once per carry, since flags only
+    ever turn on. ``transform(flags)`` returns ``(result, flags_out)``."""
+    for _ in range(1 + len(flags)):
+        result, flags_out = transform(flags)
+        if flags_out == flags:
+            break
+        flags = [a or b for a, b in zip(flags, flags_out)]
+    return flags, result
+
+
 def rearrange_binders(closed: ClosedJaxpr, primals_in, tangents_in, primals_out,
                       tangents_out) -> ClosedJaxpr:
     """A JVP jaxpr takes ``(*primals, *tangents)``; loops want each group of primals
@@ -228,9 +246,8 @@ def empty_like_aval(aval):
     """A value of type ``aval`` whose contents do not matter: when branches of a ``cond``
     compute different residuals, each returns these in the slots of the others'. XLA
     materialises zeros; ``empty2`` says no one should read them."""
-    from glassjax import lax
     empty = empty2_p.bind(dtype=aval.dtype, memory_space=MemorySpace.Device)
-    return lax.broadcast(empty, aval.shape) if aval.shape else empty
+    return structural.broadcast(empty, aval.shape) if aval.shape else empty
 
 
 # ----------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import numpy as np
 
 from glassjax import config, core, dtypes, tree_util
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
+from glassjax.lax import elementwise, structural
 from glassjax.lax.control_flow import common
 from glassjax.lax.control_flow.common import split_list
 from glassjax.lax.elementwise import _const
@@ -50,8 +51,7 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     pred = _check_predicate(pred)
     if config.jax_disable_jit and common.is_concrete(pred):
         return true_fun(*operands) if pred else false_fun(*operands)
-    from glassjax import lax
-    return _bind_cond(lambda: lax.convert_element_type(pred, np.int32),
+    return _bind_cond(lambda: elementwise.convert_element_type(pred, np.int32),
                       (true_fun, false_fun), operands, "cond", ("true_fun", "false_fun"),
                       reverse_branches=True)
 
@@ -75,9 +75,9 @@ def switch(index, branches: Sequence, *operands, operand=_no_operand):
         raise ValueError("Empty branch sequence")
     if len(branches) == 1:
         return branches[0](*operands)
-    from glassjax import lax
-    index = lax.clamp(np.array(0, np.int32), lax.convert_element_type(index, np.int32),
-                      np.array(len(branches) - 1, np.int32))
+    index = elementwise.clamp(np.array(0, np.int32),
+                              elementwise.convert_element_type(index, np.int32),
+                              np.array(len(branches) - 1, np.int32))
     if config.jax_disable_jit and common.is_concrete(index):
         return branches[int(index)](*operands)
     names = tuple(f"branch{i}" if i else "branch 0" for i in range(len(branches)))
@@ -491,7 +491,6 @@ ad.primitive_transposes[cond_p] = _cond_transpose
 def _cond_batching_rule(axis_data, args, dims, *, branches, **params):
     """A batched index cannot pick one branch: run them all on the whole batch and
     ``select_n`` per element. Otherwise batch each branch and keep the ``cond``."""
-    from glassjax import lax
     index, *ops = args
     index_dim, *op_dims = dims
     if "branches_platforms" in params and index_dim is not batching.not_mapped:
@@ -508,8 +507,8 @@ def _cond_batching_rule(axis_data, args, dims, *, branches, **params):
         for i, jaxpr in enumerate(branches_batched):
             # Inputs the branch does not take go through ``stop_gradient`` so that their
             # gradients do not flow through branches that were not selected.
-            pred = lax.eq(index, _const(index, i))
-            ops_i = [_bcast_select(pred, x, lax.stop_gradient(x)) for x in ops]
+            pred = elementwise.eq(index, _const(index, i))
+            ops_i = [_bcast_select(pred, x, elementwise.stop_gradient(x)) for x in ops]
             branch_outs.append(common.closed_call(jaxpr, *ops_i))
         out = [_bcast_select_n(index, *outs) for outs in zip(*branch_outs)]
         return out, [0] * len(out)
@@ -524,17 +523,15 @@ def _cond_batching_rule(axis_data, args, dims, *, branches, **params):
 
 
 def _bcast_select(pred, on_true, on_false):
-    from glassjax import lax
     if np.ndim(pred) != np.ndim(on_true):
-        pred = lax.broadcast_in_dim(pred, np.shape(on_true), list(range(np.ndim(pred))))
-    return lax.select(pred, on_true, on_false)
+        pred = structural.broadcast_in_dim(pred, np.shape(on_true), list(range(np.ndim(pred))))
+    return elementwise.select(pred, on_true, on_false)
 
 
 def _bcast_select_n(which, *cases):
-    from glassjax import lax
     if np.ndim(which) != np.ndim(cases[0]):
-        which = lax.broadcast_in_dim(which, np.shape(cases[0]), list(range(np.ndim(which))))
-    return lax.select_n(which, *cases)
+        which = structural.broadcast_in_dim(which, np.shape(cases[0]), list(range(np.ndim(which))))
+    return elementwise.select_n(which, *cases)
 
 
 batching.fancy_primitive_batchers[cond_p] = _cond_batching_rule

@@ -7,16 +7,17 @@ import weakref
 import numpy as np
 
 from glassjax import config, dtypes
+from glassjax.lax import elementwise
 from glassjax.lax.control_flow import common
 from glassjax.lax.control_flow.scans import scan
 from glassjax.lax.control_flow.while_loops import while_loop
+from glassjax.lax.elementwise import _const
 
 
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``."""
     if not callable(body_fun):
         raise TypeError("lax.fori_loop: body_fun argument should be callable.")
-    from glassjax import lax
     lower_dtype = dtypes.dtype(lower)
     upper_dtype = dtypes.dtype(upper)
     dtype = lower_dtype if lower_dtype == upper_dtype else _bounds_dtype(lower, upper)
@@ -39,9 +40,9 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are "
                          "statically known.")
     if lower_dtype != dtype:
-        lower = lax.convert_element_type(lower, dtype)
+        lower = elementwise.convert_element_type(lower, dtype)
     if upper_dtype != dtype:
-        upper = lax.convert_element_type(upper, dtype)
+        upper = elementwise.convert_element_type(upper, dtype)
     _, _, result = while_loop(_while_cond, _while_body(body_fun), (lower, upper, init_val))
     return result
 
@@ -62,9 +63,8 @@ def _bounds_dtype(lower, upper):
 
 
 def _while_cond(state):
-    from glassjax import lax
     i, upper, _ = state
-    return lax.lt(i, upper)
+    return elementwise.lt(i, upper)
 
 
 def _scan_body(body_fun):
@@ -85,10 +85,8 @@ def _while_body(body_fun):
         body = _weak(body_fun)
 
         def while_body(state):
-            from glassjax import lax
-            from glassjax.lax.elementwise import _const
             i, upper, x = state
-            return lax.add(i, _const(i, 1)), upper, body()(i, x)
+            return elementwise.add(i, _const(i, 1)), upper, body()(i, x)
         return while_body
     return common.memoize(body_fun, "fori_while_body", build)
 

@@ -22,9 +22,11 @@ from glassjax import config, core, tree_util
 from glassjax.errors import ConcretizationTypeError
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.jit import jit_p
+from glassjax.lax import elementwise, slicing, structural
 from glassjax.lax.control_flow import common
 from glassjax.lax.control_flow.common import merge_lists, partition_list, split_list
 from glassjax.lax.control_flow.while_loops import promote_weak_typed_inputs, while_loop
+from glassjax.vmap_api import vmap
 from glassjax.xla import dispatch, lowering
 
 
@@ -98,11 +100,6 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     return tree_util.tree_unflatten(traced.out_tree, out)
 
 
-def _or(xs, ys):
-    """Elementwise ``or`` of two lists of flags (``map`` is the lax function here)."""
-    return [x or y for x, y in zip(xs, ys)]
-
-
 def _infer_length(xs_flat, length):
     """The number of iterations: the common leading axis of ``xs``, or ``length``."""
     try:
@@ -144,7 +141,6 @@ def _canonicalize_unroll(unroll, length):
 
 def _python_scan(f, init, xs_flat, xs, length, reverse):
     """``jax.disable_jit()``: an ordinary Python loop."""
-    from glassjax import lax
     if length == 0:
         raise ValueError("zero-length scan is not supported in disable_jit() mode because "
                          "the output type is unknown.")
@@ -152,13 +148,13 @@ def _python_scan(f, init, xs_flat, xs, length, reverse):
     carry, ys = init, []
     order = range(length - 1, -1, -1) if reverse else range(length)
     for i in order:
-        x = tree_util.tree_unflatten(xs_tree, [lax.index_in_dim(x, i, keepdims=False)
+        x = tree_util.tree_unflatten(xs_tree, [slicing.index_in_dim(x, i, keepdims=False)
                                                for x in xs_flat])
         carry, y = f(carry, x)
         ys.append(y)
     if reverse:
         ys = ys[::-1]
-    stack = lambda *y: lax.concatenate([lax.expand_dims(a, (0,)) for a in y], 0)
+    stack = lambda *y: structural.concatenate([structural.expand_dims(a, (0,)) for a in y], 0)
     return carry, tree_util.tree_map(stack, *ys)
 
 
@@ -169,8 +165,6 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 - the lax name
     if batch_size is None:
         _, ys = scan(lambda _, x: ((), f(x)), (), xs)
         return ys
-    from glassjax import lax
-    from glassjax.vmap_api import vmap
     scan_xs, rest_xs = _batch_and_remainder(xs, batch_size)
     if scan_xs is None:
         return vmap(f)(rest_xs)
@@ -179,7 +173,7 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 - the lax name
     if rest_xs is None:
         return tree_util.tree_map(flatten, scan_ys)
     rest_ys = vmap(f)(rest_xs)
-    return tree_util.tree_map(lambda y, r: lax.concatenate([flatten(y), r], 0),
+    return tree_util.tree_map(lambda y, r: structural.concatenate([flatten(y), r], 0),
                               scan_ys, rest_ys)
 
 
@@ -237,7 +231,6 @@ def _scan_impl(*args, reverse, length, num_consts, num_carry, jaxpr, unroll):
     ``xs`` it needs, runs ``unroll`` iterations of the body and writes their ``ys`` into
     buffers allocated up front. Iterations left over when ``unroll`` does not divide
     ``length`` run unrolled after the loop. This is how scan is lowered."""
-    from glassjax import lax
     consts, carry, xs = split_list(args, [num_consts, num_carry])
     y_avals = jaxpr.out_avals[num_carry:]
     num_trips, remainder = (0, length) if unroll == 0 else divmod(length, unroll)
@@ -258,56 +251,55 @@ def _scan_impl(*args, reverse, length, num_consts, num_carry, jaxpr, unroll):
         ys = []
         for step in range(n):
             i = n - step - 1 if reverse else step
-            carry, y = body(carry, [lax.index_in_dim(x, i, keepdims=False) for x in xs])
+            carry, y = body(carry, [slicing.index_in_dim(x, i, keepdims=False) for x in xs])
             ys.append(y)
         ys = ys[::-1] if reverse else ys
-        return carry, [lax.concatenate([lax.expand_dims(y, (0,)) for y in ys_i], 0)
+        return carry, [structural.concatenate([structural.expand_dims(y, (0,)) for y in ys_i], 0)
                        for ys_i in zip(*ys)]
 
     xs_rem = []
     if unroll != 1 and remainder:      # the left-over iterations come last (first if
         cut = remainder if reverse else num_trips * unroll            # reversed)
-        parts = [(lax.slice_in_dim(x, 0, cut), lax.slice_in_dim(x, cut, x.shape[0]))
+        parts = [(slicing.slice_in_dim(x, 0, cut), slicing.slice_in_dim(x, cut, x.shape[0]))
                  for x in xs]
         heads, tails = [h for h, _ in parts], [t for _, t in parts]
         xs, xs_rem = (tails, heads) if reverse else (heads, tails)
     if unroll == 1:
         trip_xs, trip_ys = xs, [_empty((length,), a) for a in y_avals]
     elif num_trips:
-        trip_xs = [lax.reshape(x, (num_trips, unroll, *x.shape[1:])) for x in xs]
+        trip_xs = [structural.reshape(x, (num_trips, unroll, *x.shape[1:])) for x in xs]
         trip_ys = [_empty((num_trips, unroll), a) for a in y_avals]
     else:
         trip_ys = [_empty((0,), a) for a in y_avals]
 
     def trip(state):
         i_, carry, ys = state
-        i = lax.sub(lax.sub(num_trips, i_), 1) if reverse else i_
-        x = [lax.dynamic_index_in_dim(x, i, keepdims=False, allow_negative_indices=False)
+        i = elementwise.sub(elementwise.sub(num_trips, i_), 1) if reverse else i_
+        x = [slicing.dynamic_index_in_dim(x, i, keepdims=False, allow_negative_indices=False)
              for x in trip_xs]
         if unroll == 1:
             carry, y = body(carry, x)
         else:
             carry, y = unrolled(unroll, carry, x)
-        ys = [lax.dynamic_update_index_in_dim(buf, upd, i, 0, allow_negative_indices=False)
+        ys = [slicing.dynamic_update_index_in_dim(buf, upd, i, 0, allow_negative_indices=False)
               for buf, upd in zip(ys, y)]
-        return lax.add(i_, 1), carry, ys
+        return elementwise.add(i_, 1), carry, ys
 
     ys = trip_ys
     if num_trips:
-        _, carry, ys = while_loop(lambda state: lax.lt(state[0], num_trips), trip,
+        _, carry, ys = while_loop(lambda state: elementwise.lt(state[0], num_trips), trip,
                                   (0, carry, trip_ys))
         if unroll != 1:
-            ys = [lax.reshape(y, (num_trips * unroll, *y.shape[2:])) for y in ys]
+            ys = [structural.reshape(y, (num_trips * unroll, *y.shape[2:])) for y in ys]
     if remainder:
         carry, ys_rem = unrolled(remainder, carry, xs_rem)
-        ys = [lax.concatenate([r, y] if reverse else [y, r], 0) for y, r in zip(ys, ys_rem)]
+        ys = [structural.concatenate([r, y] if reverse else [y, r], 0) for y, r in zip(ys, ys_rem)]
     return [*carry, *ys]
 
 
 def _empty(prefix, aval):
     """An uninitialised buffer for ``ys``: ``aval`` with leading axes ``prefix``."""
-    from glassjax import lax
-    return lax.broadcast(common.empty_like_aval(aval.update(shape=())),
+    return structural.broadcast(common.empty_like_aval(aval.update(shape=())),
                          (*prefix, *aval.shape))
 
 
@@ -323,14 +315,13 @@ def _scan_jvp(primals, tangents, *, reverse, length, jaxpr, num_consts, num_carr
     num_ys = len(jaxpr.out_avals) - num_carry
     nonzeros = [type(t) is not ad.Zero for t in tangents]
     const_nz, init_nz, xs_nz = split_list(nonzeros, [num_consts, num_carry])
-    carry_nz = init_nz
-    for _ in range(1 + len(carry_nz)):
-        nonzeros = const_nz + carry_nz + xs_nz
-        jaxpr_jvp, nonzeros_out = ad.jvp_jaxpr(jaxpr, nonzeros,
+
+    def jvp_body(carry_nz):
+        jaxpr_jvp, nonzeros_out = ad.jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz,
                                                instantiate=carry_nz + [False] * num_ys)
-        if nonzeros_out[:num_carry] == carry_nz:
-            break
-        carry_nz = _or(carry_nz, nonzeros_out[:num_carry])
+        return (jaxpr_jvp, nonzeros_out), nonzeros_out[:num_carry]
+    carry_nz, (jaxpr_jvp, nonzeros_out) = common.carry_fixpoint(init_nz, jvp_body)
+    nonzeros = const_nz + carry_nz + xs_nz
     tangents = [ad.instantiate_zeros(t) if nz else t for t, nz in zip(tangents, nonzeros)]
     consts, init, xs = split_list(primals, [num_consts, num_carry])
     consts_dot, init_dot, xs_dot = ([t for t in ts if type(t) is not ad.Zero]
@@ -369,14 +360,15 @@ def _scan_linearize(nonzeros, *primals_in, reverse, length, num_consts, num_carr
     allow_fwds = [True] * len(jaxpr.consts) + [
         (i < num_consts or i >= num_consts + num_carry) and not isinstance(x, np.ndarray)
         for i, x in enumerate(primals_in)]
-    carry_nz = init_nz
-    for _ in range(1 + num_carry):
-        nzs = const_nz + carry_nz + xs_nz
-        primal_jaxpr, num_res, nzs_out, res_fwd, tangent_jaxpr = ad.linearize_jaxpr(
-            jaxpr, nzs, instantiate=carry_nz + [False] * num_ys, allow_fwds=allow_fwds)
-        if nzs_out[:num_carry] == carry_nz:
-            break
-        carry_nz = _or(carry_nz, nzs_out[:num_carry])
+
+    def linearize_body(carry_nz):
+        linearized = ad.linearize_jaxpr(jaxpr, const_nz + carry_nz + xs_nz,
+                                        instantiate=carry_nz + [False] * num_ys,
+                                        allow_fwds=allow_fwds)
+        return linearized, linearized[2][:num_carry]
+    carry_nz, linearized = common.carry_fixpoint(init_nz, linearize_body)
+    nzs = const_nz + carry_nz + xs_nz
+    primal_jaxpr, num_res, nzs_out, res_fwd, tangent_jaxpr = linearized
     num_primals_out = len(primal_jaxpr.out_avals) - num_res
     consts_in, carry_xs_in = split_list(primals_in, [num_consts])[:2]
     primal_jaxpr, consts_in, hoisted, hoisted_res = _hoist_loop_invariant_residuals(
@@ -423,13 +415,13 @@ def _scan_partial_eval(trace, *args, reverse, length, num_consts, num_carry, jax
     num_ys = len(jaxpr.out_avals) - num_carry
     const_uk, init_uk, xs_uk = split_list([trace.is_unknown(x) for x in args],
                                           [num_consts, num_carry])
-    carry_uk = init_uk
-    for _ in range(1 + num_carry):
-        known, unknown, out_uk, num_res = pe.partial_eval_jaxpr_nounits(
-            jaxpr, const_uk + carry_uk + xs_uk, carry_uk + [False] * num_ys)
-        if out_uk[:num_carry] == carry_uk:
-            break
-        carry_uk = _or(carry_uk, out_uk[:num_carry])
+
+    def partial_eval_body(carry_uk):
+        split = pe.partial_eval_jaxpr_nounits(jaxpr, const_uk + carry_uk + xs_uk,
+                                              carry_uk + [False] * num_ys)
+        return split, split[2][:num_carry]
+    carry_uk, (known, unknown, out_uk, num_res) = common.carry_fixpoint(init_uk,
+                                                                         partial_eval_body)
     unknowns = const_uk + carry_uk + xs_uk
     known_args = [x for x, uk in zip(args, unknowns) if not uk]
     num_known_consts = num_consts - sum(const_uk)
@@ -471,7 +463,6 @@ def _hoist_loop_invariant_residuals(primal_jaxpr, consts, num_res):
     the loop. Returns the new body (taking the values it still needs from that
     computation as consts), those consts, which residuals were hoisted and their
     values."""
-    from glassjax.interpreters import staging
     unknown = staging.DynamicJaxprTrace(primal_jaxpr.jaxpr.debug_info)
     trace = pe.PartialEvalTrace(core.trace_ctx.trace, unknown)
     num_outs = len(primal_jaxpr.out_avals) - num_res
@@ -568,14 +559,12 @@ def _scan_batching_rule(axis_data, args, dims, *, reverse, length, jaxpr, num_co
     num_ys = len(jaxpr.out_avals) - num_carry
     batched = [d is not batching.not_mapped for d in dims]
     const_bat, init_bat, xs_bat = split_list(batched, [num_consts, num_carry])
-    carry_bat = init_bat
-    for _ in range(1 + len(carry_bat)):
+
+    def batch_body(carry_bat):
         jaxpr_batched, out_bat = batching.batch_jaxpr(
-            jaxpr, axis_data, const_bat + carry_bat + xs_bat,
-            carry_bat + [False] * num_ys)
-        if out_bat[:num_carry] == carry_bat:
-            break
-        carry_bat = _or(carry_bat, out_bat[:num_carry])
+            jaxpr, axis_data, const_bat + carry_bat + xs_bat, carry_bat + [False] * num_ys)
+        return (jaxpr_batched, out_bat), out_bat[:num_carry]
+    carry_bat, (jaxpr_batched, out_bat) = common.carry_fixpoint(init_bat, batch_body)
     consts, init, xs = split_list(args, [num_consts, num_carry])
     const_dims, init_dims, xs_dims = split_list(dims, [num_consts, num_carry])
     consts = [batching.moveaxis(x, d, 0) if d is not batching.not_mapped else x
@@ -606,14 +595,13 @@ def _scan_dce_rule(used_outputs, eqn):
     jaxpr, num_consts, num_carry = params["jaxpr"], params["num_consts"], params["num_carry"]
     num_xs = len(jaxpr.in_avals) - num_consts - num_carry
     used_carry, used_ys = split_list(used_outputs, [num_carry])[:2]
-    for _ in range(1 + num_carry):
+
+    def dce_body(used_carry):
         jaxpr_dce, used_inputs = pe.dce_jaxpr(
             jaxpr.jaxpr, used_carry + used_ys,
             [False] * num_consts + used_carry + [False] * num_xs)
-        used_carry_in = used_inputs[num_consts:num_consts + num_carry]
-        if used_carry_in == used_carry:
-            break
-        used_carry = _or(used_carry, used_carry_in)
+        return (jaxpr_dce, used_inputs), used_inputs[num_consts:num_consts + num_carry]
+    used_carry, (jaxpr_dce, used_inputs) = common.carry_fixpoint(used_carry, dce_body)
     used_outputs = used_carry + used_ys
     new_params = dict(params, num_consts=sum(used_inputs[:num_consts]),
                       num_carry=sum(used_carry), jaxpr=jaxpr.replace(jaxpr=jaxpr_dce))
@@ -635,13 +623,14 @@ def _scan_partial_eval_custom(saveable, unks_in, inst_in, eqn):
     jaxpr, num_consts, num_carry = params["jaxpr"], params["num_consts"], params["num_carry"]
     num_ys = len(jaxpr.out_avals) - num_carry
     const_uk, carry_uk, xs_uk = split_list(unks_in, [num_consts, num_carry])
-    for _ in range(1 + num_carry):
-        known, staged, unks_out, inst_out, num_res = pe.partial_eval_jaxpr_custom(
+
+    def partial_eval_body(carry_uk):
+        split = pe.partial_eval_jaxpr_custom(
             jaxpr.jaxpr, const_uk + carry_uk + xs_uk, True, carry_uk + [False] * num_ys,
             True, saveable)
-        if unks_out[:num_carry] == carry_uk:
-            break
-        carry_uk = _or(carry_uk, unks_out[:num_carry])
+        return split, split[2][:num_carry]
+    carry_uk, (known, staged, unks_out, inst_out, num_res) = common.carry_fixpoint(
+        carry_uk, partial_eval_body)
     unks_in = const_uk + carry_uk + xs_uk
     staged = common.move_binders_to_back(core.ClosedJaxpr(staged, jaxpr.consts),
                                          [True] * num_res)

@@ -14,13 +14,13 @@ backwards: reverse mode would have to store every iteration's values.
 from __future__ import annotations
 
 import functools
-import operator
 
 import numpy as np
 
 from glassjax import config, core, dtypes, tree_util
 from glassjax.errors import ConcretizationTypeError
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
+from glassjax.lax import elementwise, reductions
 from glassjax.lax.control_flow import common
 from glassjax.lax.control_flow.common import merge_lists, partition_list, split_list
 from glassjax.xla import dispatch, lowering
@@ -109,11 +109,10 @@ def promote_weak_typed_inputs(vals, in_avals, out_avals):
     """Convert weakly typed inputs whose type the loop body changes to the type it
     gives them (e.g. ``0`` carried through a float computation). Returns the values and
     whether any changed."""
-    from glassjax import lax
     new, changed = [], False
     for x, a_in, a_out in zip(vals, in_avals, out_avals):
         if a_in.weak_type and not common.typematch(a_in, a_out):
-            x = lax.convert_element_type(x, dtypes.result_type(x, a_out.dtype))
+            x = elementwise.convert_element_type(x, dtypes.result_type(x, a_out.dtype))
             changed = True
         new.append(x)
     return new, changed
@@ -174,9 +173,8 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
 
 
 def _reduce_or(mctx, pred, pred_aval):
-    from glassjax import lax
     axes = tuple(range(len(pred_aval.shape)))
-    rule = lowering.lower_fun(lambda p: lax.reduce_or(p, axes))
+    rule = lowering.lower_fun(lambda p: reductions.reduce_or(p, axes))
     rule_ctx = lowering.LoweringRuleContext(mctx, None, [pred_aval],
                                             [core.ShapedArray((), np.bool_)])
     return rule(rule_ctx, pred)
@@ -200,13 +198,9 @@ def _while_jvp(primals, tangents, *, cond_nconsts, cond_jaxpr, body_nconsts, bod
     tangent may become nonzero after one iteration."""
     nonzeros = [type(t) is not ad.Zero for t in tangents]
     cconst_nz, bconst_nz, init_nz = split_list(nonzeros, [cond_nconsts, body_nconsts])
-    carry_nz = init_nz
-    for _ in range(1 + len(carry_nz)):
-        body_nz = bconst_nz + carry_nz
-        body_jvp, carry_nz_out = ad.jvp_jaxpr(body_jaxpr, body_nz, instantiate=carry_nz)
-        if carry_nz_out == carry_nz:
-            break
-        carry_nz = list(map(operator.or_, carry_nz, carry_nz_out))
+    carry_nz, body_jvp = common.carry_fixpoint(init_nz, lambda carry_nz: ad.jvp_jaxpr(
+        body_jaxpr, bconst_nz + carry_nz, instantiate=carry_nz))
+    body_nz = bconst_nz + carry_nz
     tangents = [ad.instantiate_zeros(t) if nz else t
                 for t, nz in zip(tangents, cconst_nz + body_nz)]
     cconsts, bconsts, init = split_list(primals, [cond_nconsts, body_nconsts])
@@ -226,7 +220,7 @@ def _while_jvp(primals, tangents, *, cond_nconsts, cond_jaxpr, body_nconsts, bod
     out_carry, out_dot = split_list(out, [num_carry])[:2]
     out_dot = iter(out_dot)
     return out_carry, [next(out_dot) if nz else ad.Zero.from_primal_value(p)
-                       for p, nz in zip(out_carry, carry_nz_out)]
+                       for p, nz in zip(out_carry, carry_nz)]
 
 
 ad.primitive_jvps[while_p] = _while_jvp
@@ -240,13 +234,12 @@ def _while_partial_eval(trace, *args, cond_nconsts, cond_jaxpr, body_nconsts, bo
                   body_nconsts=body_nconsts, body_jaxpr=body_jaxpr)
     unknowns = [trace.is_unknown(x) for x in args]
     cconst_uk, bconst_uk, init_uk = split_list(unknowns, [cond_nconsts, body_nconsts])
-    carry_uk = init_uk
-    for _ in range(1 + len(carry_uk)):
+
+    def partial_eval_body(carry_uk):
         body_known, _, carry_uk_out, _ = pe.partial_eval_jaxpr_nounits(
             body_jaxpr, bconst_uk + carry_uk, instantiate=carry_uk)
-        if carry_uk_out == carry_uk:
-            break
-        carry_uk = list(map(operator.or_, carry_uk, carry_uk_out))
+        return body_known, carry_uk_out
+    carry_uk, body_known = common.carry_fixpoint(init_uk, partial_eval_body)
     cond_known, _, (cond_uk,), _ = pe.partial_eval_jaxpr_nounits(
         cond_jaxpr, cconst_uk + carry_uk, instantiate=False)
     if cond_uk or all(unknowns) or not any(unknowns):
@@ -286,13 +279,8 @@ def _while_batching_rule(axis_data, args, dims, *, cond_nconsts, cond_jaxpr, bod
     cconst_bat, bconst_bat, init_bat = split_list(batched, [cond_nconsts, body_nconsts])
     cconsts, bconsts, init = split_list(args, [cond_nconsts, body_nconsts])
     cconst_dims, bconst_dims, init_dims = split_list(dims, [cond_nconsts, body_nconsts])
-    carry_bat = init_bat
-    for _ in range(1 + len(carry_bat)):
-        _, carry_bat_out = batching.batch_jaxpr(body_jaxpr, axis_data,
-                                                bconst_bat + carry_bat, carry_bat)
-        if carry_bat_out == carry_bat:
-            break
-        carry_bat = list(map(operator.or_, carry_bat, carry_bat_out))
+    carry_bat, _ = common.carry_fixpoint(init_bat, lambda carry_bat: batching.batch_jaxpr(
+        body_jaxpr, axis_data, bconst_bat + carry_bat, carry_bat))
     _, (pred_bat,) = batching.batch_jaxpr(cond_jaxpr, axis_data, cconst_bat + carry_bat,
                                           False)
     if pred_bat:
@@ -338,13 +326,13 @@ def _while_partial_eval_custom(saveable, unks_in, inst_in, eqn):
     cond_jaxpr, body_jaxpr = params["cond_jaxpr"], params["body_jaxpr"]
     cond_nconsts, body_nconsts = params["cond_nconsts"], params["body_nconsts"]
     cconst_uk, bconst_uk, carry_uk = split_list(unks_in, [cond_nconsts, body_nconsts])
-    for _ in range(1 + len(carry_uk)):
+
+    def partial_eval_body(carry_uk):
         body_known, _, carry_uk_out, _, num_res = pe.partial_eval_jaxpr_custom(
             body_jaxpr.jaxpr, bconst_uk + carry_uk, True, carry_uk, True,
             _nothing_saveable)
-        if carry_uk_out == carry_uk:
-            break
-        carry_uk = list(map(operator.or_, carry_uk, carry_uk_out))
+        return (body_known, num_res), carry_uk_out
+    carry_uk, (body_known, num_res) = common.carry_fixpoint(carry_uk, partial_eval_body)
     assert not num_res
     new_inst = [x for x, inst in zip(eqn.invars, inst_in)
                 if isinstance(x, core.Var) and not inst]
