@@ -32,7 +32,6 @@ it; a new module that no entry places fails ``test_every_module_has_a_layer``.
 import ast
 import pathlib
 
-import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "glassjax"
 
@@ -47,18 +46,11 @@ LAYERS = {
     "libraries": ["numpy", "scipy", "nn", "random", "prng", "image", "ops", "flatten_util",
                   "ad_api"],
     "API": ["pmap", "shard_map", "state", "ad_checkpoint", "callbacks", "debug",
-            "custom_batching", "describe", "api", "test_util", "experimental"],
+            "custom_batching", "describe", "api", "stages", "test_util", "experimental"],
     "notebook": ["notebook", "kernel"],
 }
 LAYER_ORDER = list(LAYERS)
 
-# Import cycles that are known and still to be removed. Each entry must still be a cycle
-# (the test fails once it is gone, so that the entry is deleted); no other cycle may exist.
-KNOWN_CYCLES = {
-    frozenset({"numpy.array_creation", "numpy.ufuncs"}),
-    frozenset({"numpy.indexing", "numpy.lax_numpy"}),
-    frozenset({"nn", "nn.initializers", "random"}),
-}
 
 
 def _modules():
@@ -191,12 +183,5 @@ def _describe(cycle):
                      for m in sorted(cycle))
 
 
-def test_no_import_cycles_but_the_known_ones():
-    new = CYCLES - KNOWN_CYCLES
-    assert not new, "import cycles:\n" + "\n--\n".join(map(_describe, new))
-
-
-@pytest.mark.parametrize("cycle", sorted(KNOWN_CYCLES, key=sorted), ids=lambda c: min(c))
-def test_known_cycle_still_exists(cycle):
-    assert cycle in CYCLES, (
-        f"the cycle {sorted(cycle)} is gone: remove it from KNOWN_CYCLES")
+def test_no_import_cycles():
+    assert not CYCLES, "import cycles:\n" + "\n--\n".join(map(_describe, CYCLES))
