@@ -682,7 +682,7 @@ def test_special_functions_print_what_jax_prints(capsys):
 
 
 def test_euler_maclaurin_coefficients_are_factorial_over_bernoulli():
-    from glassjax.scipy.special import _EULER_MACLAURIN_COEFS
+    from glassjax.scipy.special_functions import _EULER_MACLAURIN_COEFS
     bernoulli = [Fraction(1, 6), Fraction(-1, 30), Fraction(1, 42), Fraction(-1, 30),
                  Fraction(5, 66), Fraction(-691, 2730), Fraction(7, 6)]
     expected = [float(math.factorial(2 * k) / b) for k, b in enumerate(bernoulli, start=1)]

@@ -60,22 +60,22 @@ def _outlined(rule: Callable) -> Callable:
                 outs = rule(ctx, *fn.entry_block.arguments, **params)
                 func_dialect.ReturnOp(outs if multiple else [outs])
         key = (ctx.primitive, tuple(ctx.avals_in), repr(sorted(params.items())))
-        results = _call_emitted_once(ctx.module_context, key, ctx.primitive.name, emit,
-                                     out_types, args)
+        fn_name = _emitted_once(ctx.module_context, key, ctx.primitive.name, emit)
+        results = func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn_name),
+                                      list(args)).results
         return list(results) if multiple else results[0]
     return call
 
 
-def _call_emitted_once(mctx, key, name: str, emit: Callable, out_types, args):
-    """``func.call`` the private function that ``key`` stands for, emitting it first
+def _emitted_once(mctx, key, name: str, emit: Callable) -> str:
+    """The symbol of the private function that ``key`` stands for, emitted first
     (``emit(fn_name)``) the first time this module needs it: a jaxpr called twice, or
     an outlined rule applied twice to the same types, is one function."""
     fn_name = mctx._func_names.get(key)
     if fn_name is None:
         fn_name = mctx._func_names[key] = mctx.unique_name(name)
         emit(fn_name)
-    return func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn_name),
-                               list(args)).results
+    return fn_name
 
 
 # ----------------------------------------------------------------------------------------
@@ -357,7 +357,7 @@ def private_function(ctx: LoweringRuleContext, name: str, closed: core.ClosedJax
     def emit(fn_name):
         mctx.keepalives.append(closed)
         _emit_function(mctx, fn_name, closed, public=False)
-    return fn_name
+    return _emitted_once(mctx, id(closed.jaxpr), name, emit)
 
 
 def call_private_function(ctx: LoweringRuleContext, name: str,
@@ -368,8 +368,8 @@ def call_private_function(ctx: LoweringRuleContext, name: str,
     effects = ordered_effects(closed.effects)
     out_types = [hlo.TokenType.get()] * len(effects) + [aval_to_ir_type(a)
                                                         for a in closed.out_avals]
-    results = _call_emitted_once(mctx, id(closed.jaxpr), name, emit, out_types,
-                                 [*(token(mctx, e) for e in effects), *args])
+    results = func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn_name),
+                                  [*(token(mctx, e) for e in effects), *args]).results
     for e, t in zip(effects, results):
         set_token(mctx, e, t)
     return list(results)[len(effects):]
