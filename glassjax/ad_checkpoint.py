@@ -27,7 +27,7 @@ from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.lax.control_flow import common
 from glassjax.lax.dot import dot_general_p
 from glassjax.lax.elementwise import reduce_precision_p
-from glassjax.xla import lowering
+from glassjax.xla import lowering, runtime
 from glassjax.xla.lowering import hlo
 
 
@@ -255,7 +255,18 @@ class RematPrimitive(core.Primitive):
 
 
 remat_p = RematPrimitive("remat2")
-remat_p.def_impl(lambda *args, jaxpr, **params: core.eval_jaxpr(jaxpr, (), *args))
+
+
+def _remat_impl(*args, jaxpr, **params):
+    """Eagerly, a remat2 just runs its jaxpr. An output that is a literal (``return 1``)
+    comes back as a device array of its type (JAX returns a typed scalar), not as a bare
+    Python number without a dtype."""
+    outs = core.eval_jaxpr(jaxpr, (), *args)
+    return [runtime.device_put(out, aval=v.aval) if isinstance(v, core.Literal) else out
+            for out, v in zip(outs, jaxpr.outvars)]
+
+
+remat_p.def_impl(_remat_impl)
 remat_p.def_abstract_eval(lambda *avals, jaxpr, **params: [v.aval for v in jaxpr.outvars])
 
 

@@ -55,12 +55,11 @@ def execute(python: str, impl: str, cases: list[dict], timeout: float = 3600) ->
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump([{"kind": c["kind"], "source": c["source"]} for c in cases], f)
         path = f.name
-    env = {**os.environ, "PYTHONPATH": os.getcwd()}
     start = 0
     try:
         while start < len(cases):
             proc = subprocess.run([python, WORKER, impl, path, str(start)],
-                                  capture_output=True, text=True, timeout=timeout, env=env)
+                                  capture_output=True, text=True, timeout=timeout)
             current = start
             for line in proc.stdout.splitlines():
                 msg = json.loads(line)
