@@ -217,6 +217,9 @@ def main():
     parser.add_argument("--record", help="write JAX's results (and the cases) to this file")
     parser.add_argument("--shrink", action="store_true")
     parser.add_argument("--report", help="write the full report (JSON) to this file")
+    parser.add_argument("--write-known", metavar="FILE",
+                        help="write the current differences ({case id: cause}) to FILE, "
+                             "the list tests/test_differential.py accepts")
     opts = parser.parse_args()
 
     if opts.against:
@@ -249,6 +252,12 @@ def main():
     if opts.report:
         with open(opts.report, "w") as f:
             json.dump(result, f, indent=1)
+    if opts.write_known:
+        known = {case_id: f"{group}: {detail}"
+                 for group, members in result["groups"].items()
+                 for case_id, detail in members}
+        with open(opts.write_known, "w") as f:
+            json.dump(dict(sorted(known.items())), f, indent=0)
 
 
 if __name__ == "__main__":

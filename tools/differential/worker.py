@@ -27,6 +27,9 @@ def _error(err) -> str:
 
 
 def _leaf(x) -> dict:
+    if type(x) in (bool, int, float, complex):     # a Python scalar passed through
+        return {"shape": [], "dtype": f"python {type(x).__name__}", "weak_type": True,
+                "value": [x if not isinstance(x, complex) else [x.real, x.imag]]}
     value = np.asarray(x)
     if value.dtype.kind == "V" or str(value.dtype) in ("bfloat16", "float16"):
         value = value.astype(np.float32)
