@@ -27,7 +27,7 @@ from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.lax.control_flow import common
 from glassjax.lax.dot import dot_general_p
 from glassjax.lax.elementwise import reduce_precision_p
-from glassjax.xla import lowering
+from glassjax.xla import lowering, runtime
 from glassjax.xla.lowering import hlo
 
 
@@ -255,7 +255,18 @@ class RematPrimitive(core.Primitive):
 
 
 remat_p = RematPrimitive("remat2")
-remat_p.def_impl(lambda *args, jaxpr, **params: core.eval_jaxpr(jaxpr, (), *args))
+
+
+def _remat_impl(*args, jaxpr, **params):
+    """Eagerly, a remat2 just runs its jaxpr. An output that is a literal (``return 1``)
+    comes back as a device array of its type (JAX returns a typed scalar), not as a bare
+    Python number without a dtype."""
+    outs = core.eval_jaxpr(jaxpr, (), *args)
+    return [runtime.device_put(out, aval=v.aval) if isinstance(v, core.Literal) else out
+            for out, v in zip(outs, jaxpr.outvars)]
+
+
+remat_p.def_impl(_remat_impl)
 remat_p.def_abstract_eval(lambda *avals, jaxpr, **params: [v.aval for v in jaxpr.outvars])
 
 
@@ -294,17 +305,11 @@ def _checked_policy(policy):
 def _remat_partial_eval(trace, *args, jaxpr, prevent_cse, differentiated, policy):
     """With tangents unknown: compute the known outputs now (saving only what the policy
     allows) and stage a ``differentiated`` remat2 that recomputes the rest."""
-    in_unknowns = [trace.is_unknown(a) for a in args]
-    known, staged, out_unknowns, out_inst, num_res = pe.partial_eval_jaxpr_custom(
-        jaxpr, in_unknowns, [True] * len(args), False, False,
-        _checked_policy(policy or nothing_saveable))
-    unknown_jaxpr, used_staged = pe.dce_jaxpr(
-        staged, [uk for uk, inst in zip(out_unknowns, out_inst) if inst])
-    used_res, used_staged = used_staged[:num_res], used_staged[num_res:]
+    in_unknowns = tuple(trace.is_unknown(a) for a in args)
+    known, unknown_jaxpr, out_unknowns, used_known, used_staged = common.memoize(
+        jaxpr, ("remat partial eval", in_unknowns, policy),
+        lambda: _remat_split(jaxpr, in_unknowns, policy))
     num_known_outs = len(out_unknowns) - sum(out_unknowns)
-    known, used_known = pe.dce_jaxpr(known, [True] * num_known_outs + used_res)
-    num_res = sum(used_res)
-    known = _insert_reduce_precision(known, num_res)
     known_args = [a for a, uk in zip(args, in_unknowns) if not uk]
     with core.set_current_trace(trace.known_trace):
         known_outs = core.eval_jaxpr(known, (), *(a for a, u in zip(known_args, used_known)
@@ -323,6 +328,22 @@ def _remat_partial_eval(trace, *args, jaxpr, prevent_cse, differentiated, policy
 
 
 pe.partial_eval_rules[remat_p] = _remat_partial_eval
+
+
+def _remat_split(jaxpr, in_unknowns, policy):
+    """The known jaxpr (outputs and residuals) and the staged one, both pruned. Made
+    once per jaxpr, unknowns and policy (as JAX caches it), so that a checkpointed
+    function called twice stages one jaxpr, printed once."""
+    known, staged, out_unknowns, out_inst, num_res = pe.partial_eval_jaxpr_custom(
+        jaxpr, in_unknowns, [True] * len(in_unknowns), False, False,
+        _checked_policy(policy or nothing_saveable))
+    unknown_jaxpr, used_staged = pe.dce_jaxpr(
+        staged, [uk for uk, inst in zip(out_unknowns, out_inst) if inst])
+    used_res, used_staged = used_staged[:num_res], used_staged[num_res:]
+    num_known_outs = len(out_unknowns) - sum(out_unknowns)
+    known, used_known = pe.dce_jaxpr(known, [True] * num_known_outs + used_res)
+    known = _insert_reduce_precision(known, sum(used_res))
+    return known, unknown_jaxpr, out_unknowns, used_known, used_staged
 
 
 def _remat_custom_params(unks_in, inst_in, params_known, params_staged):

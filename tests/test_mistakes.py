@@ -183,6 +183,13 @@ SAME_TYPE_AS_JAX = {
     "an array too big for 64 bits":
         (lambda: jnp.ones((2 ** 40, 2 ** 40)), ValueError,
          "float32[1099511627776,1099511627776]: its size in bytes does not fit in 64 bits"),
+    # JAX: "AssertionError: (ValAccum(~float32[]), ValAccum(~float32[]))"
+    "linear_transpose of a non-linear function":
+        (lambda: jax.linear_transpose(lambda x: x * x + 3, 1.0)(1.0), AssertionError,
+         "(UndefinedPrimal(~float32[]), UndefinedPrimal(~float32[]))"),
+    # JAX: "IndexError: tuple index out of range"
+    "mean over an axis out of range":
+        (lambda: jnp.mean(jnp.ones(3), axis=(4, 4)), IndexError, "out of range"),
     # JAX: "ValueError: safe_map() argument 2 is longer than argument 1"
     "a slice of the wrong rank":
         (lambda: lax.slice(x3, (0, 0), (1, 1)), ValueError,

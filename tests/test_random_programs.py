@@ -72,6 +72,35 @@ let jaxpr = { lambda ; a:f32[]. let b:f32[] = sin a in (b,) } in
     ] c
     f:f32[] = add d e
   in (f,) }"""),
+    "grad_of_checkpointed_function_called_twice": (
+        lambda: jax.make_jaxpr(jax.grad(lambda x: sin_remat(x) * sin_remat(2 * x)))(1.0),
+        """\
+let jaxpr = { lambda ; a:f32[] b:f32[]. let
+    c:f32[] = cos a
+    d:f32[] = mul b c
+  in (d,) } in
+{ lambda ; e:f32[]. let
+    f:f32[] = sin e
+    g:f32[] = mul 2.0:f32[] e
+    h:f32[] = sin g
+    _:f32[] = mul f h
+    i:f32[] = mul f 1.0:f32[]
+    j:f32[] = mul 1.0:f32[] h
+    k:f32[] = remat2[
+      differentiated=True
+      jaxpr=jaxpr
+      policy=None
+      prevent_cse=True
+    ] g i
+    l:f32[] = mul 2.0:f32[] k
+    m:f32[] = remat2[
+      differentiated=True
+      jaxpr=jaxpr
+      policy=None
+      prevent_cse=True
+    ] e j
+    n:f32[] = add_any l m
+  in (n,) }"""),
     "jnp_bool_constant": (
         lambda: jax.make_jaxpr(lambda x: jnp.array([True, False], jnp.bool) & x)(jnp.ones(2, bool)),
         """\

@@ -14,11 +14,12 @@ The second half of this module holds the interpreters that use these rules: forw
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 
 from glassjax import core, dtypes, tree_util
-from glassjax.config import transposing
+from glassjax.config import config, transposing
 from glassjax.interpreters import partial_eval as pe, staging
 
 primitive_jvps: dict = {}        # prim -> rule(primals, tangents, **params) -> (out, t_out)
@@ -180,7 +181,8 @@ def defbilinear(primitive, lhs_rule, rhs_rule):
 
 
 def _bilinear_transpose(lhs_rule, rhs_rule, ct, x, y, **params):
-    assert is_undefined_primal(x) ^ is_undefined_primal(y)
+    # Both operands linear: the function was not linear (``linear_transpose(x * x)``).
+    assert is_undefined_primal(x) ^ is_undefined_primal(y), (x, y)
     if is_undefined_primal(x):
         return (Zero(x.aval) if type(ct) is Zero else lhs_rule(ct, x, y, **params)), None
     return None, (Zero(y.aval) if type(ct) is Zero else rhs_rule(ct, x, y, **params))
@@ -339,6 +341,12 @@ def _strip_tracers(tree, tracer_type, trace):
         lambda x: x.primal if isinstance(x, tracer_type) and x._trace is trace else x, tree)
 
 
+# (Closed)Jaxpr -> {(nonzeros, instantiate, trace context): (jvp jaxpr, out nonzeros)}.
+# As in JAX, differentiating the same jaxpr the same way gives the same jaxpr object, so
+# a function called twice prints its derivative once (``let name = {...} in``).
+_jvp_jaxpr_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def jvp_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate):
     """The JVP of a closed jaxpr, as a closed jaxpr from ``(primals, nonzero tangents)``
     to ``(primal outs, nonzero tangent outs)``; also says which tangent outs are nonzero.
@@ -346,6 +354,16 @@ def jvp_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate):
     nonzeros = tuple(nonzeros)
     if isinstance(instantiate, bool):
         instantiate = (instantiate,) * len(jaxpr.out_avals)
+    key = (nonzeros, tuple(instantiate), config.trace_context())
+    # (A jaxpr without constants is often re-wrapped in a new ClosedJaxpr: key on it.)
+    per_jaxpr = _jvp_jaxpr_cache.setdefault(jaxpr if jaxpr.consts else jaxpr.jaxpr, {})
+    if key not in per_jaxpr:
+        per_jaxpr[key] = _jvp_jaxpr(jaxpr, nonzeros, tuple(instantiate))
+    closed, out_nonzeros = per_jaxpr[key]
+    return closed, list(out_nonzeros)
+
+
+def _jvp_jaxpr(jaxpr, nonzeros, instantiate):
     n_in = len(nonzeros)
     tangent_avals = [a.to_tangent_aval() for a, nz in zip(jaxpr.in_avals, nonzeros) if nz]
     out_nonzeros = []
@@ -762,8 +780,21 @@ def transpose_jaxpr(jaxpr: core.ClosedJaxpr, linear, ct_zeros, *, partial_eval=F
     Used by ``jit`` and ``remat``, whose transposes stay a single call. With
     ``partial_eval``, the non-linear part is first split off by partial evaluation (needed
     when linear equations also compute non-linear values, as a remat inside a remat
-    does) and recomputed before the backward pass."""
-    linear, ct_zeros = list(linear), list(ct_zeros)
+    does) and recomputed before the backward pass. Cached like ``jvp_jaxpr``."""
+    key = (tuple(linear), tuple(ct_zeros), partial_eval, config.trace_context())
+    per_jaxpr = _transpose_jaxpr_cache.setdefault(jaxpr if jaxpr.consts else jaxpr.jaxpr,
+                                                  {})
+    if key not in per_jaxpr:
+        per_jaxpr[key] = _transpose_jaxpr(jaxpr, list(linear), list(ct_zeros),
+                                          partial_eval)
+    closed, in_zeros = per_jaxpr[key]
+    return closed, list(in_zeros)
+
+
+_transpose_jaxpr_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _transpose_jaxpr(jaxpr, linear, ct_zeros, partial_eval):
     in_avals = [a for a, lin in zip(jaxpr.in_avals, linear) if not lin]
     ct_avals = [a.to_tangent_aval() for a, z in zip(jaxpr.out_avals, ct_zeros) if not z]
     lin_avals = [a.to_tangent_aval() for a, lin in zip(jaxpr.in_avals, linear) if lin]

@@ -19,7 +19,10 @@ jaxpr (``dce_rules``) to prune their insides too.
 """
 from __future__ import annotations
 
+import weakref
+
 from glassjax import core
+from glassjax.config import config
 from glassjax.core import ClosedJaxpr, Jaxpr, Var
 from glassjax.interpreters import staging
 
@@ -103,6 +106,11 @@ class PartialEvalTrace(core.Trace):
 # The known/unknown split on jaxprs
 # ----------------------------------------------------------------------------------------
 
+# ClosedJaxpr -> {(unknowns, instantiate, trace context): split}. As in JAX, splitting the
+# same jaxpr the same way gives the same jaxprs (printed once when used twice).
+_nounits_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def partial_eval_jaxpr_nounits(jaxpr: ClosedJaxpr, unknowns, instantiate):
     """Split ``jaxpr`` given which inputs are unknown.
 
@@ -110,6 +118,17 @@ def partial_eval_jaxpr_nounits(jaxpr: ClosedJaxpr, unknowns, instantiate):
     to the known outputs followed by ``num_res`` residuals; ``unknown`` maps
     ``(*residuals, *unknown inputs)`` to the unknown outputs. ``instantiate`` (a bool or
     one per output) forces outputs to be unknown."""
+    if isinstance(instantiate, bool):
+        instantiate = [instantiate] * len(jaxpr.out_avals)
+    key = (tuple(unknowns), tuple(instantiate), config.trace_context())
+    per_jaxpr = _nounits_cache.setdefault(jaxpr, {})
+    if key not in per_jaxpr:
+        per_jaxpr[key] = _partial_eval_jaxpr_nounits(jaxpr, unknowns, instantiate)
+    known, unknown, out_unknowns, num_res = per_jaxpr[key]
+    return known, unknown, list(out_unknowns), num_res
+
+
+def _partial_eval_jaxpr_nounits(jaxpr, unknowns, instantiate):
     known_trace = staging.DynamicJaxprTrace(jaxpr.jaxpr.debug_info)
     unknown_trace = UnknownTrace()
     trace = PartialEvalTrace(known_trace, unknown_trace)
@@ -117,8 +136,6 @@ def partial_eval_jaxpr_nounits(jaxpr: ClosedJaxpr, unknowns, instantiate):
             for a, uk in zip(jaxpr.in_avals, unknowns)]
     with core.set_current_trace(trace):
         outs = core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
-    if isinstance(instantiate, bool):
-        instantiate = [instantiate] * len(outs)
     out_unknowns = [trace.is_unknown(o) or inst for o, inst in zip(outs, instantiate)]
     unknown_jaxpr, residuals = unknown_trace.to_jaxpr(
         [o for o, uk in zip(outs, out_unknowns) if uk])

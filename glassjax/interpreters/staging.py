@@ -323,7 +323,10 @@ def _check_no_leaked_tracers(trace: DynamicJaxprTrace):
 
 
 def convert_constvars_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
-    """Turn constvars into leading invars (how closed-over tracers become arguments)."""
+    """Turn constvars into leading invars (how closed-over tracers become arguments).
+    Without constvars, the same jaxpr (caches keyed on jaxprs then still hit)."""
+    if not jaxpr.constvars:
+        return jaxpr
     return jaxpr.replace(constvars=[], invars=jaxpr.constvars + jaxpr.invars)
 
 

@@ -228,7 +228,7 @@ _PROPERTIES = {
     "imag": ufuncs.imag,
     "nbytes": lambda self: np.size(self) * self.dtype.itemsize,
     "itemsize": lambda self: self.dtype.itemsize,
-    "at": indexing.IndexUpdateHelper,
+    "at": indexing._IndexUpdateHelper,
     "flat": _notimplemented_flat,
 }
 

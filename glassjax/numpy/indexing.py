@@ -746,8 +746,9 @@ def scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indic
     return util.convert(out, dtype, weak_type)
 
 
-class IndexUpdateHelper:
-    """``x.at``: ``x.at[idx]`` names the elements an update (or a read) applies to."""
+class _IndexUpdateHelper:
+    """``x.at``: ``x.at[idx]`` names the elements an update (or a read) applies to.
+    (Named as in JAX: ``x.at[0] = 1`` fails with a message naming this class.)"""
     __slots__ = ("array",)
 
     def __init__(self, array):

@@ -198,9 +198,9 @@ def _count(a, axis, keepdims, where, dtype):
     if where is not None:
         return sum(broadcast_to(where, np.shape(a)), axis, dtype=dtype, keepdims=keepdims)
     shape = np.shape(a)
+    # (Indexed as JAX indexes it: an axis out of range is an IndexError here.)
     n = math.prod(shape) if axis is None else math.prod(
-        shape[canonicalize_axis(i, len(shape))]
-        for i in (axis if isinstance(axis, tuple) else (axis,)))
+        shape[i] for i in (axis if isinstance(axis, tuple) else (axis,)))
     return lax.convert_element_type(n, dtype)
 
 
