@@ -21,10 +21,15 @@ from glassjax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 
 class DebugInfo(NamedTuple):
-    """What error messages say about a traced function: ``f at file.py:3 for jit``."""
+    """What error messages say about a traced function: ``f at file.py:3 for jit``.
+    ``result_names`` label the outputs where a tracer knows them, and ``states`` marks
+    the inputs and outputs (``("in", i)``, ``("out", j)``) that carry the values of
+    ``glassjax.state`` objects, so that pictures can show them as such."""
     traced_for: str
     func_src_info: str | None
     arg_names: tuple
+    result_names: tuple | None = None
+    states: frozenset = frozenset()
 
 
 def debug_info(traced_for: str, fun: Callable, args, kwargs, static_argnums=(),

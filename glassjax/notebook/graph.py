@@ -41,6 +41,7 @@ COLORS = {
     "legend": "#fef9c3", "binder": "#f8fafc",
     "cond": "#f3e8ff", "while": "#ffedd5", "scan": "#ecfccb", "jit": "#e0f2fe",
     "custom": "#fce7f3", "checkpoint": "#f1f5f9", "shard_map": "#ede9fe",
+    "state": "#fef3c7",
     "other": "#f5f5f4",
 }
 # One fill per named axis, in the order the names are met (the first is the colour a
@@ -437,10 +438,16 @@ def to_graphviz(closed_jaxpr, depth: int | None = None, rankdir: str = "TB", *,
     if depth is not None and depth < 0:
         raise ValueError(f"depth must be None or >= 0, got {depth}")
     jaxpr, consts = _open(closed_jaxpr)
-    if arg_names is None and jaxpr.debug_info is not None:
-        arg_names = jaxpr.debug_info.arg_names
+    debug = jaxpr.debug_info
+    if arg_names is None and debug is not None:
+        arg_names = debug.arg_names
     if arg_names is not None and len(arg_names) != len(jaxpr.invars):
         arg_names = None                     # lifted constants: names would not line up
+    if result_names is None and debug is not None:
+        result_names = debug.result_names
+    # glassjax.state values (inputs read from states, outputs written back) are drawn as
+    # cylinders, the store they live in; the label names the state.
+    states = debug.states if debug is not None and arg_names is not None else frozenset()
     drawing = _Drawing(PrintedNames(jaxpr), depth, highlight)
     for name, size in axis_env or ():
         drawing.axis_color(name)
@@ -462,15 +469,20 @@ def to_graphviz(closed_jaxpr, depth: int | None = None, rankdir: str = "TB", *,
         for i, v in enumerate(jaxpr.invars):
             env[v] = f"in{i}"
             extra = [arg_names[i]] if arg_names else []
-            drawing.node(s, env[v], [names.typed_name(v), *extra], shape="invhouse",
-                         style="filled", fillcolor=COLORS["input"])
+            state = ("in", i) in states
+            drawing.node(s, env[v], [names.typed_name(v), *extra],
+                         shape="cylinder" if state else "invhouse", style="filled",
+                         fillcolor=COLORS["state" if state else "input"])
     drawing.body(g, jaxpr, "", env, 0)
     with g.subgraph(name="outputs") as s:
         s.attr(rank="sink")
         for i, v in enumerate(jaxpr.outvars):
-            extra = [result_names[i]] if result_names and i < len(result_names) else []
-            drawing.node(s, f"out{i}", [f"output {i}", *extra], shape="house",
-                         style="filled", fillcolor=COLORS["output"])
+            extra = [result_names[i]] if result_names and i < len(result_names) and \
+                result_names[i] else []
+            state = ("out", i) in states
+            drawing.node(s, f"out{i}", [f"output {i}", *extra],
+                         shape="cylinder" if state else "house", style="filled",
+                         fillcolor=COLORS["state" if state else "output"])
             drawing.feed(g, v, env, f"out{i}", 0, None)
     _legend(g, drawing, axis_env)
     for tail, head, lab, attrs in drawing.edges:

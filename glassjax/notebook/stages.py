@@ -15,7 +15,7 @@ import time
 import functools
 
 from glassjax.jit import jit, make_jaxpr
-from glassjax import core, tree_util
+from glassjax import core, state, tree_util
 
 
 def _is_data(x) -> bool:
@@ -54,6 +54,7 @@ class Stages:
         self.kwargs = {k: v for k, v in kwargs.items() if k not in static_kwargs}
         self.static_argnums = tuple(sorted({*static_argnums, *_not_data(self.args)}))
         self.axis_env = list(axis_env) if axis_env else None
+        self.stateful = False       # (set when tracing finds state writes)
         self.timings: dict[str, float] = {}      # stage -> milliseconds
         self._done: dict = {}
 
@@ -67,9 +68,19 @@ class Stages:
     # -- trace ----------------------------------------------------------------------------
 
     def _trace(self):
-        return make_jaxpr(self.fun, static_argnums=self.static_argnums,
-                                   axis_env=self.axis_env, return_shape=True)(
-            *self.args, **self.kwargs)
+        """``make_jaxpr`` of the call; a function that writes ``glassjax.state`` objects
+        is traced by ``state.make_jaxpr`` instead, its states' values becoming extra
+        inputs and outputs (drawn as such)."""
+        try:
+            return make_jaxpr(self.fun, static_argnums=self.static_argnums,
+                              axis_env=self.axis_env, return_shape=True)(
+                *self.args, **self.kwargs)
+        except state.StateLeakError:
+            self.stateful = True
+            jaxpr, _, shapes = state.make_jaxpr(
+                self.fun, static_argnums=self.static_argnums, axis_env=self.axis_env,
+                return_shape=True)(*self.args, **self.kwargs)
+            return jaxpr, shapes
 
     @property
     def closed_jaxpr(self):
@@ -103,6 +114,10 @@ class Stages:
             raise StageError(f"cannot {stage}: with an axis environment the program is "
                              "only traced (its collectives need the devices of a pmap)")
         closed, shapes = self._stage("trace", self._trace)
+        if self.stateful:
+            raise StageError(f"cannot {stage}: the function writes glassjax.state "
+                             "objects, so its program takes and returns their values "
+                             "(shown above); run it with glassjax.state.jit(f)")
         out_tree = tree_util.tree_structure(shapes)
 
         def program(*args, **kwargs):

@@ -13,7 +13,8 @@ their values through the program as explicit inputs and outputs, as brainstate d
         return w.value.sum()
 """
 from glassjax.state.recorder import StateTraceStack
-from glassjax.state.states import LongTermState, ParamState, ShortTermState, State
+from glassjax.state.states import (LongTermState, ParamState, ShortTermState, State,
+                                   StateLeakError)
 from glassjax.state.stateful_function import (StatefulFunction, StatefulTrace, jit,
                                               make_jaxpr)
 from glassjax.state.transforms import grad, remat, vmap

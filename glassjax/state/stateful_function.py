@@ -150,6 +150,9 @@ class StatefulFunction:
 
         with core.extend_axis_env(self.axis_env):
             jaxpr, consts, _ = staging.trace_to_jaxpr(traced, in_avals, debug)
+        jaxpr = _mark_states(jaxpr, len(in_avals), len(jaxpr.outvars) - len(
+            [x for s, w in zip(*touched) if w or not self.return_only_write
+             for x in tree_util.tree_leaves(s._value)]), touched, self.return_only_write)
         return StatefulTrace(jaxpr, consts, len(in_avals), flat.out_tree[0], *touched,
                              self.return_only_write, self.name)
 
@@ -186,6 +189,23 @@ class StatefulFunction:
 
     def clear_cache(self):
         self._cache.clear()
+
+
+def _mark_states(jaxpr, num_args, num_outs, touched, only_write):
+    """Record in the jaxpr's debug info which inputs and outputs are states' values and
+    their labels (the inputs after the ``num_args`` argument leaves, the outputs after
+    the function's ``num_outs``), for the notebook's pictures."""
+    debug = jaxpr.debug_info
+    if debug is None:
+        return jaxpr
+    states, written = touched
+    labels = [s.short_label + tree_util.keystr(p) for s, w in zip(states, written)
+              if w or not only_write
+              for p, _ in tree_util.tree_flatten_with_path(s._value)[0]]
+    marks = frozenset([("in", i) for i in range(num_args, len(jaxpr.invars))] +
+                      [("out", num_outs + j) for j in range(len(labels))])
+    return jaxpr.replace(debug_info=debug._replace(
+        result_names=("",) * num_outs + tuple(labels), states=marks))
 
 
 def _unflatten_values(states, leaves) -> list:

@@ -19,6 +19,11 @@ import numpy as np
 
 from glassjax import core, dtypes, tree_util
 from glassjax.errors import UnexpectedTracerError
+
+
+class StateLeakError(UnexpectedTracerError):
+    """A traced value written to a state by a transformation that does not carry states
+    (plain ``jit``, ``make_jaxpr``, ``vmap``, ...): it would outlive its trace."""
 from glassjax.state import recorder
 
 _HERE = os.path.dirname(__file__)
@@ -128,7 +133,7 @@ class State:
         inner = recorder.innermost()
         if inner is not None and inner.trace is current and current is not core.eval_trace:
             return
-        raise UnexpectedTracerError(
+        raise StateLeakError(
             f"{self.label} was assigned {tracers[0]!r} inside a transformation that does "
             f"not carry states ({type(current).__name__}): the tracer would leak out of "
             "its trace. Use the transformations of glassjax.state (state.jit, state.grad, "
