@@ -58,12 +58,17 @@ def selu(x, alpha=1.67, lambda_=1.05):
 """
 
 
-@pytest.fixture(scope="module")
-def shell():
+def loaded_shell(setup: str) -> InteractiveShell:
+    """The IPython shell with the extension loaded and ``setup`` run."""
     ip = InteractiveShell.instance()
     ip.run_cell("%load_ext glassjax", store_history=False).raise_error()
-    ip.run_cell(SETUP).raise_error()
+    ip.run_cell(setup).raise_error()
     return ip
+
+
+@pytest.fixture(scope="module")
+def shell():
+    return loaded_shell(SETUP)
 
 
 def run(shell, cell):

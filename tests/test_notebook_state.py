@@ -6,13 +6,13 @@ shows the program ``glassjax.state.make_jaxpr`` gives, and says how to run it.""
 import re
 
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 import glassjax.numpy as jnp
 from glassjax import state
 from glassjax.notebook import to_graphviz
 from test_notebook_graph import nodes
+from test_notebook_magics import loaded_shell
 
 SETUP = """
 import glassjax as jax
@@ -30,10 +30,7 @@ def step(x):
 
 @pytest.fixture(scope="module")
 def shell():
-    ip = InteractiveShell.instance()
-    ip.run_cell("%load_ext glassjax", store_history=False).raise_error()
-    ip.run_cell(SETUP).raise_error()
-    return ip
+    return loaded_shell(SETUP)
 
 
 def _shapes(dot: str) -> dict:
