@@ -150,8 +150,9 @@ def trace_scan_rnn(jax):
 
 
 def run_scan_rnn(jax):
-    """Compiled run time of the scan RNN (200 steps): same XLA, so ~1.0 means the
-    lowering is as good as JAX's."""
+    """Compiled run time of the scan RNN (200 steps).
+
+    Same XLA, so ~1.0 means the lowering is as good as JAX's."""
     run, args = _rnn(jax)
     f = jax.jit(run)
     jax.block_until_ready(f(*args))
@@ -176,9 +177,11 @@ def _printing(n_eqns):
 
 # name -> (case, repetitions per sample)
 def pmap_psum_dispatch(jax):
-    """Cached pmap call of a psum over 8 CPU devices, on inputs already spread over them,
-    waited for each time (XLA:CPU deadlocks its collectives' rendezvous when many
-    unwaited executions pile up on a 2-core machine, in JAX as in glassjax)."""
+    """Cached pmap call of a psum over 8 CPU devices, waited for each time.
+
+    The inputs already live on the devices. Each call is waited for: XLA:CPU deadlocks
+    its collectives' rendezvous when many unwaited executions pile up on a 2-core
+    machine, in JAX as in glassjax."""
     f = jax.pmap(lambda v: jax.lax.psum(v, 'i'), axis_name='i')
     x = f(np.ones((8, 128), np.float32))          # device-resident, split over devices
 
