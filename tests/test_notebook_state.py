@@ -68,3 +68,20 @@ def test_the_magic_draws_a_stateful_function(shell, tmp_path):
     assert "run it with glassjax.state.jit(f)" in page        # the run stage says how
     text = captured.outputs[0].data["text/plain"]
     assert "add b 1.0:f32[]" in text                          # the count's update
+
+
+def test_the_explorer_marks_the_states_too():
+    from glassjax.notebook import explorer
+    w = state.ParamState(jnp.ones(3))
+
+    def scale(x):
+        w.value = w.value * x
+        return w.value.sum()
+
+    jaxpr, _ = state.make_jaxpr(scale)(jnp.arange(3.))
+    view = explorer.View(jaxpr)
+    kinds = {n["id"]: n.get("kind") for n in view.root["nodes"]}
+    assert kinds["in1"] == "state" and kinds["out1"] == "state"
+    assert kinds["in0"] is None and kinds["out0"] is None
+    dot = explorer.to_dot(view).source
+    assert sorted(n for n, s in _shapes(dot).items() if s == "cylinder") == ["in1", "out1"]

@@ -146,8 +146,13 @@ class View:
         arg_names = jaxpr.debug_info.arg_names if jaxpr.debug_info else None
         if arg_names is None or len(arg_names) != len(jaxpr.invars):
             arg_names = [""] * len(jaxpr.invars)
+        debug = jaxpr.debug_info
+        if result_names is None and debug is not None:
+            result_names = debug.result_names
         results = list(result_names or [])[:len(jaxpr.outvars)]
         results += [""] * (len(jaxpr.outvars) - len(results))
+        # glassjax.state values: drawn as the store they live in (see graph.to_graphviz)
+        self.states = debug.states if debug is not None else frozenset()
         self.root = self.graph(Segment(
             "", "program", jaxpr.invars, list(arg_names), list(zip(jaxpr.constvars, consts)),
             jaxpr.eqns, 0, jaxpr.outvars, [f"output {k}" + f" {r}" * bool(r)
@@ -226,6 +231,8 @@ class View:
             env[v] = f"{prefix}in{k}"
             nodes.append({"id": env[v], "type": "input", "vars": [names.name(v)],
                           "label": [names.typed_name(v), *([note] if note else [])]})
+            if top and ("in", k) in self.states:
+                nodes[-1]["kind"] = "state"
         for unit in self._units(seg):
             node, ins, outs = unit
             nodes.append(node)
@@ -238,6 +245,8 @@ class View:
             label = [note] if top else [names.typed_name(v), *([note] if note else [])]
             nodes.append({"id": nid, "type": "output", "vars": [names.name(v)],
                           "label": label})
+            if top and ("out", k) in self.states:
+                nodes[-1]["kind"] = "state"
             connect(v, nid)
         back = [[f"{prefix}out{o}", f"{prefix}in{i}", "carry: next step", "back"]
                 for o, i in seg.back_edges]
@@ -432,7 +441,10 @@ def _dot_graph(g, graph: dict, edges: list, exits: dict):
             g.node(nid, label, style="rounded,filled", fillcolor=FILL.get(kind, "white"))
         else:
             shape = {"input": "invhouse", "output": "house"}.get(node["type"], "box")
-            g.node(nid, label, shape=shape, style="filled", fillcolor=FILL[node["type"]])
+            if kind == "state":
+                shape = "cylinder"
+            g.node(nid, label, shape=shape, style="filled",
+                   fillcolor=graph_lib.COLORS.get(kind, FILL[node["type"]]))
     for tail, head, text, *back in graph["edges"]:
         attrs = ({"style": "dashed", "constraint": "false", "color": "#b45309"} if back
                  else {})
