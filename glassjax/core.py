@@ -80,11 +80,17 @@ hooks = Hooks()
 # ----------------------------------------------------------------------------------------
 
 class ShapedArray:
-    """The abstract value of an array: shape, dtype and weak type, but no data."""
-    __slots__ = ("shape", "dtype", "weak_type")
+    """The abstract value of an array: shape, dtype and weak type, but no data.
+
+    Inside a ``shard_map`` body traced with ``check_vma=True`` a value also records the
+    manual mesh axes it *varies* over (``vma``, in mesh order): a block of an input split
+    over ``'x'`` varies over ``'x'``, ``psum(v, 'x')`` no longer does. It prints as
+    ``f32[2,2]{V:x}``. Equality ignores it: it describes a value, it does not change
+    which values an operation accepts."""
+    __slots__ = ("shape", "dtype", "weak_type", "vma")
     array_abstraction_level = 1
 
-    def __init__(self, shape, dtype, weak_type=False):
+    def __init__(self, shape, dtype, weak_type=False, vma=()):
         self.shape = tuple(map(int, shape))
         try:
             self.dtype = np.dtype(dtype)
@@ -93,14 +99,16 @@ class ShapedArray:
                 raise
             self.dtype = dtype
         self.weak_type = bool(weak_type)
+        self.vma = vma
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
-    def update(self, shape=None, dtype=None, weak_type=None):
+    def update(self, shape=None, dtype=None, weak_type=None, vma=None):
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type)
+                           self.weak_type if weak_type is None else weak_type,
+                           self.vma if vma is None else vma)
 
     def strip_weak_type(self):
         return self.update(weak_type=False) if self.weak_type else self
@@ -115,7 +123,11 @@ class ShapedArray:
     def str_short(self, short_dtypes=False):
         name = (dtypes.short_dtype_name(self.dtype) if short_dtypes
                 else dtypes.dtype_to_string(self.dtype))
-        return f"{name}[{','.join(str(d) for d in self.shape)}]"
+        text = f"{name}[{','.join(str(d) for d in self.shape)}]"
+        if self.vma:
+            axes = self.vma[0] if len(self.vma) == 1 else f"({','.join(self.vma)})"
+            text += f"{{V:{axes}}}"
+        return text
 
     def __str__(self):
         return ("~" if self.weak_type else "") + self.str_short()
@@ -569,9 +581,23 @@ class TraceContext:
     def __init__(self):
         self.trace = eval_trace
         self.axis_env: dict = {}
+        # The manual mesh axes whose variance is tracked (a shard_map body traced with
+        # check_vma=True), in mesh order; None when not tracking.
+        self.vma_axes: tuple | None = None
 
 
 trace_ctx = TraceContext()
+
+
+@contextlib.contextmanager
+def tracking_vma(axes):
+    """Track which of the mesh axes ``axes`` values vary over (see ShapedArray)."""
+    prev = trace_ctx.vma_axes
+    trace_ctx.vma_axes = tuple(axes)
+    try:
+        yield
+    finally:
+        trace_ctx.vma_axes = prev
 
 
 def constants_are_eager() -> bool:

@@ -21,6 +21,7 @@ Read first: ``mesh.py`` (meshes, specs), ``named_sharding.py``, ``lax/parallel.p
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 
@@ -51,16 +52,22 @@ def _splits(mesh, spec, ndim) -> list[int]:
     return [math.prod(mesh.shape[a] for a in axes) for axes in _dim_axes(spec, ndim)]
 
 
-def shard_aval(mesh, spec, aval):
-    """The block one device sees of a value of type ``aval``."""
+def shard_aval(mesh, spec, aval, manual_axes=None):
+    """The block one device sees of a value of type ``aval``; with ``manual_axes``
+    (check_vma), it varies over the manual axes its spec splits it over."""
+    vma = () if manual_axes is None else tuple(
+        a for a in mesh.axis_names if a in manual_axes and a in spec.mesh_axes())
     return aval.update(shape=tuple(d // n for d, n in
-                                   zip(aval.shape, _splits(mesh, spec, aval.ndim))))
+                                   zip(aval.shape, _splits(mesh, spec, aval.ndim))),
+                       vma=vma)
 
 
 def unshard_aval(mesh, spec, aval):
-    """The whole value glued together from blocks of type ``aval``."""
+    """The whole value glued together from blocks of type ``aval`` (outside the body,
+    nothing varies over manual axes)."""
     return aval.update(shape=tuple(d * n for d, n in
-                                   zip(aval.shape, _splits(mesh, spec, aval.ndim))))
+                                   zip(aval.shape, _splits(mesh, spec, aval.ndim))),
+                       vma=())
 
 
 def _unmentioned(mesh, spec, manual_axes) -> tuple:
@@ -99,12 +106,24 @@ def _axis_env(mesh, manual_axes):
 
 
 def _in_body_scope(rule):
-    """A rule that re-traces the body does so with the body's named axes in scope."""
+    """A rule that re-traces the body does so with the body's named axes in scope (and,
+    with ``check_vma``, tracking which of them values vary over)."""
     @functools.wraps(rule)
     def scoped(*args, **params):
-        with core.extend_axis_env(_axis_env(params["mesh"], params["newly_manual_axes"])):
+        with _body_scope(params["mesh"], params["newly_manual_axes"], params["check_vma"]):
             return rule(*args, **params)
     return scoped
+
+
+@contextlib.contextmanager
+def _body_scope(mesh, manual_axes, check_vma):
+    manual = [a for a in mesh.axis_names if a in manual_axes]
+    with core.extend_axis_env(_axis_env(mesh, manual_axes)):
+        if not check_vma:
+            yield
+            return
+        with core.tracking_vma(manual):
+            yield
 
 
 def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
@@ -339,11 +358,14 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
             out_tree_box.append((out_tree, outs))
             return out_leaves
 
-        with core.extend_axis_env(_axis_env(mesh, manual)):
-            jaxpr, consts, _ = staging.trace_to_jaxpr(
-                body, [shard_aval(mesh, s, a) for s, a in zip(specs, avals)])
+        with _body_scope(mesh, manual, check_vma):
+            jaxpr, consts, _ = staging.trace_to_jaxpr(body, [
+                shard_aval(mesh, s, a, manual if check_vma else None)
+                for s, a in zip(specs, avals)])
         out_tree, outs = out_tree_box[0]
         out_spec_leaves = _broadcast_specs(out_specs, outs, out_tree, "out_specs")
+        if check_vma:
+            _check_replication(name, mesh, out_spec_leaves, jaxpr.out_avals)
         closed = core.ClosedJaxpr(staging.convert_constvars_jaxpr(jaxpr), [])
         results = shard_map_p.bind(
             *consts, *leaves, jaxpr=closed, mesh=mesh,
@@ -353,6 +375,26 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
 
     mapped.__name__ = name
     return mapped
+
+
+def _check_replication(name, mesh, specs, out_avals):
+    """With check_vma, an output may leave a manual axis out of its spec (be replicated
+    along it) only if it does not vary over it, as JAX checks."""
+    for spec, aval in zip(specs, out_avals):
+        unmentioned = [a for a in getattr(aval, "vma", ()) if a not in spec.mesh_axes()]
+        if unmentioned:
+            shape = tuple(mesh.axis_sizes)
+            raise ValueError(
+                f"shard_map applied to the function '{name}' was given out_specs which "
+                "require replication which can't be statically inferred given the "
+                f"mesh:\n\nThe mesh given has shape {shape} with corresponding axis "
+                f"names {tuple(mesh.axis_names)}.\n\nout_specs is {spec!r} which implies "
+                "that the corresponding output value is replicated across mesh axis "
+                f"'{unmentioned[0]}', but could not infer replication over any axes\n\n"
+                "Check if these output values are meant to be replicated over those mesh "
+                "axes. If not, consider revising the corresponding out_specs entries. If "
+                "so, consider disabling the check by passing the check_vma=False "
+                "argument to `jax.shard_map`.")
 
 
 def _check_specs(mesh, specs, which):

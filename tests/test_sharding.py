@@ -1,6 +1,8 @@
 """Shardings, SPMD jit and shard_map: layouts against NumPy slicing, sharded jit against
 single-device jit, jaxprs and lowered text against what JAX 0.10.2 prints, gradients
 against finite differences. (8 CPU devices, see conftest.py.)"""
+import re
+
 import numpy as np
 import pytest
 
@@ -199,7 +201,7 @@ def test_shard_map_blocks_and_collectives_over_a_2d_mesh(mesh, a):
                           out_specs=P('x', 'y'))(x)
     np.testing.assert_array_equal(total, np.tile(x.reshape(4, 2, 4).sum(0), (4, 1)))
     rows = jax.shard_map(lambda b: lax.all_gather(b, 'y', tiled=True, axis=1), mesh=mesh,
-                         in_specs=P('x', 'y'), out_specs=P('x'))(x)
+                         in_specs=P('x', 'y'), out_specs=P('x'), check_vma=False)(x)
     np.testing.assert_array_equal(rows, np.tile(x, (1, 1)))
     with pytest.raises(ValueError, match="not evenly divisible"):
         jax.shard_map(lambda b: b, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(
@@ -207,6 +209,43 @@ def test_shard_map_blocks_and_collectives_over_a_2d_mesh(mesh, a):
     with pytest.raises(NameError, match="unbound axis name: z"):
         jax.shard_map(lambda b: lax.psum(b, 'z'), mesh=mesh, in_specs=P('x'),
                       out_specs=P('x'))(np.ones(8))
+
+
+def test_check_vma_types_values_by_the_axes_they_vary_over(mesh, a):
+    """check_vma=True (the default): as in JAX, block types carry the manual axes they
+    vary over, operands are cast with pvary, a psum over an axis the value varies over is
+    psum_invariant, and out_specs claiming replication are checked."""
+    g = jax.shard_map(lambda b: lax.psum(b * 2, 'x'), mesh=mesh, in_specs=P('x', 'y'),
+                      out_specs=P(None, 'y'))
+    assert str(jax.make_jaxpr(g)(a[:, :4])) == """\
+{ lambda ; a:f32[8,4]. let
+    b:f32[2,4] = shard_map[
+      check_vma=True
+      in_specs=(P('x', 'y'),)
+      jaxpr={ lambda ; c:f32[2,2]{V:(x,y)}. let
+          d:f32[]{V:(x,y)} = pvary[axes=('x', 'y')] 2.0:f32[]
+          e:f32[2,2]{V:(x,y)} = mul c d
+          f:f32[2,2]{V:y} = psum_invariant[axes=('x',)] e
+        in (f,) }
+      mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))
+      newly_manual_axes=frozenset({'x', 'y'})
+      out_specs=(P(None, 'y'),)
+    ] a
+  in (b,) }"""
+    np.testing.assert_array_equal(g(a[:, :4]), 2 * a[:, :4].reshape(4, 2, 4).sum(0))
+    h = jax.shard_map(lambda b: jax.grad(lambda c: (c ** 2).sum())(b) + lax.axis_index('x'),
+                      mesh=mesh, in_specs=P('x', 'y'), out_specs=P('x', 'y'))
+    text = str(jax.make_jaxpr(h)(a))
+    # grad's cotangent seed varies like the output before it is broadcast, as in JAX
+    assert re.search(r"(\w+):f32\[\]\{V:\(x,y\)\} = pvary\[axes=\('x', 'y'\)\] 1\.0:f32\[\]\n"
+                     r" *\w+:f32\[2,4\]\{V:\(x,y\)\} = broadcast_in_dim \1", text), text
+    assert "axis_index[axis_name=x]" in text and "{V:x}" in text
+    np.testing.assert_array_equal(h(a), 2 * a + np.repeat(np.arange(4.), 2)[:, None])
+    with pytest.raises(ValueError, match="out_specs is P\\('x',\\) which implies that the "
+                                         "corresponding output value is replicated across "
+                                         "mesh axis 'y'"):
+        jax.shard_map(lambda b: lax.all_gather(b, 'y', tiled=True), mesh=mesh,
+                      in_specs=P('x', 'y'), out_specs=P('x'))(a)
 
 
 def test_shard_map_gradients(mesh, a):

@@ -89,6 +89,8 @@ def full_like_aval(value, aval):
         zero = core.float0_zeros(())
         return ops.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
     scalar = ops.convert_element_type(value, aval.dtype, aval.weak_type)
+    if getattr(aval, "vma", ()):
+        scalar = staging.vary_as(scalar, aval)
     return ops.broadcast_in_dim(scalar, aval.shape, ())
 
 

@@ -174,8 +174,14 @@ class DynamicJaxprTrace(core.Trace):
                 if folded is not None:      # a literal, but traced: later ops are staged
                     return self.to_tracer(folded)
         tracers = [self.to_tracer(t) for t in tracers]
+        vma = None
+        if core.trace_ctx.vma_axes is not None:
+            tracers, vma = _vary_alike(self, primitive, tracers, params)
         in_avals = [t.aval for t in tracers]
         out_avals = primitive.abstract_eval(*in_avals, **params)
+        if vma is not None:
+            out_avals = ([a.update(vma=vma) for a in out_avals]
+                         if primitive.multiple_results else out_avals.update(vma=vma))
         forward = forwarding_rules.get(primitive)   # (after abstract_eval: JAX's errors)
         if forward is not None and (i := forward(*in_avals, **params)) is not None:
             return tracers[i]
@@ -300,6 +306,44 @@ def primitive_effects(primitive, params) -> frozenset:
     a cond's branches): none unless its ``effects_rules`` entry says otherwise."""
     rule = effects_rules.get(primitive)
     return _no_effects if rule is None else rule(**params)
+
+
+# Varying manual axes (``check_vma=True`` shard_map bodies, see core.ShapedArray). An
+# operation's result varies over every axis one of its operands varies over; operands
+# that vary over fewer axes are first cast with ``pvary`` (the primitive lax.parallel
+# registers here), as JAX does. Collectives have rules of their own (``vma_rules``:
+# primitive -> rule(vma of the operands, **params) -> vma of the results); calls (jit,
+# cond, ...) take their results' types from their bodies.
+vma_rules: dict = {}
+pvary_primitive: list = []      # [pvary_p], filled by lax.parallel
+
+
+def vary_as(x, like):
+    """``x`` (a scalar about to fill an array like ``like``, a value or its aval) made
+    to vary over the axes ``like`` varies over, before the broadcast, as JAX's
+    ``full_like`` does."""
+    aval = like if isinstance(like, core.ShapedArray) else core.get_aval(like)
+    vma = getattr(aval, "vma", ())
+    if core.trace_ctx.vma_axes is None or not vma:
+        return x
+    return pvary_primitive[0].bind(x, axes=tuple(vma))
+
+
+def _vary_alike(trace, primitive, tracers, params):
+    in_vmas = [getattr(t.aval, "vma", ()) for t in tracers]
+    rule = vma_rules.get(primitive)
+    if rule is not None:
+        return tracers, rule(in_vmas, **params)
+    if any(core.jaxprs_in_params(params)) or not any(in_vmas):
+        return tracers, None
+    order = core.trace_ctx.vma_axes
+    union = tuple(a for a in order if any(a in v for v in in_vmas))
+    pvary, = pvary_primitive
+    tracers = [t if v == union or not hasattr(t.aval, "vma") else
+               trace.default_process_primitive(
+                   pvary, [t], dict(axes=tuple(a for a in union if a not in v)))
+               for t, v in zip(tracers, in_vmas)]
+    return tracers, union
 
 
 def trace_to_jaxpr(fun: Callable, in_avals: Sequence, debug: DebugInfo | None = None

@@ -22,7 +22,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from glassjax import core, dtypes, tree_util
-from glassjax.interpreters import ad, batching
+from glassjax.interpreters import ad, batching, staging
 from glassjax.lax import elementwise, reductions, structural
 from glassjax.lax.elementwise import _const
 from glassjax.xla import dispatch, lowering
@@ -275,10 +275,69 @@ def psum(x, axis_name, *, axis_index_groups=None):
             return reductions.reduce_sum(leaf, [batching.canonicalize_axis(
                 a, np.ndim(leaf)) for a in positional])
         outs = [_const(leaf, size) * positional_sum(leaf) for leaf in leaves]
+    elif core.trace_ctx.vma_axes is not None and _named(axes):
+        outs = [_psum_invariant(leaf, axes) for leaf in leaves]
     else:
         outs = [psum_p.bind(leaf, axes=axes, axis_index_groups=axis_index_groups)
                 for leaf in leaves]
     return tree_util.tree_unflatten(treedef, outs)
+
+
+# ----------------------------------------------------------------------------------------
+# Varying manual axes (shard_map with check_vma=True): pvary and psum_invariant
+# ----------------------------------------------------------------------------------------
+# Inside such a body every value knows the mesh axes it varies over (core.ShapedArray).
+# ``pvary`` casts a value that is the same along some axes to one that may vary along
+# them (no data moves: it lowers to nothing); the sum of a value over an axis it varies
+# over no longer varies over it, and is written ``psum_invariant``, as in JAX.
+
+def _vma_of(x) -> tuple:
+    return getattr(core.get_aval(x), "vma", ())
+
+
+def _pvary_abstract_eval(x, *, axes):
+    order = core.trace_ctx.vma_axes or axes
+    vma = set(getattr(x, "vma", ())) | set(axes)
+    return x.update(vma=tuple(a for a in order if a in vma))
+
+
+pvary_p = core.Primitive("pvary")
+pvary_p.def_abstract_eval(_pvary_abstract_eval)
+pvary_p.def_impl(lambda x, *, axes: x)
+lowering.register_lowering(pvary_p, lambda ctx, x, *, axes: x)
+ad.deflinear2(pvary_p, lambda ct, x, *, axes: [_psum_invariant(ct, axes)])
+batching.primitive_batchers[pvary_p] = lambda args, dims, *, axes: (
+    pvary_p.bind(args[0], axes=axes), dims[0])
+staging.vma_rules[pvary_p] = lambda vmas, *, axes: tuple(
+    a for a in core.trace_ctx.vma_axes or axes if a in set(vmas[0]) | set(axes))
+staging.pvary_primitive.append(pvary_p)
+
+
+def _psum_invariant(x, axes):
+    """The sum over ``axes`` of a value made to vary over them first."""
+    missing = tuple(a for a in _named(axes) if a not in _vma_of(x))
+    if missing:
+        x = pvary_p.bind(x, axes=missing)
+    return psum_invariant_p.bind(x, axes=tuple(axes))
+
+
+psum_invariant_p = core.Primitive("psum_invariant")
+psum_invariant_p.def_abstract_eval(
+    lambda x, *, axes: _allreduce_abstract_eval(x, axes=axes, axis_index_groups=None))
+lowering.register_lowering(psum_invariant_p, lambda ctx, x, *, axes: _allreduce_lowering(
+    reductions.reduce_sum, hlo.add, ctx, x, axes=axes, axis_index_groups=None))
+ad.deflinear2(psum_invariant_p, lambda ct, x, *, axes: [pvary_p.bind(
+    ct, axes=_named(axes))])
+
+
+def _reduced_vma(vmas, *, axes, **_):
+    """A reduction over named axes stops varying over them."""
+    return tuple(a for a in vmas[0] if a not in axes)
+
+
+staging.vma_rules[psum_invariant_p] = _reduced_vma
+staging.vma_rules[pmax_p] = _reduced_vma
+staging.vma_rules[pmin_p] = _reduced_vma
 
 
 def axis_size(axis_name):
@@ -332,6 +391,8 @@ axis_index_p = core.Primitive("axis_index")
 axis_index_p.def_impl(functools.partial(dispatch.apply_primitive, axis_index_p))
 axis_index_p.def_abstract_eval(_axis_index_abstract_eval)
 batching.fancy_primitive_batchers[axis_index_p] = _axis_index_batcher
+staging.vma_rules[axis_index_p] = lambda vmas, *, axis_name: tuple(
+    a for a in core.trace_ctx.vma_axes if a in _as_tuple(axis_name))
 lowering.register_lowering(axis_index_p,
                            lambda ctx, *, axis_name: _device_index(ctx, axis_name))
 

@@ -201,7 +201,8 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     fill_shape = np.shape(x) if shape is None else canonicalize_shape(shape)
     weak_type = dtype is None and dtypes.is_weakly_typed(x)
     dtype = dtypes.dtype(dtype if dtype is not None else x, canonicalize=True)
-    return full(fill_shape, _convert_element_type(fill_value, dtype, weak_type))
+    fill = _convert_element_type(fill_value, dtype, weak_type)
+    return full(fill_shape, staging.vary_as(fill, x) if shape is None else fill)
 
 
 def _zeros(x):
