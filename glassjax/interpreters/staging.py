@@ -319,9 +319,8 @@ pvary_primitive: list = []      # [pvary_p], filled by lax.parallel
 
 
 def vary_as(x, like):
-    """``x`` (a scalar about to fill an array like ``like``, a value or its aval) made
-    to vary over the axes ``like`` varies over, before the broadcast, as JAX's
-    ``full_like`` does."""
+    """``x`` made to vary over the axes ``like`` (a value or its aval) varies over: how
+    JAX's ``full_like`` and the seeds of derivatives take their operand's type."""
     aval = like if isinstance(like, core.ShapedArray) else core.get_aval(like)
     vma = getattr(aval, "vma", ())
     if core.trace_ctx.vma_axes is None or not vma:

@@ -201,8 +201,8 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     fill_shape = np.shape(x) if shape is None else canonicalize_shape(shape)
     weak_type = dtype is None and dtypes.is_weakly_typed(x)
     dtype = dtypes.dtype(dtype if dtype is not None else x, canonicalize=True)
-    fill = _convert_element_type(fill_value, dtype, weak_type)
-    return full(fill_shape, staging.vary_as(fill, x) if shape is None else fill)
+    out = full(fill_shape, _convert_element_type(fill_value, dtype, weak_type))
+    return staging.vary_as(out, x) if shape is None else out
 
 
 def _zeros(x):
