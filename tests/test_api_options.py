@@ -150,3 +150,15 @@ def test_process_and_environment_functions():
     assert "device info: cpu-" in info
     assert issubclass(jax.errors.JaxRuntimeError, RuntimeError)
     assert "numpy.ndarray" in str(jax.typing.ArrayLike)
+
+
+def test_eager_caches_stay_bounded(monkeypatch):
+    """A long-running kernel compiling many distinct eager operations keeps a bounded
+    number of them (the caches are emptied when full, and rebuilt on demand)."""
+    from glassjax.xla import dispatch
+    monkeypatch.setattr(dispatch, "_PRIMITIVE_CACHE_SIZE", 5)
+    for n in range(1, 13):
+        x = jnp.ones(n)
+        np.testing.assert_allclose(dispatch._run_primitive(
+            jax.lax.sin_p, {"accuracy": None}, [x])[1], np.sin(np.ones(n)), rtol=1e-6)
+        assert len(dispatch._primitive_cache) <= 5

@@ -334,8 +334,10 @@ def _compile_primitive(primitive, params, in_avals, placement, shardings) -> Com
                          in_shardings=shardings)
 
 
-# (primitive, params, input avals, device, x64) -> Compiled
+# (primitive, params, input avals, placement, layouts, x64) -> Compiled; emptied when it
+# grows large, so a long-running kernel's memory stays bounded (params may hold jaxprs).
 _primitive_cache: dict = {}
+_PRIMITIVE_CACHE_SIZE = 4096
 
 
 def _run_primitive(primitive, params, args):
@@ -348,6 +350,8 @@ def _run_primitive(primitive, params, args):
            config.jax_enable_x64)
     compiled = _primitive_cache.get(key)
     if compiled is None:
+        if len(_primitive_cache) >= _PRIMITIVE_CACHE_SIZE:
+            _primitive_cache.clear()
         compiled = _primitive_cache[key] = _compile_primitive(primitive, params,
                                                               in_avals, placement, shardings)
     outs = compiled(*args)
@@ -408,7 +412,7 @@ def apply_primitive(primitive, *args, **params):
         except TypeError:                      # unhashable after all: the Python path
             return _run_primitive_checked(primitive, params, args)[1]
     if fun is None:
-        if len(_primitive_callables) > 4096:
+        if len(_primitive_callables) >= _PRIMITIVE_CACHE_SIZE:
             _primitive_callables.clear()
         fun = _primitive_callables[key] = _primitive_callable(primitive, params)
     return fun(*args)
