@@ -22,7 +22,6 @@ import functools
 import itertools
 import math
 
-import numpy as np
 from jaxlib import xla_client as xc
 
 from glassjax.mesh import Mesh, PartitionSpec
@@ -37,11 +36,22 @@ class DuplicateSpecError(Exception):
     """A partition spec names one mesh axis for two dimensions."""
 
 
-def _dim_axes(spec: PartitionSpec, ndim: int) -> list[tuple]:
+def dim_axes(spec: PartitionSpec, ndim: int) -> list[tuple]:
     """For each of ``ndim`` dimensions, the mesh axes splitting it (major to minor)."""
     entries = list(spec._normalized_spec_for_aval(ndim))
     return [() if p is None else tuple(p) if isinstance(p, tuple) else (p,)
             for p in entries]
+
+
+def splits(mesh, spec: PartitionSpec, ndim: int) -> list[int]:
+    """How many blocks ``spec`` cuts each of ``ndim`` dimensions into over ``mesh``."""
+    return [math.prod(mesh.shape[a] for a in axes) for axes in dim_axes(spec, ndim)]
+
+
+def sdy_dims(spec: PartitionSpec, ndim: int) -> str:
+    """The dimensions part of a Shardy sharding, e.g. ``[{"x"}, {}]``."""
+    return "[" + ", ".join("{" + ", ".join(f'"{a}"' for a in axes) + "}"
+                           for axes in dim_axes(spec, ndim)) + "]"
 
 
 def check_pspec(mesh, spec, aval=None):
@@ -83,12 +93,12 @@ class _NamedShardingMethods(runtime.ShardingMethods):
         """Device -> the slice of an array of ``global_shape`` it holds."""
         mesh, ndim = self.mesh, len(global_shape)
         self.check_shape(global_shape)
-        dim_axes = _dim_axes(self.spec, ndim)
+        per_dim = dim_axes(self.spec, ndim)
         axis_pos = {name: i for i, name in enumerate(mesh.axis_names)}
         indices = {}
         for position in itertools.product(*map(range, mesh.axis_sizes)):
             index = []
-            for axes, size in zip(dim_axes, global_shape):
+            for axes, size in zip(per_dim, global_shape):
                 tiles, block = 1, 0
                 for a in axes:
                     tiles, block = tiles * mesh.shape[a], block * mesh.shape[a] + \
@@ -106,8 +116,7 @@ class _NamedShardingMethods(runtime.ShardingMethods):
                 f"One of device_put args is incompatible with its sharding annotation "
                 f"{self!r}: Sharding {self!r} is only valid for values of rank at least "
                 f"{len(self.spec)}, but was applied to a value of rank {len(global_shape)}.")
-        tiles = [math.prod(self.mesh.shape[a] for a in axes)
-                 for axes in _dim_axes(self.spec, len(global_shape))]
+        tiles = splits(self.mesh, self.spec, len(global_shape))
         for dim, (size, n) in enumerate(zip(global_shape, tiles)):
             if size % n:
                 raise IndivisibleError(
@@ -118,13 +127,11 @@ class _NamedShardingMethods(runtime.ShardingMethods):
 
     def _to_xla_hlo_sharding(self, num_dimensions: int):
         return _hlo_sharding(self.mesh.axis_names, self.mesh.axis_sizes,
-                             tuple(map(tuple, _dim_axes(self.spec, num_dimensions))))
+                             tuple(map(tuple, dim_axes(self.spec, num_dimensions))))
 
     def sdy_sharding(self, num_dimensions: int, mesh_name: str = "mesh") -> str:
         """The Shardy attribute text of this layout for a value of ``num_dimensions``."""
-        dims = ", ".join("{" + ", ".join(f'"{a}"' for a in axes) + "}"
-                         for axes in _dim_axes(self.spec, num_dimensions))
-        return f"#sdy.sharding<@{mesh_name}, [{dims}]>"
+        return f"#sdy.sharding<@{mesh_name}, {sdy_dims(self.spec, num_dimensions)}>"
 
     # As in JAX, equal when mesh and spec are (P('x') and P('x', None) are different
     # specs, though they lay arrays out alike).
@@ -149,16 +156,16 @@ class _NamedShardingMethods(runtime.ShardingMethods):
 
 
 @functools.lru_cache(maxsize=1024)
-def _hlo_sharding(axis_names, axis_sizes, dim_axes):
+def _hlo_sharding(axis_names, axis_sizes, per_dim):
     """XLA's tile grid for a mesh layout: each dimension split into the product of its
     axes' sizes; the devices listed by transposing the mesh so the used axes come first
     (in spec order) and the unused ones last, where they replicate each tile."""
-    used = [a for axes in dim_axes for a in axes]
+    used = [a for axes in per_dim for a in axes]
     unused = [a for a in axis_names if a not in used]
     if all(axis_sizes[axis_names.index(a)] == 1 for a in used):
         return xc.HloSharding.replicate()
     size_of = dict(zip(axis_names, axis_sizes))
-    tiles = [math.prod(size_of[a] for a in axes) for axes in dim_axes]
+    tiles = [math.prod(size_of[a] for a in axes) for axes in per_dim]
     perm = [axis_names.index(a) for a in used + unused]
     replicas = math.prod(size_of[a] for a in unused)
     if replicas == 1:
@@ -198,19 +205,12 @@ def gspmd_to_named(hlo: xc.HloSharding, mesh: Mesh, ndim: int):
     gives it (XLA may choose layouts a spec cannot say)."""
     names = mesh.axis_names
     for choice in itertools.product(range(ndim + 1), repeat=len(names)):
-        dim_axes = tuple(tuple(n for n, c in zip(names, choice) if c == d)
-                         for d in range(ndim))
-        if _hlo_sharding(names, mesh.axis_sizes, dim_axes) == hlo:
+        per_dim = tuple(tuple(n for n, c in zip(names, choice) if c == d)
+                        for d in range(ndim))
+        if _hlo_sharding(names, mesh.axis_sizes, per_dim) == hlo:
             spec = [None if not axes else axes[0] if len(axes) == 1 else axes
-                    for axes in dim_axes]
+                    for axes in per_dim]
             while spec and spec[-1] is None:
                 spec.pop()
             return NamedSharding(mesh, PartitionSpec(*spec))
     return None
-
-
-def split_over(devices, ndim: int, axis_name: str = "_axis"):
-    """Axis 0 split evenly over ``devices`` (device i holds block i): the layout of
-    pmap's values and of ``device_put_sharded``."""
-    mesh = Mesh(np.array(list(devices), dtype=object), (axis_name,))
-    return NamedSharding(mesh, PartitionSpec(axis_name) if ndim else PartitionSpec())

@@ -31,6 +31,7 @@ from jaxlib.mlir.dialects import sdy
 from glassjax import core, tree_util
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.mesh import Mesh, PartitionSpec, get_mesh
+from glassjax.named_sharding import sdy_dims, splits
 from glassjax.lax import parallel, structural
 from glassjax.xla import dispatch, lowering
 
@@ -41,24 +42,13 @@ P = PartitionSpec
 # Block shapes
 # ----------------------------------------------------------------------------------------
 
-def _dim_axes(spec: PartitionSpec, ndim: int) -> list[tuple]:
-    entries = list(spec) + [None] * (ndim - len(spec))
-    return [() if p is None else tuple(p) if isinstance(p, tuple) else (p,)
-            for p in entries]
-
-
-def _splits(mesh, spec, ndim) -> list[int]:
-    """How many blocks each dimension is cut into."""
-    return [math.prod(mesh.shape[a] for a in axes) for axes in _dim_axes(spec, ndim)]
-
-
 def shard_aval(mesh, spec, aval, manual_axes=None):
     """The block one device sees of a value of type ``aval``; with ``manual_axes``
     (check_vma), it varies over the manual axes its spec splits it over."""
     vma = () if manual_axes is None else tuple(
         a for a in mesh.axis_names if a in manual_axes and a in spec.mesh_axes())
     return aval.update(shape=tuple(d // n for d, n in
-                                   zip(aval.shape, _splits(mesh, spec, aval.ndim))),
+                                   zip(aval.shape, splits(mesh, spec, aval.ndim))),
                        vma=vma)
 
 
@@ -66,7 +56,7 @@ def unshard_aval(mesh, spec, aval):
     """The whole value glued together from blocks of type ``aval`` (outside the body,
     nothing varies over manual axes)."""
     return aval.update(shape=tuple(d * n for d, n in
-                                   zip(aval.shape, _splits(mesh, spec, aval.ndim))),
+                                   zip(aval.shape, splits(mesh, spec, aval.ndim))),
                        vma=())
 
 
@@ -136,7 +126,8 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
     symbol = mctx.mesh_symbol(mesh)
 
     def per_value(specs, avals):
-        shardings = ", ".join(_sdy_dims(symbol, s, a.ndim) for s, a in zip(specs, avals))
+        shardings = ", ".join(f"<@{symbol}, {sdy_dims(s, a.ndim)}>"
+                              for s, a in zip(specs, avals))
         return ir.Attribute.parse(f"#sdy.sharding_per_value<[{shardings}]>")
 
     manual = [a for a in mesh.axis_names if a in newly_manual_axes]
@@ -158,12 +149,6 @@ def _lower_body(mctx, mesh, jaxpr, args):
         return lowering.lower_closed_jaxpr(mctx, jaxpr, args)
     finally:
         mctx.axis_env, mctx.spmd = saved
-
-
-def _sdy_dims(symbol, spec, ndim) -> str:
-    dims = ", ".join("{" + ", ".join(f'"{a}"' for a in axes) + "}"
-                     for axes in _dim_axes(spec, ndim))
-    return f"<@{symbol}, [{dims}]>"
 
 
 lowering.register_lowering(shard_map_p, _lowering)
@@ -423,7 +408,7 @@ def _broadcast_specs(specs, tree, treedef, which) -> list:
 
 def _check_divisible(name, mesh, spec, aval):
     spec._check_compatible_wrt_shape(aval.shape)
-    for d, (size, n) in enumerate(zip(aval.shape, _splits(mesh, spec, aval.ndim))):
+    for d, (size, n) in enumerate(zip(aval.shape, splits(mesh, spec, aval.ndim))):
         if size % n:
             raise ValueError(
                 f"shard_map applied to the function '{name}' was given argument arrays "
