@@ -206,6 +206,9 @@ def test_mistake_raises_jax_exception_type_naming_the_shapes(name):
 
 
 def test_dynamic_slice_of_the_wrong_rank_is_rejected_by_its_shape_rule():
+    # An earlier eager call with equal-but-differently-typed params must not lend the
+    # later call its params (the eager dispatcher cache once keyed on values alone).
+    lax.dynamic_slice_p.bind(jnp.ones(3), np.int32(0), slice_sizes=(np.int64(1),))
     with pytest.raises(TypeError, match=r"slice_sizes \(1,\) for operand shape \(3, 2\)"):
         lax.dynamic_slice_p.bind(jnp.ones((3, 2)), np.int32(0), slice_sizes=(1,))
 

@@ -399,11 +399,18 @@ def _primitive_callable(primitive, params):
 _primitive_callables: dict = {}
 
 
+def _value_types(v):
+    """The types inside a param value: ``(1,)`` and ``(np.int64(1),)`` are equal and hash
+    alike, yet the callable closes over the params and would hand later calls the
+    other's values (and ``True``/``1``, ``2``/``2.0`` differ in meaning)."""
+    return tuple(map(type, v)) if type(v) is tuple else type(v)
+
+
 def apply_primitive(primitive, *args, **params):
     """Run one primitive eagerly on concrete arguments (its ``impl``), like JAX: through
     a cached C++ dispatcher, so that an eager op costs about what a jit call costs."""
     try:
-        key = (primitive, *params.items())     # cheap, and enough for most parameters
+        key = (primitive, *params.items(), *map(_value_types, params.values()))
         fun = _primitive_callables.get(key)
     except TypeError:                          # lists, arrays, dicts among the values
         try:
