@@ -31,6 +31,7 @@ front: $(PY)
 
 bench: setup
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/explorer_bench.py
 	$(PY) benchmarks/report.py
 
 # Scores JAX compatibility on the shared differential suite; e.g. ARGS="--filter jaxpr_print".

@@ -53,13 +53,28 @@ def table(results: dict) -> str:
     return "\n".join(lines)
 
 
-def update_readme(readme: Path, text: str) -> None:
+def explorer_table(results: dict) -> str:
+    """``explorer_bench.py``'s numbers: kernel time to display big jaxprs, first paint."""
+    lines = ["| explorer | time | target |", "|---|---|---|"]
+    targets = {1_000: 0.3, 10_000: 1.0, 100_000: 5.0}
+    for n, seconds in results["kernel_s"].items():
+        target = min((t for size, t in targets.items() if int(n) <= size), default=None)
+        lines.append(f"| kernel: display of a {int(n):,}-equation jaxpr | {fmt(seconds)} | "
+                     f"{'< ' + fmt(target) if target else '-'} |")
+    paint = results.get("browser_first_paint_10k_s")
+    if paint is not None:
+        lines.append(f"| browser: first paint of a 10,000-equation jaxpr | {fmt(paint)} | "
+                     "< 1.00 s |")
+    return "\n".join(lines)
+
+
+def update_readme(readme: Path, text: str, start=START, end=END) -> None:
     content = readme.read_text()
-    if START not in content or END not in content:
-        raise SystemExit(f"{readme} has no {START} ... {END} block")
-    before, rest = content.split(START, 1)
-    _, after = rest.split(END, 1)
-    readme.write_text(f"{before}{START}\n{text}\n{END}{after}")
+    if start not in content or end not in content:
+        raise SystemExit(f"{readme} has no {start} ... {end} block")
+    before, rest = content.split(start, 1)
+    _, after = rest.split(end, 1)
+    readme.write_text(f"{before}{start}\n{text}\n{end}{after}")
 
 
 def scaling_plot(results: dict, path: Path) -> bool:
@@ -102,6 +117,10 @@ def main():
     results = json.loads(Path(args.results).read_text())
     update_readme(Path(args.readme), table(results))
     print(f"updated the benchmark table in {args.readme}")
+    explorer = Path(args.results).with_name("explorer.json")
+    if explorer.exists():
+        update_readme(Path(args.readme), explorer_table(json.loads(explorer.read_text())),
+                      "<!-- explorer-bench:start -->", "<!-- explorer-bench:end -->")
     png = Path(args.results).with_name("scaling.png")
     if scaling_plot(results, png):
         print(f"wrote {png}")

@@ -21,6 +21,14 @@ def selu(x, alpha=1.67, lambda_=1.05):
     return lambda_ * jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)
 
 
+def _text_of(page):
+    """The jaxpr text of a display page, its markup removed."""
+    jaxpr_html = page[page.index('<pre class="gj-jaxpr">'):page.index("</pre>")]
+    text = html.unescape(jaxpr_html.replace("<span class=gj-prim>", "")
+                         .replace('<pre class="gj-jaxpr">', ""))
+    return re.sub(r"<[^>]+>", "", text)
+
+
 def test_closed_jaxpr_displays_as_highlighted_text_and_graph():
     closed = make_jaxpr(selu)(jnp.arange(5.0))
     shell = InteractiveShell.instance()
@@ -32,11 +40,22 @@ def test_closed_jaxpr_displays_as_highlighted_text_and_graph():
     assert '<span class="ansi-fg-34 ansi-intensity-1">lambda </span>' in page
     assert "<span class=gj-prim>select_n</span>" in page
     assert '<div class="gj-graph"><svg' in page
-    # the text, with its markup removed, is exactly the jaxpr
-    jaxpr_html = page[page.index('<pre class="gj-jaxpr">'):page.index("</pre>")]
-    text = html.unescape(jaxpr_html.replace("<span class=gj-prim>", "")
-                         .replace('<pre class="gj-jaxpr">', ""))
-    assert re.sub(r"<[^>]+>", "", text) == str(closed)
+    assert _text_of(page) == str(closed)        # exactly the jaxpr
+
+
+def test_a_huge_jaxpr_is_printed_once_and_shown_as_the_same_text():
+    """Past COLOUR_LIMIT equations the display lays out the explorer's own printed
+    document (keywords and types uncoloured); the text stays character-identical."""
+    def chain(x):
+        for _ in range(display.COLOUR_LIMIT):
+            x = lax.cond(x > 0, lax.sin, lax.cos, x) * 2.0
+        return x
+    closed = make_jaxpr(chain)(1.0)
+    data = display.closed_jaxpr_mimebundle(closed)
+    assert data["text/plain"] == str(closed)
+    page = data["text/html"]
+    assert 'class="ansi-fg-34' not in page and "<span class=gj-prim>cond</span>" in page
+    assert _text_of(page) == str(closed)
 
 
 def test_big_jaxprs_are_drawn_folded():

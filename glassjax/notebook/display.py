@@ -33,12 +33,24 @@ from glassjax.notebook.stages import StageError
 # jaxlib's printer marks keywords and types with ANSI colour classes; we also mark the
 # primitive of each equation (the word after " = ").
 _PRIMITIVE = re.compile(r"(?<= = )([A-Za-z_]\w*)")
+COLOUR_LIMIT = 2_000
 
 
-def jaxpr_html(jaxpr) -> str:
-    """The jaxpr's text (identical to ``str``), highlighted."""
-    body = _PRIMITIVE.sub(r"<span class=gj-prim>\1</span>",
-                          jaxpr.pretty_print(html=True, use_color=True))
+def _size(jaxpr) -> int:
+    """Equations, counting those of sub-jaxprs."""
+    return sum(1 + sum(_size(sub) for sub in core.jaxprs_in_params(e.params))
+               for e in jaxpr.eqns)
+
+
+def jaxpr_html(jaxpr, names=None) -> str:
+    """The jaxpr's text (identical to ``str``), highlighted: primitives always; keywords
+    and types up to ``COLOUR_LIMIT`` equations, past which the printer's colour document
+    would cost seconds. ``names`` (the jaxpr's ``PrintedNames``) saves printing it."""
+    if names is not None and _size(jaxpr) > COLOUR_LIMIT:
+        printed = names.html()
+    else:
+        printed = jaxpr.pretty_print(html=True, use_color=True)
+    body = _PRIMITIVE.sub(r"<span class=gj-prim>\1</span>", printed)
     return f'<pre class="gj-jaxpr">{body}</pre>'
 
 
@@ -93,9 +105,11 @@ def closed_jaxpr_mimebundle(closed_jaxpr) -> dict:
     widget, which front ends that run widgets show instead; the text and the static
     picture stay in the output for everything else (nbconvert, nbval, GitHub)."""
     from glassjax.notebook import explorer
-    view, text = explorer.View(closed_jaxpr), str(closed_jaxpr)
+    view = explorer.View(closed_jaxpr)
+    text = view.names.text()                 # the printer's document, laid out once more
     bundle = {"text/plain": text,
-              "text/html": wrap(jaxpr_html(closed_jaxpr), graph_html(closed_jaxpr, view=view))}
+              "text/html": wrap(jaxpr_html(closed_jaxpr, view.names),
+                                graph_html(closed_jaxpr, view=view))}
     widget = (explorer.graph_widget(closed_jaxpr, view=view, text=text) if _in_kernel()
               else None)
     if widget is not None:
