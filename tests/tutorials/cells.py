@@ -1,0 +1,151 @@
+"""JAX's own tutorials, cell by cell: extract their code cells and run them as a notebook
+would, recording what each cell prints and displays.
+
+    python tests/tutorials/cells.py extract DOCS_DIR    # write tests/tutorials/*.json
+    python tests/tutorials/cells.py run NAME [--glassjax]  # a tutorial's outputs (JSON)
+
+The tutorials are the MyST sources of JAX 0.10.2's documentation (``docs/**/*.md`` at the
+``jax-v0.10.2`` tag). ``run`` works under JAX and under glassjax alike (``import jax``
+is whatever the interpreter provides, or glassjax with ``--glassjax``): recording once under JAX 0.10.2 gives the ``.expected`` outputs the test
+compares with. A cell's output is what it prints, then the ``repr`` of its last
+expression (what Jupyter shows), or the exception it raised (type and first line).
+IPython magics (``%timeit``, ``!pip``) are left out: they time or install, they don't
+compute.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib.abc
+import importlib.util
+import io
+import json
+import pathlib
+import re
+import sys
+import traceback
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+# The tutorials a learner of glassjax meets first (paths under docs/ at jax-v0.10.2).
+TUTORIALS = {
+    "key_concepts": "key-concepts.md",
+    "jit_compilation": "jit-compilation.md",
+    "automatic_vectorization": "automatic-vectorization.md",
+    "automatic_differentiation": "automatic-differentiation.md",
+    "pytrees": "pytrees.md",
+    "control_flow": "control-flow.md",
+    "stateful_computations": "stateful-computations.md",
+    "random_numbers": "random-numbers.md",
+    "jaxpr": "jaxpr.md",
+    "tracing": "tracing.md",
+    "thinking_in_jax": "notebooks/thinking_in_jax.md",
+    "common_gotchas": "notebooks/Common_Gotchas_in_JAX.md",
+    "autodiff_cookbook": "notebooks/autodiff_cookbook.md",
+    "custom_derivative_rules": "notebooks/Custom_derivative_rules_for_Python_code.md",
+    "custom_interpreters": "notebooks/Writing_custom_interpreters_in_Jax.md",
+    "jax_primitives": "jax-primitives.md",
+    "gradient_checkpointing": "gradient-checkpointing.md",
+    "array_refs": "array_refs.md",
+    "jacobian_vector_products": "jacobian-vector-products.md",
+    "higher_order": "higher-order.md",
+    "complex_differentiation": "complex-differentiation.md",
+    "custom_pytrees": "custom_pytrees.md",
+    "external_callbacks": "external-callbacks.md",
+    "shard_map": "notebooks/shard_map.md",
+}
+
+_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
+
+
+def extract_cells(markdown: str) -> list[str]:
+    """The code cells of a MyST notebook, without their ``:option:`` header lines and
+    IPython magics."""
+    cells = []
+    for body in _CELL.findall(markdown):
+        lines = body.splitlines()
+        while lines and (lines[0].startswith(":") or not lines[0].strip()):
+            lines.pop(0)
+        code = "\n".join(l for l in lines if not l.lstrip().startswith(("%", "!")))
+        if code.strip():
+            cells.append(code + "\n")
+    return cells
+
+
+def run_cell(code: str, namespace: dict) -> str:
+    """Run one cell as Jupyter would; its printed text and displayed value."""
+    out = io.StringIO()
+    try:
+        tree = ast.parse(code)
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            exec(compile(tree, "<cell>", "exec"), namespace)
+            if last is not None:
+                value = eval(compile(ast.Expression(last.value), "<cell>", "eval"),
+                             namespace)
+                if value is not None:
+                    print(repr(value))
+    except BaseException as e:         # noqa: BLE001 (a cell may raise anything)
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        first = (str(e).strip().splitlines() or [""])[0]
+        out.write(f"!! {type(e).__name__}: {first}\n")
+    return _normalize(out.getvalue())
+
+
+def _normalize(text: str) -> str:
+    """Object addresses, ids and timings differ run to run."""
+    text = re.sub(r" at 0x[0-9a-fA-F]+", " at 0x...", text)
+    text = re.sub(r"\bid=\d+", "id=...", text)
+    return re.sub(r"\d+(\.\d+)? ?(ms|µs|us|ns|s) ± .*", "<timing>", text)
+
+
+def run(name: str) -> list[str]:
+    cells = json.loads((HERE / f"{name}.json").read_text())
+    namespace = {"__name__": "__main__"}
+    importlib.import_module("jax")       # (importing JAX draws from NumPy's generator)
+    np.random.seed(0)                    # for tutorials that draw from it
+    return [run_cell(code, namespace) for code in cells]
+
+
+class _JaxIsGlassjax(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """``import jax.X`` gives the module ``glassjax.X`` (``run --glassjax``)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "jax" or name.startswith("jax."):
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def create_module(self, spec):
+        return importlib.import_module("glassjax" + spec.name[3:])
+
+    def exec_module(self, module):
+        pass
+
+
+def main(argv):
+    if argv[:1] == ["run"] and "--glassjax" in argv:
+        argv.remove("--glassjax")
+        sys.meta_path.insert(0, _JaxIsGlassjax())
+    if argv[:1] == ["extract"]:
+        docs = pathlib.Path(argv[1])
+        for name, path in TUTORIALS.items():
+            cells = extract_cells((docs / path).read_text())
+            (HERE / f"{name}.json").write_text(json.dumps(cells, indent=1) + "\n")
+            print(f"{name}: {len(cells)} cells")
+    elif argv[:1] == ["run"]:
+        print(json.dumps(run(argv[1]), indent=1))
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv[1:])
+    except SystemExit:
+        raise
+    except Exception:
+        traceback.print_exc()
+        raise SystemExit(1)
