@@ -906,11 +906,14 @@ class Rule:
 
 
 def unzip2(pairs):
+    """Two tuples from pairs, as JAX's: rules (a JVP rule gets ``primals, tangents``,
+    a batching rule ``vals, dims``) receive tuples, as users' rules written for JAX
+    expect."""
     xs, ys = [], []
     for x, y in pairs:
         xs.append(x)
         ys.append(y)
-    return xs, ys
+    return tuple(xs), tuple(ys)
 
 
 def new_jaxpr_eqn(invars, outvars, primitive, params, effects=frozenset()):

@@ -12,7 +12,8 @@ need is inverted with a registration hook: the lower module keeps a named slot
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
     3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, mesh.py,
                     named_sharding.py, sharding.py, array.py, array_creation.py,
-                    distributed.py, typing.py
+                    distributed.py, typing.py, interpreters/mlir.py (JAX's name for
+                    registering a lowering)
     4 transforms    vmap_api.py and custom_derivatives.py: the transformations lax's own
                     rules are written with (batching rules that vmap a simpler function;
                     logaddexp and the linear solves are custom_jvp functions)
@@ -22,7 +23,8 @@ need is inverted with a registration hook: the lower module keeps a named slot
                     jacfwd builds its basis with jnp.eye and scipy.optimize differentiates
     7 API           pmap.py, shard_map.py, state/, ad_checkpoint.py, callbacks.py,
                     debug.py, custom_batching.py, describe.py, api.py, test_util.py,
-                    experimental/
+                    experimental/, extend/ and _src/ (JAX's names for core objects,
+                    as its tutorials import them)
     8 notebook      notebook/ (magics, graphs, widgets, display), kernel.py
 
 The package root ``glassjax/__init__.py`` is the public facade above all layers.
@@ -40,13 +42,14 @@ LAYERS = {
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],
     "runtime": ["xla", "jit", "mesh", "named_sharding", "sharding", "array",
-                "array_creation", "distributed", "typing"],
+                "array_creation", "distributed", "typing", "interpreters.mlir"],
     "transforms": ["vmap_api", "custom_derivatives"],
     "lax": ["lax"],
     "libraries": ["numpy", "scipy", "nn", "random", "prng", "image", "ops", "flatten_util",
                   "ad_api"],
     "API": ["pmap", "shard_map", "state", "ad_checkpoint", "callbacks", "debug",
-            "custom_batching", "describe", "api", "stages", "test_util", "experimental"],
+            "custom_batching", "describe", "api", "stages", "test_util", "experimental",
+            "extend", "_src"],
     "notebook": ["notebook", "kernel"],
 }
 LAYER_ORDER = list(LAYERS)

@@ -512,8 +512,8 @@ class LinearizeTrace(core.Trace):
         that must hand their linear part around.)"""
         rule = get_jvp_rule(primitive)
         trace = pe.PartialEvalTrace(self.parent_trace, self.tangent_trace)
-        tangents = [Zero(t.aval) if type(t) is not Zero and _is_float0(t.aval) else t
-                    for t in tangents]
+        tangents = tuple(Zero(t.aval) if type(t) is not Zero and _is_float0(t.aval) else t
+                         for t in tangents)
         with core.set_current_trace(trace):
             primal_out, tangent_out = rule(primals, tangents, **params)
         if not primitive.multiple_results:

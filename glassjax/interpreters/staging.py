@@ -214,7 +214,8 @@ class DynamicJaxprTrace(core.Trace):
         """The recorded jaxpr and the values of its constvars (some may be tracers of an
         enclosing trace: callers that need a closed jaxpr turn those into arguments)."""
         outvars = [self.to_tracer(t).var for t in out_tracers]
-        literals = {v: Literal(c, v.aval) for v, c in self.literal_vals.items()}
+        literals = {v: Literal(core.canonicalize_value(c), v.aval)    # (as JAX holds them)
+                    for v, c in self.literal_vals.items()}
         eqns = self.eqns
         if literals:
             sub = lambda a: literals.get(a, a)

@@ -1,0 +1,1 @@
+"""``jax._src.lib``: JAX's view of jaxlib."""

@@ -1,0 +1,7 @@
+"""``jax.extend``: the names JAX offers to libraries that build on its core, here
+glassjax's own objects, so JAX's "Writing custom interpreters" and "JAX primitives"
+tutorials (``from jax.extend import core``; ``core.Primitive``, ``core.Literal``) run on
+glassjax unchanged. Next: ``extend/core.py``."""
+from glassjax.extend import backend, core
+
+__all__ = ["backend", "core"]
