@@ -180,7 +180,7 @@ class View:
         query = query.strip()
         found = list(self._matches(self.root_jaxpr, query, ())) if query else []
         return {"total": len(found),
-                "paths": [self._path(loc) for loc in found[:SEARCH_LIMIT]]}
+                "paths": [self.locate(loc) for loc in found[:SEARCH_LIMIT]]}
 
     def _matches(self, jaxpr, query, trail):
         """Locations of matching equations: ``trail`` is ((eqn index, region), ...)."""
@@ -195,8 +195,9 @@ class View:
             for r, region in enumerate(regions[2] if subs else ()):
                 yield from self._matches(region.jaxpr, query, (*trail, (i, r)))
 
-    def _path(self, location) -> dict:
-        """The clusters to open to show the equation at ``location``, and its node id."""
+    def locate(self, location) -> dict:
+        """The clusters to open to show the equation at ``location``, and its node id
+        (a location as in ``stepper``: ((eqn, region), ..., eqn))."""
         graph, opened = self.root, []
         for step in location:
             i = step[0] if isinstance(step, tuple) else step
@@ -459,15 +460,16 @@ STATIC = pathlib.Path(__file__).resolve().parent / "static"
 
 
 def graph_widget(closed_jaxpr, *, view: View | None = None, text: str | None = None,
-                 result_names=None):
+                 result_names=None, args=None):
     """The explorer widget of ``closed_jaxpr``, or None where anywidget is not installed
     (outputs then carry the static picture only). ``view`` and ``text`` (``str`` of the
-    jaxpr) save building them again when the caller has them."""
+    jaxpr) save building them again when the caller has them. Given the ``args`` the
+    program is called with, the widget can also step through it and show values."""
     try:
         cls = widget_class()
     except ImportError:
         return None
-    return cls(closed_jaxpr, view=view, text=text, result_names=result_names)
+    return cls(closed_jaxpr, view=view, text=text, result_names=result_names, args=args)
 
 
 @functools.lru_cache(maxsize=None)
@@ -477,25 +479,32 @@ def widget_class():
     import anywidget
     import traitlets
 
+    from glassjax.notebook.debugger import Debugger
+
     class GraphWidget(anywidget.AnyWidget):
         """The explorable graph of a jaxpr (front end: ``extension/src/graph_widget.js``).
 
         The browser asks for a folded cluster's content with ``{"type": "expand", "id"}``
         and gets ``{"type": "children", "id", "graphs"}`` back; it searches the whole
         program with ``{"type": "search", "query"}`` and gets ``{"type": "found",
-        "query", "total", "paths"}`` (``View.search``)."""
+        "query", "total", "paths"}`` (``View.search``). With arguments, ``step`` and
+        ``value`` messages go to the ``Debugger``."""
         _esm = STATIC / "graph_widget.js"
         _css = STATIC / "graph_widget.css"
         model = traitlets.Dict().tag(sync=True)
         text = traitlets.Unicode().tag(sync=True)          # the jaxpr as str() prints it
+        stepping = traitlets.Bool(False).tag(sync=True)    # a debugger is there
 
         def __init__(self, closed_jaxpr, *, view=None, text=None, result_names=None,
-                     **kwargs):
+                     args=None, **kwargs):
             super().__init__(**kwargs)
             self.closed_jaxpr = closed_jaxpr
             self.view = view or View(closed_jaxpr, result_names=result_names)
             self.model = self.view.root
             self.text = str(closed_jaxpr) if text is None else text
+            self.debugger = None if args is None else Debugger(closed_jaxpr, args,
+                                                                self.view)
+            self.stepping = self.debugger is not None
             self.on_msg(self._on_message)
 
         def _on_message(self, _widget, content, _buffers):
@@ -510,5 +519,10 @@ def widget_class():
                                "message": str(e)})
                     return
                 self.send({"type": "children", "id": content["id"], "graphs": graphs})
+            elif content.get("type") in ("step", "value") and self.debugger is not None:
+                try:
+                    self.send(self.debugger.handle(content))
+                except Exception as e:             # shown in the widget's status line
+                    self.send({"type": "error", "message": f"{type(e).__name__}: {e}"})
 
     return GraphWidget

@@ -4,11 +4,12 @@
 lowered StableHLO, the compiled HLO, the result and the time each stage took. A bar of
 transformations wraps the function in jit, grad, value_and_grad, vmap, jvp, linearize
 or checkpoint, one after another, and everything is re-traced at once: that is the best
-way to see what a transformation does to a program. The Step tab runs the jaxpr one
-equation at a time (``stepper``), marking the current equation in the text and in the
-graph and showing its input and output values.
+way to see what a transformation does to a program. The Step tab is the graph explorer
+with a debugger (``debugger``): it runs the jaxpr one equation at a time, into and out
+of jit, cond, while and scan bodies, marking the current equation in the text and in
+the graph and showing its input and output values.
 
-Built from stock ipywidgets, so it needs no front-end code of its own.
+The tabs are stock ipywidgets; the Step tab's graph is the anywidget of ``explorer``.
 """
 from __future__ import annotations
 
@@ -22,10 +23,10 @@ from glassjax import ad_api, ad_checkpoint, vmap_api
 from glassjax.jit import jit
 from glassjax import core, tree_util
 from glassjax.notebook import display as display_lib
+from glassjax.notebook import explorer as explorer_lib
 from glassjax.notebook import graph as graph_lib
 from glassjax.notebook.naming import PrintedNames
 from glassjax.notebook.stages import StageError, Stages
-from glassjax.notebook.stepper import Stepper
 
 VMAP_BATCH = 3            # vmap's example batch: the arguments stacked this many times
 
@@ -148,15 +149,8 @@ class Explorer:
         bar = w.HBox([self.choice, self.in_axes, self.apply_button, self.undo_button,
                       self.reset_button])
         self.panes = [w.HTML() for _ in TABS[:-1]]
-        self.slider = w.IntSlider(min=0, max=0, description="equation",
-                                  continuous_update=False, layout=w.Layout(width="40em"))
-        self.slider.observe(lambda change: self._show_step(change["new"]), names="value")
-        self.step_text = w.HTML()
-        self.step_graph = w.HTML()
-        self.step_values = w.HTML()
-        step_pane = w.VBox([self.slider, w.HBox([self.step_text, self.step_graph]),
-                            self.step_values])
-        self.tabs = w.Tab(children=[*self.panes, step_pane])
+        self.step_pane = w.VBox()
+        self.tabs = w.Tab(children=[*self.panes, self.step_pane])
         for i, name in enumerate(TABS):
             self.tabs.set_title(i, name)
         self.tabs.observe(lambda change: self._render_tab(change["new"]),
@@ -218,11 +212,8 @@ class Explorer:
             return False
         self.stages = stages
         self.names = PrintedNames(stages.closed_jaxpr.jaxpr)
-        self.stepper = None
         self._rendered: set = set()
-        n = len(self.stages.closed_jaxpr.eqns)
-        self.slider.max = max(n - 1, 0)
-        self.slider.disabled = n == 0
+        self.step_pane.children = ()
         self._render_tab(self.tabs.selected_index or 0)
         return True
 
@@ -234,7 +225,7 @@ class Explorer:
             return
         self._rendered.add(i)
         if TABS[i] == "Step":
-            self._show_step(self.slider.value)
+            self._show_stepper()
             return
         try:
             body = self._tab_body(TABS[i])
@@ -264,30 +255,14 @@ class Explorer:
 
     # -- step through -------------------------------------------------------------------
 
-    def _show_step(self, i):
-        closed = self.stages.closed_jaxpr
-        if not closed.eqns:
-            self.step_text.value = _html(display_lib.error_box("no equations to step"))
-            return
-        if self.stepper is None:
-            self.stepper = Stepper(closed, self.stages.arg_leaves)
-        self.step_text.value = _html(*[
-            f'<pre class="gj-step{" gj-current" * (k == i)}">'
-            f"{html.escape(self.names.eqn_text(e))}</pre>" for k, e in enumerate(closed.eqns)])
-        self.step_graph.value = _html(display_lib.graph_html(
-            closed, depth=0, highlight=[f"e{i}"], result_names=self.stages.result_names,
-            axis_env=self.stages.axis_env))
-        try:
-            step = self.stepper[i]
-        except Exception as e:
-            self.step_values.value = _html(display_lib.error_box(
-                f"equation {i} failed: {type(e).__name__}: {e}"))
-            return
-        self.step_values.value = _html(
-            display_lib.section("inputs", display_lib.results_html(
-                [self.names.name(a) for a in step.eqn.invars], step.inputs, "variable")),
-            display_lib.section("outputs", display_lib.results_html(
-                [self.names.name(v) for v in step.eqn.outvars], step.outputs, "variable")))
+    def _show_stepper(self):
+        s = self.stages
+        widget = explorer_lib.graph_widget(s.closed_jaxpr, result_names=s.result_names,
+                                           args=s.arg_leaves)
+        if widget is None:
+            widget = w.HTML(_html(display_lib.error_box(
+                "Stepping needs the anywidget package (pip install anywidget).")))
+        self.step_pane.children = (widget,)
 
 
 def explore(fun, *args, static_argnums=(), axis_env=None, **kwargs) -> Explorer:
