@@ -2,7 +2,8 @@
 driven by Playwright, against a JupyterLab server this module starts on a free port.
 
 A notebook draws a nested while ∘ scan ∘ cond program, a 10,002-equation program and a
-program whose jitted function (called inside a scan) has a hostile name; the tests check
+program whose jitted function (called inside a scan) has a hostile name, and steps
+through the last one in the explorer's Step tab; the tests check
 what a learner would do with the pictures. Screenshots of each step are saved under
 ``build/browser-artifacts/`` (ignored by git).
 """
@@ -16,6 +17,7 @@ import sys
 import time
 import urllib.request
 
+import numpy as np
 import pytest
 
 from glassjax.notebook.naming import PrintedNames
@@ -59,6 +61,11 @@ CELLS = [
     "def outer(x):\n"
     "    return lax.scan(lambda c, _: (jax.jit(evil)(c), None), x, None, length=2)[0]\n"
     "jax.make_jaxpr(outer)(jnp.ones(2))",
+    # 4: the explorer's Step tab on that program: the graph with a debugger
+    "from glassjax.notebook import explore\n"
+    "ex = explore(outer, jnp.ones(2))\n"
+    "ex.tabs.selected_index = 6\n"
+    "ex",
 ]
 
 
@@ -150,15 +157,15 @@ def nb(lab):
             " w.sessionContext.session.kernel &&"
             " w.sessionContext.session.kernel.status === 'idle'; }", timeout=120_000)
         page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.locator(".gjx").nth(2).locator(".gjx-node").first.wait_for(timeout=180_000)
+        page.locator(".gjx").nth(3).locator(".gjx-node").first.wait_for(timeout=180_000)
         view.shot("01-rendered")
         yield view
         browser.close()
 
 
 def test_widgets_render_without_console_errors(nb):
-    assert nb.page.locator(".gjx").count() == 3
-    for k in range(3):
+    assert nb.page.locator(".gjx").count() == 4
+    for k in range(4):
         assert nb.nodes(k) > 0
         assert nb.widget(k).locator(".gjx-jaxpr").text_content().startswith("{ lambda ")
     assert nb.errors == []
@@ -321,3 +328,46 @@ def test_the_widget_follows_jupyterlabs_dark_theme(nb):
     nb.page.evaluate("window.jupyterapp.commands.execute('apputils:change-theme',"
                      " {theme: 'JupyterLab Light'})")
     assert nb.errors == []
+
+
+def test_the_stepper_enters_a_jit_body_and_shows_values(nb):
+    ns = {}
+    exec(CELLS[0].replace("%load_ext glassjax\n", "") + "\n" + CELLS[3], ns)
+    closed = ns["jax"].make_jaxpr(ns["outer"])(ns["jnp"].ones(2))
+    names = PrintedNames(closed.jaxpr)
+    scan_body = closed.jaxpr.eqns[0].params["jaxpr"].jaxpr
+    jit_body = scan_body.eqns[0].params["jaxpr"].jaxpr
+    w = nb.widget(3)
+    stack = w.locator(".gjx-stack > li")
+    wait = lambda n: nb.page.wait_for_function(
+        f"el => el.querySelectorAll('.gjx-stack > li').length === {n}",
+        arg=w.element_handle(), timeout=30_000)
+    wait(1)
+    assert w.locator('.gjx-step').get_attribute("data-id") == "e0"
+    w.locator(".gjx-step-into").click()                 # into the scan's first iteration
+    wait(2)
+    w.locator(".gjx-step-into").click()                 # into the jit
+    wait(3)
+    assert stack.all_text_contents() == ["program", "body (iteration 0)", f"jit: {HOSTILE}"]
+    assert w.locator(".gjx-step-current").text_content() == names.eqn_text(jit_body.eqns[0])
+    assert [t.text_content() for t in w.locator(".gjx-step-line").all()] == [
+        names.eqn_text(e) for e in jit_body.eqns]
+    inputs = w.locator(".gjx-step-inputs .gjx-value-text")
+    outputs = w.locator(".gjx-step-outputs .gjx-value-text")
+    assert inputs.all_text_contents() == ["[1., 1.]"]
+    t = np.float32(np.tanh(1.0))
+    assert outputs.all_text_contents() == [np.array2string(np.array([t, t]), separator=", ")]
+    step = w.locator(".gjx-step")                       # marked in the graph, opened
+    assert step.count() == 1 and step.get_attribute("data-id") == "e0.r0.e0.r0.e0"
+    w.locator(".gjx-debugger").scroll_into_view_if_needed()
+    nb.shot("13-stepped-into-jit")
+    w.locator(".gjx-step-out").click()
+    wait(2)
+    assert w.locator(".gjx-step").get_attribute("data-id") == "e0.r0.out0"   # its end
+    assert w.locator(".gjx-debugger .gjx-count").text_content() == "the body's end: its results"
+    w.locator('.gjx-node[data-id="in0"]').click()       # a variable's value
+    w.locator(".gjx-picked .gjx-value-text").wait_for(timeout=30_000)
+    assert w.locator(".gjx-picked .gjx-value-head").text_content() == "a: f32[2]"
+    assert w.locator(".gjx-picked .gjx-value-text").text_content() == "[1., 1.]"
+    nb.shot("14-value-of-a-variable")
+    assert nb.errors == [] and nb.dialogs == []

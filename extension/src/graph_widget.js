@@ -202,6 +202,102 @@ function htmlEl(tag, cls, parent, text) {
   return el;
 }
 
+// ---------------------------------------------------------------------------------------
+// The debugger (present when the kernel has the program's arguments): step into / over /
+// out of bodies, the call stack, the current body's equations with the current one
+// marked, the current equation's values, and the value of a clicked variable.
+// ---------------------------------------------------------------------------------------
+
+/** A value as rows: name, type and text, and one row per device for a sharded value. */
+function valueBlock(parent, row) {
+  const box = htmlEl("div", "gjx-value", parent);
+  htmlEl("div", "gjx-value-head", box, `${row.name}: ${row.type}`);
+  if (!row.shards.length) {
+    htmlEl("pre", "gjx-value-text", box, row.value);
+    return box;
+  }
+  const table = htmlEl("table", "gjx-shards", box);
+  const head = htmlEl("tr", null, table);
+  for (const h of ["device", "index", "value"]) htmlEl("th", null, head, h);
+  for (const s of row.shards) {
+    const tr = htmlEl("tr", null, table);
+    htmlEl("td", null, tr, s.device);
+    htmlEl("td", null, tr, s.index);
+    htmlEl("pre", "gjx-value-text", htmlEl("td", null, tr), s.value);
+  }
+  return box;
+}
+
+/** The debugger panel; `graph` gives what it needs of the graph: `show(open, id)` opens
+ * clusters and marks a node. Returns {onMessage, pick(node)}. */
+function makeDebugger(model, parent, graph) {
+  const panel = htmlEl("div", "gjx-debugger", parent);
+  const bar = htmlEl("div", "gjx-bar", panel);
+  const send = (how) => model.send({ type: "step", how });
+  for (const [how, label, title] of [
+    ["into", "step into", "into the current equation's body (jit, cond, while, scan)"],
+    ["over", "step over", "to the next equation of this body"],
+    ["out", "step out", "out of this body, to the equation after the one that entered it"],
+    ["restart", "restart", "back to the program's first equation"]]) {
+    const b = htmlEl("button", `gjx-button gjx-step-${how}`, bar, label);
+    b.title = title;
+    b.addEventListener("click", () => send(how));
+  }
+  const where = htmlEl("span", "gjx-count", bar, "");
+  const cols = htmlEl("div", "gjx-debug-cols", panel);
+  const left = htmlEl("div", "gjx-debug-left", cols);
+  htmlEl("div", "gjx-debug-title", left, "call stack");
+  const stack = htmlEl("ol", "gjx-stack", left);
+  htmlEl("div", "gjx-debug-title", left, "this body");
+  const lines = htmlEl("div", "gjx-step-text", left);
+  const right = htmlEl("div", "gjx-debug-right", cols);
+  const error = htmlEl("div", "gjx-step-error", right);
+  const inputs = htmlEl("div", "gjx-step-inputs", right);
+  const outputs = htmlEl("div", "gjx-step-outputs", right);
+  const picked = htmlEl("div", "gjx-picked", right);
+  const values = (box, title, rows) => {
+    box.replaceChildren();
+    if (!rows.length) return;
+    htmlEl("div", "gjx-debug-title", box, title);
+    rows.forEach((row) => valueBlock(box, row));
+  };
+  const stepped = (msg) => {
+    stack.replaceChildren();
+    msg.stack.forEach((title) => htmlEl("li", null, stack, title));
+    lines.replaceChildren();
+    for (const line of msg.lines) {
+      const pre = htmlEl("pre", "gjx-step-line", lines, line.text);
+      if (line.k === msg.current) pre.classList.add("gjx-step-current");
+    }
+    const cur = lines.querySelector(".gjx-step-current");
+    if (cur) lines.scrollTop = cur.offsetTop - 40;   // lines is cur's offsetParent
+    where.textContent = msg.done ? "the program's end: its results"
+      : msg.end ? "the body's end: its results" : `equation ${msg.current}`;
+    error.textContent = msg.error || "";
+    values(inputs, msg.end ? "results" : "inputs", msg.inputs);
+    values(outputs, "outputs", msg.outputs);
+    graph.show(msg.open, msg.id);
+  };
+  let asked = [];
+  const onMessage = (msg) => {
+    if (msg.type === "stepped") stepped(msg);
+    else if (msg.type === "value" && asked.includes(msg.name)) {
+      if (msg.rows) msg.rows.forEach((row) => valueBlock(picked, row));
+      else htmlEl("div", "gjx-value-head", picked, msg.message);
+    }
+  };
+  // A click on an input, output, constant or equation asks for its variables' values.
+  const pick = (node) => {
+    asked = [...new Set(node.vars || [])];
+    picked.replaceChildren();
+    if (!asked.length) return;
+    htmlEl("div", "gjx-debug-title", picked, "values (click a node)");
+    asked.forEach((name) => model.send({ type: "value", name }));
+  };
+  send("restart");
+  return { onMessage, pick };
+}
+
 function render({ model, el }) {
   const state = {
     root: model.get("model"),
@@ -215,6 +311,7 @@ function render({ model, el }) {
     size: { w: 0, h: 0 },
     matches: [],
     current: -1,
+    stepId: null,           // the debugger's current node
   };
   const remember = (graph) => {
     for (const node of graph.nodes) {
@@ -260,6 +357,7 @@ function render({ model, el }) {
   svgEl("path", { d: "M0,0 L10,5 L0,10 z", class: "gjx-arrowhead" }, marker);
   const viewport = svgEl("g", { class: "gjx-viewport" }, svg);
   const card = htmlEl("div", "gjx-card", stage);
+  let debug = null;         // the debugger panel, when the kernel can step the program
   card.hidden = true;
 
   const applyView = () => {
@@ -416,9 +514,11 @@ function render({ model, el }) {
     textLines(item, node.label, PAD_X, PAD_Y + 10, "gjx-label");
     item.addEventListener("mousemove", (e) => showCard(node, e));
     item.addEventListener("mouseleave", () => { card.hidden = true; });
-    if (node.type === "cluster") {
-      item.addEventListener("click", (e) => { e.stopPropagation(); toggle(node); });
-    }
+    item.addEventListener("click", (e) => {
+      e.stopPropagation();
+      if (node.type === "cluster") toggle(node);
+      else if (debug) debug.pick(node);
+    });
   };
   const draw = () => {
     const t0 = performance.now();
@@ -430,6 +530,9 @@ function render({ model, el }) {
     const shown = viewport.querySelectorAll(".gjx-node").length;
     status.textContent = `${shown} nodes shown · layout ${(performance.now() - t0).toFixed(0)} ms`;
     highlight(false);
+    const step = state.stepId && viewport.querySelector(
+      `.gjx-node[data-id="${CSS.escape(state.stepId)}"]`);
+    if (step) step.classList.add("gjx-step");
   };
 
   // Search: variables by their exact name; primitives and cluster titles (jit names,
@@ -471,6 +574,9 @@ function render({ model, el }) {
     const p = state.place.get(id);
     if (!g || !p) return;
     g.classList.add("gjx-current");
+    moveTo(p);
+  };
+  const moveTo = (p) => {
     const W = stage.clientWidth || 800, H = stage.clientHeight || 480;
     const k = Math.max(state.view.k, 0.8);
     state.view = { k, x: W / 2 - (p.x + p.w / 2) * k, y: H / 2 - (p.y + p.h / 2) * k };
@@ -530,6 +636,8 @@ function render({ model, el }) {
         state.found = { ...msg, current: 0 };
         showFound(0);
       }
+    } else if ((msg.type === "stepped" || msg.type === "value") && debug) {
+      debug.onMessage(msg);
     } else if (msg.type === "error") {
       state.pending.delete(msg.id);
       status.textContent = msg.message;
@@ -548,6 +656,17 @@ function render({ model, el }) {
   model.on("change:model", onModel);
   remember(state.root);
   draw();
+  if (model.get("stepping")) {
+    debug = makeDebugger(model, el, { show: async (open, id) => {
+      for (const cluster of open) {
+        await loaded(cluster);
+        state.opened.add(cluster);
+      }
+      state.stepId = id;
+      draw();
+      if (id && state.place.has(id)) moveTo(state.place.get(id));
+    } });
+  }
   // First view: the whole width if that keeps labels readable, from the top.
   requestAnimationFrame(() => {
     const W = stage.clientWidth || 800;
