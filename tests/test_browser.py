@@ -357,6 +357,9 @@ def test_the_stepper_enters_a_jit_body_and_shows_values(nb):
     assert inputs.all_text_contents() == ["[1., 1.]"]
     t = np.float32(np.tanh(1.0))
     assert outputs.all_text_contents() == [np.array2string(np.array([t, t]), separator=", ")]
+    marked = w.locator(".gjx-jaxpr .gjx-tline-step")     # marked in the whole text
+    assert marked.count() == 1 and marked.text_content().strip() == names.eqn_text(
+        jit_body.eqns[0])
     step = w.locator(".gjx-step")                       # marked in the graph, opened
     assert step.count() == 1 and step.get_attribute("data-id") == "e0.r0.e0.r0.e0"
     w.locator(".gjx-debugger").scroll_into_view_if_needed()
@@ -365,9 +368,31 @@ def test_the_stepper_enters_a_jit_body_and_shows_values(nb):
     wait(2)
     assert w.locator(".gjx-step").get_attribute("data-id") == "e0.r0.out0"   # its end
     assert w.locator(".gjx-debugger .gjx-count").text_content() == "the body's end: its results"
+    w.locator(".gjx-button", has_text="fit").click()
     w.locator('.gjx-node[data-id="in0"]').click()       # a variable's value
     w.locator(".gjx-picked .gjx-value-text").wait_for(timeout=30_000)
     assert w.locator(".gjx-picked .gjx-value-head").text_content() == "a: f32[2]"
     assert w.locator(".gjx-picked .gjx-value-text").text_content() == "[1., 1.]"
     nb.shot("14-value-of-a-variable")
     assert nb.errors == [] and nb.dialogs == []
+
+
+def test_linked_selection_between_the_text_and_the_graph(nb):
+    w = nb.widget(0)
+    text = w.locator(".gjx-jaxpr")
+    cos_line = text.locator(".gjx-tline", has_text="= cos")
+    cos_line.click()                                    # a line: its node in the graph
+    selected = w.locator(".gjx-selected")
+    selected.wait_for(timeout=30_000)
+    assert selected.locator(".gjx-label").text_content() == "cos"
+    assert w.locator(".gjx-tline-sel").all_text_contents() == [cos_line.text_content()]
+    box, stage = selected.bounding_box(), w.locator(".gjx-stage").bounding_box()
+    assert abs(box["x"] + box["width"] / 2 - (stage["x"] + stage["width"] / 2)) < 5
+    nb.shot("15-line-selects-node")
+    w.locator(".gjx-eqn", has_text="sin").click()       # a node: its line in the text
+    nb.page.wait_for_function(
+        "el => [...el.querySelectorAll('.gjx-tline-sel')].some(s => s.textContent.includes('= sin'))",
+        arg=w.element_handle(), timeout=30_000)
+    assert w.locator(".gjx-selected .gjx-label").text_content() == "sin"
+    nb.shot("16-node-selects-line")
+    assert nb.errors == []

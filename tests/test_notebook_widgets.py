@@ -113,6 +113,12 @@ def test_the_step_tab_is_the_graph_explorer_with_a_debugger():
         "d:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b",
         "e:f32[3] = mul c d", "f:f32[3] = add e 1.0:f32[]"]
     assert state["current"] == 2 and state["id"] == "e2"
+    assert widget.text.split("\n")[3].strip() == "e:f32[3] = mul c d"
+    assert state["text_lines"] == [3, 3]                  # marked in the text too
+    widget._on_message(widget, {"type": "select_line", "line": 4}, [])
+    assert sent[-1] == {"type": "selected", "open": [], "id": "e3", "lines": [4, 4]}
+    widget._on_message(widget, {"type": "select", "id": "e0"}, [])
+    assert sent[-1] == {"type": "selected", "id": "e0", "open": [], "lines": [1, 1]}
     sin = np.asarray(jnp.sin(x))
     assert [(r["name"], r["value"]) for r in state["inputs"]] == [
         ("c", np.array2string(sin, separator=", ")), ("d", "2.")]

@@ -5,7 +5,8 @@ side can step through the program (``{"type": "step", "how": "into" | "over" | "
 "restart"}``) and ask for the value of a variable (``{"type": "value", "name"}``).
 ``Debugger.handle`` answers each message with one JSON message: where the cursor stands
 (the call stack, the current body's equations with the current one marked, the current
-equation's input and output values, and the clusters to open to show it in the graph),
+equation's input and output values, the clusters to open to show it in the graph and
+its lines in the whole text),
 or the value of the variable. Values are sent as text, with one row per device for a
 value split over several devices.
 """
@@ -40,8 +41,9 @@ def value_row(name: str, x) -> dict:
 class Debugger:
     """The stepper and the values of one call of a jaxpr, for ``view``'s widget."""
 
-    def __init__(self, closed_jaxpr, args, view):
+    def __init__(self, closed_jaxpr, args, view, lines_of=None):
         self.closed_jaxpr = closed_jaxpr
+        self.lines_of = lines_of           # location -> its lines in the text, or None
         self.args = list(args)
         self.view = view
         self.names = view.names
@@ -93,7 +95,8 @@ class Debugger:
                 "lines": lines, "current": frame.pc, "end": frame.at_end, "done": s.done,
                 "inputs": [value_row(names.name(a), x) for a, x in zip(atoms, s.inputs())],
                 "outputs": [value_row(names.name(v), x) for v, x in zip(outvars, outputs)],
-                "error": error, **self._place(frame)}
+                "error": error, **self._place(frame),
+                "text_lines": self.lines_of(s.location()) if self.lines_of else None}
 
     def _place(self, frame) -> dict:
         """The clusters to open and the node to mark: the current equation, or at a

@@ -480,6 +480,7 @@ def widget_class():
     import traitlets
 
     from glassjax.notebook.debugger import Debugger
+    from glassjax.notebook.text_lines import TextLinks
 
     class GraphWidget(anywidget.AnyWidget):
         """The explorable graph of a jaxpr (front end: ``extension/src/graph_widget.js``).
@@ -487,8 +488,10 @@ def widget_class():
         The browser asks for a folded cluster's content with ``{"type": "expand", "id"}``
         and gets ``{"type": "children", "id", "graphs"}`` back; it searches the whole
         program with ``{"type": "search", "query"}`` and gets ``{"type": "found",
-        "query", "total", "paths"}`` (``View.search``). With arguments, ``step`` and
-        ``value`` messages go to the ``Debugger``."""
+        "query", "total", "paths"}`` (``View.search``). ``select`` (a node) and
+        ``select_line`` (a line of the text) messages get the linked place in the other
+        (``TextLinks``). With arguments, ``step`` and ``value`` messages go to the
+        ``Debugger``."""
         _esm = STATIC / "graph_widget.js"
         _css = STATIC / "graph_widget.css"
         model = traitlets.Dict().tag(sync=True)
@@ -502,10 +505,18 @@ def widget_class():
             self.view = view or View(closed_jaxpr, result_names=result_names)
             self.model = self.view.root
             self.text = str(closed_jaxpr) if text is None else text
-            self.debugger = None if args is None else Debugger(closed_jaxpr, args,
-                                                                self.view)
+            self._links = None
+            self.debugger = None if args is None else Debugger(
+                closed_jaxpr, args, self.view,
+                lines_of=lambda loc: self.links().location_lines(loc))
             self.stepping = self.debugger is not None
             self.on_msg(self._on_message)
+
+        def links(self) -> TextLinks:
+            """Where each equation is in the text: found when first asked for."""
+            if self._links is None:
+                self._links = TextLinks(self.view.root_jaxpr, self.text, self.view)
+            return self._links
 
         def _on_message(self, _widget, content, _buffers):
             if content.get("type") == "search":
@@ -519,6 +530,8 @@ def widget_class():
                                "message": str(e)})
                     return
                 self.send({"type": "children", "id": content["id"], "graphs": graphs})
+            elif content.get("type") in ("select", "select_line"):
+                self.send(self.links().handle(content))
             elif content.get("type") in ("step", "value") and self.debugger is not None:
                 try:
                     self.send(self.debugger.handle(content))

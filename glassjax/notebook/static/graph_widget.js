@@ -230,7 +230,7 @@ function valueBlock(parent, row) {
 }
 
 /** The debugger panel; `graph` gives what it needs of the graph: `show(open, id)` opens
- * clusters and marks a node. Returns {onMessage, pick(node)}. */
+ * clusters, marks a node and marks lines of the text. Returns {onMessage, pick(node)}. */
 function makeDebugger(model, parent, graph) {
   const panel = htmlEl("div", "gjx-debugger", parent);
   const bar = htmlEl("div", "gjx-bar", panel);
@@ -277,7 +277,7 @@ function makeDebugger(model, parent, graph) {
     error.textContent = msg.error || "";
     values(inputs, msg.end ? "results" : "inputs", msg.inputs);
     values(outputs, "outputs", msg.outputs);
-    graph.show(msg.open, msg.id);
+    graph.show(msg.open, msg.id, msg.text_lines);
   };
   let asked = [];
   const onMessage = (msg) => {
@@ -313,6 +313,7 @@ function render({ model, el }) {
     matches: [],
     current: -1,
     stepId: null,           // the debugger's current node
+    selectedId: null,       // the node selected by a click here or in the text
   };
   const remember = (graph) => {
     for (const node of graph.nodes) {
@@ -343,10 +344,31 @@ function render({ model, el }) {
   const details = htmlEl("details", "gjx-text", el);
   htmlEl("summary", null, details, "jaxpr text");
   const textPane = htmlEl("pre", "gjx-jaxpr", details);
+  // The text, one span per line, so that lines can be marked and clicked (linked
+  // selection: a click on a line selects the equation printed there in the graph).
   const showText = () => {
     const text = model.get("text");
-    textPane.textContent = text;
-    details.open = text.split("\n").length <= TEXT_OPEN_LINES;
+    textPane.replaceChildren();
+    const lines = text.split("\n");
+    lines.forEach((line, k) => {
+      const span = htmlEl("span", "gjx-tline", textPane, k < lines.length - 1 ? `${line}\n` : line);
+      span.dataset.line = k;
+    });
+    details.open = lines.length <= TEXT_OPEN_LINES;
+  };
+  textPane.addEventListener("click", (e) => {
+    const span = e.target.closest(".gjx-tline");
+    if (span) model.send({ type: "select_line", line: Number(span.dataset.line) });
+  });
+  const markLines = (range, cls) => {
+    for (const span of textPane.querySelectorAll(`.${cls}`)) span.classList.remove(cls);
+    if (!range) return;
+    const spans = textPane.children;
+    for (let k = range[0]; k <= range[1] && k < spans.length; k++) spans[k].classList.add(cls);
+    const first = spans[range[0]];
+    if (first && details.open) {
+      textPane.scrollTop = first.offsetTop - textPane.offsetTop - 20;
+    }
   };
   showText();
   const stage = htmlEl("div", "gjx-stage", el);
@@ -493,7 +515,7 @@ function render({ model, el }) {
       const head = svgEl("g", { class: "gjx-head" }, item);
       svgEl("rect", { width: it.w, height: HEAD, rx: 8, class: "gjx-head-box" }, head);
       textLines(head, [headText(node)], 8, 15, "gjx-head-text");
-      head.addEventListener("click", (e) => { e.stopPropagation(); toggle(node); });
+      head.addEventListener("click", (e) => { e.stopPropagation(); select(node); toggle(node); });
       head.addEventListener("mousemove", (e) => showCard(node, e));
       head.addEventListener("mouseleave", () => { card.hidden = true; });
       for (const part of it.inner.parts) {
@@ -517,6 +539,7 @@ function render({ model, el }) {
     item.addEventListener("mouseleave", () => { card.hidden = true; });
     item.addEventListener("click", (e) => {
       e.stopPropagation();
+      select(node);
       if (node.type === "cluster") toggle(node);
       else if (debug) debug.pick(node);
     });
@@ -534,6 +557,29 @@ function render({ model, el }) {
     const step = state.stepId && viewport.querySelector(
       `.gjx-node[data-id="${CSS.escape(state.stepId)}"]`);
     if (step) step.classList.add("gjx-step");
+    const chosen = state.selectedId && viewport.querySelector(
+      `.gjx-node[data-id="${CSS.escape(state.selectedId)}"]`);
+    if (chosen) chosen.classList.add("gjx-selected");
+  };
+  // Linked selection: a node selected here marks its lines in the text; a line clicked
+  // in the text opens the clusters around its equation and selects its node.
+  const select = (node) => {
+    state.selectedId = node.id;
+    for (const g of viewport.querySelectorAll(".gjx-selected")) g.classList.remove("gjx-selected");
+    const g = viewport.querySelector(`.gjx-node[data-id="${CSS.escape(node.id)}"]`);
+    if (g) g.classList.add("gjx-selected");
+    model.send({ type: "select", id: node.id });
+  };
+  const showSelected = async (msg) => {
+    markLines(msg.lines, "gjx-tline-sel");
+    if (!msg.id || (msg.id === state.selectedId && !msg.open.length)) return;
+    for (const id of msg.open) {
+      await loaded(id);
+      state.opened.add(id);
+    }
+    state.selectedId = msg.id;
+    draw();
+    if (state.place.has(msg.id)) moveTo(state.place.get(msg.id));
   };
 
   // Search: variables by their exact name; primitives and cluster titles (jit names,
@@ -637,6 +683,8 @@ function render({ model, el }) {
         state.found = { ...msg, current: 0 };
         showFound(0);
       }
+    } else if (msg.type === "selected") {
+      showSelected(msg);
     } else if ((msg.type === "stepped" || msg.type === "value") && debug) {
       debug.onMessage(msg);
     } else if (msg.type === "error") {
@@ -658,7 +706,8 @@ function render({ model, el }) {
   remember(state.root);
   draw();
   if (model.get("stepping")) {
-    debug = makeDebugger(model, el, { show: async (open, id) => {
+    debug = makeDebugger(model, el, { show: async (open, id, lines) => {
+      markLines(lines, "gjx-tline-step");
       for (const cluster of open) {
         await loaded(cluster);
         state.opened.add(cluster);
