@@ -32,8 +32,10 @@ def test_tabs_show_every_stage():
         "Jaxpr", "Graph", "StableHLO", "Compiled HLO", "Result", "Timings", "Step"]
     closed = make_jaxpr(f)(jnp.arange(3.0), 2.0)
     assert text_of(ex.panes[0].value) == str(closed)
-    assert ex.panes[1].value == ""                 # rendered only when first shown
-    assert "<svg" in show_tab(ex, "Graph")
+    assert ex.graph_pane.children == ()            # rendered only when first shown
+    ex.tabs.selected_index = TABS.index("Graph")
+    (graph,) = ex.graph_pane.children             # the graph explorer
+    assert graph.text == str(closed) and not graph.stepping and graph.marks == {}
     assert "stablehlo.sine" in show_tab(ex, "StableHLO")
     assert "HloModule jit_f" in show_tab(ex, "Compiled HLO")
     value = np.sin(np.arange(3.0, dtype=np.float32)) * 2 + 1
@@ -44,6 +46,25 @@ def test_tabs_show_every_stage():
     bundle = ex._repr_mimebundle_()
     assert bundle["text/plain"] == "glassjax explorer: f"
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_the_graph_tab_marks_what_a_transformation_added():
+    ex = explore(f, 1.0, 2.0)
+    ex.apply("grad")
+    ex.tabs.selected_index = TABS.index("Graph")
+    (graph,) = ex.graph_pane.children
+    closed = make_jaxpr(glassjax.grad(f))(1.0, 2.0)
+    assert graph.text == str(closed)
+    prims = {n["id"]: n["label"][0] for n in graph.view.root["nodes"]}
+    marks = graph.marks
+    # the derivative's cos, the seed's mul and the chain rule's mul were added
+    assert sorted(prims[i] for i in marks["nodes"]) == ["cos", "mul", "mul"]
+    assert set(marks["nodes"].values()) == {"added"}
+    lines = str(closed).split("\n")
+    assert sorted(lines[a].split("=")[1].split()[0] for a, _ in marks["lines"]) == [
+        "cos", "mul", "mul"]
+    assert marks["origins"]["e0"] == "from f's equation 0: c:f32[] = sin a"
+    assert marks["summary"] == "3 of 6 equations added (marked green); 3 traced back to f"
 
 
 def test_transformations_compose_and_retrace():

@@ -340,6 +340,7 @@ function render({ model, el }) {
     return b;
   };
   const status = htmlEl("span", "gjx-status", el);
+  const note = htmlEl("div", "gjx-marks", el);     // what the marks mean
   const details = htmlEl("details", "gjx-text", el);
   htmlEl("summary", null, details, "jaxpr text");
   const textPane = htmlEl("pre", "gjx-jaxpr", details);
@@ -354,6 +355,10 @@ function render({ model, el }) {
       span.dataset.line = k;
     });
     details.open = lines.length <= TEXT_OPEN_LINES;
+    for (const [a, b] of (model.get("marks") || {}).lines || []) {
+      for (let k = a; k <= b && k < lines.length; k++) textPane.children[k].classList.add("gjx-tline-added");
+    }
+    note.textContent = (model.get("marks") || {}).summary || "";
   };
   textPane.addEventListener("click", (e) => {
     const span = e.target.closest(".gjx-tline");
@@ -448,6 +453,12 @@ function render({ model, el }) {
     row("in", c.in);
     row("out", c.out);
     row("params", c.params);
+    const marks = model.get("marks") || {};
+    if ((marks.nodes || {})[node.id] === "added") {
+      htmlEl("div", "gjx-card-row", card, "added by the transformation");
+    } else if ((marks.origins || {})[node.id]) {
+      htmlEl("div", "gjx-card-row", card, marks.origins[node.id]);
+    }
     if (node.type === "cluster") {
       htmlEl("div", "gjx-card-hint", card,
              state.opened.has(node.id) ? "click to fold" : "click to unfold");
@@ -559,6 +570,11 @@ function render({ model, el }) {
     const chosen = state.selectedId && viewport.querySelector(
       `.gjx-node[data-id="${CSS.escape(state.selectedId)}"]`);
     if (chosen) chosen.classList.add("gjx-selected");
+    const marked = (model.get("marks") || {}).nodes || {};
+    for (const g of viewport.querySelectorAll(".gjx-node")) {
+      const how = marked[g.dataset.id];
+      if (how) g.classList.add(how === "added" ? "gjx-added" : "gjx-has-added");
+    }
   };
   // Linked selection: a node selected here marks its lines in the text; a line clicked
   // in the text opens the clusters around its equation and selects its node.
@@ -702,6 +718,8 @@ function render({ model, el }) {
     fit();
   };
   model.on("change:model", onModel);
+  const onMarks = () => { showText(); draw(); };
+  model.on("change:marks", onMarks);
   remember(state.root);
   draw();
   if (model.get("stepping")) {
@@ -728,6 +746,7 @@ function render({ model, el }) {
     window.removeEventListener("mouseup", onUp);
     model.off("msg:custom", onMessage);
     model.off("change:model", onModel);
+    model.off("change:marks", onMarks);
   };
 }
 

@@ -497,6 +497,9 @@ def widget_class():
         model = traitlets.Dict().tag(sync=True)
         text = traitlets.Unicode().tag(sync=True)          # the jaxpr as str() prints it
         stepping = traitlets.Bool(False).tag(sync=True)    # a debugger is there
+        # equations to mark ({"nodes": {id: "added" | "contains"}, "origins": {id: text},
+        # "lines": [[first, last]], "summary"}: see provenance.transform_marks)
+        marks = traitlets.Dict().tag(sync=True)
 
         def __init__(self, closed_jaxpr, *, view=None, text=None, result_names=None,
                      args=None, **kwargs):

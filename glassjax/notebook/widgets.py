@@ -4,7 +4,8 @@
 lowered StableHLO, the compiled HLO, the result and the time each stage took. A bar of
 transformations wraps the function in jit, grad, value_and_grad, vmap, jvp, linearize
 or checkpoint, one after another, and everything is re-traced at once: that is the best
-way to see what a transformation does to a program. The Step tab is the graph explorer
+way to see what a transformation does to a program. The Graph tab (the graph explorer)
+marks the equations the last transformation added, in the graph and in the text. The Step tab is the graph explorer
 with a debugger (``debugger``): it runs the jaxpr one equation at a time, into and out
 of jit, cond, while and scan bodies, marking the current equation in the text and in
 the graph and showing its input and output values.
@@ -24,6 +25,7 @@ from glassjax.jit import jit
 from glassjax import core, tree_util
 from glassjax.notebook import display as display_lib
 from glassjax.notebook import explorer as explorer_lib
+from glassjax.notebook import provenance
 from glassjax.notebook import graph as graph_lib
 from glassjax.notebook.naming import PrintedNames
 from glassjax.notebook.stages import StageError, Stages
@@ -116,19 +118,20 @@ class Explorer:
 
     # -- the current program ------------------------------------------------------------
 
-    def _program(self):
-        """The base function with the transformations applied, and its arguments."""
+    def _program(self, upto: int | None = None):
+        """The base function with the transformations (the first ``upto``) applied,
+        and its arguments."""
         fun, args = self.fun, self.args
-        for name, in_axes in self.transforms:
+        for name, in_axes in self.transforms[:upto]:
             _, make, new_args = TRANSFORMS[name]
             if new_args is not None:
                 args = new_args(args, in_axes)
             fun = make(fun, in_axes)
         return fun, args
 
-    def description(self) -> str:
+    def description(self, upto: int | None = None) -> str:
         text = getattr(self.fun, "__name__", "f")
-        for name, in_axes in self.transforms:
+        for name, in_axes in self.transforms[:upto]:
             text = TRANSFORMS[name][0].format(text, ax=in_axes)
         return text
 
@@ -149,8 +152,10 @@ class Explorer:
         bar = w.HBox([self.choice, self.in_axes, self.apply_button, self.undo_button,
                       self.reset_button])
         self.panes = [w.HTML() for _ in TABS[:-1]]
+        self.graph_pane = w.VBox()
         self.step_pane = w.VBox()
-        self.tabs = w.Tab(children=[*self.panes, self.step_pane])
+        self.tabs = w.Tab(children=[self.panes[0], self.graph_pane, *self.panes[2:],
+                                    self.step_pane])
         for i, name in enumerate(TABS):
             self.tabs.set_title(i, name)
         self.tabs.observe(lambda change: self._render_tab(change["new"]),
@@ -213,7 +218,7 @@ class Explorer:
         self.stages = stages
         self.names = PrintedNames(stages.closed_jaxpr.jaxpr)
         self._rendered: set = set()
-        self.step_pane.children = ()
+        self.step_pane.children = self.graph_pane.children = ()
         self._render_tab(self.tabs.selected_index or 0)
         return True
 
@@ -226,6 +231,9 @@ class Explorer:
         self._rendered.add(i)
         if TABS[i] == "Step":
             self._show_stepper()
+            return
+        if TABS[i] == "Graph":
+            self._show_graph()
             return
         try:
             body = self._tab_body(TABS[i])
@@ -254,6 +262,24 @@ class Explorer:
         raise ValueError(tab)
 
     # -- step through -------------------------------------------------------------------
+
+    def _show_graph(self):
+        """The graph explorer; after a transformation, with the equations it added
+        marked (``provenance``): the program before it is traced again to compare."""
+        s = self.stages
+        widget = explorer_lib.graph_widget(s.closed_jaxpr, result_names=s.result_names)
+        if widget is None:                   # no anywidget: the static picture
+            self.panes[1].value = _html(self._tab_body("Graph"))
+            self.graph_pane.children = (self.panes[1],)
+            return
+        if self.transforms:
+            fun, args = self._program(len(self.transforms) - 1)
+            before = Stages(fun, args, self.kwargs, static_argnums=self.static_argnums,
+                            axis_env=self.axis_env).closed_jaxpr
+            widget.marks = provenance.transform_marks(
+                before, s.closed_jaxpr, widget.view, widget.links(),
+                self.description(len(self.transforms) - 1))
+        self.graph_pane.children = (widget,)
 
     def _show_stepper(self):
         s = self.stages
