@@ -2,8 +2,9 @@
 driven by Playwright, against a JupyterLab server this module starts on a free port.
 
 A notebook draws a nested while ∘ scan ∘ cond program, a 10,002-equation program and a
-program whose jitted function (called inside a scan) has a hostile name, and steps
-through the last one in the explorer's Step tab; the tests check
+program whose jitted function (called inside a scan) has a hostile name, steps
+through the last one in the explorer's Step tab and shows a gradient in the explorer's
+Graph tab; the tests check
 what a learner would do with the pictures. Screenshots of each step are saved under
 ``build/browser-artifacts/`` (ignored by git).
 """
@@ -66,6 +67,13 @@ CELLS = [
     "ex = explore(outer, jnp.ones(2))\n"
     "ex.tabs.selected_index = 6\n"
     "ex",
+    # 5: the explorer's Graph tab after grad: the equations grad added are marked
+    "def g(x, y):\n"
+    "    return jnp.sin(x) * y + 1.0\n"
+    "ex_grad = explore(g, 1.0, 2.0)\n"
+    "ex_grad.apply('grad')\n"
+    "ex_grad.tabs.selected_index = 1\n"
+    "ex_grad",
 ]
 
 
@@ -157,15 +165,15 @@ def nb(lab):
             " w.sessionContext.session.kernel &&"
             " w.sessionContext.session.kernel.status === 'idle'; }", timeout=120_000)
         page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.locator(".gjx").nth(3).locator(".gjx-node").first.wait_for(timeout=180_000)
+        page.locator(".gjx").nth(4).locator(".gjx-node").first.wait_for(timeout=180_000)
         view.shot("01-rendered")
         yield view
         browser.close()
 
 
 def test_widgets_render_without_console_errors(nb):
-    assert nb.page.locator(".gjx").count() == 4
-    for k in range(4):
+    assert nb.page.locator(".gjx").count() == 5
+    for k in range(5):
         assert nb.nodes(k) > 0
         assert nb.widget(k).locator(".gjx-jaxpr").text_content().startswith("{ lambda ")
     assert nb.errors == []
@@ -395,4 +403,21 @@ def test_linked_selection_between_the_text_and_the_graph(nb):
         arg=w.element_handle(), timeout=30_000)
     assert w.locator(".gjx-selected .gjx-label").text_content() == "sin"
     nb.shot("16-node-selects-line")
+    assert nb.errors == []
+
+
+def test_the_equations_a_transformation_added_are_marked(nb):
+    w = nb.widget(4)
+    w.scroll_into_view_if_needed()
+    assert w.locator(".gjx-marks").text_content() == (
+        "3 of 6 equations added (marked green); 3 traced back to g")
+    assert sorted(n.locator(".gjx-label tspan").first.text_content()
+                  for n in w.locator(".gjx-added").all()) == ["cos", "mul", "mul"]
+    assert [t.split("=")[1].split()[0] for t in
+            w.locator(".gjx-tline-added").all_text_contents()] == ["cos", "mul", "mul"]
+    w.locator(".gjx-added", has_text="cos").hover()
+    assert "added by the transformation" in w.locator(".gjx-card").text_content()
+    w.locator(".gjx-eqn", has_text="sin").hover()
+    assert "from g's equation 0: c:f32[] = sin a" in w.locator(".gjx-card").text_content()
+    nb.shot("17-grad-additions-marked")
     assert nb.errors == []
