@@ -5,7 +5,8 @@ before programs stop being interesting. So the explorer never lays out a whole p
 at once. It shows *segments*: equations together with the values flowing in (drawn at
 the top) and out (at the bottom). Every higher-order equation (jit, cond, while, scan,
 custom_jvp/vjp, checkpoint, shard_map, ...) is a *cluster* whose regions are segments of
-their own, and two kinds of cluster are made up here: a *run* (the same few equations
+their own, and three kinds of cluster are made up here: a *scope* (the equations of one
+``named_scope``/``named_call``, by their name stacks), a *run* (the same few equations
 repeated many times, as an unrolled Python loop makes them) and a *chunk* (a slice of a
 segment too long to show). No segment shows more than ``BUDGET`` nodes.
 
@@ -54,6 +55,7 @@ class Segment(NamedTuple):
     find_runs: bool = True          # fold repeated runs (not inside a run itself)
     period: int = 1                 # chunks of a run hold whole repeats
     back_edges: tuple = ()          # (output, input): a loop's carry goes round again
+    depth: int = 0                  # name-scope components its equations share (grouped)
 
 
 def _open(j):
@@ -75,6 +77,37 @@ def _regions(eqn) -> tuple[str, list, list]:
                 title = f"{key}[{k}]" if isinstance(vals, tuple) else key
                 regions.append(graph_lib.Region(title, *_open(v), operands=()))
     return "other", [eqn.primitive.name, *graph_lib.param_lines(eqn)], regions
+
+
+SCOPE = -2            # a unit's "period" when it is a named_scope group
+
+
+def _scopes(eqn) -> tuple[str, ...]:
+    """The components of the equation's name stack (``named_scope``/``named_call``
+    names, and transformations around them: ``jvp(layer1)``, ``dense``), relative to
+    its jaxpr; () when it has none."""
+    stack = getattr(getattr(eqn, "source_info", None), "name_stack", None)
+    return tuple(str(stack).split("/")) if stack else ()
+
+
+def _scope_blocks(eqns, depth: int) -> list[tuple[int, int, str | None]]:
+    """Consecutive equations by the name-scope component at ``depth`` they share:
+    (start, stop, component or None)."""
+    blocks = []
+    for i, eqn in enumerate(eqns):
+        scopes = _scopes(eqn)
+        name = scopes[depth] if len(scopes) > depth else None
+        if blocks and blocks[-1][2] == name and name is not None:
+            blocks[-1][1] = i + 1
+        else:
+            blocks.append([i, i + 1, name])
+    merged = []                      # unscoped equations side by side: one block
+    for a, b, name in blocks:
+        if merged and name is None and merged[-1][2] is None:
+            merged[-1] = (merged[-1][0], b, None)
+        else:
+            merged.append((a, b, name))
+    return merged
 
 
 def _has_subs(eqn) -> bool:
@@ -173,8 +206,8 @@ class View:
 
     def search(self, query: str) -> dict:
         """Where ``query`` matches in the whole program, folded or not: equations that
-        read or write a variable of that name, or whose primitive or cluster title (a
-        jit's name, ...) contains it, as the browser's search box matches what is shown.
+        read or write a variable of that name, or whose primitive, cluster title (a
+        jit's name, ...) or name scope contains it, as the browser's search box matches what is shown.
         Returns the total and, for the first ``SEARCH_LIMIT`` matches, the clusters to
         open (outermost first) and the node to show."""
         query = query.strip()
@@ -190,7 +223,8 @@ class View:
             regions = _regions(eqn) if subs else None
             if (any(isinstance(v, core.Var) and self.names.name(v) == query
                     for v in (*eqn.invars, *eqn.outvars))
-                    or lower in (regions[1][0] if subs else eqn.primitive.name).lower()):
+                    or lower in (regions[1][0] if subs else eqn.primitive.name).lower()
+                    or any(lower in scope.lower() for scope in _scopes(eqn))):
                 yield (*trail, i)
             for r, region in enumerate(regions[2] if subs else ()):
                 yield from self._matches(region.jaxpr, query, (*trail, (i, r)))
@@ -202,7 +236,7 @@ class View:
         for step in location:
             i = step[0] if isinstance(step, tuple) else step
             node = _node_at(graph, i)
-            while node["kind"] in ("run", "chunk"):        # made-up clusters around it
+            while node["kind"] in ("run", "chunk", "scope"):   # groups around it
                 opened.append(node["id"])
                 node = _node_at(self.children(node)[0], i)
             if isinstance(step, tuple):
@@ -258,10 +292,15 @@ class View:
     def _units(self, seg: Segment):
         """(node, variables in, variables out) for each equation, run or chunk."""
         eqns = seg.eqns
-        if seg.find_runs:
-            units = find_runs(_signatures(eqns))
-        else:
-            units = [(i, i + 1, 0) for i in range(len(eqns))]
+        units, scope_names = [], {}
+        for a, b, name in _scope_blocks(eqns, seg.depth):
+            if name is not None:                      # a named_scope: one group
+                units.append((a, b, SCOPE))
+                scope_names[a] = name
+            elif seg.find_runs:
+                units += [(a + i, a + j, p) for i, j, p in find_runs(_signatures(eqns[a:b]))]
+            else:
+                units += [(i, i + 1, 0) for i in range(a, b)]
         if len(units) > self.budget:
             size = chunk_size(len(units), self.budget, seg.period)
             units = [(units[a][0], units[min(a + size, len(units)) - 1][1], -1)
@@ -273,7 +312,8 @@ class View:
                 ins = _unique(v for v in eqn.invars if isinstance(v, core.Var))
                 yield self._eqn_node(seg, start, eqn), ins, eqn.outvars
             else:
-                yield self._group(seg, start, stop, period, last_use)
+                yield self._group(seg, start, stop, period, last_use,
+                                  scope_names.get(start) if period == SCOPE else None)
 
     @staticmethod
     def _last_use(seg: Segment) -> dict:
@@ -322,8 +362,9 @@ class View:
                     label=[*title[:2], *self._summary(n, eqn.invars, eqn.outvars)])
         return node
 
-    def _group(self, seg: Segment, start, stop, period, last_use):
-        """A run (period > 0) or a chunk (period -1) of ``seg``'s equations."""
+    def _group(self, seg: Segment, start, stop, period, last_use, scope=None):
+        """A run (period > 0), a chunk (period -1) or a named scope (period ``SCOPE``,
+        named ``scope``) of ``seg``'s equations."""
         eqns, names = seg.eqns[start:stop], self.names
         defined = {v for e in eqns for v in e.outvars}
         ins = _unique(v for e in eqns for v in e.invars
@@ -332,7 +373,9 @@ class View:
                 if not isinstance(v, core.DropVar) and last_use.get(v, -1) >= stop]
         first, last = seg.offset + start, seg.offset + stop - 1
         nid = f"{seg.id}.g{first}-{last}" if seg.id else f"g{first}-{last}"
-        if period > 0:
+        if scope is not None:
+            kind, title = "scope", scope
+        elif period > 0:
             prims = ", ".join(e.primitive.name for e in eqns[:period])
             kind, title = "run", f"{(stop - start) // period} × [{prims}]"
         else:
@@ -340,7 +383,7 @@ class View:
         self._folded[nid] = lambda: [Segment(
             f"{nid}.s", title, ins, [""] * len(ins), [], eqns, first, outs,
             [""] * len(outs), find_runs=seg.find_runs and period < 0,
-            period=max(period, 1))]
+            period=max(period, 1), depth=seg.depth + (scope is not None))]
         n = sum(1 + sum(graph_lib.count_eqns(s) for s in core.jaxprs_in_params(e.params))
                 for e in eqns)
         card = {"text": title, "in": [names.typed_name(v) for v in ins],
@@ -394,7 +437,7 @@ def _unique(atoms) -> list:
 
 FILL = {"input": graph_lib.COLORS["input"], "const": graph_lib.COLORS["const"],
         "output": graph_lib.COLORS["output"], "collective": graph_lib.AXIS_COLORS[0],
-        "run": "#e0e7ff", "chunk": "#f5f5f4"}
+        "run": "#e0e7ff", "chunk": "#f5f5f4", "scope": "#fef9c3"}
 
 
 def to_dot(view: View) -> graphviz.Digraph:
