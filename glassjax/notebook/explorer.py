@@ -79,37 +79,6 @@ def _regions(eqn) -> tuple[str, list, list]:
     return "other", [eqn.primitive.name, *graph_lib.param_lines(eqn)], regions
 
 
-SCOPE = -2            # a unit's "period" when it is a named_scope group
-
-
-def _scopes(eqn) -> tuple[str, ...]:
-    """The components of the equation's name stack (``named_scope``/``named_call``
-    names, and transformations around them: ``jvp(layer1)``, ``dense``), relative to
-    its jaxpr; () when it has none."""
-    stack = getattr(getattr(eqn, "source_info", None), "name_stack", None)
-    return tuple(str(stack).split("/")) if stack else ()
-
-
-def _scope_blocks(eqns, depth: int) -> list[tuple[int, int, str | None]]:
-    """Consecutive equations by the name-scope component at ``depth`` they share:
-    (start, stop, component or None)."""
-    blocks = []
-    for i, eqn in enumerate(eqns):
-        scopes = _scopes(eqn)
-        name = scopes[depth] if len(scopes) > depth else None
-        if blocks and blocks[-1][2] == name and name is not None:
-            blocks[-1][1] = i + 1
-        else:
-            blocks.append([i, i + 1, name])
-    merged = []                      # unscoped equations side by side: one block
-    for a, b, name in blocks:
-        if merged and name is None and merged[-1][2] is None:
-            merged[-1] = (merged[-1][0], b, None)
-        else:
-            merged.append((a, b, name))
-    return merged
-
-
 def _has_subs(eqn) -> bool:
     return any(True for _ in core.jaxprs_in_params(eqn.params))
 
@@ -164,6 +133,31 @@ def chunk_size(n_units: int, budget: int, period: int = 1) -> int:
         size *= budget
     n_chunks = math.ceil(n_units / size)
     return math.ceil(math.ceil(n_units / n_chunks) / period) * period
+
+
+SCOPE = -2            # a unit's "period" when it is a named_scope group
+
+
+def _scopes(eqn) -> tuple[str, ...]:
+    """The components of the equation's name stack (``named_scope``/``named_call``
+    names, and transformations around them: ``jvp(layer1)``, ``dense``), relative to
+    its jaxpr; () when it has none."""
+    stack = getattr(getattr(eqn, "source_info", None), "name_stack", None)
+    return tuple(str(stack).split("/")) if stack else ()
+
+
+def _scope_blocks(eqns, depth: int) -> list[tuple[int, int, str | None]]:
+    """Consecutive equations by the name-scope component at ``depth`` they share:
+    (start, stop, component or None)."""
+    blocks = []
+    for i, eqn in enumerate(eqns):
+        scopes = _scopes(eqn)
+        name = scopes[depth] if len(scopes) > depth else None
+        if blocks and blocks[-1][2] == name:
+            blocks[-1][1] = i + 1
+        else:
+            blocks.append([i, i + 1, name])
+    return [tuple(b) for b in blocks]
 
 
 class View:

@@ -454,15 +454,15 @@ function render({ model, el }) {
     row("in", c.in);
     row("out", c.out);
     row("params", c.params);
-    const marks = model.get("marks") || {};
+    if (node.type === "cluster") {
+      htmlEl("div", "gjx-card-hint", card,
+             state.opened.has(node.id) ? "click to fold" : "click to unfold");
+    }
+    const marks = model.get("marks") || {};      // what a transformation did
     if ((marks.nodes || {})[node.id] === "added") {
       htmlEl("div", "gjx-card-row", card, "added by the transformation");
     } else if ((marks.origins || {})[node.id]) {
       htmlEl("div", "gjx-card-row", card, marks.origins[node.id]);
-    }
-    if (node.type === "cluster") {
-      htmlEl("div", "gjx-card-hint", card,
-             state.opened.has(node.id) ? "click to fold" : "click to unfold");
     }
     card.hidden = false;
     const box = stage.getBoundingClientRect();
