@@ -55,15 +55,27 @@ def test_the_graph_tab_marks_what_a_transformation_added():
     (graph,) = ex.graph_pane.children
     closed = make_jaxpr(glassjax.grad(f))(1.0, 2.0)
     assert graph.text == str(closed)
-    prims = {n["id"]: n["label"][0] for n in graph.view.root["nodes"]}
+    nodes = {}
+
+    def walk(g):
+        for n in g["nodes"]:
+            nodes[n["id"]] = n
+            if n["type"] == "cluster":
+                for child in graph.view.children(n):
+                    walk(child)
+    walk(graph.view.root)
     marks = graph.marks
-    # the derivative's cos, the seed's mul and the chain rule's mul were added
-    assert sorted(prims[i] for i in marks["nodes"]) == ["cos", "mul", "mul"]
-    assert set(marks["nodes"].values()) == {"added"}
+    # the derivative's cos, the seed's mul and the chain rule's mul were added (and
+    # the clusters holding them, such as a name scope's, say so)
+    added = [i for i, how in marks["nodes"].items() if how == "added"]
+    assert sorted(nodes[i]["label"][0] for i in added) == ["cos", "mul", "mul"]
+    assert all(nodes[i]["type"] == "cluster" for i, how in marks["nodes"].items()
+               if how == "contains")
     lines = str(closed).split("\n")
     assert sorted(lines[a].split("=")[1].split()[0] for a, _ in marks["lines"]) == [
         "cos", "mul", "mul"]
-    assert marks["origins"]["e0"] == "from f's equation 0: c:f32[] = sin a"
+    sin = graph.view.locate((0,))["id"]
+    assert marks["origins"][sin] == "from f's equation 0: c:f32[] = sin a"
     assert marks["summary"] == "3 of 6 equations added (marked green); 3 traced back to f"
 
 
