@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from glassjax import core
-from glassjax.notebook import display as display_lib
+from glassjax.notebook.sharding_grid import shards
 from glassjax.notebook.stepper import Stepper
 
 WINDOW = 30           # equations listed before and after the current one
@@ -35,7 +35,7 @@ def value_row(name: str, x) -> dict:
         type_ = type(x).__name__
     return {"name": name, "type": type_, "value": value_text(x),
             "shards": [{"device": repr(s.device), "index": str(s.index),
-                        "value": value_text(s.data)} for s in display_lib._shards(x)]}
+                        "value": value_text(s.data)} for s in shards(x)]}
 
 
 class Debugger:
