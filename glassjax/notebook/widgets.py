@@ -265,9 +265,12 @@ class Explorer:
 
     def _show_graph(self):
         """The graph explorer; after a transformation, with the equations it added
-        marked (``provenance``): the program before it is traced again to compare."""
+        marked (``provenance``): the program before it is traced again to compare.
+        A program with named axes (only traced) gets the static picture, whose legend
+        names the axis environment."""
         s = self.stages
-        widget = explorer_lib.graph_widget(s.closed_jaxpr, result_names=s.result_names)
+        widget = (None if self.axis_env else
+                  explorer_lib.graph_widget(s.closed_jaxpr, result_names=s.result_names))
         if widget is None:                   # no anywidget: the static picture
             self.panes[1].value = _html(self._tab_body("Graph"))
             self.graph_pane.children = (self.panes[1],)
@@ -283,6 +286,11 @@ class Explorer:
 
     def _show_stepper(self):
         s = self.stages
+        if self.axis_env:
+            self.step_pane.children = (w.HTML(_html(display_lib.error_box(
+                "This program uses named axes (axis_env): it is only traced, so it "
+                "cannot be stepped."))),)
+            return
         widget = explorer_lib.graph_widget(s.closed_jaxpr, result_names=s.result_names,
                                            args=s.arg_leaves)
         if widget is None:
