@@ -382,6 +382,13 @@ def test_the_stepper_enters_a_jit_body_and_shows_values(nb):
     assert w.locator(".gjx-picked .gjx-value-head").text_content() == "a: f32[2]"
     assert w.locator(".gjx-picked .gjx-value-text").text_content() == "[1., 1.]"
     nb.shot("14-value-of-a-variable")
+    w.locator(".gjx-elabel", has_text="b:f32[2]").first.click()   # an edge's variable
+    nb.page.wait_for_function(
+        "el => el.querySelector('.gjx-picked .gjx-value-head')?.textContent === 'b: f32[2]'",
+        arg=w.element_handle(), timeout=30_000)
+    t = np.float32(np.tanh(np.float32(np.tanh(1.0)) + 1)) + 1
+    assert w.locator(".gjx-picked .gjx-value-text").text_content() == np.array2string(
+        np.array([t, t], np.float32), separator=", ")
     assert nb.errors == [] and nb.dialogs == []
 
 

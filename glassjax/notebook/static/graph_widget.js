@@ -230,7 +230,7 @@ function valueBlock(parent, row) {
 }
 
 /** The debugger panel; `graph` gives what it needs of the graph: `show(open, id)` opens
- * clusters, marks a node and marks lines of the text. Returns {onMessage, pick(node)}. */
+ * clusters, marks a node and marks lines of the text. Returns {onMessage, pick(names)}. */
 function makeDebugger(model, parent, graph) {
   const panel = htmlEl("div", "gjx-debugger", parent);
   const bar = htmlEl("div", "gjx-bar", panel);
@@ -287,9 +287,10 @@ function makeDebugger(model, parent, graph) {
       else htmlEl("div", "gjx-value-head", picked, msg.message);
     }
   };
-  // A click on an input, output, constant or equation asks for its variables' values.
-  const pick = (node) => {
-    asked = [...new Set(node.vars || [])];
+  // A click on an input, output, constant or equation (or on an edge's label) asks for
+  // the values of its variables.
+  const pick = (names) => {
+    asked = [...new Set(names)];
     picked.replaceChildren();
     if (!asked.length) return;
     htmlEl("div", "gjx-debug-title", picked, "values (click a node)");
@@ -507,6 +508,12 @@ function render({ model, el }) {
         const t = svgEl("text", { x: (x0 + x1) / 2 + 3, y: (y0 + y1) / 2 + 3,
                                   class: "gjx-elabel" }, g);
         t.textContent = e.label;
+        if (!e.back && !/^\d+ values$/.test(e.label)) {     // "b:f32[3], c:f32[]"
+          t.addEventListener("click", (ev) => {
+            ev.stopPropagation();
+            if (debug) debug.pick(e.label.split(", ").map((v) => v.split(":")[0]));
+          });
+        }
       }
     }
     for (const it of laid.items) drawItem(g, it, ox, oy);
@@ -552,7 +559,7 @@ function render({ model, el }) {
       e.stopPropagation();
       select(node);
       if (node.type === "cluster") toggle(node);
-      else if (debug) debug.pick(node);
+      else if (debug) debug.pick(node.vars || []);
     });
   };
   const draw = () => {
