@@ -269,3 +269,30 @@ def test_a_sharded_value_shows_one_row_per_device():
                                                           separator=", "))
         for k in range(4)]
     assert [s["device"] for s in row["shards"]] == [repr(d) for d in mesh.devices.flat]
+
+
+def test_into_custom_jvp_and_checkpoint_bodies():
+    @jax.custom_jvp
+    def softplus(x):
+        return jnp.log1p(jnp.exp(x))
+    softplus.defjvp(lambda primals, tangents: (softplus(primals[0]),
+                                               tangents[0] * jax.nn.sigmoid(primals[0])))
+
+    def f(x):
+        return jax.checkpoint(lambda y: jnp.sin(y) * 2.0)(softplus(x))
+    x = jnp.array([0.5, -1.0])
+    s = Stepper(make_jaxpr(f)(x), [x])
+    assert s.eqn.primitive.name == "custom_jvp_call"
+    called = s.outputs()[0]
+    s.into()
+    assert titles(s) == ["program", "custom_jvp_call: softplus"]
+    step_body_to_end(s)
+    close(s.inputs()[0], called)
+    close(called, np.log1p(np.exp([0.5, -1.0])))
+    s.over()
+    assert s.eqn.primitive.name in ("checkpoint", "remat2")
+    s.into()
+    assert titles(s) == ["program", "checkpoint"]
+    assert s.eqn.primitive.name == "sin"
+    close(s.inputs()[0], called)
+    close(s.run()[0], f(x))
