@@ -2,6 +2,7 @@
 import glassjax as jax
 import glassjax.numpy as jnp
 from glassjax import lax, make_jaxpr
+from glassjax.notebook import graph as graph_lib
 from glassjax.notebook.provenance import _inside, all_locations, origins
 
 
@@ -23,11 +24,10 @@ def split(fun, args, original=f, original_args=None):
 
 
 def eqn_at(jaxpr, loc):
-    for step in loc[:-1]:
-        i, _ = step
+    for i, r in loc[:-1]:
         eqn = jaxpr.eqns[i]
-        jaxpr = (eqn.params.get("jaxpr") or eqn.params["call_jaxpr"])
-        jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
+        make = graph_lib.LAYOUTS.get(eqn.primitive.name, graph_lib._generic_layout)
+        jaxpr = make(eqn).regions[r].jaxpr
     return jaxpr.eqns[loc[-1]]
 
 
@@ -75,3 +75,18 @@ def test_a_loop_is_traced_back_whole():
                         original_args=(1.0,))
     assert back == {(0,): ("scan", "scan")}
     assert added == []                          # its batched body is not "added"
+
+
+def test_grad_of_a_cond_and_a_scan_keeps_them_and_adds_their_transposes():
+    def g(x):
+        y = lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x)
+        c, ys = lax.scan(lambda c, x: (c * x, c + x), 1.0, y)
+        return (c + ys.sum()) * 2.0
+    back, added = split(jax.grad(g), (jnp.arange(3.0),), original=g)
+    # the forward cond and scan (with residuals as extra results) come from g's
+    assert back == {(k,): (p, p) for k, p in enumerate(
+        ["reduce_sum", "gt", "convert_element_type", "cond", "scan", "reduce_sum", "add",
+         "mul"])}
+    # the backward pass: a reversed scan and a cond of the branches' derivatives
+    assert added == ["mul", "broadcast_in_dim", "scan", "mul", "add_any", "mul", "add_any",
+                     "cond", "neg", "mul", "mul"]

@@ -10,7 +10,12 @@ program *comes from* an equation of the original when it applies the same primit
 values that come from that equation's operands. Everything else was added. Values are
 followed through calls (a jit or checkpoint body sees its operands) and through the
 reshaping equations vmap puts in front of an unbatched operand (a broadcast of ``y`` is
-still ``y``'s value, only batched).
+still ``y``'s value, only batched). A cond, while or scan that a transformation gave more
+operands (tangents, batched values) or results (residuals) still comes from the
+original one when the original's operands are among its own, in order; its body is not
+compared, and only its leading results of the original's types are followed (primal
+results come first: a jvp'd scan's carry tangents, which come before its ``ys``, can
+be taken for them when their types agree).
 
 Locations are as in ``stepper``: ``((eqn, region), ..., eqn)``.
 """
@@ -43,65 +48,115 @@ def _literal(atom):
 
 
 def _key(atom, image):
-    """What an operand is in terms of the original: its original variable, a literal's
-    value, or None for a value the original does not have."""
-    if isinstance(atom, core.Literal):
-        return _literal(atom)
-    return ("var", image[atom]) if atom in image else None
+    """What an operand of the new program is in terms of the original: the key of the
+    original variable or literal it stands for, or None for a value the original does
+    not have."""
+    return _literal(atom) if isinstance(atom, core.Literal) else image.get(atom)
 
 
-def _index(jaxpr, canon, trail, avail):
-    """Every equation of the original by (primitive, operands), operands named by
-    ``canon`` (inside a call body, its binders stand for the call's operands)."""
-    for k, eqn in enumerate(jaxpr.eqns):
-        key = (eqn.primitive.name, tuple(
-            _literal(a) if isinstance(a, core.Literal) else ("var", canon.get(a, a)) for a in eqn.invars))
-        avail.setdefault(key, []).append(((*trail, k), eqn))
-        region = _call_region(eqn)
-        if region is not None:
-            inner = {b: canon.get(eqn.invars[o], eqn.invars[o])
-                     for b, o in zip(region.jaxpr.invars, region.operands)
-                     if isinstance(eqn.invars[o], core.Var)}
-            _index(region.jaxpr, {**canon, **inner}, (*trail, (k, 0)), avail)
-            for v, w in zip(eqn.outvars, region.jaxpr.outvars):
-                if isinstance(w, core.Var):
-                    canon[v] = canon.get(w, w)
+def _subsequence(sub, seq) -> bool:
+    rest = iter(seq)
+    return all(any(x == y for y in rest) for x in sub)
+
+
+def _nested(eqn) -> bool:
+    """A higher-order equation other than a call (cond, while, scan, custom_vjp, ...)."""
+    return _call_region(eqn) is None and any(True for _ in core.jaxprs_in_params(eqn.params))
+
+
+class _Original:
+    """The original's equations, looked up by what they compute: ``exact`` by
+    (primitive, operand keys); ``nested`` ones (a transformation gives a cond, while or
+    scan more operands: tangents, batched values) also by primitive alone."""
+
+    def __init__(self, jaxpr):
+        self.exact: dict = {}
+        self.nested: dict = {}
+        self.canon: dict = {}       # a call body's variables -> the outer ones they stand for
+        self.used: set = set()
+        self._index(jaxpr, ())
+
+    def key(self, atom):
+        if isinstance(atom, core.Literal):
+            return _literal(atom)
+        return ("var", self.canon.get(atom, atom))
+
+    def _index(self, jaxpr, trail):
+        for k, eqn in enumerate(jaxpr.eqns):
+            keys = tuple(self.key(a) for a in eqn.invars)
+            entry = ((*trail, k), eqn, keys)
+            self.exact.setdefault((eqn.primitive.name, keys), []).append(entry)
+            region = _call_region(eqn)
+            if region is not None:
+                for b, o in zip(region.jaxpr.invars, region.operands):
+                    if isinstance(eqn.invars[o], core.Var):
+                        self.canon[b] = self.canon.get(eqn.invars[o], eqn.invars[o])
+                self._index(region.jaxpr, (*trail, (k, 0)))
+                for v, w in zip(eqn.outvars, region.jaxpr.outvars):
+                    if isinstance(w, core.Var):
+                        self.canon[v] = self.canon.get(w, w)
+            elif _nested(eqn):
+                self.nested.setdefault(eqn.primitive.name, []).append(entry)
+
+    def take(self, eqn, keys):
+        """(location, equation) of the unused original equation ``eqn`` of the new
+        program comes from, given its operands' ``keys``; or None."""
+        exact = (self.exact.get((eqn.primitive.name, tuple(keys)), [])
+                 if None not in keys else [])
+        loose = self.nested.get(eqn.primitive.name, []) if _nested(eqn) else []
+        for where, orig, okeys in exact + [e for e in loose if _subsequence(e[2], keys)]:
+            if where not in self.used:
+                self.used.add(where)
+                return where, orig
+        return None
 
 
 def origins(original: core.Jaxpr, new: core.Jaxpr) -> dict:
     """``{location in new: location in original}`` for the equations of ``new`` that
     come from an equation of ``original``; the others were added."""
-    avail: dict = {}
-    canon: dict = {}
-    _index(original, canon, (), avail)
-    image = {nv: canon.get(ov, ov) for nv, ov in zip(new.invars, original.invars)}
+    index = _Original(original)
+    image = {nv: index.key(ov) for nv, ov in zip(new.invars, original.invars)}
     found: dict = {}
-    _match(new, image, (), avail, canon, found)
+    _match(new, image, (), index, found)
     return found
 
 
-def _match(jaxpr, image, trail, avail, canon, found):
+def _results(eqn, orig):
+    """(new result, original result) pairs of an equation traced back to ``orig``: all
+    of them when there are as many; else the leading results of the same types (a
+    transformed cond or loop gives its primal results first, then residuals or
+    tangents)."""
+    if len(eqn.outvars) == len(orig.outvars):
+        return list(zip(eqn.outvars, orig.outvars))
+    pairs = []
+    for v, w in zip(eqn.outvars, orig.outvars):
+        if v.aval.str_short() != w.aval.str_short():
+            break
+        pairs.append((v, w))
+    return pairs
+
+
+def _match(jaxpr, image, trail, index, found):
     for k, eqn in enumerate(jaxpr.eqns):
         keys = [_key(a, image) for a in eqn.invars]
-        candidates = avail.get((eqn.primitive.name, tuple(keys))) if None not in keys else None
-        if candidates:
-            where, orig = candidates.pop(0)
+        taken = index.take(eqn, keys)
+        if taken is not None:
+            where, orig = taken
             found[(*trail, k)] = where
-            for v, w in zip(eqn.outvars, orig.outvars):
-                image[v] = canon.get(w, w)
+            for v, w in _results(eqn, orig):
+                image[v] = index.key(w)
             continue
         region = _call_region(eqn)
         if region is not None:
-            inner = dict(image)
             for b, o in zip(region.jaxpr.invars, region.operands):
-                if eqn.invars[o] in image:
-                    inner[b] = image[eqn.invars[o]]
-            _match(region.jaxpr, inner, (*trail, (k, 0)), avail, canon, found)
+                if keys[o] is not None:
+                    image[b] = keys[o]
+            _match(region.jaxpr, image, (*trail, (k, 0)), index, found)
             for v, w in zip(eqn.outvars, region.jaxpr.outvars):
-                if w in inner:
-                    image[v] = inner[w]
-        elif eqn.primitive.name in ADAPTERS and keys and keys[0] and keys[0][0] == "var":
-            image[eqn.outvars[0]] = keys[0][1]
+                if _key(w, image) is not None:
+                    image[v] = _key(w, image)
+        elif eqn.primitive.name in ADAPTERS and keys and keys[0] is not None:
+            image[eqn.outvars[0]] = keys[0]
 
 
 def all_locations(jaxpr, trail=()):
@@ -129,8 +184,8 @@ def transform_marks(original, new, view, links, label: str) -> dict:
     lines, where each other equation came from, and a summary. ``view`` and ``links`` are
     the widget's ``View`` and ``TextLinks`` of ``new``."""
     found = origins(original.jaxpr, new.jaxpr)
-    every = list(all_locations(new.jaxpr))
-    added = [loc for loc in every if loc not in found and not _inside(loc, found)]
+    every = [loc for loc in all_locations(new.jaxpr) if not _inside(loc, found)]
+    added = [loc for loc in every if loc not in found]
     nodes: dict = {}
     for loc in added[:MARK_LIMIT]:
         place = view.locate(loc)
