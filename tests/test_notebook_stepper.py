@@ -240,7 +240,8 @@ def test_the_debugger_marks_the_current_equation_in_the_graph_and_the_text():
     assert (state["open"], state["id"]) == (["e0", "e0.r0.e0"], "e0.r0.e0.r0.out0")
     state = dbg.handle({"type": "step", "how": "out"})
     assert state["stack"] == ["program", "body (iteration 0)"] and state["current"] == 1
-    with pytest.raises(ValueError, match="one of into, over, out, restart"):
+    assert dbg.handle({"type": "step", "how": "here"}) == state      # stays
+    with pytest.raises(ValueError, match="one of into, over, out, restart, here"):
         dbg.handle({"type": "step", "how": "sideways"})
 
 
@@ -296,3 +297,21 @@ def test_into_custom_jvp_and_checkpoint_bodies():
     assert s.eqn.primitive.name == "sin"
     close(s.inputs()[0], called)
     close(s.run()[0], f(x))
+
+
+def test_stepping_into_a_failing_call_finds_the_failing_equation():
+    def f(x, y):
+        return jax.jit(lambda a, b: jnp.dot(jnp.sin(a), b))(x, y)
+    closed = make_jaxpr(f)(jnp.ones(3), jnp.ones(3))
+    s = Stepper(closed, [jnp.ones(3), jnp.ones(4)])      # the jit fails as a whole
+    with pytest.raises(Exception, match="f32\\[4\\]"):
+        s.outputs()
+    s.into()                                             # inside, sin still runs
+    assert s.eqn.primitive.name == "sin"
+    close(s.outputs()[0], np.sin(np.ones(3)))
+    s.over()
+    assert s.eqn.primitive.name == "dot_general"         # the equation that fails
+    with pytest.raises(TypeError):
+        s.outputs()
+    s.out()                                              # back on the failed call
+    assert titles(s) == ["program"] and s.location() == (0,)

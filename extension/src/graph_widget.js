@@ -295,7 +295,7 @@ function makeDebugger(model, parent, graph) {
     htmlEl("div", "gjx-debug-title", picked, "values (click a node)");
     asked.forEach((name) => model.send({ type: "value", name }));
   };
-  send("restart");
+  send("here");
   return { onMessage, pick };
 }
 

@@ -2,7 +2,7 @@
 
 When the explorer widget is given the arguments a program was called with, its browser
 side can step through the program (``{"type": "step", "how": "into" | "over" | "out" |
-"restart"}``) and ask for the value of a variable (``{"type": "value", "name"}``).
+"restart" | "here"}``) and ask for the value of a variable (``{"type": "value", "name"}``).
 ``Debugger.handle`` answers each message with one JSON message: where the cursor stands
 (the call stack, the current body's equations with the current one marked, the current
 equation's input and output values, the clusters to open to show it in the graph and
@@ -68,8 +68,8 @@ class Debugger:
                 getattr(self.stepper, how)()
             except Exception as e:                   # the equation failed: say so, stay
                 return {**self.state(), "error": f"{type(e).__name__}: {e}"}
-        else:
-            raise ValueError(f"step how={how!r}: one of into, over, out, restart")
+        elif how != "here":                          # "here": where it stands
+            raise ValueError(f"step how={how!r}: one of into, over, out, restart, here")
         return self.state()
 
     def state(self) -> dict:

@@ -151,8 +151,7 @@ class Stepper:
                 self.over()
             return
         self.stack.pop()
-        self.frame.pc += 1
-        self._arrive()
+        self._resume()
 
     def run(self) -> list:
         """Step over everything left of the program; its outputs."""
@@ -185,9 +184,16 @@ class Stepper:
         nxt = f.then([f.read(v) for v in f.jaxpr.outvars]) if f.then else None
         if nxt is not None:
             self.stack.append(nxt)
+            self._arrive()
         else:
+            self._resume()
+
+    def _resume(self):
+        """Back in the frame whose equation was entered: past that equation, unless
+        running it failed (the cursor then stays on it, showing why)."""
+        if self.frame.error is None:
             self.frame.pc += 1
-        self._arrive()
+            self._arrive()
 
     def _body(self, f: Frame) -> Frame | None:
         """The first frame inside the current equation, or None if it cannot be entered."""
