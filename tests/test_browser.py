@@ -356,7 +356,7 @@ def test_the_stepper_enters_a_jit_body_and_shows_values(nb):
     wait(2)
     w.locator(".gjx-step-into").click()                 # into the jit
     wait(3)
-    assert stack.all_text_contents() == ["program", "body (iteration 0)", f"jit: {HOSTILE}"]
+    assert stack.all_text_contents() == ["program", "body (iteration 0 of 2)", f"jit: {HOSTILE}"]
     assert nb.page.locator("img[src=x]").count() == 0    # the name is text, not markup
     assert w.locator(".gjx-step-current").text_content() == names.eqn_text(jit_body.eqns[0])
     assert [t.text_content() for t in w.locator(".gjx-step-line").all()] == [

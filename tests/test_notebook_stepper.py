@@ -172,9 +172,9 @@ def test_a_jit_inside_a_scan_shows_the_call_stack_and_values():
     s.over()                                 # first iteration's reduce_sum, then end
     s.over()
     s.over()                                 # second iteration
-    assert titles(s) == ["program", "body (iteration 1)"]
+    assert titles(s) == ["program", "body (iteration 1 of 2)"]
     s.into()
-    assert titles(s) == ["program", "body (iteration 1)", "jit: body"]
+    assert titles(s) == ["program", "body (iteration 1 of 2)", "jit: body"]
     assert s.location() == ((0, 0), (0, 0), 0)
     once = np.tanh(1.0) + 1.0
     close(s.inputs()[0], [once, once])       # the carry after one iteration
@@ -221,10 +221,10 @@ def test_the_debugger_marks_the_current_equation_in_the_graph_and_the_text():
     state = dbg.handle({"type": "step", "how": "restart"})
     assert state["stack"] == ["program"] and state["id"] == "e0" and state["open"] == []
     state = dbg.handle({"type": "step", "how": "into"})
-    assert state["stack"] == ["program", "body (iteration 0)"]
+    assert state["stack"] == ["program", "body (iteration 0 of 2)"]
     assert (state["open"], state["id"]) == (["e0"], "e0.r0.e0")
     state = dbg.handle({"type": "step", "how": "into"})
-    assert state["stack"] == ["program", "body (iteration 0)", "jit: body"]
+    assert state["stack"] == ["program", "body (iteration 0 of 2)", "jit: body"]
     assert (state["open"], state["id"]) == (["e0", "e0.r0.e0"], "e0.r0.e0.r0.e0")
     jit_body = closed.jaxpr.eqns[0].params["jaxpr"].jaxpr.eqns[0].params["jaxpr"].jaxpr
     assert [line["text"] for line in state["lines"]] == [
@@ -239,7 +239,7 @@ def test_the_debugger_marks_the_current_equation_in_the_graph_and_the_text():
     assert state["end"] and state["lines"][-1]["text"].startswith("in (")
     assert (state["open"], state["id"]) == (["e0", "e0.r0.e0"], "e0.r0.e0.r0.out0")
     state = dbg.handle({"type": "step", "how": "out"})
-    assert state["stack"] == ["program", "body (iteration 0)"] and state["current"] == 1
+    assert state["stack"] == ["program", "body (iteration 0 of 2)"] and state["current"] == 1
     assert dbg.handle({"type": "step", "how": "here"}) == state      # stays
     with pytest.raises(ValueError, match="one of into, over, out, restart, here"):
         dbg.handle({"type": "step", "how": "sideways"})

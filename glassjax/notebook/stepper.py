@@ -35,7 +35,8 @@ class Frame:
     ``then(outputs)`` makes the frame that follows this one when it ends (a loop's next
     cond or body), or returns None when the entered equation is done."""
 
-    def __init__(self, jaxpr, consts, args, *, title, path, iteration=None, then=None):
+    def __init__(self, jaxpr, consts, args, *, title, path, iteration=None, of=None,
+                 then=None):
         if len(args) != len(jaxpr.invars):
             raise TypeError(f"the jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}")
         self.jaxpr = jaxpr
@@ -45,6 +46,7 @@ class Frame:
         self.title = title           # "program", "jit: f", "branch 1", "body", ...
         self.path = path             # ((eqn, region), ...) from the program to here
         self.iteration = iteration   # a loop body's (or cond's) iteration number
+        self.of = of                 # and how many there are, when known (a scan)
         self.then = then
         self.outputs = None          # the current equation's outputs, once computed
         self.error = None            # or why computing them failed
@@ -57,7 +59,8 @@ class Frame:
         return self.pc >= len(self.jaxpr.eqns)
 
     def describe(self) -> str:
-        loop = "" if self.iteration is None else f" (iteration {self.iteration})"
+        of = "" if self.of is None else f" of {self.of}"
+        loop = "" if self.iteration is None else f" (iteration {self.iteration}{of})"
         return f"{self.title}{loop}"
 
 
@@ -247,5 +250,5 @@ class Stepper:
                 return None
             t = length - 1 - it if p["reverse"] else it
             return frame(0, [*consts, *carry, *(x[t] for x in xs)], iteration=it,
-                         then=lambda outs: step(it + 1, outs[:n_carry]))
+                         of=length, then=lambda outs: step(it + 1, outs[:n_carry]))
         return step(0, inputs[n_consts:n_consts + n_carry])
