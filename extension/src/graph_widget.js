@@ -4,8 +4,13 @@
 // cluster (a jit body, cond branches, a while's cond and body, a scan body, a run of
 // repeated equations, ...) is one node while folded; a click opens it, asking the kernel
 // for its graphs the first time. Only what is visible is laid out, here in the browser,
-// by the small layered layout below. Everything that comes from the program (names,
-// params, equation text) is put into the page as text (textContent), never as markup.
+// by the small layered layout below. A click on a line of the jaxpr text selects the
+// equation's node and a click on a node marks its lines (the kernel knows where each
+// equation is printed: text_lines.py). Equations a transformation added come marked
+// (provenance.py). Given the program's arguments, the kernel also steps through it and
+// sends values (debugger.py): the debugger panel below the graph. Everything that comes
+// from the program (names, params, equation text, values) is put into the page as text
+// (textContent), never as markup.
 
 const SVG = "http://www.w3.org/2000/svg";
 const CHAR_W = 6.6;   // width of one character of the 11px monospace labels
