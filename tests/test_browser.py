@@ -4,7 +4,7 @@ driven by Playwright, against a JupyterLab server this module starts on a free p
 A notebook draws a nested while ∘ scan ∘ cond program, a 10,002-equation program and a
 program whose jitted function (called inside a scan) has a hostile name, steps
 through the last one in the explorer's Step tab and shows a gradient in the explorer's
-Graph tab; the tests check
+Graph tab, and the values of an array split over devices; the tests check
 what a learner would do with the pictures. Screenshots of each step are saved under
 ``build/browser-artifacts/`` (ignored by git).
 """
@@ -74,6 +74,12 @@ CELLS = [
     "ex_grad.apply('grad')\n"
     "ex_grad.tabs.selected_index = 1\n"
     "ex_grad",
+    # 6: stepping a program called with an array split over 4 devices
+    "from glassjax.sharding import NamedSharding, PartitionSpec as P\n"
+    "xs = jax.device_put(jnp.arange(8.0), NamedSharding(jax.make_mesh((4,), ('d',)), P('d')))\n"
+    "ex_sharded = explore(jnp.sin, xs)\n"
+    "ex_sharded.tabs.selected_index = 6\n"
+    "ex_sharded",
 ]
 
 
@@ -165,15 +171,15 @@ def nb(lab):
             " w.sessionContext.session.kernel &&"
             " w.sessionContext.session.kernel.status === 'idle'; }", timeout=120_000)
         page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.locator(".gjx").nth(4).locator(".gjx-node").first.wait_for(timeout=180_000)
+        page.locator(".gjx").nth(5).locator(".gjx-node").first.wait_for(timeout=180_000)
         view.shot("01-rendered")
         yield view
         browser.close()
 
 
 def test_widgets_render_without_console_errors(nb):
-    assert nb.page.locator(".gjx").count() == 5
-    for k in range(5):
+    assert nb.page.locator(".gjx").count() == 6
+    for k in range(6):
         assert nb.nodes(k) > 0
         assert nb.widget(k).locator(".gjx-jaxpr").text_content().startswith("{ lambda ")
     assert nb.errors == []
@@ -428,4 +434,21 @@ def test_the_equations_a_transformation_added_are_marked(nb):
     w.locator(".gjx-eqn", has_text="sin").hover()
     assert "from g's equation 0: c:f32[] = sin a" in w.locator(".gjx-card").text_content()
     nb.shot("17-grad-additions-marked")
+    assert nb.errors == []
+
+
+def test_a_sharded_value_shows_one_row_per_device(nb):
+    w = nb.widget(5)
+    w.scroll_into_view_if_needed()
+    w.locator(".gjx-stack > li").first.wait_for(timeout=30_000)
+    w.locator(".gjx-button", has_text="fit").click()
+    w.locator('.gjx-node[data-id="in0"]').click()
+    rows = w.locator(".gjx-picked .gjx-shards tr")
+    rows.nth(4).wait_for(timeout=30_000)
+    cells = [r.locator("td").all_text_contents() for r in rows.all()[1:]]
+    assert [c[1:] for c in cells] == [
+        [str((slice(2 * k, 2 * k + 2, None),)), f"[{2 * k}., {2 * k + 1}.]"] for k in range(4)]
+    assert len({c[0] for c in cells}) == 4                # four devices
+    w.locator(".gjx-picked").scroll_into_view_if_needed()
+    nb.shot("18-sharded-value")
     assert nb.errors == []
