@@ -2,7 +2,9 @@
 driven by Playwright, against a JupyterLab server this module starts on a free port.
 
 A notebook draws a nested while ∘ scan ∘ cond program, a 10,002-equation program and a
-program whose jitted function (called inside a scan) has a hostile name; the tests check
+program whose jitted function (called inside a scan) has a hostile name, steps
+through the last one in the explorer's Step tab and shows a gradient in the explorer's
+Graph tab, and the values of an array split over devices; the tests check
 what a learner would do with the pictures. Screenshots of each step are saved under
 ``build/browser-artifacts/`` (ignored by git).
 """
@@ -16,6 +18,7 @@ import sys
 import time
 import urllib.request
 
+import numpy as np
 import pytest
 
 from glassjax.notebook.naming import PrintedNames
@@ -59,6 +62,24 @@ CELLS = [
     "def outer(x):\n"
     "    return lax.scan(lambda c, _: (jax.jit(evil)(c), None), x, None, length=2)[0]\n"
     "jax.make_jaxpr(outer)(jnp.ones(2))",
+    # 4: the explorer's Step tab on that program: the graph with a debugger
+    "from glassjax.notebook import explore\n"
+    "ex = explore(outer, jnp.ones(2))\n"
+    "ex.tabs.selected_index = 6\n"
+    "ex",
+    # 5: the explorer's Graph tab after grad: the equations grad added are marked
+    "def g(x, y):\n"
+    "    return jnp.sin(x) * y + 1.0\n"
+    "ex_grad = explore(g, 1.0, 2.0)\n"
+    "ex_grad.apply('grad')\n"
+    "ex_grad.tabs.selected_index = 1\n"
+    "ex_grad",
+    # 6: stepping a program called with an array split over 4 devices
+    "from glassjax.sharding import NamedSharding, PartitionSpec as P\n"
+    "xs = jax.device_put(jnp.arange(8.0), NamedSharding(jax.make_mesh((4,), ('d',)), P('d')))\n"
+    "ex_sharded = explore(jnp.sin, xs)\n"
+    "ex_sharded.tabs.selected_index = 6\n"
+    "ex_sharded",
 ]
 
 
@@ -150,15 +171,15 @@ def nb(lab):
             " w.sessionContext.session.kernel &&"
             " w.sessionContext.session.kernel.status === 'idle'; }", timeout=120_000)
         page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.locator(".gjx").nth(2).locator(".gjx-node").first.wait_for(timeout=180_000)
+        page.locator(".gjx").nth(5).locator(".gjx-node").first.wait_for(timeout=180_000)
         view.shot("01-rendered")
         yield view
         browser.close()
 
 
 def test_widgets_render_without_console_errors(nb):
-    assert nb.page.locator(".gjx").count() == 3
-    for k in range(3):
+    assert nb.page.locator(".gjx").count() == 6
+    for k in range(6):
         assert nb.nodes(k) > 0
         assert nb.widget(k).locator(".gjx-jaxpr").text_content().startswith("{ lambda ")
     assert nb.errors == []
@@ -320,4 +341,114 @@ def test_the_widget_follows_jupyterlabs_dark_theme(nb):
     nb.shot("12-dark-theme")
     nb.page.evaluate("window.jupyterapp.commands.execute('apputils:change-theme',"
                      " {theme: 'JupyterLab Light'})")
+    assert nb.errors == []
+
+
+def test_the_stepper_enters_a_jit_body_and_shows_values(nb):
+    ns = {}
+    exec(CELLS[0].replace("%load_ext glassjax\n", "") + "\n" + CELLS[3], ns)
+    closed = ns["jax"].make_jaxpr(ns["outer"])(ns["jnp"].ones(2))
+    names = PrintedNames(closed.jaxpr)
+    scan_body = closed.jaxpr.eqns[0].params["jaxpr"].jaxpr
+    jit_body = scan_body.eqns[0].params["jaxpr"].jaxpr
+    w = nb.widget(3)
+    stack = w.locator(".gjx-stack > li")
+    wait = lambda n: nb.page.wait_for_function(
+        f"el => el.querySelectorAll('.gjx-stack > li').length === {n}",
+        arg=w.element_handle(), timeout=30_000)
+    wait(1)
+    assert w.locator('.gjx-step').get_attribute("data-id") == "e0"
+    w.locator(".gjx-step-into").click()                 # into the scan's first iteration
+    wait(2)
+    w.locator(".gjx-step-into").click()                 # into the jit
+    wait(3)
+    assert stack.all_text_contents() == ["program", "body (iteration 0 of 2)", f"jit: {HOSTILE}"]
+    assert nb.page.locator("img[src=x]").count() == 0    # the name is text, not markup
+    assert w.locator(".gjx-step-current").text_content() == names.eqn_text(jit_body.eqns[0])
+    assert [t.text_content() for t in w.locator(".gjx-step-line").all()] == [
+        names.eqn_text(e) for e in jit_body.eqns]
+    inputs = w.locator(".gjx-step-inputs .gjx-value-text")
+    outputs = w.locator(".gjx-step-outputs .gjx-value-text")
+    assert inputs.all_text_contents() == ["[1., 1.]"]
+    t = np.float32(np.tanh(1.0))
+    assert outputs.all_text_contents() == [np.array2string(np.array([t, t]), separator=", ")]
+    marked = w.locator(".gjx-jaxpr .gjx-tline-step")     # marked in the whole text
+    assert marked.count() == 1 and marked.text_content().strip() == names.eqn_text(
+        jit_body.eqns[0])
+    step = w.locator(".gjx-step")                       # marked in the graph, opened
+    assert step.count() == 1 and step.get_attribute("data-id") == "e0.r0.e0.r0.e0"
+    w.locator(".gjx-debugger").scroll_into_view_if_needed()
+    nb.shot("13-stepped-into-jit")
+    w.locator(".gjx-step-out").click()
+    wait(2)
+    assert w.locator(".gjx-step").get_attribute("data-id") == "e0.r0.out0"   # its end
+    assert w.locator(".gjx-debugger .gjx-count").text_content() == "the body's end: its results"
+    w.locator(".gjx-button", has_text="fit").click()
+    w.locator('.gjx-node[data-id="in0"]').click()       # a variable's value
+    w.locator(".gjx-picked .gjx-value-text").wait_for(timeout=30_000)
+    assert w.locator(".gjx-picked .gjx-value-head").text_content() == "a: f32[2]"
+    assert w.locator(".gjx-picked .gjx-value-text").text_content() == "[1., 1.]"
+    nb.shot("14-value-of-a-variable")
+    w.locator(".gjx-elabel", has_text="b:f32[2]").first.click()   # an edge's variable
+    nb.page.wait_for_function(
+        "el => el.querySelector('.gjx-picked .gjx-value-head')?.textContent === 'b: f32[2]'",
+        arg=w.element_handle(), timeout=30_000)
+    t = np.float32(np.tanh(np.float32(np.tanh(1.0)) + 1)) + 1
+    assert w.locator(".gjx-picked .gjx-value-text").text_content() == np.array2string(
+        np.array([t, t], np.float32), separator=", ")
+    assert nb.errors == [] and nb.dialogs == []
+
+
+def test_linked_selection_between_the_text_and_the_graph(nb):
+    w = nb.widget(0)
+    text = w.locator(".gjx-jaxpr")
+    cos_line = text.locator(".gjx-tline", has_text="= cos")
+    cos_line.click()                                    # a line: its node in the graph
+    selected = w.locator(".gjx-selected")
+    selected.wait_for(timeout=30_000)
+    assert selected.locator(".gjx-label").text_content() == "cos"
+    assert w.locator(".gjx-tline-sel").all_text_contents() == [cos_line.text_content()]
+    box, stage = selected.bounding_box(), w.locator(".gjx-stage").bounding_box()
+    assert abs(box["x"] + box["width"] / 2 - (stage["x"] + stage["width"] / 2)) < 5
+    nb.shot("15-line-selects-node")
+    w.locator(".gjx-eqn", has_text="sin").click()       # a node: its line in the text
+    nb.page.wait_for_function(
+        "el => [...el.querySelectorAll('.gjx-tline-sel')].some(s => s.textContent.includes('= sin'))",
+        arg=w.element_handle(), timeout=30_000)
+    assert w.locator(".gjx-selected .gjx-label").text_content() == "sin"
+    nb.shot("16-node-selects-line")
+    assert nb.errors == []
+
+
+def test_the_equations_a_transformation_added_are_marked(nb):
+    w = nb.widget(4)
+    w.scroll_into_view_if_needed()
+    assert w.locator(".gjx-marks").text_content() == (
+        "3 of 6 equations added (marked green); 3 traced back to g")
+    assert sorted(n.locator(".gjx-label tspan").first.text_content()
+                  for n in w.locator(".gjx-added").all()) == ["cos", "mul", "mul"]
+    assert [t.split("=")[1].split()[0] for t in
+            w.locator(".gjx-tline-added").all_text_contents()] == ["cos", "mul", "mul"]
+    w.locator(".gjx-added", has_text="cos").hover()
+    assert "added by the transformation" in w.locator(".gjx-card").text_content()
+    w.locator(".gjx-eqn", has_text="sin").hover()
+    assert "from g's equation 0: c:f32[] = sin a" in w.locator(".gjx-card").text_content()
+    nb.shot("17-grad-additions-marked")
+    assert nb.errors == []
+
+
+def test_a_sharded_value_shows_one_row_per_device(nb):
+    w = nb.widget(5)
+    w.scroll_into_view_if_needed()
+    w.locator(".gjx-stack > li").first.wait_for(timeout=30_000)
+    w.locator(".gjx-button", has_text="fit").click()
+    w.locator('.gjx-node[data-id="in0"]').click()
+    rows = w.locator(".gjx-picked .gjx-shards tr")
+    rows.nth(4).wait_for(timeout=30_000)
+    cells = [r.locator("td").all_text_contents() for r in rows.all()[1:]]
+    assert [c[1:] for c in cells] == [
+        [str((slice(2 * k, 2 * k + 2, None),)), f"[{2 * k}., {2 * k + 1}.]"] for k in range(4)]
+    assert len({c[0] for c in cells}) == 4                # four devices
+    w.locator(".gjx-picked").scroll_into_view_if_needed()
+    nb.shot("18-sharded-value")
     assert nb.errors == []

@@ -272,3 +272,52 @@ def test_search_finds_matches_inside_folded_clusters():
     assert view.search("sin")["total"] == 700
     assert len(view.search("sin")["paths"]) == explorer.SEARCH_LIMIT
     assert view.search("  ") == {"total": 0, "paths": []}
+
+
+# ----------------------------------------------------------------------------------------
+# named_scope groups: clusters by the equations' name stacks
+# ----------------------------------------------------------------------------------------
+
+def scoped(x):
+    with glassjax.named_scope("layer1"):
+        with glassjax.named_scope("dense"):
+            y = jnp.cos(jnp.sin(x))
+        y = jnp.exp(y)
+    y = jnp.tanh(y)
+    with glassjax.named_scope("layer2"):
+        return jnp.log(y)
+
+
+SCOPES = {"sin": ("layer1", "dense"), "cos": ("layer1", "dense"), "exp": ("layer1",),
+          "tanh": (), "log": ("layer2",)}
+
+
+def test_named_scopes_are_foldable_clusters(monkeypatch):
+    """The grouping, with the name stacks given per primitive (equations carry them
+    when the source information of core.JaxprEqn is there: see the next test)."""
+    monkeypatch.setattr(explorer, "_scopes", lambda eqn: SCOPES[eqn.primitive.name])
+    closed = make_jaxpr(scoped)(1.0)
+    view = explorer.View(closed)
+    kinds = [(n["id"], n.get("kind"), n.get("title")) for n in view.root["nodes"]]
+    assert kinds == [("in0", None, None), ("g0-2", "scope", "layer1"), ("e3", "eqn", None),
+                     ("g4-4", "scope", "layer2"), ("out0", None, None)]
+    (inner,) = view.root["nodes"][1]["children"]           # unfolded: within budget
+    assert [(n["id"], n.get("title") or n["label"][0]) for n in inner["nodes"]
+            if n["type"] not in ("input", "output")] == [
+        ("g0-2.s.g0-1", "dense"), ("g0-2.s.e2", "exp")]
+    assert view.locate((1,)) == {"open": ["g0-2", "g0-2.s.g0-1"], "id": "g0-2.s.g0-1.s.e1"}
+    found = view.search("dense")
+    assert found["total"] == 2 and found["paths"][0]["id"] == "g0-2.s.g0-1.s.e0"
+    assert view.search("layer2")["paths"] == [{"open": ["g4-4"], "id": "g4-4.s.e4"}]
+    folded = explorer.View(closed, budget=4)                # folded beyond the budget
+    assert folded.root["nodes"][1]["children"] is None
+    assert folded.root["nodes"][1]["label"][:2] == ["layer1", "3 equations"]
+
+
+@pytest.mark.skipif(not hasattr(glassjax.core.JaxprEqn, "source_info"),
+                    reason="equations carry no name stacks yet")
+def test_named_scopes_of_a_real_program_are_clusters():
+    view = explorer.View(make_jaxpr(scoped)(1.0))
+    assert [(n["id"], n.get("title")) for n in view.root["nodes"]
+            if n["type"] == "cluster"] == [("g0-2", "layer1"), ("g4-4", "layer2")]
+    assert view.locate((1,))["id"] == "g0-2.s.g0-1.s.e1"

@@ -246,5 +246,7 @@ def test_axis_names_given_by_keyword_and_the_explorer(shell):
     ex.tabs.selected_index = TABS.index("Graph")
     graph = ex.panes[TABS.index("Graph")].value
     assert "axis environment" in graph and "axis i" in graph
+    ex.tabs.selected_index = TABS.index("Step")
+    assert "only traced, so it cannot be stepped" in ex.step_pane.children[0].value
     ex.tabs.selected_index = TABS.index("Result")
     assert "only traced" in ex.panes[TABS.index("Result")].value

@@ -9,7 +9,6 @@ import glassjax
 import glassjax.numpy as jnp
 from glassjax import make_jaxpr
 from glassjax.notebook import explore
-from glassjax.notebook.stepper import Stepper
 from glassjax.notebook.widgets import TABS
 
 
@@ -33,8 +32,10 @@ def test_tabs_show_every_stage():
         "Jaxpr", "Graph", "StableHLO", "Compiled HLO", "Result", "Timings", "Step"]
     closed = make_jaxpr(f)(jnp.arange(3.0), 2.0)
     assert text_of(ex.panes[0].value) == str(closed)
-    assert ex.panes[1].value == ""                 # rendered only when first shown
-    assert "<svg" in show_tab(ex, "Graph")
+    assert ex.graph_pane.children == ()            # rendered only when first shown
+    ex.tabs.selected_index = TABS.index("Graph")
+    (graph,) = ex.graph_pane.children             # the graph explorer
+    assert graph.text == str(closed) and not graph.stepping and graph.marks == {}
     assert "stablehlo.sine" in show_tab(ex, "StableHLO")
     assert "HloModule jit_f" in show_tab(ex, "Compiled HLO")
     value = np.sin(np.arange(3.0, dtype=np.float32)) * 2 + 1
@@ -45,6 +46,37 @@ def test_tabs_show_every_stage():
     bundle = ex._repr_mimebundle_()
     assert bundle["text/plain"] == "glassjax explorer: f"
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_the_graph_tab_marks_what_a_transformation_added():
+    ex = explore(f, 1.0, 2.0)
+    ex.apply("grad")
+    ex.tabs.selected_index = TABS.index("Graph")
+    (graph,) = ex.graph_pane.children
+    closed = make_jaxpr(glassjax.grad(f))(1.0, 2.0)
+    assert graph.text == str(closed)
+    nodes = {}
+
+    def walk(g):
+        for n in g["nodes"]:
+            nodes[n["id"]] = n
+            if n["type"] == "cluster":
+                for child in graph.view.children(n):
+                    walk(child)
+    walk(graph.view.root)
+    marks = graph.marks
+    # the derivative's cos, the seed's mul and the chain rule's mul were added (and
+    # the clusters holding them, such as a name scope's, say so)
+    added = [i for i, how in marks["nodes"].items() if how == "added"]
+    assert sorted(nodes[i]["label"][0] for i in added) == ["cos", "mul", "mul"]
+    assert all(nodes[i]["type"] == "cluster" for i, how in marks["nodes"].items()
+               if how == "contains")
+    lines = str(closed).split("\n")
+    assert sorted(lines[a].split("=")[1].split()[0] for a, _ in marks["lines"]) == [
+        "cos", "mul", "mul"]
+    sin = graph.view.locate((0,))["id"]
+    assert marks["origins"][sin] == "from f's equation 0: c:f32[] = sin a"
+    assert marks["summary"] == "3 of 6 equations added (marked green); 3 traced back to f"
 
 
 def test_transformations_compose_and_retrace():
@@ -96,38 +128,37 @@ def test_bad_in_axes_is_a_clear_error():
         ex.apply("vmap", "(0,")
 
 
-def test_step_through_highlights_the_equation_and_shows_its_values():
+def test_the_step_tab_is_the_graph_explorer_with_a_debugger():
     x = jnp.arange(3.0)
     ex = explore(f, x, 2.0)
+    assert ex.step_pane.children == ()            # made when the tab is first shown
     ex.tabs.selected_index = TABS.index("Step")
-    assert ex.slider.max == 3                  # sin, convert_element_type, mul, add
-    ex.slider.value = 2
-    steps = re.findall(r'<pre class="gj-step( gj-current)?">(.*?)</pre>', ex.step_text.value)
-    assert [text for _, text in steps] == [
+    (widget,) = ex.step_pane.children
+    assert widget.stepping and "sin" in widget.text
+    sent = []
+    widget.send = sent.append
+    widget._on_message(widget, {"type": "step", "how": "over"}, [])
+    widget._on_message(widget, {"type": "step", "how": "over"}, [])
+    (_, state) = sent
+    assert state["type"] == "stepped" and state["stack"] == ["program"]
+    assert [line["text"] for line in state["lines"]] == [
         "c:f32[3] = sin a",
         "d:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b",
         "e:f32[3] = mul c d", "f:f32[3] = add e 1.0:f32[]"]
-    assert [bool(cur) for cur, _ in steps] == [False, False, True, False]
-    assert re.search(r'<title>e2</title>\s*<path fill="#fde68a"', ex.step_graph.value)
-    values = ex.step_values.value
+    assert state["current"] == 2 and state["id"] == "e2"
+    assert widget.text.split("\n")[3].strip() == "e:f32[3] = mul c d"
+    assert state["text_lines"] == [3, 3]                  # marked in the text too
+    widget._on_message(widget, {"type": "select_line", "line": 4}, [])
+    assert sent[-1] == {"type": "selected", "open": [], "id": "e3", "lines": [4, 4]}
+    widget._on_message(widget, {"type": "select", "id": "e0"}, [])
+    assert sent[-1] == {"type": "selected", "id": "e0", "open": [], "lines": [1, 1]}
     sin = np.asarray(jnp.sin(x))
-    inputs, outputs = values.split('<div class="gj-title">outputs</div>')
-    assert "<td>c</td>" in inputs and np.array2string(sin, separator=", ") in inputs
-    assert "<td>d</td>" in inputs and "<pre class=\"gj-code\">2.</pre>" in inputs
-    assert "<td>e</td>" in outputs and np.array2string(sin * 2, separator=", ") in outputs
-
-
-def test_stepper_runs_lazily_and_matches_the_compiled_program():
-    closed = make_jaxpr(f)(jnp.arange(3.0), 2.0)
-    stepper = Stepper(closed, [jnp.arange(3.0), 2.0])
-    assert len(stepper) == 4 and stepper.steps == []
-    assert stepper[0].eqn.primitive.name == "sin" and len(stepper.steps) == 1
-    (out,) = stepper.outputs()
-    np.testing.assert_allclose(out, f(jnp.arange(3.0), 2.0), rtol=1e-6)
-    with pytest.raises(IndexError):
-        stepper[4]
-    with pytest.raises(TypeError, match="takes 2 arguments, got 1"):
-        Stepper(closed, [1.0])
+    assert [(r["name"], r["value"]) for r in state["inputs"]] == [
+        ("c", np.array2string(sin, separator=", ")), ("d", "2.")]
+    assert [(r["name"], r["type"], r["value"]) for r in state["outputs"]] == [
+        ("e", "f32[3]", np.array2string(sin * 2, separator=", "))]
+    ex.apply("jit")                                 # a new program: a new debugger
+    assert ex.step_pane.children[0] is not widget
 
 
 def test_magic_view_widget_displays_the_explorer():

@@ -139,12 +139,6 @@ def _place(x) -> str:
     return repr(x.device) if hasattr(x, "device") else "host"
 
 
-def _shards(x) -> list:
-    """The per-device pieces of an array that lives on several devices, else []."""
-    shards = getattr(x, "addressable_shards", None) or []
-    return shards if len(shards) > 1 else []
-
-
 def _shard_table(shards) -> str:
     rows = "".join(f"<tr><td>{html.escape(repr(s.device))}</td>"
                    f"<td>{html.escape(str(s.index))}</td>"
@@ -165,7 +159,7 @@ def results_html(names, leaves, heading="output") -> str:
     over several devices, a table of their shards)."""
     rows = []
     for name, x in zip(names, leaves):
-        shards = _shards(x)
+        shards = sharding_grid.shards(x)
         where = _grid(x) + _shard_table(shards) if shards else html.escape(_place(x))
         rows.append(f"<tr><td>{html.escape(name)}</td><td>{pre(_value_text(x))}</td>"
                     f"<td>{html.escape(str(np.shape(x)))}</td>"
@@ -180,7 +174,7 @@ def results_text(names, leaves) -> str:
     per device: the index of the part it holds (as ``shard.index``) and its value."""
     lines = []
     for name, x in zip(names, leaves):
-        shards = _shards(x)
+        shards = sharding_grid.shards(x)
         device = ", ".join(repr(s.device) for s in shards) or _place(x)
         lines.append(f"{name} = {x!r}  (on {device})")
         lines += [f"  {s.device!r} {s.index}: {_value_text(s.data)}"

@@ -5,7 +5,8 @@ before programs stop being interesting. So the explorer never lays out a whole p
 at once. It shows *segments*: equations together with the values flowing in (drawn at
 the top) and out (at the bottom). Every higher-order equation (jit, cond, while, scan,
 custom_jvp/vjp, checkpoint, shard_map, ...) is a *cluster* whose regions are segments of
-their own, and two kinds of cluster are made up here: a *run* (the same few equations
+their own, and three kinds of cluster are made up here: a *scope* (the equations of one
+``named_scope``/``named_call``, by their name stacks), a *run* (the same few equations
 repeated many times, as an unrolled Python loop makes them) and a *chunk* (a slice of a
 segment too long to show). No segment shows more than ``BUDGET`` nodes.
 
@@ -54,6 +55,7 @@ class Segment(NamedTuple):
     find_runs: bool = True          # fold repeated runs (not inside a run itself)
     period: int = 1                 # chunks of a run hold whole repeats
     back_edges: tuple = ()          # (output, input): a loop's carry goes round again
+    depth: int = 0                  # name-scope components its equations share (grouped)
 
 
 def _open(j):
@@ -133,6 +135,31 @@ def chunk_size(n_units: int, budget: int, period: int = 1) -> int:
     return math.ceil(math.ceil(n_units / n_chunks) / period) * period
 
 
+SCOPE = -2            # a unit's "period" when it is a named_scope group
+
+
+def _scopes(eqn) -> tuple[str, ...]:
+    """The components of the equation's name stack (``named_scope``/``named_call``
+    names, and transformations around them: ``jvp(layer1)``, ``dense``), relative to
+    its jaxpr; () when it has none."""
+    stack = getattr(getattr(eqn, "source_info", None), "name_stack", None)
+    return tuple(str(stack).split("/")) if stack else ()
+
+
+def _scope_blocks(eqns, depth: int) -> list[tuple[int, int, str | None]]:
+    """Consecutive equations by the name-scope component at ``depth`` they share:
+    (start, stop, component or None)."""
+    blocks = []
+    for i, eqn in enumerate(eqns):
+        scopes = _scopes(eqn)
+        name = scopes[depth] if len(scopes) > depth else None
+        if blocks and blocks[-1][2] == name:
+            blocks[-1][1] = i + 1
+        else:
+            blocks.append([i, i + 1, name])
+    return [tuple(b) for b in blocks]
+
+
 class View:
     """The explorer's model of one jaxpr (see the module docstring)."""
 
@@ -173,14 +200,14 @@ class View:
 
     def search(self, query: str) -> dict:
         """Where ``query`` matches in the whole program, folded or not: equations that
-        read or write a variable of that name, or whose primitive or cluster title (a
-        jit's name, ...) contains it, as the browser's search box matches what is shown.
+        read or write a variable of that name, or whose primitive, cluster title (a
+        jit's name, ...) or name scope contains it, as the browser's search box matches what is shown.
         Returns the total and, for the first ``SEARCH_LIMIT`` matches, the clusters to
         open (outermost first) and the node to show."""
         query = query.strip()
         found = list(self._matches(self.root_jaxpr, query, ())) if query else []
         return {"total": len(found),
-                "paths": [self._path(loc) for loc in found[:SEARCH_LIMIT]]}
+                "paths": [self.locate(loc) for loc in found[:SEARCH_LIMIT]]}
 
     def _matches(self, jaxpr, query, trail):
         """Locations of matching equations: ``trail`` is ((eqn index, region), ...)."""
@@ -190,18 +217,20 @@ class View:
             regions = _regions(eqn) if subs else None
             if (any(isinstance(v, core.Var) and self.names.name(v) == query
                     for v in (*eqn.invars, *eqn.outvars))
-                    or lower in (regions[1][0] if subs else eqn.primitive.name).lower()):
+                    or lower in (regions[1][0] if subs else eqn.primitive.name).lower()
+                    or any(lower in scope.lower() for scope in _scopes(eqn))):
                 yield (*trail, i)
             for r, region in enumerate(regions[2] if subs else ()):
                 yield from self._matches(region.jaxpr, query, (*trail, (i, r)))
 
-    def _path(self, location) -> dict:
-        """The clusters to open to show the equation at ``location``, and its node id."""
+    def locate(self, location) -> dict:
+        """The clusters to open to show the equation at ``location``, and its node id
+        (a location as in ``stepper``: ((eqn, region), ..., eqn))."""
         graph, opened = self.root, []
         for step in location:
             i = step[0] if isinstance(step, tuple) else step
             node = _node_at(graph, i)
-            while node["kind"] in ("run", "chunk"):        # made-up clusters around it
+            while node["kind"] in ("run", "chunk", "scope"):   # groups around it
                 opened.append(node["id"])
                 node = _node_at(self.children(node)[0], i)
             if isinstance(step, tuple):
@@ -257,10 +286,15 @@ class View:
     def _units(self, seg: Segment):
         """(node, variables in, variables out) for each equation, run or chunk."""
         eqns = seg.eqns
-        if seg.find_runs:
-            units = find_runs(_signatures(eqns))
-        else:
-            units = [(i, i + 1, 0) for i in range(len(eqns))]
+        units, scope_names = [], {}
+        for a, b, name in _scope_blocks(eqns, seg.depth):
+            if name is not None:                      # a named_scope: one group
+                units.append((a, b, SCOPE))
+                scope_names[a] = name
+            elif seg.find_runs:
+                units += [(a + i, a + j, p) for i, j, p in find_runs(_signatures(eqns[a:b]))]
+            else:
+                units += [(i, i + 1, 0) for i in range(a, b)]
         if len(units) > self.budget:
             size = chunk_size(len(units), self.budget, seg.period)
             units = [(units[a][0], units[min(a + size, len(units)) - 1][1], -1)
@@ -272,7 +306,8 @@ class View:
                 ins = _unique(v for v in eqn.invars if isinstance(v, core.Var))
                 yield self._eqn_node(seg, start, eqn), ins, eqn.outvars
             else:
-                yield self._group(seg, start, stop, period, last_use)
+                yield self._group(seg, start, stop, period, last_use,
+                                  scope_names.get(start) if period == SCOPE else None)
 
     @staticmethod
     def _last_use(seg: Segment) -> dict:
@@ -321,8 +356,9 @@ class View:
                     label=[*title[:2], *self._summary(n, eqn.invars, eqn.outvars)])
         return node
 
-    def _group(self, seg: Segment, start, stop, period, last_use):
-        """A run (period > 0) or a chunk (period -1) of ``seg``'s equations."""
+    def _group(self, seg: Segment, start, stop, period, last_use, scope=None):
+        """A run (period > 0), a chunk (period -1) or a named scope (period ``SCOPE``,
+        named ``scope``) of ``seg``'s equations."""
         eqns, names = seg.eqns[start:stop], self.names
         defined = {v for e in eqns for v in e.outvars}
         ins = _unique(v for e in eqns for v in e.invars
@@ -331,7 +367,9 @@ class View:
                 if not isinstance(v, core.DropVar) and last_use.get(v, -1) >= stop]
         first, last = seg.offset + start, seg.offset + stop - 1
         nid = f"{seg.id}.g{first}-{last}" if seg.id else f"g{first}-{last}"
-        if period > 0:
+        if scope is not None:
+            kind, title = "scope", scope
+        elif period > 0:
             prims = ", ".join(e.primitive.name for e in eqns[:period])
             kind, title = "run", f"{(stop - start) // period} × [{prims}]"
         else:
@@ -339,7 +377,7 @@ class View:
         self._folded[nid] = lambda: [Segment(
             f"{nid}.s", title, ins, [""] * len(ins), [], eqns, first, outs,
             [""] * len(outs), find_runs=seg.find_runs and period < 0,
-            period=max(period, 1))]
+            period=max(period, 1), depth=seg.depth + (scope is not None))]
         n = sum(1 + sum(graph_lib.count_eqns(s) for s in core.jaxprs_in_params(e.params))
                 for e in eqns)
         card = {"text": title, "in": [names.typed_name(v) for v in ins],
@@ -393,7 +431,7 @@ def _unique(atoms) -> list:
 
 FILL = {"input": graph_lib.COLORS["input"], "const": graph_lib.COLORS["const"],
         "output": graph_lib.COLORS["output"], "collective": graph_lib.AXIS_COLORS[0],
-        "run": "#e0e7ff", "chunk": "#f5f5f4"}
+        "run": "#e0e7ff", "chunk": "#f5f5f4", "scope": "#fef9c3"}
 
 
 def to_dot(view: View) -> graphviz.Digraph:
@@ -459,15 +497,16 @@ STATIC = pathlib.Path(__file__).resolve().parent / "static"
 
 
 def graph_widget(closed_jaxpr, *, view: View | None = None, text: str | None = None,
-                 result_names=None):
+                 result_names=None, args=None):
     """The explorer widget of ``closed_jaxpr``, or None where anywidget is not installed
     (outputs then carry the static picture only). ``view`` and ``text`` (``str`` of the
-    jaxpr) save building them again when the caller has them."""
+    jaxpr) save building them again when the caller has them. Given the ``args`` the
+    program is called with, the widget can also step through it and show values."""
     try:
         cls = widget_class()
     except ImportError:
         return None
-    return cls(closed_jaxpr, view=view, text=text, result_names=result_names)
+    return cls(closed_jaxpr, view=view, text=text, result_names=result_names, args=args)
 
 
 @functools.lru_cache(maxsize=None)
@@ -477,26 +516,47 @@ def widget_class():
     import anywidget
     import traitlets
 
+    from glassjax.notebook.debugger import Debugger
+    from glassjax.notebook.text_lines import TextLinks
+
     class GraphWidget(anywidget.AnyWidget):
         """The explorable graph of a jaxpr (front end: ``extension/src/graph_widget.js``).
 
         The browser asks for a folded cluster's content with ``{"type": "expand", "id"}``
         and gets ``{"type": "children", "id", "graphs"}`` back; it searches the whole
         program with ``{"type": "search", "query"}`` and gets ``{"type": "found",
-        "query", "total", "paths"}`` (``View.search``)."""
+        "query", "total", "paths"}`` (``View.search``). ``select`` (a node) and
+        ``select_line`` (a line of the text) messages get the linked place in the other
+        (``TextLinks``). With arguments, ``step`` and ``value`` messages go to the
+        ``Debugger``."""
         _esm = STATIC / "graph_widget.js"
         _css = STATIC / "graph_widget.css"
         model = traitlets.Dict().tag(sync=True)
         text = traitlets.Unicode().tag(sync=True)          # the jaxpr as str() prints it
+        stepping = traitlets.Bool(False).tag(sync=True)    # a debugger is there
+        # equations to mark ({"nodes": {id: "added" | "contains"}, "origins": {id: text},
+        # "lines": [[first, last]], "summary"}: see provenance.transform_marks)
+        marks = traitlets.Dict().tag(sync=True)
 
         def __init__(self, closed_jaxpr, *, view=None, text=None, result_names=None,
-                     **kwargs):
+                     args=None, **kwargs):
             super().__init__(**kwargs)
             self.closed_jaxpr = closed_jaxpr
             self.view = view or View(closed_jaxpr, result_names=result_names)
             self.model = self.view.root
             self.text = str(closed_jaxpr) if text is None else text
+            self._links = None
+            self.debugger = None if args is None else Debugger(
+                closed_jaxpr, args, self.view,
+                lines_of=lambda loc: self.links().location_lines(loc))
+            self.stepping = self.debugger is not None
             self.on_msg(self._on_message)
+
+        def links(self) -> TextLinks:
+            """Where each equation is in the text: found when first asked for."""
+            if self._links is None:
+                self._links = TextLinks(self.view.root_jaxpr, self.text, self.view)
+            return self._links
 
         def _on_message(self, _widget, content, _buffers):
             if content.get("type") == "search":
@@ -510,5 +570,12 @@ def widget_class():
                                "message": str(e)})
                     return
                 self.send({"type": "children", "id": content["id"], "graphs": graphs})
+            elif content.get("type") in ("select", "select_line"):
+                self.send(self.links().handle(content))
+            elif content.get("type") in ("step", "value") and self.debugger is not None:
+                try:
+                    self.send(self.debugger.handle(content))
+                except Exception as e:             # shown in the widget's status line
+                    self.send({"type": "error", "message": f"{type(e).__name__}: {e}"})
 
     return GraphWidget

@@ -16,6 +16,12 @@ from glassjax.debug import ShardingGrid
 from glassjax.notebook.page import wrap
 
 
+def shards(x) -> list:
+    """The per-device pieces of an array that lives on several devices, else []."""
+    pieces = getattr(x, "addressable_shards", None) or []
+    return pieces if len(pieces) > 1 else []
+
+
 def grid_table(grid: ShardingGrid) -> str:
     """The grid as a bare ``<table>`` (to place inside another output)."""
     widths = grid.column_widths()

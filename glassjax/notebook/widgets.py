@@ -4,11 +4,13 @@
 lowered StableHLO, the compiled HLO, the result and the time each stage took. A bar of
 transformations wraps the function in jit, grad, value_and_grad, vmap, jvp, linearize
 or checkpoint, one after another, and everything is re-traced at once: that is the best
-way to see what a transformation does to a program. The Step tab runs the jaxpr one
-equation at a time (``stepper``), marking the current equation in the text and in the
-graph and showing its input and output values.
+way to see what a transformation does to a program. The Graph tab (the graph explorer)
+marks the equations the last transformation added, in the graph and in the text. The Step tab is the graph explorer
+with a debugger (``debugger``): it runs the jaxpr one equation at a time, into and out
+of jit, cond, while and scan bodies, marking the current equation in the text and in
+the graph and showing its input and output values.
 
-Built from stock ipywidgets, so it needs no front-end code of its own.
+The tabs are stock ipywidgets; the Step tab's graph is the anywidget of ``explorer``.
 """
 from __future__ import annotations
 
@@ -22,10 +24,11 @@ from glassjax import ad_api, ad_checkpoint, vmap_api
 from glassjax.jit import jit
 from glassjax import core, tree_util
 from glassjax.notebook import display as display_lib
+from glassjax.notebook import explorer as explorer_lib
+from glassjax.notebook import provenance
 from glassjax.notebook import graph as graph_lib
 from glassjax.notebook.naming import PrintedNames
 from glassjax.notebook.stages import StageError, Stages
-from glassjax.notebook.stepper import Stepper
 
 VMAP_BATCH = 3            # vmap's example batch: the arguments stacked this many times
 
@@ -115,19 +118,20 @@ class Explorer:
 
     # -- the current program ------------------------------------------------------------
 
-    def _program(self):
-        """The base function with the transformations applied, and its arguments."""
+    def _program(self, upto: int | None = None):
+        """The base function with the transformations (the first ``upto``) applied,
+        and its arguments."""
         fun, args = self.fun, self.args
-        for name, in_axes in self.transforms:
+        for name, in_axes in self.transforms[:upto]:
             _, make, new_args = TRANSFORMS[name]
             if new_args is not None:
                 args = new_args(args, in_axes)
             fun = make(fun, in_axes)
         return fun, args
 
-    def description(self) -> str:
+    def description(self, upto: int | None = None) -> str:
         text = getattr(self.fun, "__name__", "f")
-        for name, in_axes in self.transforms:
+        for name, in_axes in self.transforms[:upto]:
             text = TRANSFORMS[name][0].format(text, ax=in_axes)
         return text
 
@@ -148,15 +152,10 @@ class Explorer:
         bar = w.HBox([self.choice, self.in_axes, self.apply_button, self.undo_button,
                       self.reset_button])
         self.panes = [w.HTML() for _ in TABS[:-1]]
-        self.slider = w.IntSlider(min=0, max=0, description="equation",
-                                  continuous_update=False, layout=w.Layout(width="40em"))
-        self.slider.observe(lambda change: self._show_step(change["new"]), names="value")
-        self.step_text = w.HTML()
-        self.step_graph = w.HTML()
-        self.step_values = w.HTML()
-        step_pane = w.VBox([self.slider, w.HBox([self.step_text, self.step_graph]),
-                            self.step_values])
-        self.tabs = w.Tab(children=[*self.panes, step_pane])
+        self.graph_pane = w.VBox()
+        self.step_pane = w.VBox()
+        self.tabs = w.Tab(children=[self.panes[0], self.graph_pane, *self.panes[2:],
+                                    self.step_pane])
         for i, name in enumerate(TABS):
             self.tabs.set_title(i, name)
         self.tabs.observe(lambda change: self._render_tab(change["new"]),
@@ -218,11 +217,8 @@ class Explorer:
             return False
         self.stages = stages
         self.names = PrintedNames(stages.closed_jaxpr.jaxpr)
-        self.stepper = None
         self._rendered: set = set()
-        n = len(self.stages.closed_jaxpr.eqns)
-        self.slider.max = max(n - 1, 0)
-        self.slider.disabled = n == 0
+        self.step_pane.children = self.graph_pane.children = ()
         self._render_tab(self.tabs.selected_index or 0)
         return True
 
@@ -234,7 +230,10 @@ class Explorer:
             return
         self._rendered.add(i)
         if TABS[i] == "Step":
-            self._show_step(self.slider.value)
+            self._show_stepper()
+            return
+        if TABS[i] == "Graph":
+            self._show_graph()
             return
         try:
             body = self._tab_body(TABS[i])
@@ -264,30 +263,40 @@ class Explorer:
 
     # -- step through -------------------------------------------------------------------
 
-    def _show_step(self, i):
-        closed = self.stages.closed_jaxpr
-        if not closed.eqns:
-            self.step_text.value = _html(display_lib.error_box("no equations to step"))
+    def _show_graph(self):
+        """The graph explorer; after a transformation, with the equations it added
+        marked (``provenance``): the program before it is traced again to compare.
+        A program with named axes (only traced) gets the static picture, whose legend
+        names the axis environment."""
+        s = self.stages
+        widget = (None if self.axis_env else
+                  explorer_lib.graph_widget(s.closed_jaxpr, result_names=s.result_names))
+        if widget is None:                   # no anywidget: the static picture
+            self.panes[1].value = _html(self._tab_body("Graph"))
+            self.graph_pane.children = (self.panes[1],)
             return
-        if self.stepper is None:
-            self.stepper = Stepper(closed, self.stages.arg_leaves)
-        self.step_text.value = _html(*[
-            f'<pre class="gj-step{" gj-current" * (k == i)}">'
-            f"{html.escape(self.names.eqn_text(e))}</pre>" for k, e in enumerate(closed.eqns)])
-        self.step_graph.value = _html(display_lib.graph_html(
-            closed, depth=0, highlight=[f"e{i}"], result_names=self.stages.result_names,
-            axis_env=self.stages.axis_env))
-        try:
-            step = self.stepper[i]
-        except Exception as e:
-            self.step_values.value = _html(display_lib.error_box(
-                f"equation {i} failed: {type(e).__name__}: {e}"))
+        if self.transforms:
+            fun, args = self._program(len(self.transforms) - 1)
+            before = Stages(fun, args, self.kwargs, static_argnums=self.static_argnums,
+                            axis_env=self.axis_env).closed_jaxpr
+            widget.marks = provenance.transform_marks(
+                before, s.closed_jaxpr, widget.view, widget.links(),
+                self.description(len(self.transforms) - 1))
+        self.graph_pane.children = (widget,)
+
+    def _show_stepper(self):
+        s = self.stages
+        if self.axis_env:
+            self.step_pane.children = (w.HTML(_html(display_lib.error_box(
+                "This program uses named axes (axis_env): it is only traced, so it "
+                "cannot be stepped."))),)
             return
-        self.step_values.value = _html(
-            display_lib.section("inputs", display_lib.results_html(
-                [self.names.name(a) for a in step.eqn.invars], step.inputs, "variable")),
-            display_lib.section("outputs", display_lib.results_html(
-                [self.names.name(v) for v in step.eqn.outvars], step.outputs, "variable")))
+        widget = explorer_lib.graph_widget(s.closed_jaxpr, result_names=s.result_names,
+                                           args=s.arg_leaves)
+        if widget is None:
+            widget = w.HTML(_html(display_lib.error_box(
+                "Stepping needs the anywidget package (pip install anywidget).")))
+        self.step_pane.children = (widget,)
 
 
 def explore(fun, *args, static_argnums=(), axis_env=None, **kwargs) -> Explorer:

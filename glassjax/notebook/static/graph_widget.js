@@ -5,8 +5,13 @@
 // cluster (a jit body, cond branches, a while's cond and body, a scan body, a run of
 // repeated equations, ...) is one node while folded; a click opens it, asking the kernel
 // for its graphs the first time. Only what is visible is laid out, here in the browser,
-// by the small layered layout below. Everything that comes from the program (names,
-// params, equation text) is put into the page as text (textContent), never as markup.
+// by the small layered layout below. A click on a line of the jaxpr text selects the
+// equation's node and a click on a node marks its lines (the kernel knows where each
+// equation is printed: text_lines.py). Equations a transformation added come marked
+// (provenance.py). Given the program's arguments, the kernel also steps through it and
+// sends values (debugger.py): the debugger panel below the graph. Everything that comes
+// from the program (names, params, equation text, values) is put into the page as text
+// (textContent), never as markup.
 
 const SVG = "http://www.w3.org/2000/svg";
 const CHAR_W = 6.6;   // width of one character of the 11px monospace labels
@@ -203,6 +208,103 @@ function htmlEl(tag, cls, parent, text) {
   return el;
 }
 
+// ---------------------------------------------------------------------------------------
+// The debugger (present when the kernel has the program's arguments): step into / over /
+// out of bodies, the call stack, the current body's equations with the current one
+// marked, the current equation's values, and the value of a clicked variable.
+// ---------------------------------------------------------------------------------------
+
+/** A value as rows: name, type and text, and one row per device for a sharded value. */
+function valueBlock(parent, row) {
+  const box = htmlEl("div", "gjx-value", parent);
+  htmlEl("div", "gjx-value-head", box, `${row.name}: ${row.type}`);
+  if (!row.shards.length) {
+    htmlEl("pre", "gjx-value-text", box, row.value);
+    return box;
+  }
+  const table = htmlEl("table", "gjx-shards", box);
+  const head = htmlEl("tr", null, table);
+  for (const h of ["device", "index", "value"]) htmlEl("th", null, head, h);
+  for (const s of row.shards) {
+    const tr = htmlEl("tr", null, table);
+    htmlEl("td", null, tr, s.device);
+    htmlEl("td", null, tr, s.index);
+    htmlEl("pre", "gjx-value-text", htmlEl("td", null, tr), s.value);
+  }
+  return box;
+}
+
+/** The debugger panel; `graph` gives what it needs of the graph: `show(open, id)` opens
+ * clusters, marks a node and marks lines of the text. Returns {onMessage, pick(names)}. */
+function makeDebugger(model, parent, graph) {
+  const panel = htmlEl("div", "gjx-debugger", parent);
+  const bar = htmlEl("div", "gjx-bar", panel);
+  const send = (how) => model.send({ type: "step", how });
+  for (const [how, label, title] of [
+    ["into", "step into", "into the current equation's body (jit, cond, while, scan)"],
+    ["over", "step over", "to the next equation of this body"],
+    ["out", "step out", "out of this body, to the equation after the one that entered it"],
+    ["restart", "restart", "back to the program's first equation"]]) {
+    const b = htmlEl("button", `gjx-button gjx-step-${how}`, bar, label);
+    b.title = title;
+    b.addEventListener("click", () => send(how));
+  }
+  const where = htmlEl("span", "gjx-count", bar, "");
+  const cols = htmlEl("div", "gjx-debug-cols", panel);
+  const left = htmlEl("div", "gjx-debug-left", cols);
+  htmlEl("div", "gjx-debug-title", left, "call stack");
+  const stack = htmlEl("ol", "gjx-stack", left);
+  htmlEl("div", "gjx-debug-title", left, "this body");
+  const lines = htmlEl("div", "gjx-step-text", left);
+  const right = htmlEl("div", "gjx-debug-right", cols);
+  const error = htmlEl("div", "gjx-step-error", right);
+  const inputs = htmlEl("div", "gjx-step-inputs", right);
+  const outputs = htmlEl("div", "gjx-step-outputs", right);
+  const picked = htmlEl("div", "gjx-picked", right);
+  const values = (box, title, rows) => {
+    box.replaceChildren();
+    if (!rows.length) return;
+    htmlEl("div", "gjx-debug-title", box, title);
+    rows.forEach((row) => valueBlock(box, row));
+  };
+  const stepped = (msg) => {
+    stack.replaceChildren();
+    msg.stack.forEach((title) => htmlEl("li", null, stack, title));
+    lines.replaceChildren();
+    for (const line of msg.lines) {
+      const pre = htmlEl("pre", "gjx-step-line", lines, line.text);
+      if (line.k === msg.current) pre.classList.add("gjx-step-current");
+    }
+    const cur = lines.querySelector(".gjx-step-current");
+    if (cur) lines.scrollTop = cur.offsetTop - 40;   // lines is cur's offsetParent
+    where.textContent = msg.done ? "the program's end: its results"
+      : msg.end ? "the body's end: its results" : `equation ${msg.current}`;
+    error.textContent = msg.error || "";
+    values(inputs, msg.end ? "results" : "inputs", msg.inputs);
+    values(outputs, "outputs", msg.outputs);
+    graph.show(msg.open, msg.id, msg.text_lines);
+  };
+  let asked = [];
+  const onMessage = (msg) => {
+    if (msg.type === "stepped") stepped(msg);
+    else if (msg.type === "value" && asked.includes(msg.name)) {
+      if (msg.rows) msg.rows.forEach((row) => valueBlock(picked, row));
+      else htmlEl("div", "gjx-value-head", picked, msg.message);
+    }
+  };
+  // A click on an input, output, constant or equation (or on an edge's label) asks for
+  // the values of its variables.
+  const pick = (names) => {
+    asked = [...new Set(names)];
+    picked.replaceChildren();
+    if (!asked.length) return;
+    htmlEl("div", "gjx-debug-title", picked, "values (click a node)");
+    asked.forEach((name) => model.send({ type: "value", name }));
+  };
+  send("here");
+  return { onMessage, pick };
+}
+
 function render({ model, el }) {
   const state = {
     root: model.get("model"),
@@ -216,6 +318,8 @@ function render({ model, el }) {
     size: { w: 0, h: 0 },
     matches: [],
     current: -1,
+    stepId: null,           // the debugger's current node
+    selectedId: null,       // the node selected by a click here or in the text
   };
   const remember = (graph) => {
     for (const node of graph.nodes) {
@@ -243,13 +347,39 @@ function render({ model, el }) {
     return b;
   };
   const status = htmlEl("span", "gjx-status", el);
+  const note = htmlEl("div", "gjx-marks", el);     // what the marks mean
   const details = htmlEl("details", "gjx-text", el);
   htmlEl("summary", null, details, "jaxpr text");
   const textPane = htmlEl("pre", "gjx-jaxpr", details);
+  // The text, one span per line, so that lines can be marked and clicked (linked
+  // selection: a click on a line selects the equation printed there in the graph).
   const showText = () => {
     const text = model.get("text");
-    textPane.textContent = text;
-    details.open = text.split("\n").length <= TEXT_OPEN_LINES;
+    textPane.replaceChildren();
+    const lines = text.split("\n");
+    lines.forEach((line, k) => {
+      const span = htmlEl("span", "gjx-tline", textPane, k < lines.length - 1 ? `${line}\n` : line);
+      span.dataset.line = k;
+    });
+    details.open = lines.length <= TEXT_OPEN_LINES;
+    for (const [a, b] of (model.get("marks") || {}).lines || []) {
+      for (let k = a; k <= b && k < lines.length; k++) textPane.children[k].classList.add("gjx-tline-added");
+    }
+    note.textContent = (model.get("marks") || {}).summary || "";
+  };
+  textPane.addEventListener("click", (e) => {
+    const span = e.target.closest(".gjx-tline");
+    if (span) model.send({ type: "select_line", line: Number(span.dataset.line) });
+  });
+  const markLines = (range, cls) => {
+    for (const span of textPane.querySelectorAll(`.${cls}`)) span.classList.remove(cls);
+    if (!range) return;
+    const spans = textPane.children;
+    for (let k = range[0]; k <= range[1] && k < spans.length; k++) spans[k].classList.add(cls);
+    const first = spans[range[0]];
+    if (first && details.open) {
+      textPane.scrollTop = first.offsetTop - textPane.offsetTop - 20;
+    }
   };
   showText();
   const stage = htmlEl("div", "gjx-stage", el);
@@ -261,6 +391,7 @@ function render({ model, el }) {
   svgEl("path", { d: "M0,0 L10,5 L0,10 z", class: "gjx-arrowhead" }, marker);
   const viewport = svgEl("g", { class: "gjx-viewport" }, svg);
   const card = htmlEl("div", "gjx-card", stage);
+  let debug = null;         // the debugger panel, when the kernel can step the program
   card.hidden = true;
 
   const applyView = () => {
@@ -333,6 +464,12 @@ function render({ model, el }) {
       htmlEl("div", "gjx-card-hint", card,
              state.opened.has(node.id) ? "click to fold" : "click to unfold");
     }
+    const marks = model.get("marks") || {};      // what a transformation did
+    if ((marks.nodes || {})[node.id] === "added") {
+      htmlEl("div", "gjx-card-row", card, "added by the transformation");
+    } else if ((marks.origins || {})[node.id]) {
+      htmlEl("div", "gjx-card-row", card, marks.origins[node.id]);
+    }
     card.hidden = false;
     const box = stage.getBoundingClientRect();
     card.style.left = `${Math.min(evt.clientX - box.left + 14, Math.max(0, box.width - 420))}px`;
@@ -376,6 +513,12 @@ function render({ model, el }) {
         const t = svgEl("text", { x: (x0 + x1) / 2 + 3, y: (y0 + y1) / 2 + 3,
                                   class: "gjx-elabel" }, g);
         t.textContent = e.label;
+        if (!e.back && !/^\d+ values$/.test(e.label)) {     // "b:f32[3], c:f32[]"
+          t.addEventListener("click", (ev) => {
+            ev.stopPropagation();
+            if (debug) debug.pick(e.label.split(", ").map((v) => v.split(":")[0]));
+          });
+        }
       }
     }
     for (const it of laid.items) drawItem(g, it, ox, oy);
@@ -395,7 +538,7 @@ function render({ model, el }) {
       const head = svgEl("g", { class: "gjx-head" }, item);
       svgEl("rect", { width: it.w, height: HEAD, rx: 8, class: "gjx-head-box" }, head);
       textLines(head, [headText(node)], 8, 15, "gjx-head-text");
-      head.addEventListener("click", (e) => { e.stopPropagation(); toggle(node); });
+      head.addEventListener("click", (e) => { e.stopPropagation(); select(node); toggle(node); });
       head.addEventListener("mousemove", (e) => showCard(node, e));
       head.addEventListener("mouseleave", () => { card.hidden = true; });
       for (const part of it.inner.parts) {
@@ -417,9 +560,12 @@ function render({ model, el }) {
     textLines(item, node.label, PAD_X, PAD_Y + 10, "gjx-label");
     item.addEventListener("mousemove", (e) => showCard(node, e));
     item.addEventListener("mouseleave", () => { card.hidden = true; });
-    if (node.type === "cluster") {
-      item.addEventListener("click", (e) => { e.stopPropagation(); toggle(node); });
-    }
+    item.addEventListener("click", (e) => {
+      e.stopPropagation();
+      select(node);
+      if (node.type === "cluster") toggle(node);
+      else if (debug) debug.pick(node.vars || []);
+    });
   };
   const draw = () => {
     const t0 = performance.now();
@@ -431,6 +577,37 @@ function render({ model, el }) {
     const shown = viewport.querySelectorAll(".gjx-node").length;
     status.textContent = `${shown} nodes shown · layout ${(performance.now() - t0).toFixed(0)} ms`;
     highlight(false);
+    const step = state.stepId && viewport.querySelector(
+      `.gjx-node[data-id="${CSS.escape(state.stepId)}"]`);
+    if (step) step.classList.add("gjx-step");
+    const chosen = state.selectedId && viewport.querySelector(
+      `.gjx-node[data-id="${CSS.escape(state.selectedId)}"]`);
+    if (chosen) chosen.classList.add("gjx-selected");
+    const marked = (model.get("marks") || {}).nodes || {};
+    for (const g of viewport.querySelectorAll(".gjx-node")) {
+      const how = marked[g.dataset.id];
+      if (how) g.classList.add(how === "added" ? "gjx-added" : "gjx-has-added");
+    }
+  };
+  // Linked selection: a node selected here marks its lines in the text; a line clicked
+  // in the text opens the clusters around its equation and selects its node.
+  const select = (node) => {
+    state.selectedId = node.id;
+    for (const g of viewport.querySelectorAll(".gjx-selected")) g.classList.remove("gjx-selected");
+    const g = viewport.querySelector(`.gjx-node[data-id="${CSS.escape(node.id)}"]`);
+    if (g) g.classList.add("gjx-selected");
+    model.send({ type: "select", id: node.id });
+  };
+  const showSelected = async (msg) => {
+    markLines(msg.lines, "gjx-tline-sel");
+    if (!msg.id || (msg.id === state.selectedId && !msg.open.length)) return;
+    for (const id of msg.open) {
+      await loaded(id);
+      state.opened.add(id);
+    }
+    state.selectedId = msg.id;
+    draw();
+    if (state.place.has(msg.id)) moveTo(state.place.get(msg.id));
   };
 
   // Search: variables by their exact name; primitives and cluster titles (jit names,
@@ -472,6 +649,9 @@ function render({ model, el }) {
     const p = state.place.get(id);
     if (!g || !p) return;
     g.classList.add("gjx-current");
+    moveTo(p);
+  };
+  const moveTo = (p) => {
     const W = stage.clientWidth || 800, H = stage.clientHeight || 480;
     const k = Math.max(state.view.k, 0.8);
     state.view = { k, x: W / 2 - (p.x + p.w / 2) * k, y: H / 2 - (p.y + p.h / 2) * k };
@@ -531,6 +711,10 @@ function render({ model, el }) {
         state.found = { ...msg, current: 0 };
         showFound(0);
       }
+    } else if (msg.type === "selected") {
+      showSelected(msg);
+    } else if ((msg.type === "stepped" || msg.type === "value") && debug) {
+      debug.onMessage(msg);
     } else if (msg.type === "error") {
       state.pending.delete(msg.id);
       status.textContent = msg.message;
@@ -547,8 +731,22 @@ function render({ model, el }) {
     fit();
   };
   model.on("change:model", onModel);
+  const onMarks = () => { showText(); draw(); };
+  model.on("change:marks", onMarks);
   remember(state.root);
   draw();
+  if (model.get("stepping")) {
+    debug = makeDebugger(model, el, { show: async (open, id, lines) => {
+      markLines(lines, "gjx-tline-step");
+      for (const cluster of open) {
+        await loaded(cluster);
+        state.opened.add(cluster);
+      }
+      state.stepId = id;
+      draw();
+      if (id && state.place.has(id)) moveTo(state.place.get(id));
+    } });
+  }
   // First view: the whole width if that keeps labels readable, from the top.
   requestAnimationFrame(() => {
     const W = stage.clientWidth || 800;
@@ -561,6 +759,7 @@ function render({ model, el }) {
     window.removeEventListener("mouseup", onUp);
     model.off("msg:custom", onMessage);
     model.off("change:model", onModel);
+    model.off("change:marks", onMarks);
   };
 }
 
