@@ -340,15 +340,18 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         def body(*blocks):
             outs = f(*tree_util.tree_unflatten(in_tree, blocks))
             out_leaves, out_tree = tree_util.tree_flatten(outs)
-            out_tree_box.append((out_tree, outs))
+            out_specs_flat = _broadcast_specs(out_specs, outs, out_tree, "out_specs")
+            out_tree_box.append((out_tree, out_specs_flat))
+            if check_vma:
+                out_leaves = [_vary_over_spec(mesh, x, s)
+                              for x, s in zip(out_leaves, out_specs_flat)]
             return out_leaves
 
         with _body_scope(mesh, manual, check_vma):
             jaxpr, consts, _ = staging.trace_to_jaxpr(body, [
                 shard_aval(mesh, s, a, manual if check_vma else None)
                 for s, a in zip(specs, avals)])
-        out_tree, outs = out_tree_box[0]
-        out_spec_leaves = _broadcast_specs(out_specs, outs, out_tree, "out_specs")
+        out_tree, out_spec_leaves = out_tree_box[0]
         if check_vma:
             _check_replication(name, mesh, out_spec_leaves, jaxpr.out_avals)
         closed = core.ClosedJaxpr(staging.convert_constvars_jaxpr(jaxpr), [])
@@ -360,6 +363,15 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
 
     mapped.__name__ = name
     return mapped
+
+
+def _vary_over_spec(mesh, x, spec):
+    """An output the same along an axis its spec splits it over is cast to vary along
+    it (``pvary``, as JAX inserts): its blocks are then typed as the spec says."""
+    missing = set(spec.mesh_axes()) - set(getattr(core.get_aval(x), "vma", ()))
+    if not missing:
+        return x
+    return parallel.pvary_p.bind(x, axes=tuple(a for a in mesh.axis_names if a in missing))
 
 
 def _check_replication(name, mesh, specs, out_avals):
