@@ -143,12 +143,17 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
 
 
 def _lower_body(mctx, mesh, jaxpr, args):
-    saved = mctx.axis_env, mctx.spmd
+    """The body's ops, lowered with the mesh's axes as the collectives' device grid.
+    Varying axes were checked when the body was traced; the rules that lower by tracing
+    glassjax code (``lower_fun``) do not track them again, even when this shard_map was
+    compiled from inside one of its own rules (an eager transpose)."""
+    saved = mctx.axis_env, mctx.spmd, core.trace_ctx.vma_axes
     mctx.axis_env, mctx.spmd = dict(mesh.shape), True
+    core.trace_ctx.vma_axes = None
     try:
         return lowering.lower_closed_jaxpr(mctx, jaxpr, args)
     finally:
-        mctx.axis_env, mctx.spmd = saved
+        mctx.axis_env, mctx.spmd, core.trace_ctx.vma_axes = saved
 
 
 lowering.register_lowering(shard_map_p, _lowering)

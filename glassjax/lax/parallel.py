@@ -313,6 +313,54 @@ staging.vma_rules[pvary_p] = lambda vmas, *, axes: tuple(
 staging.pvary_primitive.append(pvary_p)
 
 
+def pvary(x, axes):
+    """``x`` (a pytree) cast to vary over the manual axes ``axes`` (JAX's ``core.pvary``).
+    Where variance is not tracked (pmap, ``check_vma=False``) it is ``x`` itself."""
+    axes = _as_tuple(axes)
+    if not axes:
+        return x
+    unbound = [a for a in axes if a not in core.trace_ctx.axis_env]
+    if unbound:
+        raise ValueError("pvary should be called under jax.shard_map.")
+    order = core.trace_ctx.vma_axes
+    if order is None:
+        return x
+    axes = tuple(a for a in order if a in axes)
+    return tree_util.tree_map(lambda leaf: pvary_p.bind(leaf, axes=axes), x)
+
+
+def pcast(x, axis_name, *, to: str):
+    """Change the type of ``x`` (a pytree) along the manual axes ``axis_name``: with
+    ``to='varying'``, a value that is the same on every device along them is typed as
+    varying over them (``pvary``; no data moves), e.g. the initial carry of a loop whose
+    body makes it vary. (JAX's ``reduced``/``unreduced`` types are not modelled.)"""
+    if isinstance(axis_name, (set, frozenset)):
+        raise TypeError(f"{axis_name=} must be a tuple or a str. Got {axis_name}")
+    axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not axis_name:
+        return x
+    if to not in ("unreduced", "reduced", "varying"):
+        raise ValueError("Got unexpected `to` value. Allowed `to` values are: "
+                         "{'unreduced', 'reduced', 'varying'}")
+
+    def bind(leaf):
+        aval = core.get_aval(leaf)
+        states = {"varying" if a in getattr(aval, "vma", ()) else "invarying" for a in axes}
+        if len(states) > 1:
+            raise ValueError(
+                "jax.lax.pcast can only accept axis_name which corresponds to one of "
+                "varying, unreduced, reduced or invarying state of the input. Got input "
+                f"type: {aval}, axes: {axes} and input state: {states}")
+        from_, = states
+        if (from_, to) == ("invarying", "varying"):
+            return pvary(leaf, axes)
+        if (from_, to) in (("invarying", "reduced"), ("varying", "unreduced")):
+            raise NotImplementedError(f"pcast to {to!r}: glassjax does not type reduced "
+                                      "or unreduced values")
+        raise ValueError(f"Unsupported pcast from={from_}, {to=}")
+    return tree_util.tree_map(bind, x)
+
+
 def _psum_invariant(x, axes):
     """The sum over ``axes`` of a value made to vary over them first."""
     missing = tuple(a for a in _named(axes) if a not in _vma_of(x))

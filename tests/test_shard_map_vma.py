@@ -1,0 +1,238 @@
+"""Varying manual axes (shard_map with check_vma=True) through loops, ``lax.pcast`` and
+the implicit casts JAX inserts: jaxpr text and error messages against what JAX 0.10.2
+prints, values and derivatives against check_vma=False. (8 CPU devices, conftest.py.)"""
+import numpy as np
+import pytest
+
+import glassjax as jax
+import glassjax.numpy as jnp
+from glassjax import lax
+from glassjax.sharding import Mesh, PartitionSpec as P
+from glassjax.test_util import check_grads
+
+
+@pytest.fixture(scope="module")
+def mesh():
+    return Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))
+
+
+@pytest.fixture(scope="module")
+def a():
+    return np.arange(16.).reshape(8, 2).astype(np.float32)
+
+
+def _rows(mesh, body, check_vma=True):
+    """``body`` on blocks of 2 rows (split over 'x', the same along 'y')."""
+    return jax.shard_map(body, mesh=mesh, in_specs=P('x'), out_specs=P('x'),
+                         check_vma=check_vma)
+
+
+# -- a carry that starts invariant and comes back varying: JAX's TypeError ----------------
+
+SCAN_ERROR = """\
+scan body function carry input and carry output must have equal types, but they differ:
+
+The input carry c has type float32[2,2] but the corresponding output carry component has type float32[2,2]{V:x}, so the manual axis types do not match.
+
+This might be fixed by applying `jax.lax.pcast(..., ('x',), to='varying')`, to the initial carry value corresponding to the input carry c.
+See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information.
+
+Revise the function so that all output types match the corresponding input types."""
+
+SCAN_TWO_ERRORS = """\
+scan body function carry input and carry output must have equal types, but they differ:
+
+  * the input carry component carry[0] has type float32[2,2] but the corresponding output carry component has type float32[2,2]{V:x}, so the manual axis types do not match;
+  * the input carry component carry[1] has type float32[] but the corresponding output carry component has type float32[]{V:x}, so the manual axis types do not match.
+
+This might be fixed by:
+  * applying `jax.lax.pcast(..., ('x',), to='varying')`, to the initial carry value corresponding to the input carry component carry[0];
+  * applying `jax.lax.pcast(..., ('x',), to='varying')`, to the initial carry value corresponding to the input carry component carry[1].
+See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information.
+
+Revise the function so that all output types match the corresponding input types."""
+
+WHILE_ERROR = """\
+while_loop body function carry input and carry output must have equal types, but they differ:
+
+The input carry component s[1] has type float32[2,2] but the corresponding output carry component has type float32[2,2]{V:x}, so the manual axis types do not match.
+
+This might be fixed by applying `jax.lax.pcast(..., ('x',), to='varying')`, to the initial carry value corresponding to the input carry component s[1].
+See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information.
+
+Revise the function so that all output types match the corresponding input types."""
+
+FORI_ERROR = """\
+scan body function carry input and carry output must have equal types, but they differ:
+
+The input carry component loop_carry[1] has type float32[] but the corresponding output carry component has type float32[2,2]{V:x}, so the shapes do not match, and the manual axis types do not match.
+
+This might be fixed by applying `jax.lax.pcast(..., ('x',), to='varying')`, to the initial carry value corresponding to the input carry component loop_carry[1].
+See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information.
+
+Revise the function so that all output types match the corresponding input types."""
+
+FORI_SHAPE_ERROR = """\
+scan body function carry input and carry output must have equal types, but they differ:
+
+The input carry component loop_carry[1] has type float32[]{V:x} but the corresponding output carry component has type float32[2,2]{V:x}, so the shapes do not match.
+
+Revise the function so that all output types match the corresponding input types."""
+
+PSUM_CARRY_ERROR = """\
+scan body function carry input and carry output must have equal types, but they differ:
+
+The input carry c has type float32[2,2]{V:x} but the corresponding output carry component has type float32[2,2], so the manual axis types do not match.
+
+Revise the function so that all output types match the corresponding input types."""
+
+
+def _raises(mesh, a, body, message):
+    with pytest.raises(TypeError) as info:
+        _rows(mesh, body)(a)
+    assert str(info.value) == message
+
+
+def test_scan_carry_that_starts_invariant_and_comes_back_varying(mesh, a):
+    _raises(mesh, a, lambda b: lax.scan(lambda c, e: (c + b, e), jnp.zeros((2, 2)),
+                                        jnp.arange(3.))[0], SCAN_ERROR)
+    _raises(mesh, a, lambda b: lax.scan(
+        lambda carry, e: ((carry[0] + b, carry[1] + b.sum()), e),
+        (jnp.zeros((2, 2)), jnp.zeros(())), jnp.arange(3.))[0][0], SCAN_TWO_ERRORS)
+
+
+def test_while_and_fori_carries(mesh, a):
+    _raises(mesh, a, lambda b: lax.while_loop(
+        lambda s: s[0] < 3, lambda s: (s[0] + 1, s[1] * b), (0, jnp.ones((2, 2))))[1],
+        WHILE_ERROR)
+    _raises(mesh, a, lambda b: lax.fori_loop(0, 3, lambda i, c: c + b, jnp.zeros(())),
+            FORI_ERROR)
+    _raises(mesh, a, lambda b: lax.fori_loop(
+        0, 3, lambda i, c: c + b, lax.pcast(jnp.zeros(()), 'x', to='varying')),
+        FORI_SHAPE_ERROR)
+
+
+def test_a_carry_that_stops_varying_gets_no_pcast_hint(mesh, a):
+    _raises(mesh, a, lambda b: lax.scan(lambda c, e: (lax.psum(c, 'x'), e), b,
+                                        jnp.arange(3.))[0], PSUM_CARRY_ERROR)
+
+
+def test_without_check_vma_the_carry_is_not_typed(mesh, a):
+    f = lambda b: lax.scan(lambda c, e: (c * e + b, e), jnp.zeros((2, 2)),  # noqa: E731
+                           jnp.arange(3.))[0]
+    # c: 0 -> 0*0 + b -> b*1 + b -> 2b*2 + b
+    np.testing.assert_array_equal(_rows(mesh, f, check_vma=False)(a), 5 * a)
+
+
+# -- pcast ---------------------------------------------------------------------------------
+
+PCAST_FIXES_THE_CARRY = """\
+{ lambda ; a:f32[8,2]. let
+    b:f32[8,2] = shard_map[
+      check_vma=True
+      in_specs=(P('x',),)
+      jaxpr={ lambda ; c:f32[2,2]{V:x}. let
+          d:f32[2,2] = broadcast_in_dim 0.0:f32[]
+          e:f32[2,2]{V:x} = pvary[axes=('x',)] d
+          f:f32[3] = iota[dimension=0 dtype=float32 shape=(3,) sharding=None] 
+          g:f32[2,2]{V:x} = scan[
+            jaxpr={ lambda ; h:f32[2,2]{V:x} i:f32[2,2]{V:x} j:f32[]. let
+                k:f32[2,2]{V:x} = add i h
+              in (k,) }
+            length=3
+            num_carry=1
+            num_consts=1
+            reverse=False
+            unroll=1
+          ] c e f
+        in (g,) }
+      mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))
+      newly_manual_axes=frozenset({'x', 'y'})
+      out_specs=(P('x',),)
+    ] a
+  in (b,) }"""
+
+
+def test_pcast_fixes_the_carry(mesh, a):
+    def body(b):
+        c0 = lax.pcast(jnp.zeros((2, 2)), 'x', to='varying')
+        return lax.scan(lambda c, e: (c + b, e), c0, jnp.arange(3.))[0]
+    assert str(jax.make_jaxpr(_rows(mesh, body))(a)) == PCAST_FIXES_THE_CARRY
+    np.testing.assert_array_equal(_rows(mesh, body)(a), 3 * a)
+    np.testing.assert_array_equal(_rows(mesh, body)(a), _rows(mesh, body, False)(a))
+
+
+def test_pcast_errors_are_jaxs(mesh, a):
+    with pytest.raises(ValueError, match=r"^Unsupported pcast from=varying, to='varying'$"):
+        _rows(mesh, lambda b: lax.pcast(b, 'x', to='varying'))(a)
+    with pytest.raises(ValueError, match=r"Got unexpected `to` value. Allowed `to` values "):
+        _rows(mesh, lambda b: lax.pcast(b, 'x', to='foo'))(a)
+    with pytest.raises(TypeError, match=r"axis_name=\{'x'\} must be a tuple or a str"):
+        _rows(mesh, lambda b: lax.pcast(b, {'x'}, to='varying'))(a)
+    with pytest.raises(ValueError, match="jax.lax.pcast can only accept axis_name which "
+                       r"corresponds to one of .* Got input type: float32\[2,2\]\{V:x\}, "
+                       r"axes: \('x', 'y'\)"):
+        _rows(mesh, lambda b: lax.pcast(b, ('x', 'y'), to='varying'))(a)
+    with pytest.raises(ValueError, match="pvary should be called under jax.shard_map."):
+        lax.pcast(jnp.ones(2), 'x', to='varying')
+
+
+def test_pcast_where_variance_is_not_tracked_is_the_identity(mesh, a):
+    out = jax.pmap(lambda v: lax.pcast(v, 'i', to='varying'), axis_name='i')(jnp.ones(2))
+    np.testing.assert_array_equal(out, [1., 1.])
+    jaxpr = jax.make_jaxpr(_rows(mesh, lambda b: b * lax.pcast(2., 'x', to='varying'),
+                                 check_vma=False))(a)
+    assert "pvary" not in str(jaxpr)
+
+
+def test_grad_through_pcast_sums_over_the_devices(mesh, a):
+    """The transpose of pcast (pvary) is psum: a replicated weight's gradient is the
+    sum over all blocks."""
+    f = jax.shard_map(lambda b, w: b * lax.pcast(w, ('x', 'y'), to='varying'), mesh=mesh,
+                      in_specs=(P('x', 'y'), P()), out_specs=P('x', 'y'))
+    w = np.float32(1.5)
+    assert float(jax.grad(lambda w: f(a, w).sum())(w)) == a.sum()
+    check_grads(lambda w: f(a / 10, w), (w,), order=2, modes=["fwd", "rev"])
+
+
+# -- outputs typed as their out_specs say ---------------------------------------------------
+
+IMPLICIT_PVARY = """\
+{ lambda ; a:f32[8,3]. let
+    b:f32[8,3] = shard_map[
+      check_vma=True
+      in_specs=(P(('x', 'y'),),)
+      jaxpr={ lambda ; c:f32[1,3]{V:(x,y)}. let
+          d:f32[1,3]{V:y} = psum_invariant[axes=('x',)] c
+          e:f32[1,3]{V:(x,y)} = pvary[axes=('x',)] d
+        in (e,) }
+      mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))
+      newly_manual_axes=frozenset({'x', 'y'})
+      out_specs=(P(('x', 'y'),),)
+    ] a
+  in (b,) }"""
+
+
+def test_an_invariant_output_is_cast_to_its_out_spec(mesh):
+    x = np.random.RandomState(0).randn(8, 3).astype(np.float32)
+    f = jax.shard_map(lambda b: lax.psum(b, 'x'), mesh=mesh, in_specs=P(('x', 'y')),
+                      out_specs=P(('x', 'y')))
+    assert str(jax.make_jaxpr(f)(x)) == IMPLICIT_PVARY
+    g = jax.shard_map(lambda b: lax.psum(b, 'x'), mesh=mesh, in_specs=P(('x', 'y')),
+                      out_specs=P(('x', 'y')), check_vma=False)
+    np.testing.assert_allclose(jax.grad(lambda x: (f(x) ** 2).sum())(x),
+                               jax.grad(lambda x: (g(x) ** 2).sum())(x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("check_vma", [True, False])
+def test_loops_inside_check_vma_bodies_differentiate(mesh, a, check_vma):
+    def body(b):
+        c = lax.scan(lambda c, e: (jnp.sin(c) * e + b, c), b, jnp.arange(3.))[0]
+        d = lax.fori_loop(0, 2, lambda i, c: jnp.cos(c) * b, b)
+        return lax.map(jnp.tanh, c + d)
+    f = _rows(mesh, body, check_vma)
+    x = a / 16
+    check_grads(f, (x,), order=1, modes=["fwd", "rev"])
+    np.testing.assert_allclose(jax.grad(lambda x: f(x).sum())(x),
+                               jax.grad(lambda x: _rows(mesh, body, not check_vma)(x).sum())(x),
+                               rtol=1e-6)
