@@ -25,6 +25,8 @@ import contextlib
 import functools
 import math
 
+import numpy as np
+
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
@@ -200,6 +202,95 @@ def _jvp(primals, tangents, *, jaxpr, in_specs, out_specs, **params):
 ad.primitive_jvps[shard_map_p] = _in_body_scope(_jvp)
 
 
+def _linearize(nonzeros, *primals, jaxpr, mesh, in_specs, out_specs, check_vma,
+               newly_manual_axes):
+    """Reverse mode, as JAX 0.10.2 does it: one shard_map computing the residuals and
+    the primal outputs, one taking the residuals and the tangents.
+
+    Each device has residuals of its own. A residual that is an input (or a primal
+    output) of the body is passed on with that value's spec; the others leave the first
+    shard_map concatenated along their first axis over the manual axes they vary over
+    (all the manual axes without ``check_vma``), scalars as length-1 blocks."""
+    params = dict(mesh=mesh, check_vma=check_vma, newly_manual_axes=newly_manual_axes)
+    nconsts = len(jaxpr.consts)
+    primal, num_res, out_nz, res_fwd, tangent = ad.linearize_jaxpr(
+        jaxpr, list(nonzeros), instantiate=False,
+        allow_fwds=[False] * nconsts + [True] * len(primals))
+    num_out = len(primal.out_avals) - num_res
+    outvars = primal.jaxpr.outvars
+    out_index = {id(v): j for j, v in enumerate(outvars[:num_out])
+                 if isinstance(v, core.Var)}
+    res_avals = iter(primal.out_avals[num_out:])
+    sources = []        # per residual: ("in", i) / ("out", j) / ("new", aval)
+    new_res = []        # which of the primal jaxpr's residual outputs leave the body
+    for f in res_fwd:
+        if f is not None:
+            sources.append(("in", f - nconsts))
+            continue
+        aval, var = next(res_avals), outvars[num_out + len(new_res)]
+        j = out_index.get(id(var))
+        sources.append(("out", j) if j is not None else ("new", aval))
+        new_res.append(j is None)
+    new_avals = [src[1] for src in sources if src[0] == "new"]
+    res_specs = [_residual_spec(mesh, newly_manual_axes, check_vma, a) for a in new_avals]
+
+    def primal_body(*args):
+        outs = core.eval_jaxpr(primal.jaxpr, primal.consts, *args)
+        prims, res = outs[:num_out], outs[num_out:]
+        return [*(structural.expand_dims(r, (0,)) if not np.shape(r) else r
+                  for r, new in zip(res, new_res) if new), *prims]
+    outs = shard_map_p.bind(*primals, jaxpr=_retrace(primal_body, jaxpr.in_avals),
+                            in_specs=in_specs, out_specs=(*res_specs, *out_specs), **params)
+    computed, primals_out = iter(outs[:len(new_avals)]), outs[len(new_avals):]
+    residuals, specs, promoted = [], [], []
+    new_specs = iter(res_specs)
+    for kind, where in sources:
+        if kind == "in":
+            residuals.append(primals[where]), specs.append(in_specs[where])
+        elif kind == "out":
+            residuals.append(primals_out[where]), specs.append(out_specs[where])
+        else:
+            residuals.append(next(computed)), specs.append(next(new_specs))
+        promoted.append(kind == "new" and not where.shape)
+    tangent = _promote_scalar_inputs(tangent, promoted)
+    tangent_in_specs = (*specs, *_filter(nonzeros, in_specs))
+    tangent_out_specs = _filter(out_nz, out_specs)
+    tangent_avals = [a.to_tangent_aval() for a in _abstract_eval(
+        jaxpr=jaxpr, in_specs=in_specs, out_specs=out_specs, **params)]
+
+    def linearized(res, *tangents):
+        outs = iter(shard_map_p.bind(
+            *res, *(t for t, nz in zip(tangents, nonzeros) if nz), jaxpr=tangent,
+            in_specs=tangent_in_specs, out_specs=tangent_out_specs, **params))
+        return [next(outs) if nz else ad.Zero(a) for a, nz in zip(tangent_avals, out_nz)]
+
+    return list(primals_out), out_nz, residuals, linearized
+
+
+def _residual_spec(mesh, manual, check_vma, aval):
+    """How a residual's blocks are put together (JAX's ``nospec``): along the first
+    axis, over the manual axes it varies over (all of them without check_vma)."""
+    names = tuple(a for a in mesh.axis_names if a in manual and
+                  (not check_vma or a in getattr(aval, "vma", ())))
+    return P(names) if names else P()
+
+
+def _promote_scalar_inputs(closed, which):
+    """``closed`` taking the (first) inputs flagged in ``which`` as length-1 blocks."""
+    which = list(which) + [False] * (len(closed.in_avals) - len(which))
+    if not any(which):
+        return closed
+    avals = [a.update(shape=(1,)) if w else a for a, w in zip(closed.in_avals, which)]
+
+    def fun(*args):
+        args = [structural.squeeze(x, (0,)) if w else x for x, w in zip(args, which)]
+        return core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+    return _retrace(fun, avals)
+
+
+ad.primitive_linearizations[shard_map_p] = _in_body_scope(_linearize)
+
+
 def _partial_eval(trace, *args, jaxpr, in_specs, out_specs, mesh, newly_manual_axes,
                   **params):
     """Partly known inputs (reverse mode): a known shard_map computing the known outputs
@@ -262,24 +353,26 @@ pe.partial_eval_rules[shard_map_p] = _in_body_scope(_partial_eval)
 
 def _transpose(cts, *args, jaxpr, in_specs, out_specs, mesh, check_vma,
                newly_manual_axes):
-    """The transpose is a shard_map of the transposed body. Without replication checks
+    """The transpose is a shard_map of the transposed body, taking the cotangents first
+    and the residuals after them, as in JAX. Without replication checks
     (``check_vma=False``, as pmap uses), a cotangent of an output replicated over some
-    axes is divided among those devices, and an input replicated over some axes gets the
-    sum of its devices' cotangents (``psum``), as in JAX."""
+    axes is first divided among those devices, and an input replicated over some axes
+    gets the sum of its devices' cotangents (``psum``)."""
     linear = [ad.is_undefined_primal(x) for x in args]
     ct_zeros = [type(ct) is ad.Zero for ct in cts]
-    transposed, in_zeros = ad.transpose_jaxpr(jaxpr, linear, ct_zeros)
-    lin_specs = [s for s, lin in zip(in_specs, linear) if lin]
-    nz_out_specs = [s for s, z in zip(out_specs, ct_zeros) if not z]
+    nz_out_specs = _filter([not z for z in ct_zeros], out_specs)
+    nz_cts = [ct for ct in cts if type(ct) is not ad.Zero]
     if not check_vma:
-        transposed = _fix_replication(transposed, mesh, newly_manual_axes,
-                                      sum(not lin for lin in linear), nz_out_specs,
-                                      [s for s, z in zip(lin_specs, in_zeros) if not z])
-    operands = [*(x for x, lin in zip(args, linear) if not lin),
-                *(ct for ct in cts if type(ct) is not ad.Zero)]
+        nz_cts = [_div(ct, math.prod(mesh.shape[a] for a in
+                                     _unmentioned(mesh, spec, newly_manual_axes)))
+                  for ct, spec in zip(nz_cts, nz_out_specs)]
+    lin_specs = _filter(linear, in_specs)
+    with _body_scope(mesh, newly_manual_axes, check_vma):
+        body, in_zeros = _transposed_body(jaxpr, linear, ct_zeros, mesh, newly_manual_axes,
+                                          check_vma, lin_specs)
     outs = iter(shard_map_p.bind(
-        *operands, jaxpr=transposed,
-        in_specs=(*_filter([not lin for lin in linear], in_specs), *nz_out_specs),
+        *nz_cts, *(x for x, lin in zip(args, linear) if not lin), jaxpr=body,
+        in_specs=(*nz_out_specs, *_filter([not lin for lin in linear], in_specs)),
         out_specs=tuple(s for s, z in zip(lin_specs, in_zeros) if not z),
         mesh=mesh, check_vma=check_vma, newly_manual_axes=newly_manual_axes))
     zeros = iter(in_zeros)
@@ -287,22 +380,30 @@ def _transpose(cts, *args, jaxpr, in_specs, out_specs, mesh, check_vma,
             for x, lin in zip(args, linear)]
 
 
-def _fix_replication(transposed, mesh, manual, num_res, ct_specs, out_specs):
+def _transposed_body(jaxpr, linear, ct_zeros, mesh, manual, check_vma, lin_specs):
+    """The body's transpose as a jaxpr from ``(*cotangents, *residuals)``, and which
+    input cotangents are zero."""
+    transposed, in_zeros = ad.transpose_jaxpr(jaxpr, linear, ct_zeros)
+    num_res = sum(not lin for lin in linear)
+    num_cts = len(transposed.in_avals) - num_res
+    nz_lin_specs = [s for s, z in zip(lin_specs, in_zeros) if not z]
+
     def fun(*args):
-        res, cts = args[:num_res], args[num_res:]
-        cts = [_div(ct, math.prod(mesh.shape[a] for a in _unmentioned(mesh, s, manual)))
-               for ct, s in zip(cts, ct_specs)]
+        cts, res = args[:num_cts], args[num_cts:]
         outs = core.eval_jaxpr(transposed.jaxpr, transposed.consts, *res, *cts)
+        if check_vma:
+            return outs
         return [parallel.psum(o, axes) if (axes := _unmentioned(mesh, s, manual)) else o
-                for o, s in zip(outs, out_specs)]
-    return _retrace(fun, transposed.in_avals)
+                for o, s in zip(outs, nz_lin_specs)]
+    avals = transposed.in_avals
+    return _retrace(fun, [*avals[num_res:], *avals[:num_res]]), in_zeros
 
 
 def _div(x, n):
     return x if n == 1 else x / n
 
 
-ad.primitive_transposes[shard_map_p] = _in_body_scope(_transpose)
+ad.primitive_transposes[shard_map_p] = _transpose
 
 
 # ----------------------------------------------------------------------------------------
