@@ -202,58 +202,87 @@ def _jvp(primals, tangents, *, jaxpr, in_specs, out_specs, **params):
 ad.primitive_jvps[shard_map_p] = _in_body_scope(_jvp)
 
 
+# -- Residuals ----------------------------------------------------------------------------
+# Reverse mode splits a shard_map in two: one computing the outputs and the *residuals*
+# the other needs. Each device has residuals of its own. As in JAX 0.10.2, a residual that
+# is an input (or an output) of the body is passed on with that value's spec; the others
+# leave the first shard_map concatenated along their first axis over the manual axes they
+# vary over (all the manual axes without check_vma), scalars as length-1 blocks.
+
+def _residual_sources(outvars, num_out, res_avals, in_fwd) -> list:
+    """Where each residual comes from: ``("in", i)`` the body's input i, ``("out", j)``
+    its output j, or ``("new", aval)`` an extra output of the first shard_map.
+    ``outvars`` are the first body's (``num_out`` outputs, then the residuals not
+    forwarded from inputs); ``in_fwd`` gives, per residual, its input index or None."""
+    out_index = {id(v): j for j, v in enumerate(outvars[:num_out]) if isinstance(v, core.Var)}
+    extra = iter(zip(outvars[num_out:], res_avals))
+    sources = []
+    for f in in_fwd:
+        if f is not None:
+            sources.append(("in", f))
+            continue
+        var, aval = next(extra)
+        j = out_index.get(id(var))
+        sources.append(("out", j) if j is not None else ("new", aval))
+    return sources
+
+
+def _residual_spec(mesh, manual, check_vma, aval):
+    """How a residual's blocks are put together (JAX's ``nospec``)."""
+    names = tuple(a for a in mesh.axis_names if a in manual and
+                  (not check_vma or a in getattr(aval, "vma", ())))
+    return P(names) if names else P()
+
+
+def _first_body(closed, num_out, sources, residuals_first):
+    """The first shard_map's body: ``closed`` (outputs, then residuals not forwarded
+    from inputs) returning its outputs and only the new residuals, scalars promoted."""
+    extra = [kind == "new" for kind, _ in sources if kind != "in"]
+
+    def fun(*args):
+        outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+        res = [structural.expand_dims(r, (0,)) if not np.shape(r) else r
+               for r, new in zip(outs[num_out:], extra) if new]
+        return [*res, *outs[:num_out]] if residuals_first else [*outs[:num_out], *res]
+    return _retrace(fun, closed.in_avals)
+
+
+def _gather_residuals(sources, ins, in_specs, outs, out_specs, new, new_specs):
+    """The residual values with their specs, and which are promoted scalars."""
+    new, new_specs = iter(new), iter(new_specs)
+    values, specs, promoted = [], [], []
+    for kind, where in sources:
+        if kind == "in":
+            values.append(ins[where]), specs.append(in_specs[where])
+        elif kind == "out":
+            values.append(outs[where]), specs.append(out_specs[where])
+        else:
+            values.append(next(new)), specs.append(next(new_specs))
+        promoted.append(kind == "new" and not where.shape)
+    return values, tuple(specs), promoted
+
+
 def _linearize(nonzeros, *primals, jaxpr, mesh, in_specs, out_specs, check_vma,
                newly_manual_axes):
-    """Reverse mode, as JAX 0.10.2 does it: one shard_map computing the residuals and
-    the primal outputs, one taking the residuals and the tangents.
-
-    Each device has residuals of its own. A residual that is an input (or a primal
-    output) of the body is passed on with that value's spec; the others leave the first
-    shard_map concatenated along their first axis over the manual axes they vary over
-    (all the manual axes without ``check_vma``), scalars as length-1 blocks."""
+    """Reverse mode, as JAX 0.10.2 does it: one shard_map computing the residuals (see
+    above) and then the primal outputs, one taking the residuals and the tangents."""
     params = dict(mesh=mesh, check_vma=check_vma, newly_manual_axes=newly_manual_axes)
     nconsts = len(jaxpr.consts)
     primal, num_res, out_nz, res_fwd, tangent = ad.linearize_jaxpr(
         jaxpr, list(nonzeros), instantiate=False,
         allow_fwds=[False] * nconsts + [True] * len(primals))
     num_out = len(primal.out_avals) - num_res
-    outvars = primal.jaxpr.outvars
-    out_index = {id(v): j for j, v in enumerate(outvars[:num_out])
-                 if isinstance(v, core.Var)}
-    res_avals = iter(primal.out_avals[num_out:])
-    sources = []        # per residual: ("in", i) / ("out", j) / ("new", aval)
-    new_res = []        # which of the primal jaxpr's residual outputs leave the body
-    for f in res_fwd:
-        if f is not None:
-            sources.append(("in", f - nconsts))
-            continue
-        aval, var = next(res_avals), outvars[num_out + len(new_res)]
-        j = out_index.get(id(var))
-        sources.append(("out", j) if j is not None else ("new", aval))
-        new_res.append(j is None)
-    new_avals = [src[1] for src in sources if src[0] == "new"]
-    res_specs = [_residual_spec(mesh, newly_manual_axes, check_vma, a) for a in new_avals]
-
-    def primal_body(*args):
-        outs = core.eval_jaxpr(primal.jaxpr, primal.consts, *args)
-        prims, res = outs[:num_out], outs[num_out:]
-        return [*(structural.expand_dims(r, (0,)) if not np.shape(r) else r
-                  for r, new in zip(res, new_res) if new), *prims]
-    outs = shard_map_p.bind(*primals, jaxpr=_retrace(primal_body, jaxpr.in_avals),
-                            in_specs=in_specs, out_specs=(*res_specs, *out_specs), **params)
-    computed, primals_out = iter(outs[:len(new_avals)]), outs[len(new_avals):]
-    residuals, specs, promoted = [], [], []
-    new_specs = iter(res_specs)
-    for kind, where in sources:
-        if kind == "in":
-            residuals.append(primals[where]), specs.append(in_specs[where])
-        elif kind == "out":
-            residuals.append(primals_out[where]), specs.append(out_specs[where])
-        else:
-            residuals.append(next(computed)), specs.append(next(new_specs))
-        promoted.append(kind == "new" and not where.shape)
+    sources = _residual_sources(primal.jaxpr.outvars, num_out, primal.out_avals[num_out:],
+                                [None if f is None else f - nconsts for f in res_fwd])
+    new_specs = [_residual_spec(mesh, newly_manual_axes, check_vma, aval)
+                 for kind, aval in sources if kind == "new"]
+    outs = shard_map_p.bind(*primals, jaxpr=_first_body(primal, num_out, sources, True),
+                            in_specs=in_specs, out_specs=(*new_specs, *out_specs), **params)
+    primals_out = outs[len(new_specs):]
+    residuals, res_specs, promoted = _gather_residuals(
+        sources, primals, in_specs, primals_out, out_specs, outs[:len(new_specs)], new_specs)
     tangent = _promote_scalar_inputs(tangent, promoted)
-    tangent_in_specs = (*specs, *_filter(nonzeros, in_specs))
+    tangent_in_specs = (*res_specs, *_filter(nonzeros, in_specs))
     tangent_out_specs = _filter(out_nz, out_specs)
     tangent_avals = [a.to_tangent_aval() for a in _abstract_eval(
         jaxpr=jaxpr, in_specs=in_specs, out_specs=out_specs, **params)]
@@ -265,14 +294,6 @@ def _linearize(nonzeros, *primals, jaxpr, mesh, in_specs, out_specs, check_vma,
         return [next(outs) if nz else ad.Zero(a) for a, nz in zip(tangent_avals, out_nz)]
 
     return list(primals_out), out_nz, residuals, linearized
-
-
-def _residual_spec(mesh, manual, check_vma, aval):
-    """How a residual's blocks are put together (JAX's ``nospec``): along the first
-    axis, over the manual axes it varies over (all of them without check_vma)."""
-    names = tuple(a for a in mesh.axis_names if a in manual and
-                  (not check_vma or a in getattr(aval, "vma", ())))
-    return P(names) if names else P()
 
 
 def _promote_scalar_inputs(closed, which):
@@ -292,54 +313,52 @@ ad.primitive_linearizations[shard_map_p] = _in_body_scope(_linearize)
 
 
 def _partial_eval(trace, *args, jaxpr, in_specs, out_specs, mesh, newly_manual_axes,
-                  **params):
-    """Partly known inputs (reverse mode): a known shard_map computing the known outputs
-    and the residuals, then an unknown one taking them. Each device has residuals of its
-    own, so they leave the first shard_map stacked along a leading axis split over every
-    manual axis (scalars become length-1 blocks), and enter the second the same way."""
+                  check_vma):
+    """Partly known inputs: a known shard_map computing the known outputs and then the
+    residuals (see above), and an unknown one taking the residuals first."""
+    params = dict(mesh=mesh, check_vma=check_vma, newly_manual_axes=newly_manual_axes)
     unknowns = [trace.is_unknown(a) for a in args]
+    knowns = [not u for u in unknowns]
     known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr_nounits(
         jaxpr, unknowns, instantiate=False)
-    every = tuple(a for a in mesh.axis_names if a in newly_manual_axes)
-    res_avals = known.out_avals[len(known.out_avals) - num_res:]
-    known = _map_outputs(known, num_res, lambda r: structural.expand_dims(r, (0,)))
-    unknown = _map_inputs(unknown, res_avals,
-                          lambda r: structural.squeeze(r, (0,)))
-    res_specs = (P(every),) * num_res
-    knowns = [not u for u in unknowns]
-    shared = dict(mesh=mesh, newly_manual_axes=newly_manual_axes, **params)
-    known_out_specs = tuple(s for s, uk in zip(out_specs, out_unknowns) if not uk)
-    known_outs = shard_map_p.bind_with_trace(
-        trace.known_trace, _filter(knowns, args),
-        dict(shared, jaxpr=known, in_specs=_filter(knowns, in_specs),
-             out_specs=known_out_specs + res_specs))
-    num_known = len(known_outs) - num_res
-    residuals = known_outs[num_known:]
+    num_out = len(known.out_avals) - num_res
+    invar_index = {id(v): i for i, v in enumerate(known.jaxpr.invars)}
+    res_vars = known.jaxpr.outvars[num_out:]
+    in_fwd = [invar_index.get(id(v)) for v in res_vars]
+    outvars = [*known.jaxpr.outvars[:num_out],
+               *(v for v, f in zip(res_vars, in_fwd) if f is None)]
+    sources = _residual_sources(outvars, num_out, [
+        a for a, f in zip(known.out_avals[num_out:], in_fwd) if f is None], in_fwd)
+    known = _first_body(_forwarding_dropped(known, num_out, in_fwd), num_out, sources,
+                        False)
+    new_specs = [_residual_spec(mesh, newly_manual_axes, check_vma, aval)
+                 for kind, aval in sources if kind == "new"]
+    known_ins, known_in_specs = _filter(knowns, args), _filter(knowns, in_specs)
+    known_out_specs = _filter([not uk for uk in out_unknowns], out_specs)
+    outs = shard_map_p.bind_with_trace(
+        trace.known_trace, known_ins,
+        dict(params, jaxpr=known, in_specs=known_in_specs,
+             out_specs=(*known_out_specs, *new_specs)))
+    known_outs = outs[:num_out]
+    residuals, res_specs, promoted = _gather_residuals(
+        sources, known_ins, known_in_specs, known_outs, known_out_specs, outs[num_out:],
+        new_specs)
     unknown_outs = iter(shard_map_p.bind_with_trace(
         trace.unknown_trace, [*residuals, *_filter(unknowns, args)],
-        dict(shared, jaxpr=unknown, in_specs=res_specs + _filter(unknowns, in_specs),
-             out_specs=tuple(s for s, uk in zip(out_specs, out_unknowns) if uk))))
-    known_outs = iter(known_outs[:num_known])
+        dict(params, jaxpr=_promote_scalar_inputs(unknown, promoted),
+             in_specs=(*res_specs, *_filter(unknowns, in_specs)),
+             out_specs=_filter(out_unknowns, out_specs))))
+    known_outs = iter(known_outs)
     return [next(unknown_outs) if uk else next(known_outs) for uk in out_unknowns]
 
 
-def _map_outputs(closed, last_n, f):
-    """``closed`` with ``f`` applied to its last ``last_n`` outputs."""
-    def fun(*args):
-        outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
-        cut = len(outs) - last_n
-        return [*outs[:cut], *map(f, outs[cut:])]
-    return _retrace(fun, closed.in_avals)
-
-
-def _map_inputs(closed, first_avals, f):
-    """``closed`` taking its first inputs with a leading length-1 axis (undone by ``f``)."""
-    n = len(first_avals)
-    avals = [a.update(shape=(1, *a.shape)) for a in first_avals] + closed.in_avals[n:]
-
-    def fun(*args):
-        return core.eval_jaxpr(closed.jaxpr, closed.consts, *map(f, args[:n]), *args[n:])
-    return _retrace(fun, avals)
+def _forwarding_dropped(closed, num_out, in_fwd):
+    """``closed`` without the residual outputs that are just its inputs."""
+    if all(f is None for f in in_fwd):
+        return closed
+    keep = [True] * num_out + [f is None for f in in_fwd]
+    jaxpr = closed.jaxpr.replace(outvars=[v for v, k in zip(closed.jaxpr.outvars, keep) if k])
+    return core.ClosedJaxpr(jaxpr, closed.consts)
 
 
 def _retrace(fun, avals) -> core.ClosedJaxpr:
@@ -349,6 +368,78 @@ def _retrace(fun, avals) -> core.ClosedJaxpr:
 
 
 pe.partial_eval_rules[shard_map_p] = _in_body_scope(_partial_eval)
+
+
+def _partial_eval_custom(saveable, unks_in, inst_in, eqn):
+    """Inside ``checkpoint``: a known shard_map computing the known outputs and the
+    residuals ``saveable`` lets it keep, and a staged shard_map taking them first (laid
+    out as ``_linearize`` lays residuals out)."""
+    params = eqn.params
+    mesh, manual, check_vma = params["mesh"], params["newly_manual_axes"], params["check_vma"]
+    closed = params["jaxpr"]
+    with _body_scope(mesh, manual, check_vma):
+        known, staged, unks_out, inst_out, num_res = pe.partial_eval_jaxpr_custom(
+            closed.jaxpr, unks_in, inst_in, False, False, saveable)
+        res_avals = [v.aval for v in staged.invars[:num_res]]
+        promoted = [not a.shape for a in res_avals]
+        num_known_out = len(known.outvars) - num_res
+        known = _promote_scalar_outputs(core.ClosedJaxpr(known, closed.consts),
+                                        [False] * num_known_out + promoted)
+        staged = _promote_scalar_inputs(core.ClosedJaxpr(staged, closed.consts), promoted)
+    res_specs = tuple(_residual_spec(mesh, manual, check_vma, a) for a in res_avals)
+    residuals = [core.Var(unshard_aval(mesh, spec, a.update(shape=(1,)) if p else a))
+                 for spec, a, p in zip(res_specs, res_avals, promoted)]
+    eqn_known = eqn.replace(
+        invars=[x for x, uk in zip(eqn.invars, unks_in) if not uk],
+        outvars=[*(v for v, uk in zip(eqn.outvars, unks_out) if not uk), *residuals],
+        params=dict(params, jaxpr=known,
+                    in_specs=_filter([not uk for uk in unks_in], params["in_specs"]),
+                    out_specs=(*_filter([not uk for uk in unks_out], params["out_specs"]),
+                               *res_specs)),
+        effects=known.effects)
+    eqn_staged = eqn.replace(
+        invars=[*residuals, *(x for x, i in zip(eqn.invars, inst_in) if i)],
+        outvars=[v for v, i in zip(eqn.outvars, inst_out) if i],
+        params=dict(params, jaxpr=staged,
+                    in_specs=(*res_specs, *_filter(inst_in, params["in_specs"])),
+                    out_specs=_filter(inst_out, params["out_specs"])),
+        effects=staged.effects)
+    new_inst = [x for x, i in zip(eqn.invars, inst_in) if isinstance(x, core.Var) and not i]
+    return eqn_known, eqn_staged, unks_out, inst_out, new_inst + residuals
+
+
+def _promote_scalar_outputs(closed, which):
+    """``closed`` returning the outputs flagged in ``which`` as length-1 blocks."""
+    if not any(which):
+        return closed
+
+    def fun(*args):
+        outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+        return [structural.expand_dims(o, (0,)) if w else o for o, w in zip(outs, which)]
+    return _retrace(fun, closed.in_avals)
+
+
+pe.partial_eval_jaxpr_custom_rules[shard_map_p] = _partial_eval_custom
+
+
+def _dce(used_outputs, eqn):
+    """Unused outputs leave the shard_map, with the body's work only they needed and the
+    inputs nothing else reads."""
+    if not any(used_outputs) and not eqn.effects:
+        return [False] * len(eqn.invars), None
+    closed = eqn.params["jaxpr"]
+    jaxpr, used_inputs = pe.dce_jaxpr(closed.jaxpr, used_outputs)
+    if jaxpr is closed.jaxpr:
+        return used_inputs, eqn
+    params = dict(eqn.params, jaxpr=core.ClosedJaxpr(jaxpr, closed.consts),
+                  in_specs=_filter(used_inputs, eqn.params["in_specs"]),
+                  out_specs=_filter(used_outputs, eqn.params["out_specs"]))
+    return used_inputs, eqn.replace(invars=list(_filter(used_inputs, eqn.invars)),
+                                    outvars=list(_filter(used_outputs, eqn.outvars)),
+                                    params=params)
+
+
+pe.dce_rules[shard_map_p] = _dce
 
 
 def _transpose(cts, *args, jaxpr, in_specs, out_specs, mesh, check_vma,

@@ -118,3 +118,25 @@ def test_replicated_outputs_and_inputs(mesh, check_vma):
     if check_vma:        # (without it, a tangent that differs per block has no P() value)
         check_grads(r, (x, np.float32(2.)), order=1, modes=["fwd", "rev"], atol=2e-2,
                     rtol=2e-2)
+
+
+@pytest.mark.parametrize("check_vma", [True, False])
+def test_checkpoint_and_scan_of_a_shard_map(mesh, check_vma):
+    """Inside ``checkpoint`` the shard_map is split by partial evaluation (the known half
+    keeps only the residuals the staged half reads); inside ``scan`` it is linearized
+    once per iteration. Both give the single-device gradient."""
+    k = jax.shard_map(lambda b: jnp.exp(b.sum()) * jnp.sin(b), mesh=mesh, in_specs=P('x'),
+                      out_specs=P('x'), check_vma=check_vma)
+    blocks = lambda v: jnp.concatenate([jnp.exp(r.sum()) * jnp.sin(r)  # noqa: E731
+                                        for r in jnp.split(v, 4)])
+    x = np.random.RandomState(0).randn(8, 4).astype(np.float32) / 4
+    f = jax.checkpoint(lambda v: k(v) * 2)
+    np.testing.assert_allclose(jax.grad(lambda v: f(v).sum())(x),
+                               jax.grad(lambda v: (blocks(v) * 2).sum())(x), rtol=1e-5)
+    vjp = str(jax.make_jaxpr(lambda v, ct: jax.vjp(f, v)[1](ct))(x, x))
+    assert vjp.count("shard_map[") == 3 and " cos " in vjp
+    first = vjp.split("remat2[")[0]          # the primal pass: nothing for the pullback
+    assert " cos " not in first
+    g = lambda v, m: lax.scan(lambda c, e: (m(c) * e, None), v, jnp.arange(1., 3.))[0]  # noqa: E731
+    np.testing.assert_allclose(jax.grad(lambda v: g(v, k).sum())(x),
+                               jax.grad(lambda v: g(v, blocks).sum())(x), rtol=1e-4)
