@@ -17,6 +17,11 @@ Lowered, it is a ``sdy.manual_computation``: XLA's SPMD partitioner hands each d
 its block, the body runs once per device, and collectives inside talk across devices.
 ``pmap`` is built on it (``pmap.py``).
 
+Transformations map it to shard_maps of transformed bodies: vmap adds an unsplit batch
+axis, JVP carries tangent blocks beside primal ones, reverse mode splits it in two
+(residuals, then the pullback taking cotangents first), each laid out as JAX 0.10.2 lays
+it out so that the jaxprs print alike.
+
 Read first: ``mesh.py`` (meshes, specs), ``named_sharding.py``, ``lax/parallel.py``.
 """
 from __future__ import annotations

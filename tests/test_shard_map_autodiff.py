@@ -87,7 +87,7 @@ def test_scalar_residual_and_forwarded_input(mesh):
     assert _vjp_jaxpr(k, jnp.ones((8, 4))) == SCALAR_RESIDUAL
     x = np.random.RandomState(0).randn(8, 4).astype(np.float32) / 8
     check_grads(k, (x,), order=2, modes=["rev"])
-    blocks = lambda v: jnp.concatenate([jnp.exp(r.sum()) * r for r in jnp.split(v, 4)])  # noqa: E731
+    blocks = lambda v: jnp.concatenate([jnp.exp(r.sum()) * r for r in jnp.split(v, 4)])
     np.testing.assert_allclose(jax.grad(lambda v: (k(v) ** 2).sum())(x),
                                jax.grad(lambda v: (blocks(v) ** 2).sum())(x), rtol=1e-5)
 
@@ -109,7 +109,7 @@ def test_replicated_outputs_and_inputs(mesh, check_vma):
     x = np.random.RandomState(1).randn(8, 4).astype(np.float32)
     if not check_vma:        # every block along 'x' must be the same for out_specs=P()
         x = np.tile(x[:2], (4, 1))
-    whole = lambda v, w: (jnp.sin(v * w).sum(0, keepdims=True)  # noqa: E731
+    whole = lambda v, w: (jnp.sin(v * w).sum(0, keepdims=True)
                           * (1 if check_vma else 0.25))
     gx, gw = jax.grad(lambda v, w: r(v, w).sum(), argnums=(0, 1))(x, 2.)
     ex, ew = jax.grad(lambda v, w: whole(v, w).sum(), argnums=(0, 1))(x, 2.)
@@ -127,7 +127,7 @@ def test_checkpoint_and_scan_of_a_shard_map(mesh, check_vma):
     once per iteration. Both give the single-device gradient."""
     k = jax.shard_map(lambda b: jnp.exp(b.sum()) * jnp.sin(b), mesh=mesh, in_specs=P('x'),
                       out_specs=P('x'), check_vma=check_vma)
-    blocks = lambda v: jnp.concatenate([jnp.exp(r.sum()) * jnp.sin(r)  # noqa: E731
+    blocks = lambda v: jnp.concatenate([jnp.exp(r.sum()) * jnp.sin(r)
                                         for r in jnp.split(v, 4)])
     x = np.random.RandomState(0).randn(8, 4).astype(np.float32) / 4
     f = jax.checkpoint(lambda v: k(v) * 2)
@@ -137,6 +137,6 @@ def test_checkpoint_and_scan_of_a_shard_map(mesh, check_vma):
     assert vjp.count("shard_map[") == 3 and " cos " in vjp
     first = vjp.split("remat2[")[0]          # the primal pass: nothing for the pullback
     assert " cos " not in first
-    g = lambda v, m: lax.scan(lambda c, e: (m(c) * e, None), v, jnp.arange(1., 3.))[0]  # noqa: E731
+    g = lambda v, m: lax.scan(lambda c, e: (m(c) * e, None), v, jnp.arange(1., 3.))[0]
     np.testing.assert_allclose(jax.grad(lambda v: g(v, k).sum())(x),
                                jax.grad(lambda v: g(v, blocks).sum())(x), rtol=1e-4)

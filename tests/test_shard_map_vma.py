@@ -118,7 +118,7 @@ def test_a_carry_that_stops_varying_gets_no_pcast_hint(mesh, a):
 
 
 def test_without_check_vma_the_carry_is_not_typed(mesh, a):
-    f = lambda b: lax.scan(lambda c, e: (c * e + b, e), jnp.zeros((2, 2)),  # noqa: E731
+    f = lambda b: lax.scan(lambda c, e: (c * e + b, e), jnp.zeros((2, 2)),
                            jnp.arange(3.))[0]
     # c: 0 -> 0*0 + b -> b*1 + b -> 2b*2 + b
     np.testing.assert_array_equal(_rows(mesh, f, check_vma=False)(a), 5 * a)
