@@ -167,18 +167,24 @@ lowering.register_lowering(shard_map_p, _lowering)
 
 
 def _batching(axis_data, vals, dims, *, jaxpr, in_specs, out_specs, **params):
-    """vmap of a shard_map: the batch axis goes first and is never split (specs gain a
-    leading None); the body is the batched body. Outputs that do not depend on the
-    batch stay unbatched."""
-    vals = [batching.bdim_at_front(x, d, axis_data.size) if d is not batching.not_mapped
-            else x for x, d in zip(vals, dims)]
-    batched = [d is not batching.not_mapped for d in dims]
-    body, out_batched = batching.batch_jaxpr(jaxpr, axis_data, batched, instantiate=False)
-    in_specs = tuple(P(None, *s) if b else s for s, b in zip(in_specs, batched))
-    out_specs = tuple(P(None, *s) if b else s for s, b in zip(out_specs, out_batched))
-    outs = shard_map_p.bind(*vals, jaxpr=body, in_specs=in_specs, out_specs=out_specs,
-                            **params)
-    return outs, [0 if b else batching.not_mapped for b in out_batched]
+    """vmap of a shard_map: the body is the batched body, each batch axis staying where
+    it is and never split (its spec gains a None there), as in JAX. Outputs that do not
+    depend on the batch stay unbatched."""
+    body, out_dims = batching.batch_jaxpr2(jaxpr, axis_data, dims)
+    outs = shard_map_p.bind(
+        *vals, jaxpr=body,
+        in_specs=tuple(_batch_spec(s, d) for s, d in zip(in_specs, dims)),
+        out_specs=tuple(_batch_spec(s, d) for s, d in zip(out_specs, out_dims)), **params)
+    return outs, out_dims
+
+
+def _batch_spec(spec, dim):
+    """``spec`` with an unsplit axis inserted at ``dim`` (unbatched: unchanged)."""
+    if dim is batching.not_mapped:
+        return spec
+    entries = list(spec) + [None] * (dim - len(spec))
+    entries.insert(dim, None)
+    return P(*entries)
 
 
 batching.fancy_primitive_batchers[shard_map_p] = _in_body_scope(_batching)
@@ -543,7 +549,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
             outs = f(*tree_util.tree_unflatten(in_tree, blocks))
             out_leaves, out_tree = tree_util.tree_flatten(outs)
             out_specs_flat = _broadcast_specs(out_specs, outs, out_tree, "out_specs")
-            out_tree_box.append((out_tree, out_specs_flat))
+            out_tree_box.append((out_tree, out_specs_flat, _spec_keys(out_specs, outs)))
             if check_vma:
                 out_leaves = [_vary_over_spec(mesh, x, s)
                               for x, s in zip(out_leaves, out_specs_flat)]
@@ -553,9 +559,9 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
             jaxpr, consts, _ = staging.trace_to_jaxpr(body, [
                 shard_aval(mesh, s, a, manual if check_vma else None)
                 for s, a in zip(specs, avals)])
-        out_tree, out_spec_leaves = out_tree_box[0]
+        out_tree, out_spec_leaves, spec_keys = out_tree_box[0]
         if check_vma:
-            _check_replication(name, mesh, out_spec_leaves, jaxpr.out_avals)
+            _check_replication(name, mesh, out_spec_leaves, spec_keys, jaxpr.out_avals)
         closed = core.ClosedJaxpr(staging.convert_constvars_jaxpr(jaxpr), [])
         results = shard_map_p.bind(
             *consts, *leaves, jaxpr=closed, mesh=mesh,
@@ -576,24 +582,52 @@ def _vary_over_spec(mesh, x, spec):
     return parallel.pvary_p.bind(x, axes=tuple(a for a in mesh.axis_names if a in missing))
 
 
-def _check_replication(name, mesh, specs, out_avals):
-    """With check_vma, an output may leave a manual axis out of its spec (be replicated
-    along it) only if it does not vary over it, as JAX checks."""
-    for spec, aval in zip(specs, out_avals):
-        unmentioned = [a for a in getattr(aval, "vma", ()) if a not in spec.mesh_axes()]
-        if unmentioned:
-            shape = tuple(mesh.axis_sizes)
-            raise ValueError(
-                f"shard_map applied to the function '{name}' was given out_specs which "
-                "require replication which can't be statically inferred given the "
-                f"mesh:\n\nThe mesh given has shape {shape} with corresponding axis "
-                f"names {tuple(mesh.axis_names)}.\n\nout_specs is {spec!r} which implies "
-                "that the corresponding output value is replicated across mesh axis "
-                f"'{unmentioned[0]}', but could not infer replication over any axes\n\n"
-                "Check if these output values are meant to be replicated over those mesh "
-                "axes. If not, consider revising the corresponding out_specs entries. If "
-                "so, consider disabling the check by passing the check_vma=False "
-                "argument to `jax.shard_map`.")
+def _check_replication(name, mesh, specs, keys, out_avals):
+    """With check_vma, an output may leave a mesh axis out of its spec (be replicated
+    along it) only if it does not vary over it; JAX's error names every output that
+    does (``keys``: where its spec sits in ``out_specs``)."""
+    msgs = []
+    for spec, key, aval in zip(specs, keys, out_avals):
+        used = set(spec.mesh_axes())
+        vma = getattr(aval, "vma", ())
+        if not set(vma) - used:
+            continue
+        unmentioned = [a for a in mesh.axis_names if a not in used]
+        if len(unmentioned) > 1:
+            need = ",".join(a for a in mesh.axis_names if a in used)
+            diff = ",".join(a for a in unmentioned if a in vma)
+            got = ",".join(a for a in mesh.axis_names if a in vma)
+            msgs.append(f"* out_specs{key} is {spec} which implies that the corresponding "
+                        f"output value is only varying across mesh axes {{{need}}} and not "
+                        f"{{{diff}}}, but it was inferred to be possibly varying over "
+                        f"{{{got}}}")
+        else:
+            msgs.append(f"* out_specs{key} is {spec} which implies that the corresponding "
+                        f"output value is replicated across mesh axis '{unmentioned[0]}', "
+                        "but could not infer replication over any axes")
+    if not msgs:
+        return
+    if len(msgs) == 1:
+        msgs = [msgs[0][2:]]
+    raise ValueError(
+        f"shard_map applied to the function '{name}' was given out_specs which require "
+        "replication which can't be statically inferred given the mesh:\n\n"
+        f"The mesh given has shape {tuple(mesh.axis_sizes)} with corresponding axis names "
+        f"{tuple(mesh.axis_names)}.\n\n" + "\n\n".join(msgs) + "\n\n"
+        "Check if these output values are meant to be replicated over those mesh axes. "
+        "If not, consider revising the corresponding out_specs entries. If so, consider "
+        "disabling the check by passing the check_vma=False argument to `jax.shard_map`.")
+
+
+def _spec_keys(specs, tree) -> list[str]:
+    """For each leaf of ``tree``, where its spec sits in ``specs`` (a pytree prefix of
+    it): ``''`` for a lone spec, ``'[0]'`` for the first of a tuple, ..."""
+    is_spec = lambda s: isinstance(s, PartitionSpec) or s is None   # noqa: E731
+    paths, treedef = tree_util.tree_flatten_with_path(specs, is_leaf=is_spec)
+    keys = tree_util.tree_unflatten(treedef, [tree_util.keystr(p) for p, _ in paths])
+    if isinstance(keys, str):
+        return [keys] * len(tree_util.tree_leaves(tree))
+    return tree_util.broadcast_prefix(keys, tree, is_leaf=lambda x: x is None)
 
 
 def _check_specs(mesh, specs, which):

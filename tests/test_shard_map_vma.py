@@ -236,3 +236,92 @@ def test_loops_inside_check_vma_bodies_differentiate(mesh, a, check_vma):
     np.testing.assert_allclose(jax.grad(lambda x: f(x).sum())(x),
                                jax.grad(lambda x: _rows(mesh, body, not check_vma)(x).sum())(x),
                                rtol=1e-6)
+
+
+# -- vmap of a shard_map; JAX's replication errors ------------------------------------------
+
+VMAP_BATCH_AXIS_FIRST = """\
+{ lambda ; a:f32[2,8,4]. let
+    b:f32[2,8,4] = shard_map[
+      check_vma=True
+      in_specs=(P(None, 'x', 'y'),)
+      jaxpr={ lambda ; c:f32[2,2,2]{V:(x,y)}. let
+          d:f32[2,2,2]{V:(x,y)} = sin c
+          e:f32[2,2,2]{V:y} = psum_invariant[axes=('x',)] d
+          f:f32[2,2,2]{V:(x,y)} = pvary[axes=('x',)] e
+          g:f32[2,2,2]{V:(x,y)} = mul f c
+        in (g,) }
+      mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))
+      newly_manual_axes=frozenset({'x', 'y'})
+      out_specs=(P(None, 'x', 'y'),)
+    ] a
+  in (b,) }"""
+
+VMAP_BATCH_AXIS_IN_THE_MIDDLE = """\
+{ lambda ; a:f32[8,2,4]. let
+    b:f32[8,2,4] = shard_map[
+      check_vma=True
+      in_specs=(P('x', None, 'y'),)
+      jaxpr={ lambda ; c:f32[2,2,2]{V:(x,y)}. let
+          d:f32[2,2,2]{V:(x,y)} = sin c
+          e:f32[2,2,2]{V:y} = psum_invariant[axes=('x',)] d
+          f:f32[2,2,2]{V:(x,y)} = pvary[axes=('x',)] e
+          g:f32[2,2,2]{V:(x,y)} = mul f c
+        in (g,) }
+      mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))
+      newly_manual_axes=frozenset({'x', 'y'})
+      out_specs=(P('x', None, 'y'),)
+    ] a
+  in (b,) }"""
+
+TWO_REPLICATION_ERRORS = """\
+shard_map applied to the function 'body' was given out_specs which require replication which can't be statically inferred given the mesh:
+
+The mesh given has shape (4, 2) with corresponding axis names ('x', 'y').
+
+* out_specs[0] is P(None, 'y') which implies that the corresponding output value is replicated across mesh axis 'x', but could not infer replication over any axes
+
+* out_specs[2] is P('x',) which implies that the corresponding output value is replicated across mesh axis 'y', but could not infer replication over any axes
+
+Check if these output values are meant to be replicated over those mesh axes. If not, consider revising the corresponding out_specs entries. If so, consider disabling the check by passing the check_vma=False argument to `jax.shard_map`."""
+
+PYTREE_REPLICATION_ERROR = """\
+shard_map applied to the function '<lambda>' was given out_specs which require replication which can't be statically inferred given the mesh:
+
+The mesh given has shape (4, 2) with corresponding axis names ('x', 'y').
+
+out_specs['b'] is P() which implies that the corresponding output value is only varying across mesh axes {} and not {x,y}, but it was inferred to be possibly varying over {x,y}
+
+Check if these output values are meant to be replicated over those mesh axes. If not, consider revising the corresponding out_specs entries. If so, consider disabling the check by passing the check_vma=False argument to `jax.shard_map`."""
+
+
+def test_vmap_keeps_the_batch_axis_where_it_is(mesh):
+    """vmap of a check_vma body with a psum: the batch axis stays in place, unsplit
+    (JAX's jaxpr), and the values are those of a loop over the batch."""
+    a = np.arange(64.).reshape(2, 8, 4).astype(np.float32)
+    f = jax.shard_map(lambda b: lax.psum(jnp.sin(b), 'x') * b, mesh=mesh,
+                      in_specs=P('x', 'y'), out_specs=P('x', 'y'))
+    assert str(jax.make_jaxpr(jax.vmap(f))(a)) == VMAP_BATCH_AXIS_FIRST
+    moved = np.moveaxis(a, 0, 1)
+    g = jax.vmap(f, in_axes=1, out_axes=1)
+    assert str(jax.make_jaxpr(g)(moved)) == VMAP_BATCH_AXIS_IN_THE_MIDDLE
+    expected = np.stack([f(row) for row in a])
+    np.testing.assert_allclose(jax.vmap(f)(a), expected, rtol=1e-5)
+    np.testing.assert_allclose(g(moved), np.moveaxis(expected, 0, 1), rtol=1e-5)
+
+
+def test_replication_errors_name_every_output(mesh):
+    a = np.arange(32.).reshape(8, 4).astype(np.float32)
+
+    def body(b):
+        return b, lax.psum(b, 'x'), b * 2
+    f = jax.shard_map(body, mesh=mesh, in_specs=P('x', 'y'),
+                      out_specs=(P(None, 'y'), P(None, 'y'), P('x')))
+    with pytest.raises(ValueError) as info:
+        jax.jit(f)(a)
+    assert str(info.value) == TWO_REPLICATION_ERRORS
+    g = jax.shard_map(lambda b: {'a': b, 'b': [b]}, mesh=mesh, in_specs=P('x', 'y'),
+                      out_specs={'a': P('x', 'y'), 'b': P()})
+    with pytest.raises(ValueError) as info:
+        jax.jit(g)(a)
+    assert str(info.value) == PYTREE_REPLICATION_ERROR

@@ -378,6 +378,18 @@ ad.deflinear2(psum_invariant_p, lambda ct, x, *, axes: [pvary_p.bind(
     ct, axes=_named(axes))])
 
 
+def _psum_invariant_batcher(axis_data, vals, dims, *, axes):
+    """A sum over mesh axes is the same for every batch element; a sum that also runs
+    over the vmapped axis is psum's."""
+    if axis_data.name in axes:
+        return _allreduce_batcher(psum_p, axis_data, vals, dims, axes=axes,
+                                  axis_index_groups=None)
+    return psum_invariant_p.bind(vals[0], axes=axes), dims[0]
+
+
+batching.fancy_primitive_batchers[psum_invariant_p] = _psum_invariant_batcher
+
+
 def _reduced_vma(vmas, *, axes, **_):
     """A reduction over named axes stops varying over them."""
     return tuple(a for a in vmas[0] if a not in axes)
