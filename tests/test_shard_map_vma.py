@@ -325,3 +325,150 @@ def test_replication_errors_name_every_output(mesh):
     with pytest.raises(ValueError) as info:
         jax.jit(g)(a)
     assert str(info.value) == PYTREE_REPLICATION_ERROR
+
+
+# -- all_gather(to='invarying'); collectives cast their operands to vary --------------------
+
+ALL_GATHER_INVARIANT = """\
+{ lambda ; a:f32[8,4]. let
+    b:f32[8,4] = shard_map[
+      check_vma=True
+      in_specs=(P('x', 'y'),)
+      jaxpr={ lambda ; c:f32[2,2]{V:(x,y)}. let
+          d:f32[8,2]{V:y} = all_gather_invariant[
+            all_gather_dimension=0
+            axis_name=('x',)
+            axis_size=4
+            tiled=True
+          ] c
+          e:f32[]{V:y} = pvary[axes=('y',)] 2.0:f32[]
+          f:f32[8,2]{V:y} = mul d e
+        in (f,) }
+      mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))
+      newly_manual_axes=frozenset({'x', 'y'})
+      out_specs=(P(None, 'y'),)
+    ] a
+  in (b,) }"""
+
+ALL_GATHER_INVARIANT_PULLBACK = """\
+let jaxpr = { lambda ; a:f32[8,2]{V:y} b:f32[1]{V:y}. let
+    c:f32[]{V:y} = squeeze[dimensions=(0,)] b
+    d:f32[8,2]{V:y} = mul a c
+    e:i32[]{V:x} = axis_index[axis_name=x] 
+    f:i32[]{V:x} = pvary[axes=('x',)] 1:i32[]
+    g:i32[]{V:x} = mul e f
+    h:i32[]{V:x} = pvary[axes=('x',)] 0:i32[]
+    i:i32[]{V:x} = add h g
+    j:i32[]{V:x} = pvary[axes=('x',)] 2:i32[]
+    k:i32[]{V:x} = mul i j
+    l:i32[]{V:x} = pvary[axes=('x',)] 0:i32[]
+    m:bool[]{V:x} = lt k l
+    n:i32[]{V:x} = pvary[axes=('x',)] 8:i32[]
+    o:i32[]{V:x} = add k n
+    p:i32[]{V:x} = select_n m k o
+    q:f32[8,2]{V:(x,y)} = pvary[axes=('x',)] d
+    r:i32[]{V:(x,y)} = pvary[axes=('y',)] p
+    s:i32[]{V:(x,y)} = pvary[axes=('x', 'y')] 0:i32[]
+    t:f32[2,2]{V:(x,y)} = dynamic_slice[slice_sizes=(2, 2)] q r s
+  in (t,) } in
+{ lambda ; u:f32[8,4] v:f32[8,4]. let
+    w:f32[2] _:f32[8,4] = shard_map[
+      check_vma=True
+      in_specs=(P('x', 'y'),)
+      jaxpr={ lambda ; x:f32[2,2]{V:(x,y)}. let
+          y:f32[8,2]{V:y} = all_gather_invariant[
+            all_gather_dimension=0
+            axis_name=('x',)
+            axis_size=4
+            tiled=True
+          ] x
+          z:f32[]{V:y} = pvary[axes=('y',)] 2.0:f32[]
+          ba:f32[8,2]{V:y} = mul y z
+          bb:f32[1]{V:y} = broadcast_in_dim z
+        in (bb, ba) }
+      mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))
+      newly_manual_axes=frozenset({'x', 'y'})
+      out_specs=(P('y',), P(None, 'y'))
+    ] u
+    bc:f32[8,4] = shard_map[
+      check_vma=True
+      in_specs=(P(None, 'y'), P('y',))
+      jaxpr=jaxpr
+      mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))
+      newly_manual_axes=frozenset({'x', 'y'})
+      out_specs=(P('x', 'y'),)
+    ] v w
+  in (bc,) }"""
+
+ALL_GATHER_OF_AN_INVARIANT_VALUE = """\
+{ lambda ; a:f32[8,4]. let
+    b:f32[16,4,2] = shard_map[
+      check_vma=True
+      in_specs=(P('x', 'y'),)
+      jaxpr={ lambda ; c:f32[2,2]{V:(x,y)}. let
+          d:f32[2,2]{V:y} = psum_invariant[axes=('x',)] c
+          e:f32[2,2]{V:(x,y)} = pvary[axes=('x',)] d
+          f:f32[4,2,2]{V:(x,y)} = all_gather[
+            all_gather_dimension=0
+            axis_index_groups=None
+            axis_name=('x',)
+            axis_size=4
+            tiled=False
+          ] e
+        in (f,) }
+      mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))
+      newly_manual_axes=frozenset({'x', 'y'})
+      out_specs=(P('x', 'y'),)
+    ] a
+  in (b,) }"""
+
+PMAX_OF_AN_INVARIANT_VALUE = """\
+{ lambda ; a:f32[16,4]. let
+    b:f32[16,4] = shard_map[
+      check_vma=True
+      in_specs=(P('x', 'y'),)
+      jaxpr={ lambda ; c:f32[4,2]{V:(x,y)}. let
+          d:f32[4,2]{V:y} = psum_invariant[axes=('x',)] c
+          e:f32[4,2]{V:(x,y)} = pvary[axes=('x',)] d
+          f:f32[4,2]{V:y} = pmax[axes=('x',) axis_index_groups=None] e
+          g:f32[4,2]{V:(x,y)} = pvary[axes=('x',)] f
+        in (g,) }
+      mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))
+      newly_manual_axes=frozenset({'x', 'y'})
+      out_specs=(P('x', 'y'),)
+    ] a
+  in (b,) }"""
+
+
+def test_all_gather_to_invarying(mesh, a):
+    """The gathered value is typed as the same on every device along 'x'; its
+    transpose takes each device's slice back (no sum, unlike all_gather's)."""
+    f = jax.shard_map(lambda b: lax.all_gather(b, 'x', to='invarying', tiled=True) * 2,
+                      mesh=mesh, in_specs=P('x', 'y'), out_specs=P(None, 'y'))
+    a = np.arange(32.).reshape(8, 4).astype(np.float32)
+    assert str(jax.make_jaxpr(f)(a)) == ALL_GATHER_INVARIANT
+    np.testing.assert_array_equal(f(a), 2 * a)
+    pullback = jax.make_jaxpr(lambda x, ct: jax.vjp(f, x)[1](ct))(a, a)
+    assert str(pullback) == ALL_GATHER_INVARIANT_PULLBACK
+    np.testing.assert_array_equal(jax.grad(lambda x: (f(x) ** 2).sum())(a), 8 * a)
+    g = jax.shard_map(lambda b: lax.all_gather(b, 'x', to='invarying', axis=1), mesh=mesh,
+                      in_specs=P('x', 'y'), out_specs=P(None, None, 'y'))
+    np.testing.assert_array_equal(g(a), np.moveaxis(a.reshape(4, 2, 4), 0, 1))
+    v = jax.vmap(f)(np.stack([a, -a]))
+    np.testing.assert_array_equal(v, np.stack([2 * a, -2 * a]))
+    with pytest.raises(ValueError, match="Got unexpected `to` value for `jax.lax.all_gath"):
+        lax.all_gather(a, 'x', to='foo')
+    out = jax.pmap(lambda v: lax.all_gather(v, 'i', to='invarying'), axis_name='i')(
+        jnp.arange(4.))
+    np.testing.assert_array_equal(out, np.tile(np.arange(4.), (4, 1)))
+
+
+def test_collectives_cast_invariant_operands_to_vary(mesh):
+    a = np.arange(64.).reshape(16, 4).astype(np.float32)
+    f = jax.shard_map(lambda b: lax.all_gather(lax.psum(b, 'x'), 'x'), mesh=mesh,
+                      in_specs=P('x', 'y'), out_specs=P('x', 'y'))
+    assert str(jax.make_jaxpr(f)(a[:8])) == ALL_GATHER_OF_AN_INVARIANT_VALUE
+    g = jax.shard_map(lambda b: lax.pmax(lax.psum(b, 'x'), 'x'), mesh=mesh,
+                      in_specs=P('x', 'y'), out_specs=P('x', 'y'))
+    assert str(jax.make_jaxpr(g)(a)) == PMAX_OF_AN_INVARIANT_VALUE
+    np.testing.assert_array_equal(g(a), np.tile(a.reshape(4, 4, 4).sum(0), (4, 1)))
