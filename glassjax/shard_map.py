@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import math
 
 import numpy as np
@@ -37,8 +38,8 @@ from jaxlib.mlir.dialects import sdy
 
 from glassjax import core, tree_util
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
-from glassjax.mesh import Mesh, PartitionSpec, get_mesh
-from glassjax.named_sharding import sdy_dims, splits
+from glassjax.mesh import AxisType, Mesh, PartitionSpec, get_mesh
+from glassjax.named_sharding import dim_axes, sdy_dims, splits
 from glassjax.lax import parallel, structural
 from glassjax.xla import dispatch, lowering
 
@@ -512,7 +513,18 @@ ad.primitive_transposes[shard_map_p] = _transpose
 # The API
 # ----------------------------------------------------------------------------------------
 
-def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=frozenset(),
+class _Infer:
+    """``in_specs``'s default: infer them from the arguments (JAX's ``sharding.Infer``),
+    possible only over Explicit mesh axes."""
+
+    def __repr__(self):
+        return "jax.sharding.Infer"
+
+
+Infer = _Infer()
+
+
+def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=frozenset(),
               check_vma=True):
     """Map ``f`` over blocks of its inputs on the devices of ``mesh`` (see the module
     docstring). ``in_specs`` / ``out_specs`` are PartitionSpecs or pytree prefixes of
@@ -526,29 +538,34 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
                         f"{f} of type {type(f)}.")
     mesh = mesh if mesh is not None else get_mesh()
     if mesh is None or not isinstance(mesh, Mesh) or mesh.empty:
-        raise ValueError("The context mesh cannot be empty. Use "
-                         "`jax.set_mesh(mesh)` to enter into a mesh context or pass "
-                         "a mesh to `shard_map`.")
-    if in_specs is None:
-        raise TypeError("shard_map in_specs must be given (glassjax does not infer them "
-                        "from explicitly sharded arguments).")
+        raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
+                         "enter into a mesh context")
     manual = frozenset(axis_names) if axis_names else frozenset(mesh.axis_names)
+    if in_specs is Infer:
+        types = ", ".join(str(mesh._name_to_type[a]) for a in manual)
+        if any(mesh._name_to_type[a] != AxisType.Explicit for a in manual):
+            raise TypeError("shard_map in_specs argument must be a pytree of "
+                            "`jax.sharding.PartitionSpec` instances, but it was `None` "
+                            f"when axis_names={manual} are of type {types}")
+        raise NotImplementedError("shard_map without in_specs: glassjax does not type "
+                                  "arrays by their Explicit sharding, so cannot infer them")
     name = getattr(f, "__name__", "<unnamed function>")
-    _check_specs(mesh, in_specs, "in_specs")
-    _check_specs(mesh, out_specs, "out_specs")
+    _check_specs(in_specs, manual, "in")
+    _check_specs(out_specs, manual, "out")
 
     def mapped(*args):
         leaves, in_tree = tree_util.tree_flatten(args)
         specs = _broadcast_specs(in_specs, args, in_tree, "in_specs")
         avals = [core.get_aval(x) for x in leaves]
-        for x, aval, spec in zip(leaves, avals, specs):
-            _check_divisible(name, mesh, spec, aval)
+        _check_args(f, name, mesh, in_specs, args, specs, avals)
         out_tree_box = []
 
         def body(*blocks):
             outs = f(*tree_util.tree_unflatten(in_tree, blocks))
             out_leaves, out_tree = tree_util.tree_flatten(outs)
             out_specs_flat = _broadcast_specs(out_specs, outs, out_tree, "out_specs")
+            _check_out_ranks(name, out_specs, outs, out_specs_flat,
+                             [core.get_aval(x).update(vma=()) for x in out_leaves])
             out_tree_box.append((out_tree, out_specs_flat, _spec_keys(out_specs, outs)))
             if check_vma:
                 out_leaves = [_vary_over_spec(mesh, x, s)
@@ -630,37 +647,133 @@ def _spec_keys(specs, tree) -> list[str]:
     return tree_util.broadcast_prefix(keys, tree, is_leaf=lambda x: x is None)
 
 
-def _check_specs(mesh, specs, which):
-    for spec in tree_util.tree_leaves(specs, is_leaf=lambda s: s is None):
-        if spec is None:
-            continue
-        if not isinstance(spec, PartitionSpec):
-            raise TypeError(f"shard_map {which} must be a pytree of PartitionSpec "
-                            f"instances, but got {spec!r} of type {type(spec)}")
-        for a in spec.mesh_axes():
-            if a not in mesh.axis_names:
-                raise ValueError(f"shard_map {which} refers to {a!r}, which is not an "
-                                 f"axis of the mesh {mesh}")
+def _check_specs(specs, manual, prefix):
+    """Every leaf a PartitionSpec naming manual axes only (JAX's errors)."""
+    leaves = tree_util.tree_flatten_with_path(
+        specs, is_leaf=lambda s: isinstance(s, PartitionSpec))[0]
+    wrong = [f"  {prefix}_specs{tree_util.keystr(k)} is {x} of type {type(x).__name__}, "
+             for k, x in leaves if not isinstance(x, PartitionSpec)]
+    if wrong:
+        raise TypeError(f"shard_map {prefix}_specs argument must be a pytree of "
+                        "`jax.sharding.PartitionSpec` instances, but:\n\n"
+                        + "\n\n".join(wrong) + "\n\n"
+                        f"Check the {prefix}_specs values passed to shard_map.")
+    unknown = [f"  {prefix}_specs{tree_util.keystr(k)} refers to {a!r}"
+               for k, spec in leaves for a in spec.mesh_axes() if a not in manual]
+    if unknown:
+        raise ValueError(f"shard_map {prefix}_specs argument must refer to an axis marked "
+                         f"as manual ({manual}), but:\n\n" + "\n\n".join(unknown)
+                         + f"\n\nCheck the {prefix}_specs values passed to shard_map.")
+
+
+def _bullets(msgs) -> str:
+    """JAX's list of problems: one without its bullet, several as bullets."""
+    return msgs[0][2:] if len(msgs) == 1 else "\n\n".join(msgs)
+
+
+def _arg_descriptions(f, name, args):
+    """For each leaf of ``args``: ``'args[0]'`` and what binds it, as JAX words it
+    (``, where args[0] is bound to f's parameter 'x',``)."""
+    paths = [p for p, _ in tree_util.tree_flatten_with_path(args)[0]]
+    try:
+        params = [q for q in inspect.signature(f).parameters.values()
+                  if q.kind not in (q.KEYWORD_ONLY, q.VAR_KEYWORD)]
+        inspect.signature(f).bind(*args)
+    except (TypeError, ValueError):
+        params = None
+    out = []
+    for path in paths:
+        extra = ""
+        if params is not None:
+            arg = tree_util.keystr(path[:1])
+            i = path[0].idx
+            if i >= len(params) or params[i].kind == params[i].VAR_POSITIONAL:
+                extra = (f", where args{arg} is the index {i - len(params) + 1} component "
+                         f"of {name}'s varargs parameter '{params[-1].name}',")
+            else:
+                extra = f", where args{arg} is bound to {name}'s parameter '{params[i]}',"
+        out.append((tree_util.keystr(path), extra))
+    return out
+
+
+def _check_args(f, name, mesh, in_specs, args, specs, avals):
+    """Specs no longer than their arguments' ranks, splitting them evenly (JAX's
+    errors, naming each argument by its position and parameter)."""
+    keys = _spec_keys(in_specs, args)
+    too_long = [i for i, (s, a) in enumerate(zip(specs, avals)) if len(s) > a.ndim]
+    described = None
+    if too_long:
+        described = _arg_descriptions(f, name, args)
+        msgs = [f"* in_specs{keys[i]} is {specs[i]} which has length {len(specs[i])}, but "
+                f"the passed args{described[i][0]}{described[i][1]} has shape "
+                f"{avals[i].str_short()}, which has rank {avals[i].ndim} (and "
+                f"{avals[i].ndim} < {len(specs[i])})" for i in too_long]
+        raise ValueError(_rank_error(name, "in", msgs,
+                                     any(not avals[i].ndim for i in too_long)))
+    msgs = []
+    for i, (spec, aval) in enumerate(zip(specs, avals)):
+        for d, axes in enumerate(dim_axes(spec, aval.ndim)):
+            n = math.prod(mesh.shape[a] for a in axes)
+            if aval.shape[d] % n:
+                if described is None:
+                    described = _arg_descriptions(f, name, args)
+                where = f"axes {axes}" if len(axes) > 1 else f"axis '{axes[0]}'"
+                total = "total " if len(axes) > 1 else ""
+                msgs.append(
+                    f"* the passed args{described[i][0]} of shape {aval.str_short()}"
+                    f"{described[i][1]} corresponds to in_specs{keys[i]} of value {spec}, "
+                    f"which maps array axis {d} (of size {aval.shape[d]}) to mesh {where} "
+                    f"(of {total}size {n}), but {n} does not evenly divide {aval.shape[d]}")
+    if msgs:
+        raise ValueError(
+            f"shard_map applied to the function '{name}' was given argument arrays with "
+            "axis sizes that are not evenly divisible by the corresponding mesh axis "
+            f"sizes:\n\nThe mesh given has shape {tuple(mesh.axis_sizes)} with "
+            f"corresponding axis names {tuple(mesh.axis_names)}.\n\n{_bullets(msgs)}\n\n"
+            "Array arguments' axis sizes must be evenly divisible by the mesh axis or "
+            "axes indicated by the corresponding elements of the argument's in_specs "
+            "entry. Consider checking that in_specs are correct, and if so consider "
+            f"changing the mesh axis sizes or else padding the input and adapting '{name}' "
+            "appropriately.")
+
+
+def _check_out_ranks(name, out_specs, outs, specs, avals):
+    keys = _spec_keys(out_specs, outs)
+    paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(outs)[0]]
+    bad = [i for i, (s, a) in enumerate(zip(specs, avals)) if len(s) > a.ndim]
+    if bad:
+        msgs = [f"* out_specs{keys[i]} is {specs[i]} which has length {len(specs[i])}, but "
+                f"{name}(*args){paths[i]} has shape {avals[i].str_short()}, which has rank "
+                f"{avals[i].ndim} (and {avals[i].ndim} < {len(specs[i])})" for i in bad]
+        scalar = any(not avals[i].ndim for i in bad)
+        msg = _rank_error(name, "out", msgs, scalar)
+        if scalar:
+            msg += (" In particular, for rank 0 outputs which are not constant over the "
+                    "mesh, add at least one (singleton) axis to them so that they can be "
+                    "concatenated using out_specs.")
+        raise ValueError(msg)
+
+
+def _rank_error(name, prefix, msgs, scalar) -> str:
+    msg = (f"shard_map applied to the function '{name}' was given an {prefix}_specs entry "
+           f"which is too long to be compatible with the corresponding {prefix}put value "
+           f"from the function:\n\n{_bullets(msgs)}\n\nEntries in {prefix}_specs must be "
+           f"of length no greater than the number of axes in the corresponding {prefix}put "
+           f"value.\n\nEither revise the spec to be shorter, or modify '{name}' so that "
+           f"its {prefix}puts have sufficient rank.")
+    if scalar:
+        msg += (f"\n\nFor scalar values (rank 0), consider using an {prefix}_specs entry "
+                "of `P()`, where `P = jax.sharding.PartitionSpec`.")
+    return msg
 
 
 def _broadcast_specs(specs, tree, treedef, which) -> list:
-    """One spec per leaf of ``tree``: ``specs`` is a pytree prefix of it."""
-    if isinstance(specs, PartitionSpec):
-        return [specs] * treedef.num_leaves
-    is_spec = lambda s: isinstance(s, PartitionSpec)   # noqa: E731
+    """One spec per leaf of ``tree``: ``specs`` is a pytree prefix of it, where None
+    stands for ``P()`` (the whole value on every device), as in JAX."""
+    if specs is None or isinstance(specs, PartitionSpec):
+        return [specs or P()] * treedef.num_leaves
+    is_spec = lambda s: s is None or isinstance(s, PartitionSpec)   # noqa: E731
     errors = tree_util.prefix_errors(specs, tree, is_leaf=is_spec)
     if errors:
         raise errors[0](f"shard_map {which}") from None
-    return tree_util.broadcast_prefix(specs, tree, is_leaf=is_spec)
-
-
-def _check_divisible(name, mesh, spec, aval):
-    spec._check_compatible_wrt_shape(aval.shape)
-    for d, (size, n) in enumerate(zip(aval.shape, splits(mesh, spec, aval.ndim))):
-        if size % n:
-            raise ValueError(
-                f"shard_map applied to the function '{name}' was given argument arrays "
-                f"with axis sizes that are not evenly divisible by the corresponding mesh "
-                f"axis sizes: the array of type {aval.str_short()} with spec {spec!r} has "
-                f"axis {d} of size {size}, which is not divisible by {n}.")
-
+    return [s or P() for s in tree_util.broadcast_prefix(specs, tree, is_leaf=is_spec)]
