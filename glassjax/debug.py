@@ -13,7 +13,15 @@ from typing import Any, Callable
 
 import numpy as np
 
+from jaxlib import xla_client as xc
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
 from glassjax import core, tree_util
+from glassjax.interpreters import ad, batching, staging
+from glassjax.mesh import PartitionSpec
+from glassjax.named_sharding import NamedSharding, gspmd_to_named
+from glassjax.xla import lowering, runtime
 from glassjax.callbacks import (check_format, debug_callback_p, debug_effect,
                                 debug_print_p, merge_static_args, ordered_debug_effect,
                                 split_static_args)
@@ -284,15 +292,63 @@ def visualize_sharding(shape, sharding, *, use_color: bool = True, scale: float 
                                color_map=color_map))
 
 
+# -- inspect_sharding: the layout XLA's partitioner chose, reported at compile time ------
+# Outside jit an array's sharding is known and reported at once. Inside jit it is the
+# partitioner's choice: the value passes through an ``InspectSharding`` custom call, which
+# jaxlib's SPMD partitioner answers by calling us back with the ``HloSharding`` it picked
+# (once per compilation, as in JAX). A one-device program is not partitioned: there the
+# value is simply replicated on that device.
+
+class _InspectShardingPrimitive(core.Primitive):
+    multiple_results = True
+
+
+inspect_sharding_p = _InspectShardingPrimitive("inspect_sharding")
+inspect_sharding_p.def_impl(lambda value, *, callback: callback(value.sharding) or [])
+inspect_sharding_p.def_abstract_eval(lambda aval, **_: [])
+staging.effects_rules[inspect_sharding_p] = lambda **_: frozenset({debug_effect})
+batching.primitive_batchers[inspect_sharding_p] = lambda args, dims, *, callback: (
+    inspect_sharding_p.bind(args[0], callback=callback), [])
+ad.primitive_jvps[inspect_sharding_p] = lambda primals, tangents, **params: (
+    inspect_sharding_p.bind(*primals, **params), [])
+
+
+def _inspect_sharding_lowering(ctx, value, *, callback):
+    mctx, aval = ctx.module_context, ctx.avals_in[0]
+    mesh = mctx.mesh
+    devices = (mctx.devices or (mesh.devices.flat if mesh is not None else
+                                [runtime.default_device()]))
+
+    def report(hlo: xc.HloSharding):
+        if mesh is None:
+            return callback(runtime.GSPMDSharding(list(devices), hlo))
+        if hlo.is_manual():                  # inside a shard_map body
+            return callback(NamedSharding(mesh, PartitionSpec()))
+        return callback(gspmd_to_named(hlo, mesh, len(aval.shape)) or
+                        runtime.GSPMDSharding(list(devices), hlo))
+
+    if mctx.num_partitions == 1:
+        report(xc.HloSharding.replicate())
+        return []
+    mctx.keepalives.append(report)      # alive until the partitioner has called it
+    hlo.CustomCallOp([value.type], [value],
+                     call_target_name=ir.StringAttr.get("InspectSharding"),
+                     has_side_effect=ir.BoolAttr.get(True),
+                     api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+                     called_computations=ir.ArrayAttr.get([]),
+                     backend_config=ir.StringAttr.get(
+                         xc.encode_inspect_sharding_callback(report)))
+    return []
+
+
+lowering.register_lowering(inspect_sharding_p, _inspect_sharding_lowering)
+
+
 def inspect_array_sharding(value, *, callback: Callable):
-    """Call ``callback(sharding)`` for every array in the pytree ``value``."""
-    def inspect(leaf):
-        if isinstance(leaf, core.Tracer):
-            raise NotImplementedError(
-                "inspect_array_sharding of a traced value (inside jit): glassjax cannot "
-                "report the sharding XLA chooses at compile time yet")
-        callback(leaf.sharding)
-    tree_util.tree_map(inspect, value)
+    """Call ``callback(sharding)`` for every array in the pytree ``value``: at once for
+    arrays; inside ``jit``, when the function is compiled, with the layout XLA chose."""
+    tree_util.tree_map(lambda leaf: inspect_sharding_p.bind(leaf, callback=callback),
+                       value)
 
 
 def visualize_array_sharding(arr, **kwargs):

@@ -460,8 +460,12 @@ class Jitted:
             return None
         skeleton = tree_util.tree_unflatten(result.out_tree,
                                             [0] * result.out_tree.num_leaves)
-        return tuple(tree_util.broadcast_prefix(self._out_shardings, skeleton,
+        flat = tuple(tree_util.broadcast_prefix(self._out_shardings, skeleton,
                                                 is_leaf=lambda s: s is None))
+        for s, aval in zip(flat, result.closed_jaxpr.out_avals):
+            if hasattr(s, "check_shape"):      # a result that cannot be laid out so
+                s.check_shape(aval.shape)
+        return flat
 
     def _place(self, x):
         """With ``device=``/``backend=``, arguments are committed there before the call."""

@@ -221,16 +221,13 @@ def _mesh_devices(devices, backend, size, axis_size) -> tuple:
     if axis_size is not None and axis_size != size:
         raise ValueError(f"Specified axis_size {axis_size} doesn't match received "
                          f"axis_size {size}.")
-    if devices is not None:     # (a size that does not fit them fails as in JAX, below)
-        return devices
+    if devices is not None:
+        return devices[:size]
     if runtime.process_count(backend) > 1:
         # Every process maps over its local devices; the mesh holds them all, each
         # process's devices together, in process order.
         return tuple(d for p in runtime.process_indices(backend)
                      for d in runtime.local_devices(p, backend)[:size])
-    available = runtime.local_devices(backend=backend)
-    if size > len(available):
-        raise ValueError(f"compiling computation that requires {size} logical devices, "
-                         f"but only {len(available)} XLA devices are available "
-                         f"(num_replicas={size})")
-    return tuple(available[:size])
+    # As in JAX 0.10.2, more slices than devices are cut among all the devices: a size
+    # they do not divide fails there (IndivisibleError), a multiple of it in the body.
+    return tuple(runtime.local_devices(backend=backend)[:size])

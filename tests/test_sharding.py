@@ -261,6 +261,14 @@ def test_shard_map_gradients(mesh, a):
     np.testing.assert_allclose(jax.grad(lambda w: g(x, w).sum())(w), expected, rtol=1e-5)
 
 
-def test_experimental_shard_map_is_the_same_function():
-    from glassjax.experimental.shard_map import shard_map
-    assert shard_map is jax.shard_map
+def test_experimental_shard_map_keeps_its_old_signature(mesh, a):
+    """JAX 0.10.2 keeps the deprecated ``experimental.shard_map(f, mesh, in_specs,
+    out_specs, check_rep=True)``: the same primitive, a DeprecationWarning."""
+    with pytest.warns(DeprecationWarning, match="jax.experimental.shard_map is deprecated"):
+        from glassjax.experimental.shard_map import shard_map
+    f = shard_map(lambda b: lax.psum(b, 'x'), mesh, P('x'), P())
+    np.testing.assert_array_equal(f(a), a.reshape(4, 2, 8).sum(0))
+    g = shard_map(lambda b: b * 2, mesh, P('x'), P('x'), check_rep=False)
+    assert str(jax.make_jaxpr(g)(a)) == str(jax.make_jaxpr(jax.shard_map(
+        lambda b: b * 2, mesh=mesh, in_specs=P('x'), out_specs=P('x'), check_vma=False))(a))
+    assert "check_vma=False" in str(jax.make_jaxpr(g)(a))

@@ -58,7 +58,7 @@ from glassjax.lax.control_flow import (cond, cond_p, custom_linear_solve, custom
                                        scan, scan_p, switch, while_loop, while_p)
 from glassjax.lax.parallel import (
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
-    pbroadcast, pbroadcast_p, pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p,
+    pbroadcast, pbroadcast_p, pcast, pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p,
     pshuffle, psum, psum_p,
     psum_scatter, pswapaxes, reduce_scatter_p)
 from glassjax.lax.windowed_reductions import (

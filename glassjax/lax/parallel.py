@@ -23,7 +23,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from glassjax import core, dtypes, tree_util
 from glassjax.interpreters import ad, batching, staging
-from glassjax.lax import elementwise, reductions, structural
+from glassjax.lax import elementwise, reductions, slicing, structural
 from glassjax.lax.elementwise import _const
 from glassjax.xla import dispatch, lowering
 
@@ -313,6 +313,64 @@ staging.vma_rules[pvary_p] = lambda vmas, *, axes: tuple(
 staging.pvary_primitive.append(pvary_p)
 
 
+def pvary(x, axes):
+    """``x`` (a pytree) cast to vary over the manual axes ``axes`` (JAX's ``core.pvary``).
+    Where variance is not tracked (pmap, ``check_vma=False``) it is ``x`` itself."""
+    axes = _as_tuple(axes)
+    if not axes:
+        return x
+    unbound = [a for a in axes if a not in core.trace_ctx.axis_env]
+    if unbound:
+        raise ValueError("pvary should be called under jax.shard_map.")
+    order = core.trace_ctx.vma_axes
+    if order is None:
+        return x
+    axes = tuple(a for a in order if a in axes)
+    return tree_util.tree_map(lambda leaf: pvary_p.bind(leaf, axes=axes), x)
+
+
+def _collective_pvary(axis_name, x):
+    """A collective's operand is first cast to vary over the axes it communicates over
+    (where variance is tracked), as JAX does: e.g. gathering a value that is the same on
+    every device gives a value typed as varying."""
+    if core.trace_ctx.vma_axes is None:
+        return x
+    missing = tuple(a for a in _named(_as_tuple(axis_name)) if a not in _vma_of(x))
+    return pvary(x, missing) if missing else x
+
+
+def pcast(x, axis_name, *, to: str):
+    """Change the type of ``x`` (a pytree) along the manual axes ``axis_name``: with
+    ``to='varying'``, a value that is the same on every device along them is typed as
+    varying over them (``pvary``; no data moves), e.g. the initial carry of a loop whose
+    body makes it vary. (JAX's ``reduced``/``unreduced`` types are not modelled.)"""
+    if isinstance(axis_name, (set, frozenset)):
+        raise TypeError(f"{axis_name=} must be a tuple or a str. Got {axis_name}")
+    axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not axis_name:
+        return x
+    if to not in ("unreduced", "reduced", "varying"):
+        raise ValueError("Got unexpected `to` value. Allowed `to` values are: "
+                         "{'unreduced', 'reduced', 'varying'}")
+
+    def bind(leaf):
+        aval = core.get_aval(leaf)
+        states = {"varying" if a in getattr(aval, "vma", ()) else "invarying" for a in axes}
+        if len(states) > 1:
+            raise ValueError(
+                "jax.lax.pcast can only accept axis_name which corresponds to one of "
+                "varying, unreduced, reduced or invarying state of the input. Got input "
+                f"type: {aval}, axes: {axes} and input state: {states}")
+        from_, = states
+        if (from_, to) == ("invarying", "varying"):
+            return pvary(leaf, axes)
+        if (from_, to) in (("invarying", "reduced"), ("varying", "unreduced")):
+            raise NotImplementedError(f"pcast to {to!r}: glassjax does not type reduced "
+                                      "or unreduced values")
+        raise ValueError(f"Unsupported pcast from={from_}, {to=}")
+    return tree_util.tree_map(bind, x)
+
+
 def _psum_invariant(x, axes):
     """The sum over ``axes`` of a value made to vary over them first."""
     missing = tuple(a for a in _named(axes) if a not in _vma_of(x))
@@ -328,6 +386,18 @@ lowering.register_lowering(psum_invariant_p, lambda ctx, x, *, axes: _allreduce_
     reductions.reduce_sum, hlo.add, ctx, x, axes=axes, axis_index_groups=None))
 ad.deflinear2(psum_invariant_p, lambda ct, x, *, axes: [pvary_p.bind(
     ct, axes=_named(axes))])
+
+
+def _psum_invariant_batcher(axis_data, vals, dims, *, axes):
+    """A sum over mesh axes is the same for every batch element; a sum that also runs
+    over the vmapped axis is psum's."""
+    if axis_data.name in axes:
+        return _allreduce_batcher(psum_p, axis_data, vals, dims, axes=axes,
+                                  axis_index_groups=None)
+    return psum_invariant_p.bind(vals[0], axes=axes), dims[0]
+
+
+batching.fancy_primitive_batchers[psum_invariant_p] = _psum_invariant_batcher
 
 
 def _reduced_vma(vmas, *, axes, **_):
@@ -359,7 +429,8 @@ def _pminmax(prim, x, axis_name, axis_index_groups):
     _validate_reduce_axis_index_groups(axis_index_groups)
     groups = _canonicalize_axis_index_groups(axis_index_groups)
     return tree_util.tree_map(
-        lambda leaf: prim.bind(leaf, axes=axes, axis_index_groups=groups), x)
+        lambda leaf: prim.bind(_collective_pvary(axes, leaf), axes=axes,
+                               axis_index_groups=groups), x)
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):
@@ -432,18 +503,19 @@ def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_
 
 
 def _all_gather_batcher(axis_data, vals, dims, *, all_gather_dimension, axis_name,
-                        axis_index_groups, axis_size, tiled):
+                        axis_index_groups, axis_size, tiled, prim=None):
+    """(Also all_gather_invariant's, as ``prim``: it has no ``axis_index_groups``.)"""
     (x,), (d,) = vals, dims
-    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
-                  axis_size=axis_size, tiled=tiled)
+    params = dict(axis_name=axis_name, axis_size=axis_size, tiled=tiled)
+    if prim is None:
+        prim, params["axis_index_groups"] = all_gather_p, axis_index_groups
     if axis_data.name not in axis_name:
         if d is not None:
             if d <= all_gather_dimension:
                 all_gather_dimension += 1
             elif not tiled:        # the gathered axis is new: it lands before the batch
                 d += 1
-        return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension,
-                                 **params), d
+        return prim.bind(x, all_gather_dimension=all_gather_dimension, **params), d
     if axis_index_groups is not None:
         raise NotImplementedError("axis_index_groups not supported in vmap")
     if len(axis_name) > 1:
@@ -486,9 +558,22 @@ def _all_gather_lowering(ctx, x, *, all_gather_dimension, axis_name, axis_index_
 lowering.register_lowering(all_gather_p, _all_gather_lowering)
 
 
-def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False,
+               to: str = "varying"):
     """Every element's ``x`` (a pytree), stacked along a new axis ``axis`` (or, with
-    ``tiled``, concatenated along the existing axis ``axis``)."""
+    ``tiled``, concatenated along the existing axis ``axis``). Inside a check_vma
+    shard_map the result varies over ``axis_name`` (``to='varying'``) or, with
+    ``to='invarying'``, is typed as the same on every device (``all_gather_invariant``)."""
+    if to not in ("varying", "reduced", "invarying"):
+        raise ValueError("Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` "
+                         "values are: {'varying', 'reduced', 'invarying'}")
+    if to != "varying":
+        if axis_index_groups is not None:
+            raise NotImplementedError
+        if to == "reduced":
+            raise NotImplementedError("all_gather to='reduced': glassjax does not type "
+                                      "reduced values")
+        return all_gather_invariant(x, axis_name, axis=axis, tiled=tiled)
     axis_name = _as_tuple(axis_name)
     if not axis_name:
         return x
@@ -498,8 +583,66 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     def bind(leaf):
         dim = batching.canonicalize_axis(axis, np.ndim(leaf) if tiled else
                                          np.ndim(leaf) + 1)
-        return all_gather_p.bind(leaf, all_gather_dimension=dim, axis_name=axis_name,
+        return all_gather_p.bind(_collective_pvary(axis_name, leaf),
+                                 all_gather_dimension=dim, axis_name=axis_name,
                                  axis_index_groups=groups, axis_size=size, tiled=tiled)
+    return tree_util.tree_map(bind, x)
+
+
+# ----------------------------------------------------------------------------------------
+# all_gather_invariant: the gathered value, the same on every device
+# ----------------------------------------------------------------------------------------
+# all_gather's result is typed as varying over the gathered axes (its transpose,
+# psum_scatter, gives each device its own block of the sum); all_gather_invariant's as
+# invariant over them, so its transpose is each device taking its own slice back.
+
+def _all_gather_invariant_abstract_eval(x, *, all_gather_dimension, axis_name, axis_size,
+                                        tiled):
+    _check_axis_names(axis_name, "all_gather_invariant")
+    return _all_gather_abstract_eval(x, all_gather_dimension=all_gather_dimension,
+                                     axis_name=axis_name, axis_index_groups=None,
+                                     axis_size=axis_size, tiled=tiled)
+
+
+def _all_gather_invariant_transpose(ct, x, *, all_gather_dimension, axis_name, axis_size,
+                                    tiled):
+    size = ct.shape[all_gather_dimension] // axis_size
+    out = slicing.dynamic_slice_in_dim(ct, axis_index(axis_name) * size, size,
+                                       all_gather_dimension)
+    return [out if tiled else structural.squeeze(out, (all_gather_dimension,))]
+
+
+all_gather_invariant_p = core.Primitive("all_gather_invariant")
+all_gather_invariant_p.def_impl(functools.partial(dispatch.apply_primitive,
+                                                  all_gather_invariant_p))
+all_gather_invariant_p.def_abstract_eval(_all_gather_invariant_abstract_eval)
+ad.deflinear2(all_gather_invariant_p, _all_gather_invariant_transpose)
+batching.fancy_primitive_batchers[all_gather_invariant_p] = (
+    lambda axis_data, vals, dims, **params: _all_gather_batcher(
+        axis_data, vals, dims, axis_index_groups=None, prim=all_gather_invariant_p,
+        **params))
+staging.vma_rules[all_gather_invariant_p] = lambda vmas, *, axis_name, **_: tuple(
+    a for a in vmas[0] if a not in axis_name)
+lowering.register_lowering(all_gather_invariant_p, lambda ctx, x, **params: (
+    _all_gather_lowering(ctx, x, axis_index_groups=None, **params)))
+
+
+def all_gather_invariant(x, axis_name, *, axis: int = 0, tiled: bool = False):
+    """``all_gather`` whose result is typed as the same on every device along
+    ``axis_name`` (inside a check_vma shard_map; elsewhere it is all_gather)."""
+    axis_name = _as_tuple(axis_name)
+    if not axis_name:
+        return x
+    size = psum(1, axis_name)
+
+    def bind(leaf):
+        missing = tuple(a for a in axis_name if a not in _vma_of(leaf))
+        if core.trace_ctx.vma_axes is not None and missing:
+            leaf = pvary(leaf, missing)
+        return all_gather_invariant_p.bind(
+            leaf, all_gather_dimension=batching.canonicalize_axis(
+                axis, np.ndim(leaf) if tiled else np.ndim(leaf) + 1),
+            axis_name=axis_name, axis_size=size, tiled=tiled)
     return tree_util.tree_map(bind, x)
 
 
@@ -597,7 +740,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None,
     groups = _canonicalize_axis_index_groups(axis_index_groups)
     return tree_util.tree_map(
         lambda leaf: reduce_scatter_p.bind(
-            leaf, axis_name=axis_name, scatter_dimension=scatter_dimension,
+            _collective_pvary(axis_name, leaf), axis_name=axis_name, scatter_dimension=scatter_dimension,
             axis_index_groups=groups, axis_size=size, tiled=tiled), x)
 
 
@@ -658,7 +801,8 @@ def ppermute(x, axis_name, perm):
     axis_name = _as_tuple(axis_name)
     perm = tuple(map(tuple, perm))
     return tree_util.tree_map(
-        lambda leaf: ppermute_p.bind(leaf, axis_name=axis_name, perm=perm), x)
+        lambda leaf: ppermute_p.bind(_collective_pvary(axis_name, leaf),
+                                     axis_name=axis_name, perm=perm), x)
 
 
 # ----------------------------------------------------------------------------------------
@@ -807,7 +951,8 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
             elif concat_axis < split_axis:
                 x = structural.expand_dims(x, (concat_axis,))
                 split_axis += 1
-        out = all_to_all_p.bind(x, split_axis=split_axis, concat_axis=concat_axis,
+        out = all_to_all_p.bind(_collective_pvary(axis_name, x), split_axis=split_axis,
+                                concat_axis=concat_axis,
                                 axis_name=axis_name, axis_index_groups=groups, tiled=tiled)
         if not tiled and split_axis != concat_axis:
             out = structural.squeeze(out, (split_axis,))

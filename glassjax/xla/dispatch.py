@@ -253,7 +253,8 @@ def lower_jaxpr(name: str, closed: core.ClosedJaxpr, placement: Placement | None
         spmd = dict(mesh=placement.mesh, num_partitions=len(placement.devices),
                     arg_shardings=kept_shardings, result_shardings=out_shardings)
     mctx = lowering.lower_module(lowering.module_name("jit", name), pruned,
-                                 donated_invars=donated, result_names=result_names, **spmd)
+                                 donated_invars=donated, result_names=result_names,
+                                 devices=placement.devices, **spmd)
     return LoweredJaxpr(mctx, kept, donated, placement, kept_shardings)
 
 

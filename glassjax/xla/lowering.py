@@ -188,6 +188,8 @@ class ModuleContext:
         self.axis_env = dict(axis_env or {})
         self.spmd = False
         self.mesh_names: dict = {}      # mesh -> its ``sdy.mesh`` symbol
+        self.mesh = None                # the program's mesh (SPMD programs), else None
+        self.devices = None             # the devices it is compiled for, if known
         self.num_replicas = num_replicas
         self.num_partitions = num_partitions
         self.host_callbacks: list = []
@@ -414,8 +416,8 @@ def lower_with_tokens(mctx: ModuleContext, closed: core.ClosedJaxpr, values) -> 
 
 def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
                  donated_invars=None, axis_env=None, num_replicas=1, num_partitions=1,
-                 platform="cpu", mesh=None, arg_shardings=None, result_shardings=None
-                 ) -> ModuleContext:
+                 platform="cpu", mesh=None, arg_shardings=None, result_shardings=None,
+                 devices=None) -> ModuleContext:
     """The whole program as a module with a public ``main``, as ``jit(f).lower`` shows.
 
     An SPMD program (``num_partitions`` > 1) is one program for all devices of ``mesh``;
@@ -424,6 +426,7 @@ def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
     the program accordingly."""
     mctx = ModuleContext(name, platform=platform, axis_env=axis_env,
                          num_replicas=num_replicas, num_partitions=num_partitions)
+    mctx.mesh, mctx.devices = mesh, devices
     with mctx.context, ir.Location.unknown(mctx.context):
         if mesh is not None:
             mctx.mesh_symbol(mesh)

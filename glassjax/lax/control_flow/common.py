@@ -264,6 +264,8 @@ def aval_mismatch_extra(a1, a2) -> str:
         mismatches.append("the dtypes do not match")
     if a1.shape != a2.shape:
         mismatches.append("the shapes do not match")
+    if _vma(a1) != _vma(a2):
+        mismatches.append("the manual axis types do not match")
     if not mismatches:
         return ""
     if len(mismatches) == 1:
@@ -318,17 +320,42 @@ def check_carry_type(name: str, body_fun, in_tree, in_avals, out_tree, out_avals
             f"{join_differences(diffs)}\n"
             "Revise the function so that the carry output has the same pytree structure "
             "as the carry input.")
-    if all(map(typematch, in_avals, out_avals)):
+    if all(map(_carry_match, in_avals, out_avals)):
         return
     paths = [p for p, _ in tree_util.tree_flatten_with_path(
         tree_util.tree_unflatten(in_tree, in_avals))[0]]
+    bad = [(path, a1, a2) for path, a1, a2 in zip(paths, in_avals, out_avals)
+           if not _carry_match(a1, a2)]
     diffs = [f"{component(path)} has type {a1.str_short()} but the corresponding output "
              f"carry component has type {a2.str_short()}{aval_mismatch_extra(a1, a2)}"
-             for path, a1, a2 in zip(paths, in_avals, out_avals) if not typematch(a1, a2)]
+             for path, a1, a2 in bad]
+    # Inside a check_vma shard_map, a carry that starts out the same on every device but
+    # comes back varying needs its initial value cast (JAX words the fix so).
+    casts = [f"applying `jax.lax.pcast(..., {tuple(frozenset(_vma(a2)) - set(_vma(a1)))}, "
+             f"to='varying')`, to the initial carry value corresponding to "
+             f"{component(path)}" for path, a1, a2 in bad if set(_vma(a2)) - set(_vma(a1))]
+    hint = ""
+    if casts:
+        hint = (f"This might be fixed by {casts[0]}.\n" if len(casts) == 1 else
+                "This might be fixed by:\n" + join_differences(casts))
+        hint += ("See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma "
+                 "for more information.\n\n")
     raise TypeError(
         f"{name} function carry input and carry output must have equal types, but they "
         "differ:\n\n"
         f"{join_differences(diffs)}\n"
+        f"{hint}"
         "Revise the function so that all output types match the corresponding input "
         "types.")
+
+
+def _vma(aval) -> tuple:
+    return getattr(aval, "vma", ())
+
+
+def _carry_match(a1, a2) -> bool:
+    """A loop carry keeps its shape, dtype and (where varying manual axes are tracked: a
+    check_vma shard_map body being traced) the manual axes it varies over."""
+    return typematch(a1, a2) and (core.trace_ctx.vma_axes is None
+                                  or set(_vma(a1)) == set(_vma(a2)))
 

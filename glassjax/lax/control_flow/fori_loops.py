@@ -73,8 +73,8 @@ def _scan_body(body_fun):
     def build():
         body = _weak(body_fun)
 
-        def scanned(carry, _):
-            i, x = carry
+        def scanned(loop_carry, _):       # (JAX's names, which its errors quote)
+            i, x = loop_carry
             return (i + 1, body()(i, x)), None
         return scanned
     return common.memoize(body_fun, "fori_scan_body", build)
@@ -84,8 +84,8 @@ def _while_body(body_fun):
     def build():
         body = _weak(body_fun)
 
-        def while_body(state):
-            i, upper, x = state
+        def while_body(loop_carry):
+            i, upper, x = loop_carry
             return elementwise.add(i, _const(i, 1)), upper, body()(i, x)
         return while_body
     return common.memoize(body_fun, "fori_while_body", build)
