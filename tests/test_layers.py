@@ -45,7 +45,7 @@ LAYERS = {
     "lax": ["lax"],
     "libraries": ["numpy", "scipy", "nn", "random", "prng", "image", "ops", "flatten_util",
                   "ad_api"],
-    "API": ["pmap", "shard_map", "state", "ad_checkpoint", "callbacks", "debug",
+    "API": ["pmap", "shard_map", "state", "ad_checkpoint", "callbacks", "debug", "export",
             "custom_batching", "describe", "api", "stages", "test_util", "experimental"],
     "notebook": ["notebook", "kernel"],
 }
