@@ -286,10 +286,42 @@ def check_not_masked(x):
                          "numpy array.")
 
 
+class AbstractToken:
+    """The type of a *token*: a value with no data that orders side effects. An
+    operation that takes a token runs after the one that made it (``lax.after_all``
+    joins several); XLA knows it as ``!stablehlo.token``."""
+
+    def str_short(self, short_dtypes=False):
+        return "Tok"
+
+    def to_tangent_aval(self):
+        return self
+
+    def __repr__(self):
+        return "AbstractToken()"
+
+
+abstract_token = AbstractToken()
+
+
+class Token:
+    """A token outside a computation (``lax.create_token()`` run eagerly, or returned
+    by a jitted function). It holds the empty device buffer XLA passes for it."""
+
+    def __init__(self, buf):
+        self._buf = buf
+
+    def block_until_ready(self):
+        self._buf.block_until_ready()
+        return self
+
+
 def get_aval(x) -> ShapedArray:
     """The abstract value of any JAX-compatible value (tracer, array, scalar)."""
     if isinstance(x, Tracer):
         return x.aval
+    if isinstance(x, Token):
+        return abstract_token
     aval = getattr(x, "aval", None)
     if isinstance(aval, ShapedArray):
         return aval

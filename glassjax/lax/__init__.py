@@ -81,6 +81,7 @@ from glassjax.lax.conv_patches import conv_general_dilated_local, conv_general_d
 from glassjax.dtypes import dtype
 from glassjax.lax.ragged_dot import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general
 from glassjax.lax.composite import composite
+from glassjax.lax.tokens import after_all, after_all_p, create_token, create_token_p
 from glassjax.lax import linalg
 
 

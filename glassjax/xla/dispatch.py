@@ -65,7 +65,8 @@ class Compiled:
         return self.placement.devices[0]
 
     def __call__(self, *args):
-        args = [getattr(a, "_base_array", a)      # typed keys are passed as their words
+        args = [a._buf if isinstance(a, core.Token)  # a token is passed as its buffer
+                else getattr(a, "_base_array", a)   # typed keys are passed as their words
                 for a, keep in zip(args, self.kept_invars) if keep]
         for a in args:
             if isinstance(a, runtime.ArrayImpl):
