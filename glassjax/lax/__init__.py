@@ -43,7 +43,7 @@ from glassjax.lax.reductions import (
     reduce_and, reduce_and_p, reduce_max, reduce_max_p, reduce_min, reduce_min_p,
     reduce_or, reduce_or_p, reduce_p, reduce_prod, reduce_prod_p, reduce_sum, reduce_sum_p,
     reduce_xor, reduce_xor_p, sort, sort_key_val, sort_p, top_k, top_k_p)
-from glassjax.lax.dot import (DotDimensionNumbers, Precision, PrecisionLike, batch_matmul, dot, dot_general, dot_general_p)
+from glassjax.lax.dot import (DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers, Precision, PrecisionLike, batch_matmul, dot, dot_general, dot_general_p)
 from glassjax.lax.slicing import (
     GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, dynamic_index_in_dim,
     dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p, dynamic_update_index_in_dim,
