@@ -36,7 +36,7 @@ from glassjax.array_creation import (make_array_from_callback,
                                      make_array_from_process_local_data,
                                      make_array_from_single_device_arrays)
 from glassjax.xla.dispatch import effects_barrier
-from glassjax import (ad_checkpoint, custom_batching, debug, distributed, experimental,
+from glassjax import (ad_checkpoint, custom_batching, debug, distributed, dlpack, experimental,
                       export, flatten_util, image, lax, nn, numpy, ops, random, scipy, sharding,
                       stages, state, test_util, typing)
 

@@ -12,7 +12,7 @@ need is inverted with a registration hook: the lower module keeps a named slot
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
     3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, mesh.py,
                     named_sharding.py, sharding.py, array.py, array_creation.py,
-                    distributed.py, typing.py
+                    distributed.py, typing.py, dlpack.py
     4 transforms    vmap_api.py and custom_derivatives.py: the transformations lax's own
                     rules are written with (batching rules that vmap a simpler function;
                     logaddexp and the linear solves are custom_jvp functions)
@@ -21,7 +21,7 @@ need is inverted with a registration hook: the lower module keeps a named slot
                     flatten_util.py, and ad_api.py (grad, jvp, vjp, the jacobians):
                     jacfwd builds its basis with jnp.eye and scipy.optimize differentiates
     7 API           pmap.py, shard_map.py, state/, ad_checkpoint.py, callbacks.py,
-                    debug.py, custom_batching.py, describe.py, api.py, test_util.py,
+                    debug.py, export/, custom_batching.py, describe.py, api.py, test_util.py,
                     experimental/
     8 notebook      notebook/ (magics, graphs, widgets, display), kernel.py
 
@@ -40,7 +40,7 @@ LAYERS = {
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],
     "runtime": ["xla", "jit", "mesh", "named_sharding", "sharding", "array",
-                "array_creation", "distributed", "typing"],
+                "array_creation", "distributed", "typing", "dlpack"],
     "transforms": ["vmap_api", "custom_derivatives"],
     "lax": ["lax"],
     "libraries": ["numpy", "scipy", "nn", "random", "prng", "image", "ops", "flatten_util",
