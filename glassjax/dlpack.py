@@ -88,6 +88,7 @@ def from_dlpack(external_array, device=None, copy: bool | None = None):
         arr = runtime.device_put(runtime.to_numpy(arr).astype(canonical), source)
     if device and device != source:
         return runtime.device_put(arr, device, committed=True)
-    if copy:    # (jaxlib 0.10.2 shares an aligned CPU buffer even when asked to copy)
-        return runtime.copy_array(arr)
+    if copy:    # (jaxlib 0.10.2 shares an aligned CPU buffer even when asked to copy,
+        # and so does a device-to-device copy of it: the copy is made on the host)
+        return runtime.device_put(runtime.to_numpy(arr).copy(), source)
     return arr
