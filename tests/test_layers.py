@@ -21,7 +21,7 @@ need is inverted with a registration hook: the lower module keeps a named slot
                     flatten_util.py, and ad_api.py (grad, jvp, vjp, the jacobians):
                     jacfwd builds its basis with jnp.eye and scipy.optimize differentiates
     7 API           pmap.py, shard_map.py, state/, ad_checkpoint.py, callbacks.py,
-                    debug.py, export/, custom_batching.py, describe.py, api.py, test_util.py,
+                    debug.py, debugger.py, export/, custom_batching.py, describe.py, api.py, test_util.py,
                     experimental/
     8 notebook      notebook/ (magics, graphs, widgets, display), kernel.py
 
@@ -45,7 +45,8 @@ LAYERS = {
     "lax": ["lax"],
     "libraries": ["numpy", "scipy", "nn", "random", "prng", "image", "ops", "flatten_util",
                   "ad_api"],
-    "API": ["pmap", "shard_map", "state", "ad_checkpoint", "callbacks", "debug", "export",
+    "API": ["pmap", "shard_map", "state", "ad_checkpoint", "callbacks", "debug", "debugger",
+            "export",
             "custom_batching", "describe", "api", "stages", "test_util", "experimental"],
     "notebook": ["notebook", "kernel"],
 }
