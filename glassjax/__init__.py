@@ -3,16 +3,17 @@
 A complete tracing / transformation / XLA-compile engine with JAX's public API, written
 to be read. ``import glassjax as jax`` behaves like JAX 0.10.2.
 """
-from glassjax.config import (checking_leaks, config, debug_infs, debug_nans, default_device,
-                             default_matmul_precision, disable_jit, enable_x64,
-                             ensure_compile_time_eval, numpy_dtype_promotion,
-                             numpy_rank_promotion)
+from glassjax.config import (check_tracer_leaks, checking_leaks, config, debug_infs,
+                             debug_nans, default_device, default_matmul_precision,
+                             disable_jit, enable_checks, enable_x64,
+                             ensure_compile_time_eval, log_compiles, no_execution, no_tracing,
+                             numpy_dtype_promotion, numpy_rank_promotion)
 from glassjax import errors, tree, tree_util, dtypes, core
 from glassjax.array import Array
 from glassjax.core import ShapeDtypeStruct
 from glassjax.dtypes import float0
-from glassjax.api import (block_until_ready, clear_caches, device_get, device_put,
-                          device_put_replicated, device_put_sharded, typeof)
+from glassjax.api import (block_until_ready, clear_caches, copy_to_host_async, device_get,
+                          device_put, device_put_replicated, device_put_sharded, typeof)
 from glassjax.jit import (eval_shape, jit, make_jaxpr, named_call, named_scope,
                           xla_computation)
 from glassjax.ad_api import (fwd_and_bwd, grad, hessian, jacfwd, jacobian, jacrev, jvp,

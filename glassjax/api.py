@@ -82,6 +82,15 @@ def block_until_ready(x):
     return x
 
 
+def copy_to_host_async(x):
+    """Start copying every device array in ``x`` to the host now (so a later read does
+    not wait for the transfer); returns ``x``."""
+    for leaf in tree_util.tree_leaves(x):
+        if hasattr(leaf, "copy_to_host_async"):
+            leaf.copy_to_host_async()
+    return x
+
+
 # ----------------------------------------------------------------------------------------
 # Types and caches
 # ----------------------------------------------------------------------------------------

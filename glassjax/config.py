@@ -24,8 +24,15 @@ def _env_text(text, name):
     return text
 
 
+_NO_DEFAULT = object()
+
+
 class Option:
-    """One named option: its C++ cell, how to validate new values, who to notify."""
+    """One named option: its C++ cell, how to validate new values, who to notify.
+
+    Like JAX's config ``State`` objects (``jax.log_compiles`` is one), an option is also a
+    context manager factory: ``with jax.log_compiles(True): ...`` (a boolean option's
+    value defaults to True there)."""
 
     def __init__(self, name, default, parse, *, from_env=_env_text, in_jit_key=False,
                  in_trace_context=False):
@@ -33,6 +40,7 @@ class Option:
         value = parse(default if env is None else from_env(env, name))
         self.name = name
         self.parse = parse
+        self.default_context_value = True if isinstance(default, bool) else _NO_DEFAULT
         self.cell = _cells.Config(name, value, include_in_jit_key=in_jit_key,
                                   include_in_trace_context=in_trace_context)
         self.subscribers = []
@@ -59,6 +67,18 @@ class Option:
         finally:
             self.cell.set_local(previous)   # `previous` may be `unset`: back to the global
             self._notify()
+
+    def __call__(self, new_val=_NO_DEFAULT):
+        if new_val is _NO_DEFAULT:
+            if self.default_context_value is _NO_DEFAULT:
+                raise TypeError(f"Context manager for {self.name} config option requires "
+                                "an argument representing the new value for the config "
+                                "option.")
+            new_val = self.default_context_value
+        return self.override(new_val)
+
+    def get_global(self):
+        return self.cell.get_global()
 
     def _notify(self):
         for callback in self.subscribers:
@@ -213,6 +233,16 @@ config.define("jax_enable_compilation_cache", True, _parse_bool, from_env=_bool_
 config.define("jax_persistent_cache_min_compile_time_secs", 1.0, float)
 config.define("jax_persistent_cache_min_entry_size_bytes", 0, _parse_int,
               from_env=_int_from_env)
+# Log (at WARNING instead of DEBUG) each trace, lowering and compilation of a jit.
+log_compiles = config.define("jax_log_compiles", False, _parse_bool, from_env=_bool_from_env)
+# Type-check every jaxpr a jit traces (``core.check_jaxpr``): slower, catches rule bugs.
+enable_checks = config.define("jax_enable_checks", False, _parse_bool,
+                              from_env=_bool_from_env, in_trace_context=True)
+# Refuse to trace for jit (every call must hit a compiled cache entry), or to execute.
+# Refusing to execute must also stop the C++ fast path: part of the jit key.
+no_tracing = config.define("jax_no_tracing", False, _parse_bool, from_env=_bool_from_env)
+no_execution = config.define("jax_no_execution", False, _parse_bool,
+                             from_env=_bool_from_env, in_jit_key=True)
 _eager_constant_folding = config.define("eager_constant_folding", False, _parse_bool,
                                         from_env=_bool_from_env, in_trace_context=True)
 
@@ -263,6 +293,9 @@ def debug_nans(new_val=True):
 def debug_infs(new_val=True):
     """Raise FloatingPointError when a computation produces an infinity."""
     return _debug_infs.override(new_val)
+
+
+check_tracer_leaks = _check_tracer_leaks
 
 
 def checking_leaks():

@@ -30,9 +30,9 @@ from jaxlib import _jax
 
 from glassjax import dtypes
 from glassjax.layout import Format
-from glassjax.errors import (ConcretizationTypeError, TracerArrayConversionError,
-                             TracerBoolConversionError, TracerIntegerConversionError,
-                             UnexpectedTracerError)
+from glassjax.errors import (ConcretizationTypeError, JaxprTypeError,
+                             TracerArrayConversionError, TracerBoolConversionError,
+                             TracerIntegerConversionError, UnexpectedTracerError)
 
 
 # ----------------------------------------------------------------------------------------
@@ -926,10 +926,6 @@ def _rebind(eqn: JaxprEqn, subfuns, args, params):
         return eqn.primitive.bind(*subfuns, *args, **params)
     finally:
         _replayed_source_info = outer
-
-
-class JaxprTypeError(TypeError):
-    pass
 
 
 def check_jaxpr(jaxpr: Jaxpr):

@@ -20,6 +20,8 @@ DEFAULTS = {
     "jax_compilation_cache_dir": None, "jax_enable_compilation_cache": True,
     "jax_persistent_cache_min_compile_time_secs": 1.0,
     "jax_persistent_cache_min_entry_size_bytes": 0,
+    "jax_log_compiles": False, "jax_enable_checks": False, "jax_no_tracing": False,
+    "jax_no_execution": False,
 }
 
 

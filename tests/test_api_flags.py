@@ -1,0 +1,86 @@
+"""Config options exposed as JAX exposes them (``jax.log_compiles`` and friends are
+context managers with a ``value``), each with its behaviour: logging compiles, refusing to
+trace or execute, type-checking traced jaxprs."""
+import logging
+
+import numpy as np
+import pytest
+
+import glassjax as jax
+import glassjax.numpy as jnp
+from glassjax import core
+
+
+def test_options_are_context_managers_with_values():
+    for name in ("check_tracer_leaks", "log_compiles", "enable_checks", "no_tracing",
+                 "no_execution"):
+        option = getattr(jax, name)
+        assert option.name == "jax_" + name and option.value is False
+        with option(True):
+            assert option.value is True and getattr(jax.config, "jax_" + name) is True
+        with option():                  # (a boolean option defaults to True here)
+            assert option.value is True
+        assert option.value is False
+
+
+def test_log_compiles_logs_each_trace_lowering_and_compilation(caplog):
+    f = jax.jit(lambda x, y: x * y)
+    with caplog.at_level(logging.DEBUG, logger="glassjax.xla.dispatch"):
+        with jax.log_compiles(True):
+            f(1.0, 2)
+            f(1.0, 2)                   # cached: nothing new
+        jax.jit(lambda x: x - 1)(1.0)   # (outside the block: DEBUG)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 4
+    assert warnings[0].startswith("Finished tracing <lambda> for jit in ")
+    assert warnings[1] == (
+        "Compiling jit(<lambda>) with global shapes and types (ShapedArray(float32[], "
+        "weak_type=True), ShapedArray(int32[], weak_type=True)). Argument mapping: "
+        "(UnspecifiedValue, UnspecifiedValue).")
+    assert warnings[2].startswith("Finished jaxpr to MLIR module conversion jit(<lambda>)")
+    assert warnings[3].startswith("Finished XLA compilation of jit(<lambda>) in ")
+    assert any(r.levelno == logging.DEBUG and r.getMessage().startswith("Compiling")
+               for r in caplog.records)
+
+
+def test_no_tracing_and_no_execution():
+    f = jax.jit(lambda x, y: x * y)
+    assert f(1.0, 2) == 2.0
+    g = lambda x: x + 1
+    with jax.no_tracing(True):
+        with pytest.raises(RuntimeError, match=r"re-tracing function <lambda> at .*"
+                                               r"test_api_flags.py:\d+ for `jit`, but "
+                                               r"'no_tracing' is set"):
+            jax.jit(g)(1.0)
+        assert f(1.0, 2) == 2.0          # compiled already: runs
+    with jax.no_execution(True):
+        with pytest.raises(RuntimeError, match=r"JAX tried to execute function "
+                                               r"jit\(<lambda>\), but the no_execution"):
+            f(1.0, 2)
+        with pytest.raises(RuntimeError, match=r"execute function jit\(sin\)"):
+            jnp.sin(1.0)
+    assert f(1.0, 2) == 2.0
+
+
+def test_enable_checks_type_checks_traced_jaxprs():
+    calls = []
+    flaky = core.Primitive("flaky")     # its type rule contradicts itself on re-check
+
+    def abstract_eval(x):
+        calls.append(1)
+        return x if len(calls) % 2 else core.ShapedArray((7,), np.float32)
+    flaky.def_abstract_eval(abstract_eval)
+    fun = lambda x: flaky.bind(x)
+    jax.make_jaxpr(fun)(np.ones(2, np.float32))        # not checked
+    with jax.enable_checks(True):
+        with pytest.raises(jax.errors.JaxprTypeError,
+                           match=r"equation flaky produces \['float32\[[27]\]'\] but its "
+                                 r"rule says \['float32\[[27]\]'\]"):
+            jax.make_jaxpr(lambda x: flaky.bind(x) * 1)(np.ones(2, np.float32))
+    assert issubclass(jax.errors.JaxprTypeError, TypeError)
+
+
+def test_copy_to_host_async():
+    x = {"a": jnp.arange(3.0), "b": [jnp.ones(2)]}
+    assert jax.copy_to_host_async(x) is x
+    np.testing.assert_array_equal(x["a"], [0., 1., 2.])
