@@ -21,7 +21,7 @@ import warnings
 import weakref
 from typing import NamedTuple
 
-from glassjax import api_util, config, core, pretty, tree_util
+from glassjax import api_util, config, core, monitoring, pretty, tree_util
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.layout import Format, Layout
 from glassjax.xla import dispatch, fastpath, lowering, runtime
@@ -387,8 +387,11 @@ class Jitted:
             start = time.perf_counter()
             jaxpr, consts = api_util.trace_flat_call(flat, in_avals, debug)
             closed, lifted = staging.close_over_concrete_consts(jaxpr, consts)
+            elapsed = time.perf_counter() - start
             dispatch.log_compile("Finished tracing %s for jit in %.9f sec", self._name,
-                                 time.perf_counter() - start)
+                                 elapsed)
+            monitoring.record_event_duration_secs(monitoring.JAXPR_TRACE_EVENT, elapsed,
+                                                  fun_name=self._name)
             if config.jax_enable_checks:
                 core.check_jaxpr(closed.jaxpr)
             result = TraceResult(closed, lifted, flat.out_tree[0], flat.in_tree)

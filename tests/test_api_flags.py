@@ -84,3 +84,25 @@ def test_copy_to_host_async():
     x = {"a": jnp.arange(3.0), "b": [jnp.ones(2)]}
     assert jax.copy_to_host_async(x) is x
     np.testing.assert_array_equal(x["a"], [0., 1., 2.])
+
+
+def test_monitoring_reports_trace_lowering_and_compile_durations():
+    events = []
+    listener = lambda event, duration, **kw: events.append((event, duration, kw))
+    plain = lambda event, **kw: events.append((event, kw))
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    jax.monitoring.register_event_listener(plain)
+    try:
+        jax.jit(lambda x: x + 1)(1.0)
+        jax.monitoring.record_event("/my/event", step=3)
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
+        jax.monitoring.unregister_event_listener(plain)
+    assert [(e[0], e[2]) for e in events[:3]] == [
+        ("/jax/core/compile/jaxpr_trace_duration", {"fun_name": "<lambda>"}),
+        ("/jax/core/compile/jaxpr_to_mlir_module_duration", {"fun_name": "jit(<lambda>)"}),
+        ("/jax/core/compile/backend_compile_duration", {"fun_name": "jit(<lambda>)"})]
+    assert all(e[1] > 0 for e in events[:3])
+    assert events[3] == ("/my/event", {"step": 3})
+    jax.jit(lambda x: x * 5)(1.0)
+    assert len(events) == 4             # unregistered: told nothing more

@@ -22,7 +22,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 from jaxlib import xla_client as xc
 
-from glassjax import config, core, tree_util
+from glassjax import config, core, monitoring, tree_util
 from glassjax.mesh import Mesh, PartitionSpec
 from glassjax.named_sharding import NamedSharding, gspmd_to_named
 from glassjax.xla import fastpath, lowering, runtime
@@ -271,8 +271,10 @@ def lower_jaxpr(name: str, closed: core.ClosedJaxpr, placement: Placement | None
     start = time.perf_counter()
     mctx = lowering.lower_module(lowering.module_name("jit", name), pruned,
                                  donated_invars=donated, result_names=result_names, **spmd)
-    log_compile("Finished jaxpr to MLIR module conversion %s in %.9f sec", program,
-                time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    log_compile("Finished jaxpr to MLIR module conversion %s in %.9f sec", program, elapsed)
+    monitoring.record_event_duration_secs(monitoring.JAXPR_TO_MLIR_MODULE_EVENT, elapsed,
+                                          fun_name=program)
     return LoweredJaxpr(program, mctx, kept, donated, placement, kept_shardings)
 
 
@@ -291,8 +293,10 @@ def compile_lowered(closed: core.ClosedJaxpr, lowered: LoweredJaxpr) -> Compiled
     exe = runtime.compile(mctx.module, devices=placement.devices,
                           num_partitions=len(placement.devices),
                           host_callbacks=mctx.host_callbacks)
-    log_compile("Finished XLA compilation of %s in %.9f sec", lowered.name,
-                time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    log_compile("Finished XLA compilation of %s in %.9f sec", lowered.name, elapsed)
+    monitoring.record_event_duration_secs(monitoring.BACKEND_COMPILE_EVENT, elapsed,
+                                          fun_name=lowered.name)
     if placement.spmd:
         in_shardings = lowered.in_shardings
         out_shardings = [_sharding_from_xla(hlo, placement, aval) for hlo, aval in
