@@ -8,6 +8,7 @@ import importlib
 import numpy as np
 
 from glassjax import core, dtypes, tree_util
+from glassjax.config import explicit_transfers
 
 
 # ----------------------------------------------------------------------------------------
@@ -28,7 +29,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     def put(leaf, target):
         if dtypes.dtype(leaf) == dtypes.float0:    # no data: host zeros, as in JAX
             return core.float0_zeros(np.shape(leaf))
-        return runtime.device_put(leaf, target, committed=target is not None)
+        with explicit_transfers("device_put"):   # (only *_explicit transfer guards stop it)
+            return runtime.device_put(leaf, target, committed=target is not None)
     if device is None or isinstance(device, (runtime.Device, runtime.Sharding)):
         return tree_util.tree_map(lambda leaf: put(leaf, device), x)
     # a pytree of devices / shardings: a prefix of x's structure
@@ -69,9 +71,9 @@ def device_put_replicated(x, devices):
 def device_get(x):
     """Copy every device array leaf of ``x`` to a NumPy array; other leaves pass."""
     from glassjax.xla import runtime
-    return tree_util.tree_map(
-        lambda leaf: runtime.to_numpy(leaf) if isinstance(leaf, runtime.ArrayImpl) else leaf,
-        x)
+    with explicit_transfers("device_get"):
+        return tree_util.tree_map(lambda leaf: runtime.to_numpy(leaf)
+                                  if isinstance(leaf, runtime.ArrayImpl) else leaf, x)
 
 
 def block_until_ready(x):

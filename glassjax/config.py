@@ -35,12 +35,15 @@ class Option:
     value defaults to True there)."""
 
     def __init__(self, name, default, parse, *, from_env=_env_text, in_jit_key=False,
-                 in_trace_context=False):
+                 in_trace_context=False, global_hook=None, thread_local_hook=None):
         env = os.environ.get(name.upper())
         value = parse(default if env is None else from_env(env, name))
         self.name = name
         self.parse = parse
         self.default_context_value = True if isinstance(default, bool) else _NO_DEFAULT
+        # Called with the new global / this thread's override value (None: no override),
+        # for options that jaxlib's C++ reads from a state of its own.
+        self.global_hook, self.thread_local_hook = global_hook, thread_local_hook
         self.cell = _cells.Config(name, value, include_in_jit_key=in_jit_key,
                                   include_in_trace_context=in_trace_context)
         self.subscribers = []
@@ -51,6 +54,8 @@ class Option:
 
     def set_global(self, value):
         self.cell.set_global(self.parse(value))
+        if self.global_hook is not None:
+            self.global_hook(self.cell.get_global())
         self._notify()
 
     def override(self, value):
@@ -61,12 +66,17 @@ class Option:
     @contextlib.contextmanager
     def _override(self, value):
         previous = self.cell.swap_local(value)
-        self._notify()
+        self._local_changed(value)
         try:
             yield
         finally:
             self.cell.set_local(previous)   # `previous` may be `unset`: back to the global
-            self._notify()
+            self._local_changed(previous)
+
+    def _local_changed(self, local):
+        if self.thread_local_hook is not None:
+            self.thread_local_hook(None if local is _cells.unset else local)
+        self._notify()
 
     def __call__(self, new_val=_NO_DEFAULT):
         if new_val is _NO_DEFAULT:
@@ -238,6 +248,56 @@ log_compiles = config.define("jax_log_compiles", False, _parse_bool, from_env=_b
 # Type-check every jaxpr a jit traces (``core.check_jaxpr``): slower, catches rule bugs.
 enable_checks = config.define("jax_enable_checks", False, _parse_bool,
                               from_env=_bool_from_env, in_trace_context=True)
+# Transfer guards: what happens when data moves implicitly (an argument NumPy array put on
+# the device by a computation, ...): "allow", "log", "disallow", or "log_explicit" /
+# "disallow_explicit" (explicit ``device_put``/``device_get`` too). jaxlib checks them in
+# C++ where the transfers happen, reading its own guard state, which these options set.
+_TRANSFER_LEVELS = ["allow", "log", "disallow", "log_explicit", "disallow_explicit"]
+
+
+def _guard_hook(key, state):
+    def hook(value):
+        level = None if value is None else getattr(
+            _jax.guard_lib.TransferGuardLevel, value.upper())
+        setattr(state(), key, level)
+    return hook
+
+
+_transfer_guards = [
+    config.define(f"jax_transfer_guard_{key}", None, _enum(_TRANSFER_LEVELS, optional=True),
+                  global_hook=_guard_hook(key, _jax.guard_lib.global_state),
+                  thread_local_hook=_guard_hook(key, _jax.guard_lib.thread_local_state))
+    for key in ("host_to_device", "device_to_device", "device_to_host")]
+transfer_guard_host_to_device, transfer_guard_device_to_device, \
+    transfer_guard_device_to_host = _transfer_guards
+_transfer_guard_all = config.define(
+    "jax_transfer_guard", None, _enum(_TRANSFER_LEVELS, optional=True),
+    global_hook=lambda value: [o.set_global(value) for o in _transfer_guards])
+
+
+@contextlib.contextmanager
+def transfer_guard(new_val: str):
+    """Guard all three kinds of transfers at level ``new_val`` in this block."""
+    with contextlib.ExitStack() as stack:
+        for option in (*_transfer_guards, _transfer_guard_all):
+            stack.enter_context(option(new_val))
+        yield
+
+
+@contextlib.contextmanager
+def explicit_transfers(kind: str):
+    """Mark the transfers in this block as asked for (``kind``: "device_put" or
+    "device_get"), so that only the ``*_explicit`` guard levels stop them."""
+    state = _jax.guard_lib.thread_local_state()
+    attribute = f"explicit_{kind}"
+    previous = getattr(state, attribute)
+    setattr(state, attribute, True)
+    try:
+        yield
+    finally:
+        setattr(state, attribute, previous)
+
+
 # Refuse to trace for jit (every call must hit a compiled cache entry), or to execute.
 # Refusing to execute must also stop the C++ fast path: part of the jit key.
 no_tracing = config.define("jax_no_tracing", False, _parse_bool, from_env=_bool_from_env)

@@ -106,3 +106,47 @@ def test_monitoring_reports_trace_lowering_and_compile_durations():
     assert events[3] == ("/my/event", {"step": 3})
     jax.jit(lambda x: x * 5)(1.0)
     assert len(events) == 4             # unregistered: told nothing more
+
+
+def _transfer_outcomes():
+    x, f = jnp.arange(3.), jax.jit(lambda a: a + 1)
+    cases = {"jnp on numpy": lambda: jnp.add(np.ones(3), 1),
+             "jit on numpy": lambda: f(np.ones(3)),
+             "jit on a Python scalar": lambda: f(1.0),
+             "jnp.array": lambda: jnp.array([1, 2]),
+             "device_put": lambda: jax.device_put(np.ones(3)),
+             "device_get": lambda: jax.device_get(x),
+             "on device": lambda: f(x)}
+    out = {}
+    for name, case in cases.items():
+        try:
+            case()
+            out[name] = "ok"
+        except jax.errors.JaxRuntimeError as err:
+            assert "Disallowed host-to-device transfer: aval=ShapedArray(" in str(err)
+            out[name] = "disallowed"
+    return out
+
+
+IMPLICIT = {"jnp on numpy", "jit on numpy", "jit on a Python scalar", "jnp.array"}
+
+
+def test_transfer_guards_stop_implicit_transfers_as_in_jax():
+    assert set(_transfer_outcomes().values()) == {"ok"}
+    with jax.transfer_guard("disallow"):
+        got = _transfer_outcomes()
+        assert {k for k, v in got.items() if v == "disallowed"} == IMPLICIT
+        assert jax.config.jax_transfer_guard_host_to_device == "disallow"
+    with jax.transfer_guard_host_to_device("disallow_explicit"):
+        got = _transfer_outcomes()
+        assert {k for k, v in got.items() if v == "disallowed"} == IMPLICIT | {"device_put"}
+    assert set(_transfer_outcomes().values()) == {"ok"}
+    jax.config.update("jax_transfer_guard", "disallow")
+    try:
+        assert _transfer_outcomes()["jnp on numpy"] == "disallowed"
+    finally:
+        jax.config.update("jax_transfer_guard", None)
+        jax.config.update("jax_transfer_guard_host_to_device", None)
+    assert set(_transfer_outcomes().values()) == {"ok"}
+    with pytest.raises(ValueError, match="new enum value must be None or in"):
+        jax.transfer_guard_device_to_host("sometimes")

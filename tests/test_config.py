@@ -21,7 +21,9 @@ DEFAULTS = {
     "jax_persistent_cache_min_compile_time_secs": 1.0,
     "jax_persistent_cache_min_entry_size_bytes": 0,
     "jax_log_compiles": False, "jax_enable_checks": False, "jax_no_tracing": False,
-    "jax_no_execution": False,
+    "jax_no_execution": False, "jax_transfer_guard": None,
+    "jax_transfer_guard_host_to_device": None, "jax_transfer_guard_device_to_device": None,
+    "jax_transfer_guard_device_to_host": None,
 }
 
 
