@@ -40,8 +40,8 @@ from glassjax.array_creation import (make_array_from_callback,
                                      make_array_from_single_device_arrays)
 from glassjax.xla.dispatch import effects_barrier
 from glassjax import (ad_checkpoint, custom_batching, debug, distributed, dlpack, experimental,
-                      export, flatten_util, image, lax, monitoring, nn, numpy, ops, random,
-                      scipy, sharding, stages, state, test_util, typing)
+                      export, flatten_util, image, lax, monitoring, nn, numpy, ops, profiler,
+                      random, scipy, sharding, stages, state, test_util, typing)
 
 import glassjax.nn.initializers  # noqa: E402  (see glassjax/nn/__init__.py)
 from glassjax.version import __version__  # noqa: E402

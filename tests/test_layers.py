@@ -12,7 +12,7 @@ need is inverted with a registration hook: the lower module keeps a named slot
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
     3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, mesh.py,
                     named_sharding.py, sharding.py, array.py, array_creation.py,
-                    distributed.py, typing.py, dlpack.py
+                    distributed.py, typing.py, dlpack.py, profiler.py
     4 transforms    vmap_api.py and custom_derivatives.py: the transformations lax's own
                     rules are written with (batching rules that vmap a simpler function;
                     logaddexp and the linear solves are custom_jvp functions)
@@ -41,7 +41,7 @@ LAYERS = {
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],
     "runtime": ["xla", "jit", "mesh", "named_sharding", "sharding", "array",
-                "array_creation", "distributed", "typing", "dlpack"],
+                "array_creation", "distributed", "typing", "dlpack", "profiler"],
     "transforms": ["vmap_api", "custom_derivatives"],
     "lax": ["lax"],
     "libraries": ["numpy", "scipy", "nn", "random", "prng", "image", "ops", "flatten_util",
