@@ -324,6 +324,39 @@ def transposing():
         _transposing.set_local(previous)
 
 
+class UserContext:
+    """A value of the user's own that jit caches depend on (``make_user_context``)."""
+
+    def __init__(self, default_value):
+        self._cell = _cells.Config("user_context", default_value, include_in_jit_key=True,
+                                   include_in_trace_context=True)
+
+    @property
+    def value(self):
+        return self._cell.value
+
+    def get_global(self):
+        return self._cell.get_global()
+
+    def set_global(self, new_value):
+        self._cell.set_global(new_value)
+
+    @contextlib.contextmanager
+    def __call__(self, new_value):
+        previous = self._cell.swap_local(new_value)
+        try:
+            yield
+        finally:
+            self._cell.set_local(previous)
+
+
+def make_user_context(default_value=None) -> UserContext:
+    """A context (``with ctx(value): ...``) whose value is part of every jit cache key:
+    when it changes, jitted functions are traced and compiled again, as for
+    ``enable_x64``. (The value must be hashable.)"""
+    return UserContext(default_value)
+
+
 # A function the C++ jit calls on every fast-path result (JAX uses it for debug_nans).
 post_hook = _cells.Config("post_hook", None)
 

@@ -150,3 +150,47 @@ def test_transfer_guards_stop_implicit_transfers_as_in_jax():
     assert set(_transfer_outcomes().values()) == {"ok"}
     with pytest.raises(ValueError, match="new enum value must be None or in"):
         jax.transfer_guard_device_to_host("sometimes")
+
+
+def test_user_context_is_part_of_the_jit_cache_key():
+    traces = []
+
+    @jax.jit
+    def f(x):
+        traces.append(1)
+        return x * 2
+    ctx = jax.make_user_context(default_value=None)
+    assert ctx.value is None
+    f(1.)
+    f(1.)
+    with ctx(1):
+        assert ctx.value == 1
+        f(1.)
+        f(1.)
+    with ctx(2):
+        f(1.)
+    with ctx(1):
+        f(1.)                    # (seen before)
+    assert len(traces) == 3 and ctx.value is None
+
+
+def test_dce_sink_keeps_a_computation():
+    from glassjax import lax
+
+    def f(x):
+        lax.dce_sink(jnp.sin(x))
+        return x * 2
+    assert str(jax.make_jaxpr(f)(1.0)) == """\
+{ lambda ; a:f32[]. let
+    b:f32[] = sin a
+    dce_sink[prevent_mlir_dce=False] b
+    c:f32[] = mul a 2.0:f32[]
+  in (c,) }"""
+    assert jax.jit(f)(1.0) == 2.0 and jax.grad(f)(1.0) == 2.0
+    np.testing.assert_array_equal(jax.vmap(f)(jnp.ones(2)), [2., 2.])
+    kept = jax.jit(lambda x: lax.dce_sink(jnp.sin(x), prevent_mlir_dce=True))
+    text = kept.lower(1.0).as_text()
+    assert ('stablehlo.custom_call @dce_sink(%0) {backend_config = "", has_side_effect = '
+            'true, mhlo.backend_config = {}, operand_layouts = [dense<> : '
+            'tensor<0xindex>], result_layouts = []} : (tensor<f32>) -> ()') in text
+    assert kept(1.0) is None

@@ -82,6 +82,7 @@ from glassjax.dtypes import dtype
 from glassjax.lax.ragged_dot import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general
 from glassjax.lax.composite import composite
 from glassjax.lax.tokens import after_all, after_all_p, create_token, create_token_p
+from glassjax.lax.dce_sink import dce_sink, dce_sink_p
 from glassjax.lax import linalg
 
 
