@@ -8,7 +8,7 @@ from glassjax.config import (check_tracer_leaks, checking_leaks, config, debug_i
                              disable_jit, enable_checks, enable_x64,
                              ensure_compile_time_eval, log_compiles, make_user_context,
                              no_execution, no_tracing, numpy_dtype_promotion,
-                             numpy_rank_promotion, transfer_guard,
+                             numpy_rank_promotion, softmax_custom_jvp, transfer_guard,
                              transfer_guard_device_to_device, transfer_guard_device_to_host,
                              transfer_guard_host_to_device)
 from glassjax import errors, tree, tree_util, dtypes, core

@@ -248,6 +248,12 @@ log_compiles = config.define("jax_log_compiles", False, _parse_bool, from_env=_b
 # Type-check every jaxpr a jit traces (``core.check_jaxpr``): slower, catches rule bugs.
 enable_checks = config.define("jax_enable_checks", False, _parse_bool,
                               from_env=_bool_from_env, in_trace_context=True)
+# jax.nn.softmax differentiated by its own rule (a custom_jvp) instead of through its
+# operations; JAX 0.10.2's default is off.
+softmax_custom_jvp = config.define("jax_softmax_custom_jvp", False, _parse_bool,
+                                   from_env=_bool_from_env, in_jit_key=True,
+                                   in_trace_context=True)
+
 # Transfer guards: what happens when data moves implicitly (an argument NumPy array put on
 # the device by a computation, ...): "allow", "log", "disallow", or "log_explicit" /
 # "disallow_explicit" (explicit ``device_put``/``device_get`` too). jaxlib checks them in

@@ -194,3 +194,36 @@ def test_dce_sink_keeps_a_computation():
             'true, mhlo.backend_config = {}, operand_layouts = [dense<> : '
             'tensor<0xindex>], result_layouts = []} : (tensor<f32>) -> ()') in text
     assert kept(1.0) is None
+
+
+def test_softmax_custom_jvp():
+    x = jnp.array([1., 2., 3.])
+    default = jax.grad(lambda x: jax.nn.softmax(x)[0])(x)
+    assert "custom_jvp_call" not in str(jax.make_jaxpr(jax.nn.softmax)(x))
+    with jax.softmax_custom_jvp(True):
+        assert str(jax.make_jaxpr(jax.nn.softmax)(x)) == """\
+{ lambda ; a:f32[3]. let
+    b:f32[3] = custom_jvp_call[
+      name=_softmax
+      call_jaxpr={ lambda ; c:f32[3] d:f32[]. let
+          e:f32[] = reduce_max[axes=(0,)] c
+          f:f32[] = convert_element_type[new_dtype=float32 weak_type=False] d
+          g:f32[] = max f e
+          h:f32[1] = broadcast_in_dim g
+          i:f32[3] = sub c h
+          j:f32[3] = exp i
+          k:f32[] = reduce_sum[axes=(0,) out_sharding=None] j
+          l:f32[1] = broadcast_in_dim k
+          m:f32[3] = div j l
+        in (m,) }
+      jvp=_softmax_jvp
+      symbolic_zeros=False
+    ] a -inf:f32[]
+  in (b,) }"""
+        custom = jax.grad(lambda x: jax.nn.softmax(x)[0])(x)
+        y = np.exp(x) / np.exp(x).sum()
+        np.testing.assert_allclose(custom, y[0] * (np.eye(3)[0] - y), rtol=1e-6)
+        masked = jax.nn.softmax(x, where=x > 1)
+        np.testing.assert_allclose(masked, [0, *(np.exp([2, 3]) / np.exp([2, 3]).sum())],
+                                   rtol=1e-6)
+    np.testing.assert_allclose(custom, default, rtol=1e-6)

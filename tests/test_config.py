@@ -23,7 +23,7 @@ DEFAULTS = {
     "jax_log_compiles": False, "jax_enable_checks": False, "jax_no_tracing": False,
     "jax_no_execution": False, "jax_transfer_guard": None,
     "jax_transfer_guard_host_to_device": None, "jax_transfer_guard_device_to_device": None,
-    "jax_transfer_guard_device_to_host": None,
+    "jax_transfer_guard_device_to_host": None, "jax_softmax_custom_jvp": False,
 }
 
 
