@@ -248,6 +248,13 @@ log_compiles = config.define("jax_log_compiles", False, _parse_bool, from_env=_b
 # Type-check every jaxpr a jit traces (``core.check_jaxpr``): slower, catches rule bugs.
 enable_checks = config.define("jax_enable_checks", False, _parse_bool,
                               from_env=_bool_from_env, in_trace_context=True)
+# What jax.random does with raw uint32 keys (``PRNGKey``'s): "allow", "warn" or "error";
+# with ``jax_enable_custom_prng`` it returns typed keys where it was given raw ones.
+legacy_prng_key = config.define("jax_legacy_prng_key", "allow",
+                                _enum(["allow", "warn", "error"]))
+enable_custom_prng = config.define("jax_enable_custom_prng", False, _parse_bool,
+                                   from_env=_bool_from_env)
+
 # jax.nn.softmax differentiated by its own rule (a custom_jvp) instead of through its
 # operations; JAX 0.10.2's default is off.
 softmax_custom_jvp = config.define("jax_softmax_custom_jvp", False, _parse_bool,

@@ -227,3 +227,32 @@ def test_softmax_custom_jvp():
         np.testing.assert_allclose(masked, [0, *(np.exp([2, 3]) / np.exp([2, 3]).sum())],
                                    rtol=1e-6)
     np.testing.assert_allclose(custom, default, rtol=1e-6)
+
+
+LEGACY = ('Legacy uint32 key array passed as key to jax.random function. Please create '
+          'keys using jax.random.key(). If use of a raw key array was intended, set '
+          'jax_legacy_prng_key="allow".')
+
+
+def test_legacy_prng_key_and_enable_custom_prng():
+    import warnings
+    raw = jnp.zeros(2, jnp.uint32)
+    with jax.legacy_prng_key("warn"):
+        with pytest.warns(UserWarning, match="Legacy uint32 key array"):
+            jax.random.uniform(raw)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            jax.random.uniform(jax.random.key(0))       # typed keys: fine
+            jax.random.PRNGKey(0)                       # making one: fine
+    with jax.legacy_prng_key("error"):
+        for use in (jax.random.uniform, jax.random.split, jax.random.key_data):
+            with pytest.raises(ValueError) as err:
+                use(raw)
+            assert str(err.value) == LEGACY
+    with jax.enable_custom_prng(True):
+        assert jax.random.PRNGKey(0).dtype == jax.random.key(0).dtype
+        with pytest.warns(FutureWarning, match="Raw arrays as random keys"):
+            keys = jax.random.split(raw)
+        assert keys.shape == (2,) and jax.dtypes.issubdtype(keys.dtype,
+                                                            jax.dtypes.prng_key)
+    assert jax.random.split(raw).dtype == np.uint32
