@@ -8,7 +8,8 @@ from glassjax.config import (check_tracer_leaks, checking_leaks, config, debug_i
                              disable_jit, enable_checks, enable_custom_prng, enable_x64,
                              ensure_compile_time_eval, legacy_prng_key, log_compiles,
                              make_user_context, no_execution, no_tracing, numpy_dtype_promotion,
-                             numpy_rank_promotion, softmax_custom_jvp, transfer_guard,
+                             numpy_rank_promotion, softmax_custom_jvp, threefry_partitionable,
+                             transfer_guard,
                              transfer_guard_device_to_device, transfer_guard_device_to_host,
                              transfer_guard_host_to_device)
 from glassjax import errors, tree, tree_util, dtypes, core

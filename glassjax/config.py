@@ -255,6 +255,13 @@ legacy_prng_key = config.define("jax_legacy_prng_key", "allow",
 enable_custom_prng = config.define("jax_enable_custom_prng", False, _parse_bool,
                                    from_env=_bool_from_env)
 
+# Threefry random bits as a function of each element's own counter (JAX's default), so
+# a sharded program can compute its piece alone; off: the older scheme, one counter
+# stream over the whole array (different numbers).
+threefry_partitionable = config.define("jax_threefry_partitionable", True, _parse_bool,
+                                       from_env=_bool_from_env, in_jit_key=True,
+                                       in_trace_context=True)
+
 # jax.nn.softmax differentiated by its own rule (a custom_jvp) instead of through its
 # operations; JAX 0.10.2's default is off.
 softmax_custom_jvp = config.define("jax_softmax_custom_jvp", False, _parse_bool,

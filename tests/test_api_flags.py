@@ -256,3 +256,31 @@ def test_legacy_prng_key_and_enable_custom_prng():
         assert keys.shape == (2,) and jax.dtypes.issubdtype(keys.dtype,
                                                             jax.dtypes.prng_key)
     assert jax.random.split(raw).dtype == np.uint32
+
+
+def test_threefry_partitionable_off_gives_jaxs_older_numbers():
+    # (values printed by JAX 0.10.2 under jax.threefry_partitionable(False))
+    k = jax.random.key(42)
+    with jax.threefry_partitionable(False):
+        np.testing.assert_array_equal(jax.random.key_data(jax.random.split(k, 3)), [
+            [3134548294, 3733159049], [3746501087, 894150801], [801545058, 2363201431]])
+        np.testing.assert_array_equal(jax.random.bits(k, (5,)), [
+            3134548294, 3733159049, 843694964, 894150801, 801545058])
+        np.testing.assert_array_equal(jax.random.bits(k, (3,), jnp.uint8), [143, 4, 62])
+        np.testing.assert_array_equal(jax.random.bits(k, (3,), jnp.uint16),
+                                      [45869, 983, 33780])
+        np.testing.assert_array_equal(jax.random.randint(k, (5,), 0, 100),
+                                      [12, 43, 7, 29, 84])
+        np.testing.assert_allclose(jax.random.normal(jax.random.PRNGKey(0), (4,)),
+                                   [1.8160863, -0.75488514, 0.33988908, -0.53483534],
+                                   rtol=1e-6)
+        with jax.enable_x64(True):
+            np.testing.assert_array_equal(jax.random.bits(k, (3,), jnp.uint64), np.array(
+                [13462782411356743825, 16033796027023006562, 16091099645456652183],
+                np.uint64))
+        old = jax.random.uniform(k, (2, 3))
+    np.testing.assert_allclose(old, [[0.7298188, 0.8691938, 0.87230015],
+                                     [0.20818567, 0.18662417, 0.5502256]], rtol=1e-6)
+    np.testing.assert_allclose(jax.random.uniform(k, (2, 3)),
+                               [[0.48870957, 0.6797972, 0.6162715],
+                                [0.5610161, 0.4506446, 0.58586586]], rtol=1e-6)
