@@ -121,6 +121,14 @@ def test_pytrees_and_weak_types():
     assert out["b"][0] == 3
 
 
+def test_weak_types_are_kept_on_both_sides():
+    exp = export.export(jax.jit(lambda x: x * 2.))(2.0)
+    assert str(exp.in_avals) == "(ShapedArray(float32[], weak_type=True),)"
+    assert str(exp.out_avals) == "(ShapedArray(float32[], weak_type=True),)"
+    assert export.deserialize(exp.serialize()).out_avals == exp.out_avals
+    assert exp.call(3.0) == 6.0
+
+
 def test_call_errors_name_the_argument_as_jax_does():
     exp = export.export(jax.jit(lambda d, s: d["u"] * s))(
         {"u": np.ones((2, 3), np.float32), "v": np.int32(3)}, 2.0)

@@ -176,6 +176,8 @@ def _export_traced(traced, platforms, disabled_checks) -> Exported:
     if lowering.ordered_effects(closed.effects):
         raise NotImplementedError("glassjax cannot export functions with ordered effects")
     lowered = traced.lower()
+    if lowered._lowered.placement.spmd:
+        raise NotImplementedError("glassjax exports single-device programs only")
     module = lowered.compiler_ir()
     with module.context:
         module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(False)
@@ -189,7 +191,7 @@ def _export_traced(traced, platforms, disabled_checks) -> Exported:
     exported = Exported(
         fun_name=fun_name, in_tree=result.in_tree, in_avals=in_avals,
         out_tree=result.out_tree,
-        out_avals=tuple(a.strip_weak_type() for a in closed.out_avals),
+        out_avals=tuple(closed.out_avals),
         in_shardings_hlo=(None,) * len(in_avals),
         out_shardings_hlo=(None,) * len(closed.out_avals),
         nr_devices=1, platforms=platforms, ordered_effects=(), unordered_effects=(),
