@@ -2,7 +2,6 @@
 read it, holding our annotations and the compiled programs; device memory profiles."""
 import gzip
 import json
-import pathlib
 
 import pytest
 

@@ -28,7 +28,6 @@ from glassjax.custom_derivatives import custom_vjp
 from glassjax.export.pytree_serialization import treedef_from_data, treedef_to_data
 from glassjax.jit import jit
 from glassjax.xla import dispatch, lowering, runtime
-from glassjax.xla.lowering import hlo
 
 # The calling conventions of JAX 0.10.2 this module reads and writes. Since version 9 a
 # ``main`` whose function has no ordered effects, no shape variables and one platform
