@@ -26,6 +26,10 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
                              "`jax.Device`, `Format`, `jax.memory.Space` or a pytree of "
                              f"these values. Received invalid value: {target}")
 
+    leaves = tree_util.tree_leaves(x)
+    if any(isinstance(leaf, core.Tracer) for leaf in leaves):
+        return _staged_device_put(x, device)
+
     def put(leaf, target):
         if dtypes.dtype(leaf) == dtypes.float0:    # no data: host zeros, as in JAX
             return core.float0_zeros(np.shape(leaf))
@@ -37,6 +41,22 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     leaves, tree = tree_util.tree_flatten(x)
     targets = tree_util.broadcast_prefix(device, x, is_leaf=lambda t: t is None)
     return tree.unflatten([put(leaf, t) for leaf, t in zip(leaves, targets)])
+
+
+def _staged_device_put(x, device):
+    """``device_put`` of traced values: one ``device_put`` equation for all leaves."""
+    from glassjax.lax.device_put import Copy, device_put_p
+    from glassjax.xla import runtime
+    leaves, tree = tree_util.tree_flatten(x)
+    targets = tree_util.broadcast_prefix(device, x, is_leaf=lambda t: t is None)
+    for t in targets:
+        if isinstance(t, runtime.Sharding) and len(t.device_set) > 1:
+            raise NotImplementedError("glassjax's device_put inside a traced function takes "
+                                      "a device or a single-device sharding")
+    n = len(leaves)
+    outs = device_put_p.bind(*leaves, devices=tuple(targets), srcs=(None,) * n,
+                             copy_semantics=(Copy.REUSE_INPUT,) * n)
+    return tree.unflatten(outs)
 
 
 def device_put_sharded(shards, devices):

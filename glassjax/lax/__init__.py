@@ -83,6 +83,7 @@ from glassjax.lax.ragged_dot import RaggedDotDimensionNumbers, ragged_dot, ragge
 from glassjax.lax.composite import composite
 from glassjax.lax.tokens import after_all, after_all_p, create_token, create_token_p
 from glassjax.lax.dce_sink import dce_sink, dce_sink_p
+from glassjax.lax.device_put import device_put_p
 from glassjax.lax import linalg
 
 
