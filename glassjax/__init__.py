@@ -6,10 +6,10 @@ to be read. ``import glassjax as jax`` behaves like JAX 0.10.2.
 from glassjax.config import (check_tracer_leaks, checking_leaks, config, debug_infs,
                              debug_nans, default_device, default_matmul_precision,
                              disable_jit, enable_checks, enable_custom_prng, enable_x64,
-                             ensure_compile_time_eval, legacy_prng_key, log_compiles,
-                             make_user_context, no_execution, no_tracing, numpy_dtype_promotion,
-                             numpy_rank_promotion, softmax_custom_jvp, threefry_partitionable,
-                             transfer_guard,
+                             ensure_compile_time_eval, explain_cache_misses, legacy_prng_key,
+                             log_compiles, make_user_context, no_execution, no_tracing,
+                             numpy_dtype_promotion, numpy_rank_promotion, softmax_custom_jvp,
+                             threefry_partitionable, transfer_guard,
                              transfer_guard_device_to_device, transfer_guard_device_to_host,
                              transfer_guard_host_to_device)
 from glassjax import errors, tree, tree_util, dtypes, core

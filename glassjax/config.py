@@ -201,6 +201,11 @@ class Config:
         all cells created with ``in_trace_context=True``."""
         return _cells.trace_context()
 
+    @staticmethod
+    def trace_context_names():
+        """The names of the values of ``trace_context()``, in order."""
+        return _cells.trace_context_names()
+
 
 config = Config()
 
@@ -318,6 +323,9 @@ def explicit_transfers(kind: str):
         setattr(state, attribute, previous)
 
 
+# Log why each jit trace happened (the cache key that missed, ``cache_misses.py``).
+explain_cache_misses = config.define("jax_explain_cache_misses", False, _parse_bool,
+                                     from_env=_bool_from_env)
 # Refuse to trace for jit (every call must hit a compiled cache entry), or to execute.
 # Refusing to execute must also stop the C++ fast path: part of the jit key.
 no_tracing = config.define("jax_no_tracing", False, _parse_bool, from_env=_bool_from_env)

@@ -435,12 +435,17 @@ _replayed_source_info: SourceInfo | None = None
 
 
 def current_source_info() -> SourceInfo | None:
-    """Where the innermost frame outside glassjax is (the expression being evaluated
-    there: Python 3.11 keeps each instruction's column), or None if not recording."""
+    """Where the user's code that is making an equation is, or None if not recording."""
     if not _source_info_recorders:
         return None
     if _replayed_source_info is not None:
         return _replayed_source_info
+    return user_source_info()
+
+
+def user_source_info() -> SourceInfo | None:
+    """Where the innermost frame outside glassjax is (the expression being evaluated
+    there: Python 3.11 keeps each instruction's column)."""
     frame = sys._getframe(1)
     while frame is not None and frame.f_globals.get("__name__", "").startswith("glassjax"):
         frame = frame.f_back

@@ -21,7 +21,7 @@ import warnings
 import weakref
 from typing import NamedTuple
 
-from glassjax import api_util, config, core, monitoring, pretty, tree_util
+from glassjax import api_util, cache_misses, config, core, monitoring, pretty, tree_util
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.layout import Format, Layout
 from glassjax.xla import dispatch, fastpath, lowering, runtime
@@ -384,6 +384,8 @@ class Jitted:
             self._refuse_tracing()
             debug = staging.debug_info("jit", self._fun, args, kwargs, self._static_argnums,
                                        self._static_argnames)
+            if config.jax_explain_cache_misses:
+                cache_misses.explain(self._fun, list(per_fun), key, debug)
             start = time.perf_counter()
             jaxpr, consts = api_util.trace_flat_call(flat, in_avals, debug)
             closed, lifted = staging.close_over_concrete_consts(jaxpr, consts)

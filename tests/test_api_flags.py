@@ -284,3 +284,41 @@ def test_threefry_partitionable_off_gives_jaxs_older_numbers():
     np.testing.assert_allclose(jax.random.uniform(k, (2, 3)),
                                [[0.48870957, 0.6797972, 0.6162715],
                                 [0.5610161, 0.4506446, 0.58586586]], rtol=1e-6)
+
+
+def test_explain_cache_misses(caplog):
+    def g(x, n):
+        return x * n
+    f = jax.jit(g, static_argnums=1)
+    line = g.__code__.co_firstlineno
+    with caplog.at_level(logging.WARNING, logger="glassjax.cache_misses"):
+        with jax.explain_cache_misses(True):
+            f(1.0, 2)
+            f(jnp.ones(3), 2)
+            f(jnp.ones(3, jnp.int32), 2)
+            f(jnp.ones(3, jnp.int32), 3)
+            with jax.numpy_rank_promotion("raise"):
+                f(jnp.ones(3, jnp.int32), 3)
+            f(jnp.ones(3, jnp.int32), 3)           # cached: nothing to explain
+            jnp.sin(2.0)                           # glassjax's own functions: not explained
+    messages = [r.getMessage() for r in caplog.records if r.name == "glassjax.cache_misses"]
+    assert len(messages) == 5
+    head = f"  for g defined at {__file__}:{line}\n  all previously seen cache keys " \
+           "differ. For the closest previous key:\n"
+    assert messages[0].startswith("TRACING CACHE MISS at ")
+    assert messages[0].endswith(f"  never seen function:\n    g id={id(g)} defined at "
+                                f"{__file__}:{line}")
+    assert messages[1].split(":\n", 1)[1] == head + (
+        "  different input types:\n  * at x, now f32[3]({}){weak_type=False} and before "
+        "f32[]({}){weak_type=True}https://docs.jax.dev/en/latest/type_promotion.html"
+        "#weak-types")
+    assert messages[2].split(":\n", 1)[1] == head + (
+        "  different input types:\n  * at x, now i32[3] and before f32[3]")
+    assert messages[3].split(":\n", 1)[1] == head + (
+        "  different input pytree:\n  * at input path [0][1], now <class "
+        "'glassjax.api_util.StaticArg'> with pytree metadata StaticArg(val=3) and before "
+        "<class 'glassjax.api_util.StaticArg'> with pytree metadata StaticArg(val=2), so "
+        "the pytree node metadata does not match")
+    assert messages[4].split(":\n", 1)[1] == head + (
+        "  Tracing context doesn't match, e.g. due to config or context manager.\n"
+        "  * jax_numpy_rank_promotion differs: now raise and before allow")

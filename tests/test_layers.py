@@ -10,7 +10,8 @@ need is inverted with a registration hook: the lower module keeps a named slot
     0 base          config, dtypes, errors, layout, version, tree_util, tree, monitoring
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
-    3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, mesh.py,
+    3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, cache_misses.py,
+                    mesh.py,
                     named_sharding.py, sharding.py, array.py, array_creation.py,
                     distributed.py, typing.py, dlpack.py, profiler.py
     4 transforms    vmap_api.py and custom_derivatives.py: the transformations lax's own
@@ -40,7 +41,7 @@ LAYERS = {
              "monitoring"],
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],
-    "runtime": ["xla", "jit", "mesh", "named_sharding", "sharding", "array",
+    "runtime": ["xla", "jit", "cache_misses", "mesh", "named_sharding", "sharding", "array",
                 "array_creation", "distributed", "typing", "dlpack", "profiler"],
     "transforms": ["vmap_api", "custom_derivatives"],
     "lax": ["lax"],
