@@ -3,7 +3,8 @@
 A complete tracing / transformation / XLA-compile engine with JAX's public API, written
 to be read. ``import glassjax as jax`` behaves like JAX 0.10.2.
 """
-from glassjax.config import (check_tracer_leaks, checking_leaks, config, debug_infs,
+from glassjax.config import (allow_f16_reductions, array_garbage_collection_guard,
+                             check_tracer_leaks, checking_leaks, config, debug_infs,
                              debug_nans, default_device, default_matmul_precision,
                              disable_jit, enable_checks, enable_custom_prng, enable_x64,
                              ensure_compile_time_eval, explain_cache_misses, legacy_prng_key,

@@ -280,11 +280,9 @@ softmax_custom_jvp = config.define("jax_softmax_custom_jvp", False, _parse_bool,
 _TRANSFER_LEVELS = ["allow", "log", "disallow", "log_explicit", "disallow_explicit"]
 
 
-def _guard_hook(key, state):
+def _guard_hook(key, state, levels=_jax.guard_lib.TransferGuardLevel):
     def hook(value):
-        level = None if value is None else getattr(
-            _jax.guard_lib.TransferGuardLevel, value.upper())
-        setattr(state(), key, level)
+        setattr(state(), key, None if value is None else getattr(levels, value.upper()))
     return hook
 
 
@@ -309,6 +307,17 @@ def transfer_guard(new_val: str):
         yield
 
 
+# What happens when a jax.Array is freed by Python's garbage collector (it was in a
+# reference cycle, so its device memory was held until a collection): "allow", "log" (an
+# error message) or "fatal". jaxlib's array destructor reads the level.
+array_garbage_collection_guard = config.define(
+    "jax_array_garbage_collection_guard", None, _enum(["allow", "log", "fatal"], True),
+    global_hook=_guard_hook("garbage_collect_array", _jax.guard_lib.global_state,
+                            _jax.guard_lib.GarbageCollectionGuardLevel),
+    thread_local_hook=_guard_hook("garbage_collect_array", _jax.guard_lib.thread_local_state,
+                                  _jax.guard_lib.GarbageCollectionGuardLevel))
+
+
 @contextlib.contextmanager
 def explicit_transfers(kind: str):
     """Mark the transfers in this block as asked for (``kind``: "device_put" or
@@ -323,6 +332,10 @@ def explicit_transfers(kind: str):
         setattr(state, attribute, previous)
 
 
+# Refuse reduce_sum over float16/bfloat16 values (lax/reductions.py).
+allow_f16_reductions = config.define("jax_allow_f16_reductions", True, _parse_bool,
+                                     from_env=_bool_from_env, in_jit_key=True,
+                                     in_trace_context=True)
 # Log why each jit trace happened (the cache key that missed, ``cache_misses.py``).
 explain_cache_misses = config.define("jax_explain_cache_misses", False, _parse_bool,
                                      from_env=_bool_from_env)

@@ -322,3 +322,29 @@ def test_explain_cache_misses(caplog):
     assert messages[4].split(":\n", 1)[1] == head + (
         "  Tracing context doesn't match, e.g. due to config or context manager.\n"
         "  * jax_numpy_rank_promotion differs: now raise and before allow")
+
+
+def test_allow_f16_reductions():
+    x = jnp.ones(4, jnp.float16)
+    with jax.allow_f16_reductions(False):
+        with pytest.raises(ValueError, match=r"^reduce_sum on operand f16\[4\] is not "
+                                             r"allowed when jax_allow_f16_reductions=False"):
+            jax.lax.reduce_sum(x, (0,))
+        assert jnp.sum(x) == 4                  # (jnp.sum accumulates in float32)
+        np.testing.assert_array_equal(jax.lax.reduce_sum(jnp.ones((1, 2), jnp.float16),
+                                                         (0,)), [1, 1])   # size-1 axes
+    assert jax.lax.reduce_sum(x, (0,)) == 4
+
+
+def test_array_garbage_collection_guard(capfd):
+    import gc
+
+    class Holder:
+        pass
+    with jax.array_garbage_collection_guard("log"):
+        h = Holder()
+        h.me, h.arr = h, jnp.ones(3) + 1       # a cycle: only the collector frees it
+        del h
+        gc.collect()
+    assert "`jax.Array` was deleted by the Python garbage collector instead of reference " \
+           "counting" in capfd.readouterr().err

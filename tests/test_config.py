@@ -26,6 +26,7 @@ DEFAULTS = {
     "jax_transfer_guard_device_to_host": None, "jax_softmax_custom_jvp": False,
     "jax_legacy_prng_key": "allow", "jax_enable_custom_prng": False,
     "jax_threefry_partitionable": True, "jax_explain_cache_misses": False,
+    "jax_allow_f16_reductions": True, "jax_array_garbage_collection_guard": None,
 }
 
 
