@@ -3,16 +3,22 @@
 A complete tracing / transformation / XLA-compile engine with JAX's public API, written
 to be read. ``import glassjax as jax`` behaves like JAX 0.10.2.
 """
-from glassjax.config import (checking_leaks, config, debug_infs, debug_nans, default_device,
-                             default_matmul_precision, disable_jit, enable_x64,
-                             ensure_compile_time_eval, numpy_dtype_promotion,
-                             numpy_rank_promotion)
+from glassjax.config import (allow_f16_reductions, array_garbage_collection_guard,
+                             check_tracer_leaks, checking_leaks, config, debug_infs,
+                             debug_nans, default_device, default_matmul_precision,
+                             disable_jit, enable_checks, enable_custom_prng, enable_x64,
+                             ensure_compile_time_eval, explain_cache_misses, legacy_prng_key,
+                             log_compiles, make_user_context, no_execution, no_tracing,
+                             numpy_dtype_promotion, numpy_rank_promotion, softmax_custom_jvp,
+                             threefry_partitionable, transfer_guard,
+                             transfer_guard_device_to_device, transfer_guard_device_to_host,
+                             transfer_guard_host_to_device)
 from glassjax import errors, tree, tree_util, dtypes, core
 from glassjax.array import Array
 from glassjax.core import ShapeDtypeStruct
 from glassjax.dtypes import float0
-from glassjax.api import (block_until_ready, clear_caches, device_get, device_put,
-                          device_put_replicated, device_put_sharded, typeof)
+from glassjax.api import (block_until_ready, clear_caches, copy_to_host_async, device_get,
+                          device_put, device_put_replicated, device_put_sharded, typeof)
 from glassjax.jit import (eval_shape, jit, make_jaxpr, named_call, named_scope,
                           xla_computation)
 from glassjax.ad_api import (fwd_and_bwd, grad, hessian, jacfwd, jacobian, jacrev, jvp,
@@ -36,9 +42,9 @@ from glassjax.array_creation import (make_array_from_callback,
                                      make_array_from_process_local_data,
                                      make_array_from_single_device_arrays)
 from glassjax.xla.dispatch import effects_barrier
-from glassjax import (ad_checkpoint, custom_batching, debug, distributed, experimental,
-                      flatten_util, image, lax, nn, numpy, ops, random, scipy, sharding, stages,
-                      state, test_util, typing)
+from glassjax import (ad_checkpoint, custom_batching, debug, distributed, dlpack, experimental,
+                      export, flatten_util, image, lax, monitoring, nn, numpy, ops, profiler,
+                      random, scipy, sharding, stages, state, test_util, typing)
 
 import glassjax.nn.initializers  # noqa: E402  (see glassjax/nn/__init__.py)
 from glassjax.version import __version__  # noqa: E402

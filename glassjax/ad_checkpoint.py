@@ -23,10 +23,12 @@ import types
 import numpy as np
 
 from glassjax import core, dtypes, tree_util
+from glassjax.ad_api import vjp
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.lax.control_flow import common
 from glassjax.lax.dot import dot_general_p
 from glassjax.lax.elementwise import reduce_precision_p
+from glassjax.jit import make_jaxpr
 from glassjax.xla import lowering, runtime
 from glassjax.xla.lowering import hlo
 
@@ -122,6 +124,22 @@ def save_from_both_policies(policy_1, policy_2):
                 "rather than using this helper function.")
         return out1 or out2
     return policy
+
+
+class SaveableType:
+    """What a policy may answer instead of True: save this value for the backward pass."""
+    def __repr__(self):
+        return "Saveable"
+
+
+class RecomputeType:
+    """What a policy may answer instead of False: recompute this value when needed."""
+    def __repr__(self):
+        return "Recompute"
+
+
+Saveable = SaveableType()
+Recompute = RecomputeType()
 
 
 checkpoint_policies = types.SimpleNamespace(
@@ -290,9 +308,12 @@ ad.primitive_jvps[remat_p] = _remat_jvp
 
 
 def _checked_policy(policy):
-    """``policy``, raising JAX's error when it answers something other than a bool."""
+    """``policy`` answering a bool (``Saveable``/``Recompute`` read as True/False),
+    raising JAX's error when it answers anything else."""
     def saveable(prim, *avals, **params):
         answer = policy(prim, *avals, **params)
+        if isinstance(answer, (SaveableType, RecomputeType)):
+            return isinstance(answer, SaveableType)
         if not isinstance(answer, bool):
             raise TypeError(
                 "Value returned by a remat policy should be a bool or "
@@ -455,3 +476,56 @@ def _remat_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
 
 
 lowering.register_lowering(remat_p, _remat_lowering)
+
+
+# ----------------------------------------------------------------------------------------
+# Which residuals reverse mode keeps
+# ----------------------------------------------------------------------------------------
+
+def saved_residuals(f, *args, **kwargs) -> list:
+    """``[(aval, description)]`` of the values ``vjp(f, *args)`` keeps for the backward
+    pass: arguments, or outputs of equations (described with the user's line that made
+    them; named ones by their ``checkpoint_name``)."""
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+
+    def flat_f(*leaves):
+        args, kwargs = tree_util.tree_unflatten(in_tree, leaves)
+        return f(*args, **kwargs)
+
+    arg_names = staging.debug_info("saved_residuals", f, args, kwargs).arg_names
+    with core.recording_source_info():
+        closed, shapes = make_jaxpr(lambda *xs: vjp(flat_f, *xs), return_shape=True)(*leaves)
+    jaxpr = closed.jaxpr
+    num_res = tree_util.tree_structure(shapes[1]).num_leaves
+    residuals = jaxpr.outvars[len(jaxpr.outvars) - num_res:]
+    # (a reduce_precision that checkpoint puts on a residual is not its producer)
+    through = {e.outvars[0]: e.invars[0] for e in jaxpr.eqns
+               if e.primitive is reduce_precision_p}
+    res_vars = {through.get(v, v) for v in residuals if not isinstance(v, core.Literal)}
+    results = [(v.aval, "from a literal") for v in residuals if isinstance(v, core.Literal)]
+    results += [(v.aval, "from a constant") for v in jaxpr.constvars if v in res_vars]
+    for i, v in enumerate(jaxpr.invars):
+        if v in res_vars:
+            name = arg_names[i] if i < len(arg_names) else ""
+            results.append((v.aval, f"from the argument {name}" if name else
+                            f"from the argument at flattened index {i}"))
+    for eqn in jaxpr.eqns:
+        src = eqn.source_info or "unknown"
+        for v in eqn.outvars:
+            if v not in res_vars:
+                continue
+            if eqn.primitive is name_p:
+                results.append((v.aval, f"named '{eqn.params['name']}' from {src}"))
+            elif eqn.primitive.name == "jit":
+                results.append((v.aval, f"output of jitted function "
+                                        f"'{eqn.params['name']}' from {src}"))
+            else:
+                results.append((v.aval, f"output of {eqn.primitive.name} from {src}"))
+    return results
+
+
+def print_saved_residuals(f, *args, **kwargs):
+    """Print what ``saved_residuals`` finds, one residual per line, e.g.
+    ``f32[5] output of sin from model.py:5:9 (g)``."""
+    for aval, src in saved_residuals(f, *args, **kwargs):
+        print(f"{aval.str_short(short_dtypes=True)} {src}")

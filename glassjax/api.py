@@ -8,6 +8,7 @@ import importlib
 import numpy as np
 
 from glassjax import core, dtypes, tree_util
+from glassjax.config import explicit_transfers
 
 
 # ----------------------------------------------------------------------------------------
@@ -25,16 +26,37 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
                              "`jax.Device`, `Format`, `jax.memory.Space` or a pytree of "
                              f"these values. Received invalid value: {target}")
 
+    leaves = tree_util.tree_leaves(x)
+    if any(isinstance(leaf, core.Tracer) for leaf in leaves):
+        return _staged_device_put(x, device)
+
     def put(leaf, target):
         if dtypes.dtype(leaf) == dtypes.float0:    # no data: host zeros, as in JAX
             return core.float0_zeros(np.shape(leaf))
-        return runtime.device_put(leaf, target, committed=target is not None)
+        with explicit_transfers("device_put"):   # (only *_explicit transfer guards stop it)
+            return runtime.device_put(leaf, target, committed=target is not None)
     if device is None or isinstance(device, (runtime.Device, runtime.Sharding)):
         return tree_util.tree_map(lambda leaf: put(leaf, device), x)
     # a pytree of devices / shardings: a prefix of x's structure
     leaves, tree = tree_util.tree_flatten(x)
     targets = tree_util.broadcast_prefix(device, x, is_leaf=lambda t: t is None)
     return tree.unflatten([put(leaf, t) for leaf, t in zip(leaves, targets)])
+
+
+def _staged_device_put(x, device):
+    """``device_put`` of traced values: one ``device_put`` equation for all leaves."""
+    from glassjax.lax.device_put import Copy, device_put_p
+    from glassjax.xla import runtime
+    leaves, tree = tree_util.tree_flatten(x)
+    targets = tree_util.broadcast_prefix(device, x, is_leaf=lambda t: t is None)
+    for t in targets:
+        if isinstance(t, runtime.Sharding) and len(t.device_set) > 1:
+            raise NotImplementedError("glassjax's device_put inside a traced function takes "
+                                      "a device or a single-device sharding")
+    n = len(leaves)
+    outs = device_put_p.bind(*leaves, devices=tuple(targets), srcs=(None,) * n,
+                             copy_semantics=(Copy.REUSE_INPUT,) * n)
+    return tree.unflatten(outs)
 
 
 def device_put_sharded(shards, devices):
@@ -69,9 +91,9 @@ def device_put_replicated(x, devices):
 def device_get(x):
     """Copy every device array leaf of ``x`` to a NumPy array; other leaves pass."""
     from glassjax.xla import runtime
-    return tree_util.tree_map(
-        lambda leaf: runtime.to_numpy(leaf) if isinstance(leaf, runtime.ArrayImpl) else leaf,
-        x)
+    with explicit_transfers("device_get"):
+        return tree_util.tree_map(lambda leaf: runtime.to_numpy(leaf)
+                                  if isinstance(leaf, runtime.ArrayImpl) else leaf, x)
 
 
 def block_until_ready(x):
@@ -79,6 +101,15 @@ def block_until_ready(x):
     for leaf in tree_util.tree_leaves(x):
         if hasattr(leaf, "block_until_ready"):
             leaf.block_until_ready()
+    return x
+
+
+def copy_to_host_async(x):
+    """Start copying every device array in ``x`` to the host now (so a later read does
+    not wait for the transfer); returns ``x``."""
+    for leaf in tree_util.tree_leaves(x):
+        if hasattr(leaf, "copy_to_host_async"):
+            leaf.copy_to_host_async()
     return x
 
 

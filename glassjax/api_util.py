@@ -113,6 +113,9 @@ class StaticArg:
         return type(other) is StaticArg and type(self.val) is type(other.val) and \
             self.val == other.val
 
+    def __repr__(self):
+        return f"StaticArg(val={self.val!r})"
+
 
 class FlatCall(NamedTuple):
     """``fun(*args, **kwargs)`` split into static values and a flat list of leaves."""

@@ -22,6 +22,7 @@ Outside any trace the debug primitives call the Python function right away; unde
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import logging
@@ -281,14 +282,33 @@ def merge_static_args(in_tree, dynamic, static: dict):
     return tree_util.tree_unflatten(in_tree, leaves)
 
 
-def format_and_print(fmt, np_printoptions, has_placeholders, *args, **kwargs):
-    """``fmt.format(*args, **kwargs)`` with the NumPy print options of the call site."""
+def format_and_print(fmt, np_printoptions, has_placeholders, logging_record, *args,
+                     **kwargs):
+    """``fmt.format(*args, **kwargs)`` with the NumPy print options of the call site,
+    written to stdout, or (``debug.log``) logged as a copy of ``logging_record``, which
+    names the user's line that asked for it."""
     if has_placeholders:
         with np.printoptions(**np_printoptions):
             msg = fmt.format(*args, **kwargs)
     else:
         msg = " ".join((fmt, *(str(a) for a in args)))
-    sys.stdout.write(msg + "\n")
+    if logging_record is not None:
+        record = copy.copy(logging_record)
+        record.msg = msg
+        logger.handle(record)
+    else:
+        sys.stdout.write(msg + "\n")
+
+
+def make_logging_record(level: int) -> logging.LogRecord:
+    """A log record (message still empty) placed at the innermost caller outside
+    glassjax: the line of user code a ``debug.log`` was written on."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("glassjax"):
+        frame = frame.f_back
+    file_name, line_no = ((frame.f_code.co_filename, frame.f_lineno) if frame is not None
+                          else ("(unknown file)", 0))
+    return logger.makeRecord(logger.name, level, file_name, line_no, "", (), None)
 
 
 class DebugPrintPrimitive(core.Primitive):
@@ -298,11 +318,13 @@ class DebugPrintPrimitive(core.Primitive):
 debug_print_p = DebugPrintPrimitive("debug_print")
 
 
-def _print_callback(fmt, in_tree, static_args, np_printoptions, has_placeholders):
+def _print_callback(fmt, in_tree, static_args, np_printoptions, has_placeholders,
+                    logging_record):
     """The flat Python function a ``debug_print`` equation calls back."""
     def print_flat(*dynamic):
         args, kwargs = merge_static_args(in_tree, dynamic, dict(static_args))
-        format_and_print(fmt, dict(np_printoptions), has_placeholders, *args, **kwargs)
+        format_and_print(fmt, dict(np_printoptions), has_placeholders, logging_record,
+                         *args, **kwargs)
     return print_flat
 
 
@@ -312,9 +334,8 @@ def _print_effect(ordered):
 
 def _debug_print_impl(*args, fmt, ordered, partitioned, in_tree, static_args,
                       np_printoptions, has_placeholders, logging_record):
-    del logging_record
     callback = _print_callback(fmt, in_tree, static_args, np_printoptions,
-                               has_placeholders)
+                               has_placeholders, logging_record)
     return _debug_callback_impl(*args, callback=callback, effect=_print_effect(ordered),
                                 partitioned=partitioned)
 
@@ -327,9 +348,8 @@ staging.effects_rules[debug_print_p] = lambda ordered, **_: frozenset(
 
 def _debug_print_lowering(ctx, *args, fmt, ordered, partitioned, in_tree, static_args,
                           np_printoptions, has_placeholders, logging_record):
-    del logging_record
     callback = _print_callback(fmt, in_tree, static_args, np_printoptions,
-                               has_placeholders)
+                               has_placeholders, logging_record)
     return _debug_callback_lowering(ctx, *args, callback=callback,
                                     effect=_print_effect(ordered), partitioned=partitioned)
 

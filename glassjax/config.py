@@ -24,15 +24,26 @@ def _env_text(text, name):
     return text
 
 
+_NO_DEFAULT = object()
+
+
 class Option:
-    """One named option: its C++ cell, how to validate new values, who to notify."""
+    """One named option: its C++ cell, how to validate new values, who to notify.
+
+    Like JAX's config ``State`` objects (``jax.log_compiles`` is one), an option is also a
+    context manager factory: ``with jax.log_compiles(True): ...`` (a boolean option's
+    value defaults to True there)."""
 
     def __init__(self, name, default, parse, *, from_env=_env_text, in_jit_key=False,
-                 in_trace_context=False):
+                 in_trace_context=False, global_hook=None, thread_local_hook=None):
         env = os.environ.get(name.upper())
         value = parse(default if env is None else from_env(env, name))
         self.name = name
         self.parse = parse
+        self.default_context_value = True if isinstance(default, bool) else _NO_DEFAULT
+        # Called with the new global / this thread's override value (None: no override),
+        # for options that jaxlib's C++ reads from a state of its own.
+        self.global_hook, self.thread_local_hook = global_hook, thread_local_hook
         self.cell = _cells.Config(name, value, include_in_jit_key=in_jit_key,
                                   include_in_trace_context=in_trace_context)
         self.subscribers = []
@@ -43,6 +54,8 @@ class Option:
 
     def set_global(self, value):
         self.cell.set_global(self.parse(value))
+        if self.global_hook is not None:
+            self.global_hook(self.cell.get_global())
         self._notify()
 
     def override(self, value):
@@ -53,12 +66,29 @@ class Option:
     @contextlib.contextmanager
     def _override(self, value):
         previous = self.cell.swap_local(value)
-        self._notify()
+        self._local_changed(value)
         try:
             yield
         finally:
             self.cell.set_local(previous)   # `previous` may be `unset`: back to the global
-            self._notify()
+            self._local_changed(previous)
+
+    def _local_changed(self, local):
+        if self.thread_local_hook is not None:
+            self.thread_local_hook(None if local is _cells.unset else local)
+        self._notify()
+
+    def __call__(self, new_val=_NO_DEFAULT):
+        if new_val is _NO_DEFAULT:
+            if self.default_context_value is _NO_DEFAULT:
+                raise TypeError(f"Context manager for {self.name} config option requires "
+                                "an argument representing the new value for the config "
+                                "option.")
+            new_val = self.default_context_value
+        return self.override(new_val)
+
+    def get_global(self):
+        return self.cell.get_global()
 
     def _notify(self):
         for callback in self.subscribers:
@@ -171,6 +201,11 @@ class Config:
         all cells created with ``in_trace_context=True``."""
         return _cells.trace_context()
 
+    @staticmethod
+    def trace_context_names():
+        """The names of the values of ``trace_context()``, in order."""
+        return _cells.trace_context_names()
+
 
 config = Config()
 
@@ -213,6 +248,102 @@ config.define("jax_enable_compilation_cache", True, _parse_bool, from_env=_bool_
 config.define("jax_persistent_cache_min_compile_time_secs", 1.0, float)
 config.define("jax_persistent_cache_min_entry_size_bytes", 0, _parse_int,
               from_env=_int_from_env)
+# Log (at WARNING instead of DEBUG) each trace, lowering and compilation of a jit.
+log_compiles = config.define("jax_log_compiles", False, _parse_bool, from_env=_bool_from_env)
+# Type-check every jaxpr a jit traces (``core.check_jaxpr``): slower, catches rule bugs.
+enable_checks = config.define("jax_enable_checks", False, _parse_bool,
+                              from_env=_bool_from_env, in_trace_context=True)
+# What jax.random does with raw uint32 keys (``PRNGKey``'s): "allow", "warn" or "error";
+# with ``jax_enable_custom_prng`` it returns typed keys where it was given raw ones.
+legacy_prng_key = config.define("jax_legacy_prng_key", "allow",
+                                _enum(["allow", "warn", "error"]))
+enable_custom_prng = config.define("jax_enable_custom_prng", False, _parse_bool,
+                                   from_env=_bool_from_env)
+
+# Threefry random bits as a function of each element's own counter (JAX's default), so
+# a sharded program can compute its piece alone; off: the older scheme, one counter
+# stream over the whole array (different numbers).
+threefry_partitionable = config.define("jax_threefry_partitionable", True, _parse_bool,
+                                       from_env=_bool_from_env, in_jit_key=True,
+                                       in_trace_context=True)
+
+# jax.nn.softmax differentiated by its own rule (a custom_jvp) instead of through its
+# operations; JAX 0.10.2's default is off.
+softmax_custom_jvp = config.define("jax_softmax_custom_jvp", False, _parse_bool,
+                                   from_env=_bool_from_env, in_jit_key=True,
+                                   in_trace_context=True)
+
+# Transfer guards: what happens when data moves implicitly (an argument NumPy array put on
+# the device by a computation, ...): "allow", "log", "disallow", or "log_explicit" /
+# "disallow_explicit" (explicit ``device_put``/``device_get`` too). jaxlib checks them in
+# C++ where the transfers happen, reading its own guard state, which these options set.
+_TRANSFER_LEVELS = ["allow", "log", "disallow", "log_explicit", "disallow_explicit"]
+
+
+def _guard_hook(key, state, levels=_jax.guard_lib.TransferGuardLevel):
+    def hook(value):
+        setattr(state(), key, None if value is None else getattr(levels, value.upper()))
+    return hook
+
+
+_transfer_guards = [
+    config.define(f"jax_transfer_guard_{key}", None, _enum(_TRANSFER_LEVELS, optional=True),
+                  global_hook=_guard_hook(key, _jax.guard_lib.global_state),
+                  thread_local_hook=_guard_hook(key, _jax.guard_lib.thread_local_state))
+    for key in ("host_to_device", "device_to_device", "device_to_host")]
+transfer_guard_host_to_device, transfer_guard_device_to_device, \
+    transfer_guard_device_to_host = _transfer_guards
+_transfer_guard_all = config.define(
+    "jax_transfer_guard", None, _enum(_TRANSFER_LEVELS, optional=True),
+    global_hook=lambda value: [o.set_global(value) for o in _transfer_guards])
+
+
+@contextlib.contextmanager
+def transfer_guard(new_val: str):
+    """Guard all three kinds of transfers at level ``new_val`` in this block."""
+    with contextlib.ExitStack() as stack:
+        for option in (*_transfer_guards, _transfer_guard_all):
+            stack.enter_context(option(new_val))
+        yield
+
+
+# What happens when a jax.Array is freed by Python's garbage collector (it was in a
+# reference cycle, so its device memory was held until a collection): "allow", "log" (an
+# error message) or "fatal". jaxlib's array destructor reads the level.
+array_garbage_collection_guard = config.define(
+    "jax_array_garbage_collection_guard", None, _enum(["allow", "log", "fatal"], True),
+    global_hook=_guard_hook("garbage_collect_array", _jax.guard_lib.global_state,
+                            _jax.guard_lib.GarbageCollectionGuardLevel),
+    thread_local_hook=_guard_hook("garbage_collect_array", _jax.guard_lib.thread_local_state,
+                                  _jax.guard_lib.GarbageCollectionGuardLevel))
+
+
+@contextlib.contextmanager
+def explicit_transfers(kind: str):
+    """Mark the transfers in this block as asked for (``kind``: "device_put" or
+    "device_get"), so that only the ``*_explicit`` guard levels stop them."""
+    state = _jax.guard_lib.thread_local_state()
+    attribute = f"explicit_{kind}"
+    previous = getattr(state, attribute)
+    setattr(state, attribute, True)
+    try:
+        yield
+    finally:
+        setattr(state, attribute, previous)
+
+
+# Refuse reduce_sum over float16/bfloat16 values (lax/reductions.py).
+allow_f16_reductions = config.define("jax_allow_f16_reductions", True, _parse_bool,
+                                     from_env=_bool_from_env, in_jit_key=True,
+                                     in_trace_context=True)
+# Log why each jit trace happened (the cache key that missed, ``cache_misses.py``).
+explain_cache_misses = config.define("jax_explain_cache_misses", False, _parse_bool,
+                                     from_env=_bool_from_env)
+# Refuse to trace for jit (every call must hit a compiled cache entry), or to execute.
+# Refusing to execute must also stop the C++ fast path: part of the jit key.
+no_tracing = config.define("jax_no_tracing", False, _parse_bool, from_env=_bool_from_env)
+no_execution = config.define("jax_no_execution", False, _parse_bool,
+                             from_env=_bool_from_env, in_jit_key=True)
 _eager_constant_folding = config.define("eager_constant_folding", False, _parse_bool,
                                         from_env=_bool_from_env, in_trace_context=True)
 
@@ -232,6 +363,39 @@ def transposing():
         yield
     finally:
         _transposing.set_local(previous)
+
+
+class UserContext:
+    """A value of the user's own that jit caches depend on (``make_user_context``)."""
+
+    def __init__(self, default_value):
+        self._cell = _cells.Config("user_context", default_value, include_in_jit_key=True,
+                                   include_in_trace_context=True)
+
+    @property
+    def value(self):
+        return self._cell.value
+
+    def get_global(self):
+        return self._cell.get_global()
+
+    def set_global(self, new_value):
+        self._cell.set_global(new_value)
+
+    @contextlib.contextmanager
+    def __call__(self, new_value):
+        previous = self._cell.swap_local(new_value)
+        try:
+            yield
+        finally:
+            self._cell.set_local(previous)
+
+
+def make_user_context(default_value=None) -> UserContext:
+    """A context (``with ctx(value): ...``) whose value is part of every jit cache key:
+    when it changes, jitted functions are traced and compiled again, as for
+    ``enable_x64``. (The value must be hashable.)"""
+    return UserContext(default_value)
 
 
 # A function the C++ jit calls on every fast-path result (JAX uses it for debug_nans).
@@ -263,6 +427,9 @@ def debug_nans(new_val=True):
 def debug_infs(new_val=True):
     """Raise FloatingPointError when a computation produces an infinity."""
     return _debug_infs.override(new_val)
+
+
+check_tracer_leaks = _check_tracer_leaks
 
 
 def checking_leaks():

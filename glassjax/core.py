@@ -22,16 +22,17 @@ import functools
 import itertools
 import math
 import operator
-from typing import Any, Callable, Sequence
+import sys
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 from jaxlib import _jax
 
 from glassjax import dtypes
 from glassjax.layout import Format
-from glassjax.errors import (ConcretizationTypeError, TracerArrayConversionError,
-                             TracerBoolConversionError, TracerIntegerConversionError,
-                             UnexpectedTracerError)
+from glassjax.errors import (ConcretizationTypeError, JaxprTypeError,
+                             TracerArrayConversionError, TracerBoolConversionError,
+                             TracerIntegerConversionError, UnexpectedTracerError)
 
 
 # ----------------------------------------------------------------------------------------
@@ -286,10 +287,42 @@ def check_not_masked(x):
                          "numpy array.")
 
 
+class AbstractToken:
+    """The type of a *token*: a value with no data that orders side effects. An
+    operation that takes a token runs after the one that made it (``lax.after_all``
+    joins several); XLA knows it as ``!stablehlo.token``."""
+
+    def str_short(self, short_dtypes=False):
+        return "Tok"
+
+    def to_tangent_aval(self):
+        return self
+
+    def __repr__(self):
+        return "AbstractToken()"
+
+
+abstract_token = AbstractToken()
+
+
+class Token:
+    """A token outside a computation (``lax.create_token()`` run eagerly, or returned
+    by a jitted function). It holds the empty device buffer XLA passes for it."""
+
+    def __init__(self, buf):
+        self._buf = buf
+
+    def block_until_ready(self):
+        self._buf.block_until_ready()
+        return self
+
+
 def get_aval(x) -> ShapedArray:
     """The abstract value of any JAX-compatible value (tracer, array, scalar)."""
     if isinstance(x, Tracer):
         return x.aval
+    if isinstance(x, Token):
+        return abstract_token
     aval = getattr(x, "aval", None)
     if isinstance(aval, ShapedArray):
         return aval
@@ -368,19 +401,79 @@ class Literal:
         return f"Literal({self.val})"
 
 
-class JaxprEqn:
-    """``outvars = primitive[params] invars``."""
-    __slots__ = ("invars", "outvars", "primitive", "params", "effects")
+class SourceInfo(NamedTuple):
+    """The line of user code an equation came from (``file:line:column (function)``)."""
+    file: str
+    line: int
+    column: int
+    function: str
 
-    def __init__(self, invars, outvars, primitive, params, effects=frozenset()):
+    def __str__(self):
+        return f"{self.file}:{self.line}:{self.column} ({self.function})"
+
+
+# How many ``recording_source_info`` blocks are active: finding the user's frame costs a
+# walk up the stack per equation, so it is done only when someone will read it.
+_source_info_recorders = 0
+
+
+@contextlib.contextmanager
+def recording_source_info():
+    """Equations staged in this block remember the user code they came from."""
+    global _source_info_recorders
+    _source_info_recorders += 1
+    try:
+        yield
+    finally:
+        _source_info_recorders -= 1
+
+
+# While an interpreter re-binds a recorded equation (e.g. the body of a checkpointed
+# function, evaluated again at differentiation), the equations it makes come from the
+# same user code.
+_replayed_source_info: SourceInfo | None = None
+
+
+def current_source_info() -> SourceInfo | None:
+    """Where the user's code that is making an equation is, or None if not recording."""
+    if not _source_info_recorders:
+        return None
+    if _replayed_source_info is not None:
+        return _replayed_source_info
+    return user_source_info()
+
+
+def user_source_info() -> SourceInfo | None:
+    """Where the innermost frame outside glassjax is (the expression being evaluated
+    there: Python 3.11 keeps each instruction's column)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("glassjax"):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    code = frame.f_code
+    line, _, column, _ = next(itertools.islice(code.co_positions(), frame.f_lasti // 2,
+                                               None), (frame.f_lineno, 0, 0, 0))
+    return SourceInfo(code.co_filename, line or frame.f_lineno, column or 0, code.co_name)
+
+
+class JaxprEqn:
+    """``outvars = primitive[params] invars`` (``source_info``: where the user's code
+    made it, when recorded)."""
+    __slots__ = ("invars", "outvars", "primitive", "params", "effects", "source_info")
+
+    def __init__(self, invars, outvars, primitive, params, effects=frozenset(),
+                 source_info=None):
         self.invars = list(invars)
         self.outvars = list(outvars)
         self.primitive = primitive
         self.params = params
         self.effects = effects
+        self.source_info = source_info
 
     def replace(self, **kw):
-        new = JaxprEqn(self.invars, self.outvars, self.primitive, self.params, self.effects)
+        new = JaxprEqn(self.invars, self.outvars, self.primitive, self.params, self.effects,
+                       self.source_info)
         for k, v in kw.items():
             setattr(new, k, v)
         return new
@@ -819,7 +912,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
         write(v, a)
     for eqn in jaxpr.eqns:
         subfuns, params = eqn.primitive.get_bind_params(eqn.params)
-        outs = eqn.primitive.bind(*subfuns, *map(read, eqn.invars), **params)
+        outs = _rebind(eqn, subfuns, map(read, eqn.invars), params)
         if eqn.primitive.multiple_results:
             for v, o in zip(eqn.outvars, outs):
                 write(v, o)
@@ -828,8 +921,16 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
     return [read(v) for v in jaxpr.outvars]
 
 
-class JaxprTypeError(TypeError):
-    pass
+def _rebind(eqn: JaxprEqn, subfuns, args, params):
+    """Bind ``eqn``'s primitive again; what it stages comes from ``eqn``'s user code."""
+    global _replayed_source_info
+    if not (_source_info_recorders and eqn.source_info is not None):
+        return eqn.primitive.bind(*subfuns, *args, **params)
+    outer, _replayed_source_info = _replayed_source_info, eqn.source_info
+    try:
+        return eqn.primitive.bind(*subfuns, *args, **params)
+    finally:
+        _replayed_source_info = outer
 
 
 def check_jaxpr(jaxpr: Jaxpr):

@@ -971,3 +971,102 @@ tree_util.register_pytree_node(
 
 
 core.hooks.register(stage_custom_jvp=stage_custom_jvp, stage_custom_vjp=stage_custom_vjp)
+
+
+# ----------------------------------------------------------------------------------------
+# linear_call: a linear function with a transpose of one's own
+# ----------------------------------------------------------------------------------------
+
+def _memoize(thunk):
+    """``thunk`` run once, on first call (a transpose is traced only if it is needed)."""
+    saved = []
+
+    def memoized():
+        if not saved:
+            saved.append(thunk())
+        return saved[0]
+    return memoized
+
+
+def _trace_flat(fun, in_tree, avals):
+    """``fun(*tree)`` traced at ``avals``: its jaxpr with the constants as leading
+    inputs, the constants, and the output tree."""
+    out_tree = []
+
+    def flat_fun(*args):
+        outs, tree = tree_flatten(fun(*tree_unflatten(in_tree, args)))
+        out_tree[:] = [tree]
+        return outs
+    jaxpr, consts, _ = staging.trace_to_jaxpr(flat_fun, avals)
+    return core.ClosedJaxpr(staging.convert_constvars_jaxpr(jaxpr), []), consts, out_tree[0]
+
+
+def linear_call(fun, fun_transpose, residual_args, linear_args):
+    """``fun(residual_args, linear_args)``, linear in ``linear_args``, whose transpose is
+    ``fun_transpose(residual_args, cotangent)`` rather than what transposing ``fun``'s
+    operations would give (the transpose of a ``linear_call`` is a ``linear_call`` of
+    ``fun_transpose``, with ``fun`` as *its* transpose)."""
+    operands_res, res_tree = tree_flatten(residual_args)
+    operands_lin, lin_tree = tree_flatten(linear_args)
+    res_avals = [core.get_aval(x) for x in operands_res]
+    lin_avals = [core.get_aval(x) for x in operands_lin]
+    callee, f_consts, out_tree = _trace_flat(
+        fun, tree_util.treedef_tuple((res_tree, lin_tree)), res_avals + lin_avals)
+
+    @_memoize
+    def transpose_thunk():
+        transpose, t_consts, t_out_tree = _trace_flat(
+            fun_transpose, tree_util.treedef_tuple((res_tree, out_tree)),
+            res_avals + list(callee.out_avals))
+        if t_out_tree != lin_tree:
+            raise TypeError("transpose output pytree structure must match that of linear "
+                            f"inputs, got output structure {t_out_tree} and input "
+                            f"structure {lin_tree}.")
+        return transpose, t_consts
+
+    out = linear_call_p.bind(*f_consts, *operands_res, *operands_lin, callee=callee,
+                             transpose_thunk=transpose_thunk,
+                             num_callee_consts=len(f_consts), num_res=len(operands_res))
+    return tree_unflatten(out_tree, out)
+
+
+linear_call_p = core.Primitive("linear_call")
+linear_call_p.multiple_results = True
+linear_call_p.def_impl(lambda *args, callee, **_: core.eval_jaxpr(callee.jaxpr, (), *args))
+linear_call_p.def_abstract_eval(lambda *avals, callee, **_: list(callee.out_avals))
+lowering.register_lowering(linear_call_p, lambda ctx, *args, callee, **_:
+                           lowering.lower_closed_jaxpr(ctx.module_context, callee, args))
+
+
+def _linear_call_jvp(primals, tangents, *, num_callee_consts, num_res, **params):
+    """Linear in its linear inputs: the tangent is the same call on their tangents."""
+    k = num_callee_consts + num_res
+    outs = linear_call_p.bind(*primals, num_callee_consts=num_callee_consts,
+                              num_res=num_res, **params)
+    tangents_out = linear_call_p.bind(*primals[:k],
+                                      *map(ad.instantiate_zeros, tangents[k:]),
+                                      num_callee_consts=num_callee_consts,
+                                      num_res=num_res, **params)
+    return outs, tangents_out
+
+
+def _linear_call_transpose_rule(cts, *args, callee, transpose_thunk, num_callee_consts,
+                           num_res):
+    """The call of ``fun_transpose`` on the cotangents, whose own transpose is ``fun``."""
+    transpose, t_consts = transpose_thunk()
+    f_consts = args[:num_callee_consts]
+    operands_res = args[num_callee_consts:num_callee_consts + num_res]
+    cts_avals = transpose.in_avals[len(t_consts) + num_res:]
+    cts = [ad.zeros_like_aval(a) if isinstance(ct, ad.Zero) else ct
+           for ct, a in zip(cts, cts_avals)]
+
+    def new_transpose_thunk():
+        return callee, f_consts
+    cts_out = linear_call_p.bind(*t_consts, *operands_res, *cts, callee=transpose,
+                                 transpose_thunk=new_transpose_thunk,
+                                 num_callee_consts=len(t_consts), num_res=num_res)
+    return [None] * (num_callee_consts + num_res) + list(cts_out)
+
+
+ad.primitive_jvps[linear_call_p] = _linear_call_jvp
+ad.primitive_transposes[linear_call_p] = _linear_call_transpose_rule

@@ -8,6 +8,7 @@ program calls back at run time, so they show the actual values of every call (a 
 from __future__ import annotations
 
 import builtins
+import logging
 import string
 from typing import Any, Callable
 
@@ -22,11 +23,16 @@ from glassjax.interpreters import ad, batching, staging
 from glassjax.mesh import PartitionSpec
 from glassjax.named_sharding import NamedSharding, gspmd_to_named
 from glassjax.xla import lowering, runtime
-from glassjax.callbacks import (check_format, debug_callback_p, debug_effect,
-                                debug_print_p, merge_static_args, ordered_debug_effect,
-                                split_static_args)
+from glassjax.callbacks import (DebugEffect, OrderedDebugEffect, check_format,
+                                debug_callback_p, debug_effect, debug_print_p,
+                                make_logging_record, merge_static_args,
+                                ordered_debug_effect, split_static_args)
+from glassjax.callbacks import pure_callback
+from glassjax.debugger import enter_debugger, split_traced, user_frames
+from glassjax.lax import stop_gradient
 
-__all__ = ["callback", "inspect_array_sharding", "print", "visualize_array_sharding",
+__all__ = ["DebugEffect", "OrderedDebugEffect", "breakpoint", "callback",
+           "inspect_array_sharding", "log", "print", "visualize_array_sharding",
            "visualize_sharding"]
 
 
@@ -56,7 +62,8 @@ def debug_callback(callback: Callable[..., None] | None = None, *args: Any,
 
 
 def debug_print(fmt: str | None = None, *args, ordered: bool = False,
-                partitioned: bool = False, skip_format_check: bool = False, **kwargs):
+                partitioned: bool = False, skip_format_check: bool = False,
+                _use_logging: bool = False, **kwargs):
     """Print ``fmt.format(*args, **kwargs)`` with the values of ``args`` at run time.
 
     Pass the values as arguments, not in an f-string: formatting happens when the values
@@ -73,7 +80,9 @@ def debug_print(fmt: str | None = None, *args, ordered: bool = False,
         debug_print_p.bind(*dynamic, fmt=fmt, ordered=ordered, partitioned=partitioned,
                            in_tree=in_tree, static_args=tuple(static.items()),
                            np_printoptions=tuple(np.get_printoptions().items()),
-                           has_placeholders=has_placeholders, logging_record=None)
+                           has_placeholders=has_placeholders,
+                           logging_record=(make_logging_record(logging.INFO)
+                                           if _use_logging else None))
 
     return _now_or_later("debug_print", _debug_print, fmt, args, kwargs)
 
@@ -90,8 +99,42 @@ def _now_or_later(name, run, first, args, kwargs):
     return run
 
 
+def debug_log(fmt: str | None = None, *args, **kwargs):
+    """``debug.print``, but the message goes to the ``glassjax.callbacks`` logger at
+    level INFO, as a record naming the line that called ``log``."""
+    return debug_print(fmt, *args, _use_logging=True, **kwargs)
+
+
+def breakpoint(*, backend: str | None = None, filter_frames: bool = True,  # noqa: A001
+               num_frames: int | None = None, ordered: bool = False, token=None,
+               **kwargs):
+    """Enter the debugger (``glassjax.debugger``) here, with the values this point of
+    the program has, also inside ``jit`` (when the compiled program runs). ``kwargs`` go
+    to the debugger (the CLI one takes ``stdin``/``stdout``). With ``token`` (a pytree of
+    arrays) the stop happens once it is computed, and ``token`` is returned to be used
+    further."""
+    if token is not None and ordered:
+        raise ValueError("`ordered` and `token` are mutually exclusive arguments.")
+    frames = user_frames(filter_frames, num_frames)
+    tracers, rebuild = split_traced(frames)
+
+    def enter(*values):
+        enter_debugger(rebuild(list(values)), backend, **kwargs)
+
+    if token is None:
+        debug_callback(enter, *tracers, ordered=ordered)
+        return None
+
+    def enter_then_return(x, *values):
+        enter(*values)
+        return x
+    token, tracers = stop_gradient((token, tracers))
+    return pure_callback(enter_then_return, token, token, *tracers)
+
+
 callback = debug_callback
 print = debug_print  # noqa: A001 - the public name is jax.debug.print
+log = debug_log
 
 
 # ----------------------------------------------------------------------------------------

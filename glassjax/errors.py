@@ -80,5 +80,10 @@ class KeyReuseError(JAXTypeError):
     """A PRNG key was used twice (only checked when key-reuse checking is on)."""
 
 
+class JaxprTypeError(TypeError):
+    """A jaxpr is ill-typed: a variable used before it is bound, or an equation whose
+    output types are not what its primitive computes (``core.check_jaxpr``)."""
+
+
 # What XLA raises when a computation fails at run time (jaxlib's own class).
 from jaxlib._jax import JaxRuntimeError  # noqa: E402

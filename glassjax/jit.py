@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import time
 import warnings
 import weakref
 from typing import NamedTuple
 
-from glassjax import api_util, config, core, pretty, tree_util
+from glassjax import api_util, cache_misses, config, core, monitoring, pretty, tree_util
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.layout import Format, Layout
 from glassjax.xla import dispatch, fastpath, lowering, runtime
@@ -380,14 +381,30 @@ class Jitted:
             per_fun = {}
         result = per_fun.get(key)
         if result is None:
+            self._refuse_tracing()
             debug = staging.debug_info("jit", self._fun, args, kwargs, self._static_argnums,
                                        self._static_argnames)
+            if config.jax_explain_cache_misses:
+                cache_misses.explain(self._fun, list(per_fun), key, debug)
+            start = time.perf_counter()
             jaxpr, consts = api_util.trace_flat_call(flat, in_avals, debug)
             closed, lifted = staging.close_over_concrete_consts(jaxpr, consts)
+            elapsed = time.perf_counter() - start
+            dispatch.log_compile("Finished tracing %s for jit in %.9f sec", self._name,
+                                 elapsed)
+            monitoring.record_event_duration_secs(monitoring.JAXPR_TRACE_EVENT, elapsed,
+                                                  fun_name=self._name)
+            if config.jax_enable_checks:
+                core.check_jaxpr(closed.jaxpr)
             result = TraceResult(closed, lifted, flat.out_tree[0], flat.in_tree)
             if not lifted:
                 per_fun[key] = result
         return result, flat.leaves
+
+    def _refuse_tracing(self):
+        if config.jax_no_tracing:
+            raise RuntimeError(f"re-tracing function {staging.fun_sourceinfo(self._fun)} "
+                               "for `jit`, but 'no_tracing' is set")
 
     def _donated_invars(self, args, kwargs, result: TraceResult) -> tuple:
         """One flag per flat input (closed-over tracers are never donated)."""
@@ -412,6 +429,7 @@ class Jitted:
         trace the ``jit`` equation must be staged or transformed every time. A tracer
         argument at top level has escaped its transformation: binding hands it to the
         eval trace, which says so (UnexpectedTracerError)."""
+        self._refuse_tracing()      # (only a call C++ could not serve comes here)
         if self._in_shardings is not None and core.trace_ctx.trace is core.eval_trace:
             args = self._apply_in_shardings(args)
         result, leaves = self._trace(args, kwargs)

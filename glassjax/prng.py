@@ -33,6 +33,7 @@ from jaxlib.mlir import ir
 from glassjax import core, dtypes, lax
 from glassjax import numpy as jnp
 from glassjax.array import Shard
+from glassjax.config import config
 from glassjax.interpreters import ad, batching
 from glassjax.jit import jit
 from glassjax.lax import utils
@@ -507,7 +508,16 @@ def threefry_split(key, shape):
 
 @jit(static_argnums=(1,))
 def _threefry_split(key, shape):
-    return _threefry_split_foldlike(key, shape)
+    if config.jax_threefry_partitionable:
+        return _threefry_split_foldlike(key, shape)
+    return _threefry_split_original(key, shape)
+
+
+@jit(static_argnums=(1,), inline=True)
+def _threefry_split_original(key, shape):
+    """The pre-partitionable split: new keys are the hash of the counts 0 .. 2n-1."""
+    counts = lax.iota(np.uint32, math.prod(shape) * 2)
+    return lax.reshape(threefry_2x32(key, counts), (*shape, 2))
 
 
 @jit(static_argnums=(1,), inline=True)
@@ -530,6 +540,8 @@ def _threefry_fold_in(key, data):
 def threefry_random_bits(key, bit_width, shape):
     if bit_width not in (8, 16, 32, 64):
         raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
+    if not config.jax_threefry_partitionable:
+        return _threefry_random_bits_original(key, bit_width, shape)
     if math.prod(shape) > 2 ** 64:
         raise NotImplementedError("random bits array of size exceeding 2 ** 64")
     k1, k2 = key
@@ -543,6 +555,40 @@ def threefry_random_bits(key, bit_width, shape):
     if bit_width == 32:
         return bits1 ^ bits2
     return lax.convert_element_type(bits1 ^ bits2, dtype)
+
+
+@jit(static_argnums=(1, 2), inline=True)
+def _threefry_random_bits_original(key, bit_width, shape):
+    """The pre-partitionable bits (``jax_threefry_partitionable=False``): hash the
+    counts 0, 1, ... as one flat stream of 32-bit words (in blocks of 2**32 - 1 words,
+    each under its own split key, if that many are needed), then cut it into
+    ``bit_width``-bit pieces. Each element depends on the array's total size, which is
+    why a sharded program cannot compute its piece alone."""
+    size = math.prod(shape)
+    max_count = -(-bit_width * size // 32)
+    nblocks, rem = divmod(max_count, np.iinfo(np.uint32).max)
+    if not nblocks:
+        bits = threefry_2x32(key, lax.iota(np.uint32, rem))
+    else:
+        keys = threefry_split(key, (nblocks + 1,))
+        blocks = vmap(threefry_2x32, in_axes=(0, None))(
+            keys[:-1], lax.iota(np.uint32, np.iinfo(np.uint32).max))
+        bits = lax.concatenate([blocks.ravel(), threefry_2x32(keys[-1],
+                                                              lax.iota(np.uint32, rem))], 0)
+    dtype = UINT_DTYPES[bit_width]
+    if bit_width == 64:
+        high, low = [lax.convert_element_type(x, dtype) for x in jnp.split(bits, 2)]
+        bits = lax.shift_left(high, jnp.asarray(32, dtype=dtype)) | low
+    elif bit_width in (8, 16):        # each word gives 32 // bit_width pieces, low first
+        pieces = lax.bitwise_and(
+            jnp.asarray(np.iinfo(dtype).max, dtype="uint32"),
+            lax.shift_right_logical(
+                lax.broadcast(bits, (1,)),
+                lax.mul(np.uint32(bit_width),
+                        lax.broadcasted_iota(np.uint32, (32 // bit_width, 1), 0))))
+        pieces = lax.reshape(pieces, (max_count * 32 // bit_width,), (1, 0))
+        bits = lax.convert_element_type(pieces, dtype)[:size]
+    return lax.reshape(bits, shape)
 
 
 threefry_prng_impl = PRNGImpl(key_shape=(2,), seed=threefry_seed, split=threefry_split,

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from collections.abc import Sequence
 from functools import partial
 
 import numpy as np
 
 from glassjax import core, dtypes, lax, nn, prng
+from glassjax.config import config
 from glassjax import numpy as jnp
 from glassjax.interpreters import ad, batching
 from glassjax.jit import jit
@@ -64,13 +66,36 @@ def _check_prng_key(name, key, *, allow_batched=False):
         wrapped_key, wrapped = prng.random_wrap(key, impl=default_prng_impl()), True
     else:
         raise TypeError(f"unexpected PRNG key type {type(key)}")
+    if wrapped:
+        _check_legacy_key()
     if not allow_batched and wrapped_key.ndim:
         raise ValueError(f"{name} accepts a single key, but was given a key array of "
                          f"shape {np.shape(key)} != (). Use jax.vmap for batching.")
     return wrapped_key, wrapped
 
 
+_LEGACY_KEY_MESSAGE = (
+    "Legacy uint32 key array passed as key to jax.random function. Please create keys "
+    "using jax.random.key(). If use of a raw key array was intended, set "
+    'jax_legacy_prng_key="allow".')
+
+
+def _check_legacy_key():
+    """A raw uint32 key was given: ``jax_legacy_prng_key`` says whether that is fine
+    ("allow"), worth a warning ("warn") or an error ("error")."""
+    if config.jax_legacy_prng_key == "error":
+        raise ValueError(_LEGACY_KEY_MESSAGE)
+    if config.jax_legacy_prng_key == "warn":
+        warnings.warn(_LEGACY_KEY_MESSAGE, stacklevel=3)
+    elif config.jax_enable_custom_prng:
+        warnings.warn("Raw arrays as random keys to jax.random functions are deprecated. "
+                      "Assuming valid threefry2x32 key for now.", FutureWarning)
+
+
 def _return_prng_keys(was_wrapped, key):
+    """Keys made from raw keys are returned raw, unless ``jax_enable_custom_prng``."""
+    if config.jax_enable_custom_prng:
+        return key
     return prng.random_unwrap(key) if was_wrapped else key
 
 

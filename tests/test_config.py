@@ -20,6 +20,13 @@ DEFAULTS = {
     "jax_compilation_cache_dir": None, "jax_enable_compilation_cache": True,
     "jax_persistent_cache_min_compile_time_secs": 1.0,
     "jax_persistent_cache_min_entry_size_bytes": 0,
+    "jax_log_compiles": False, "jax_enable_checks": False, "jax_no_tracing": False,
+    "jax_no_execution": False, "jax_transfer_guard": None,
+    "jax_transfer_guard_host_to_device": None, "jax_transfer_guard_device_to_device": None,
+    "jax_transfer_guard_device_to_host": None, "jax_softmax_custom_jvp": False,
+    "jax_legacy_prng_key": "allow", "jax_enable_custom_prng": False,
+    "jax_threefry_partitionable": True, "jax_explain_cache_misses": False,
+    "jax_allow_f16_reductions": True, "jax_array_garbage_collection_guard": None,
 }
 
 

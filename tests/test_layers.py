@@ -7,13 +7,14 @@ imports upward hides the same dependency. Where a lower module needs code from a
 need is inverted with a registration hook: the lower module keeps a named slot
 (``core.hooks``, ``lax.utils.above``) that the higher one fills when it is imported.
 
-    0 base          config, dtypes, errors, layout, version, tree_util, tree
+    0 base          config, dtypes, errors, layout, version, tree_util, tree, monitoring
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
-    3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, mesh.py,
+    3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, cache_misses.py,
+                    mesh.py,
                     named_sharding.py, sharding.py, array.py, array_creation.py,
-                    distributed.py, typing.py, interpreters/mlir.py (JAX's name for
-                    registering a lowering)
+                    distributed.py, typing.py, dlpack.py, profiler.py,
+                    interpreters/mlir.py (JAX's name for registering a lowering)
     4 transforms    vmap_api.py and custom_derivatives.py: the transformations lax's own
                     rules are written with (batching rules that vmap a simpler function;
                     logaddexp and the linear solves are custom_jvp functions)
@@ -22,9 +23,9 @@ need is inverted with a registration hook: the lower module keeps a named slot
                     flatten_util.py, and ad_api.py (grad, jvp, vjp, the jacobians):
                     jacfwd builds its basis with jnp.eye and scipy.optimize differentiates
     7 API           pmap.py, shard_map.py, state/, ad_checkpoint.py, callbacks.py,
-                    debug.py, custom_batching.py, describe.py, api.py, test_util.py,
-                    experimental/, extend/ and _src/ (JAX's names for core objects,
-                    as its tutorials import them)
+                    debug.py, debugger.py, export/, custom_batching.py, describe.py,
+                    api.py, test_util.py, experimental/, extend/ and _src/ (JAX's names
+                    for core objects, as its tutorials import them)
     8 notebook      notebook/ (magics, graphs, widgets, display), kernel.py
 
 The package root ``glassjax/__init__.py`` is the public facade above all layers.
@@ -38,18 +39,20 @@ import pathlib
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "glassjax"
 
 LAYERS = {
-    "base": ["config", "dtypes", "errors", "layout", "version", "tree_util", "tree"],
+    "base": ["config", "dtypes", "errors", "layout", "version", "tree_util", "tree",
+             "monitoring"],
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],
-    "runtime": ["xla", "jit", "mesh", "named_sharding", "sharding", "array",
-                "array_creation", "distributed", "typing", "interpreters.mlir"],
+    "runtime": ["xla", "jit", "cache_misses", "mesh", "named_sharding", "sharding", "array",
+                "array_creation", "distributed", "typing", "dlpack", "profiler",
+                "interpreters.mlir"],
     "transforms": ["vmap_api", "custom_derivatives"],
     "lax": ["lax"],
     "libraries": ["numpy", "scipy", "nn", "random", "prng", "image", "ops", "flatten_util",
                   "ad_api"],
-    "API": ["pmap", "shard_map", "state", "ad_checkpoint", "callbacks", "debug",
-            "custom_batching", "describe", "api", "stages", "test_util", "experimental",
-            "extend", "_src"],
+    "API": ["pmap", "shard_map", "state", "ad_checkpoint", "callbacks", "debug", "debugger",
+            "export", "custom_batching", "describe", "api", "stages", "test_util",
+            "experimental", "extend", "_src"],
     "notebook": ["notebook", "kernel"],
 }
 LAYER_ORDER = list(LAYERS)

@@ -191,12 +191,13 @@ class DynamicJaxprTrace(core.Trace):
     def add_eqn(self, primitive, tracers, out_avals, params, effects=frozenset()):
         """Append ``outs = primitive[params] tracers``; returns the output tracers."""
         invars = [t.var for t in tracers]
+        source_info = core.current_source_info()
         if not primitive.multiple_results:
             var = Var(out_avals)
-            self.eqns.append(JaxprEqn(invars, [var], primitive, params, effects))
+            self.eqns.append(JaxprEqn(invars, [var], primitive, params, effects, source_info))
             return self.tracer_type(self, out_avals, var)
         outvars = [Var(a) for a in out_avals]
-        self.eqns.append(JaxprEqn(invars, outvars, primitive, params, effects))
+        self.eqns.append(JaxprEqn(invars, outvars, primitive, params, effects, source_info))
         return [self.tracer_type(self, v.aval, v) for v in outvars]
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):

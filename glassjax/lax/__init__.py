@@ -43,7 +43,7 @@ from glassjax.lax.reductions import (
     reduce_and, reduce_and_p, reduce_max, reduce_max_p, reduce_min, reduce_min_p,
     reduce_or, reduce_or_p, reduce_p, reduce_prod, reduce_prod_p, reduce_sum, reduce_sum_p,
     reduce_xor, reduce_xor_p, sort, sort_key_val, sort_p, top_k, top_k_p)
-from glassjax.lax.dot import (DotDimensionNumbers, Precision, PrecisionLike, batch_matmul, dot, dot_general, dot_general_p)
+from glassjax.lax.dot import (DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers, Precision, PrecisionLike, batch_matmul, dot, dot_general, dot_general_p)
 from glassjax.lax.slicing import (
     GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, dynamic_index_in_dim,
     dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p, dynamic_update_index_in_dim,
@@ -81,6 +81,9 @@ from glassjax.lax.conv_patches import conv_general_dilated_local, conv_general_d
 from glassjax.dtypes import dtype
 from glassjax.lax.ragged_dot import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general
 from glassjax.lax.composite import composite
+from glassjax.lax.tokens import after_all, after_all_p, create_token, create_token_p
+from glassjax.lax.dce_sink import dce_sink, dce_sink_p
+from glassjax.lax.device_put import device_put_p
 from glassjax.lax import linalg
 
 

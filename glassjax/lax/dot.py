@@ -15,7 +15,7 @@ import functools
 import itertools
 
 from collections.abc import Sequence
-from typing import Union
+from typing import Any, NamedTuple, Union
 
 import numpy as np
 
@@ -54,20 +54,124 @@ _PRECISION_STRINGS = {
     "fastest": Precision.DEFAULT, None: Precision.DEFAULT}
 
 
+class DotAlgorithm(NamedTuple):
+    """An explicit algorithm for a dot product, given as ``precision``: the types the
+    operands are rounded to, the accumulator's type, and for algorithms that emulate a
+    higher precision with several products of split operands, how many. Which ones a
+    platform runs is its business; the CPU backend runs only some presets."""
+    lhs_precision_type: Any
+    rhs_precision_type: Any
+    accumulation_type: Any
+    lhs_component_count: int = 1
+    rhs_component_count: int = 1
+    num_primitive_operations: int = 1
+    allow_imprecise_accumulation: bool = False
+
+
+class DotAlgorithmPreset(enum.Enum):
+    """Named dot algorithms, ``LHS_RHS_ACCUM`` (``_X3``: three products emulate the
+    accumulator's precision); also accepted by name, ``precision="F32_F32_F32"``."""
+    DEFAULT = enum.auto()
+    ANY_F8_ANY_F8_F32 = enum.auto()
+    ANY_F8_ANY_F8_F32_FAST_ACCUM = enum.auto()
+    ANY_F8_ANY_F8_ANY = enum.auto()
+    ANY_F8_ANY_F8_ANY_FAST_ACCUM = enum.auto()
+    F16_F16_F16 = enum.auto()
+    F16_F16_F32 = enum.auto()
+    BF16_BF16_BF16 = enum.auto()
+    BF16_BF16_F32 = enum.auto()
+    BF16_BF16_F32_X3 = enum.auto()
+    BF16_BF16_F32_X6 = enum.auto()
+    BF16_BF16_F32_X9 = enum.auto()
+    TF32_TF32_F32 = enum.auto()
+    TF32_TF32_F32_X3 = enum.auto()
+    F32_F32_F32 = enum.auto()
+    F64_F64_F64 = enum.auto()
+
+    def __repr__(self):
+        return f"{type(self).__name__}.{self.name}"
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def supported_lhs_types(self):
+        """The operand types the algorithm takes as they are (others are converted to the
+        first one); None: any."""
+        if self is DotAlgorithmPreset.DEFAULT or self.name.startswith("ANY_F8"):
+            return None
+        if self.name.startswith("F16_"):
+            return (np.float16,)
+        if self in (DotAlgorithmPreset.BF16_BF16_BF16, DotAlgorithmPreset.BF16_BF16_F32):
+            return (dtypes.bfloat16, np.float32)
+        if self is DotAlgorithmPreset.F64_F64_F64:
+            return (np.float64,)
+        return (np.float32,)
+
+    @property
+    def supported_rhs_types(self):
+        return self.supported_lhs_types
+
+    @property
+    def accumulation_type(self):
+        if self.name in ("DEFAULT", "ANY_F8_ANY_F8_ANY", "ANY_F8_ANY_F8_ANY_FAST_ACCUM"):
+            return None
+        return {"F16_F16_F16": np.float16, "BF16_BF16_BF16": dtypes.bfloat16,
+                "F64_F64_F64": np.float64}.get(self.name, np.float32)
+
+    def supported_output_types(self, lhs_dtype, rhs_dtype):
+        """The result types the algorithm can produce directly (None: any)."""
+        if self.name.startswith("ANY_F8_ANY_F8_F32"):
+            return (np.float32, np.float16, dtypes.bfloat16, dtypes.float8_e4m3fn,
+                    dtypes.float8_e5m2, dtypes.float8_e5m2fnuz, dtypes.float8_e4m3fnuz,
+                    dtypes.float8_e4m3b11fnuz)
+        narrow = {DotAlgorithmPreset.F16_F16_F32: np.float16,
+                  DotAlgorithmPreset.BF16_BF16_F32: dtypes.bfloat16}.get(self)
+        if narrow is not None:      # a narrow result only from narrow operands
+            both = dtypes.promote_types(lhs_dtype, rhs_dtype)
+            return (np.float32, narrow) if both == np.dtype(narrow) else (np.float32,)
+        acc = self.accumulation_type
+        return None if acc is None else (acc,)
+
+
+# The presets XLA's CPU backend honours (it would silently ignore the others, so they
+# are refused, as in JAX); and the StableHLO algorithm of each (types, products).
+_CPU_ALGORITHMS = {
+    DotAlgorithmPreset.DEFAULT: None,
+    DotAlgorithmPreset.F16_F16_F16: ("f16", "f16", "f16", 1),
+    DotAlgorithmPreset.F32_F32_F32: ("f32", "f32", "f32", 1),
+    DotAlgorithmPreset.F64_F64_F64: ("f64", "f64", "f64", 1),
+    DotAlgorithmPreset.BF16_BF16_F32: ("bf16", "bf16", "f32", 1),
+    DotAlgorithmPreset.BF16_BF16_F32_X3: ("bf16", "bf16", "f32", 3),
+    DotAlgorithmPreset.BF16_BF16_F32_X6: ("bf16", "bf16", "f32", 6),
+}
+
+
+def _algorithm_compute_types(preset: DotAlgorithmPreset, lhs_dtype, rhs_dtype, out_dtype):
+    """The operand and accumulator types ``preset`` computes with for these types."""
+    def pick(dtype, supported):
+        return dtype if supported is None or np.dtype(dtype) in supported else supported[0]
+    lhs = pick(lhs_dtype, preset.supported_lhs_types)
+    rhs = pick(rhs_dtype, preset.supported_rhs_types)
+    return lhs, rhs, pick(out_dtype, preset.supported_output_types(lhs, rhs))
+
+
 # The types of ``precision`` and ``dimension_numbers`` arguments (for annotations).
-PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision]]
+PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision],
+                      DotAlgorithm, DotAlgorithmPreset]
 DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
                             tuple[Sequence[int], Sequence[int]]]
 
 
 def canonicalize_precision(precision):
-    """None, or a pair of ``Precision`` values (one per operand). None means
-    ``jax_default_matmul_precision``, which is None unless set."""
+    """None, a pair of ``Precision`` values (one per operand), or a dot algorithm. None
+    means ``jax_default_matmul_precision``, which is None unless set."""
     if precision is None:
         default = config.jax_default_matmul_precision
         if default is None:
             return None
-        if default not in _PRECISION_STRINGS:
+        if default not in _PRECISION_STRINGS and \
+                default not in DotAlgorithmPreset.__members__:
             raise ValueError(
                 "jax_default_matmul_precision flag must be set to None, a value in "
                 f"{list(_PRECISION_STRINGS)}, or the name of a lax.DotAlgorithmPreset, "
@@ -75,8 +179,12 @@ def canonicalize_precision(precision):
         return canonicalize_precision(default)
     if isinstance(precision, str) and precision in _PRECISION_STRINGS:
         return Precision(precision), Precision(precision)
+    if isinstance(precision, str) and precision in DotAlgorithmPreset.__members__:
+        return DotAlgorithmPreset[precision]
     if isinstance(precision, Precision):
         return precision, precision
+    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        return precision
     if isinstance(precision, (list, tuple)) and len(precision) == 2:
         if all(isinstance(p, Precision) for p in precision):
             return tuple(precision)
@@ -292,10 +400,30 @@ def _dot_general_batch(args, dims, *, dimension_numbers, precision, preferred_el
 def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision,
                        preferred_element_type, out_sharding):
     """``stablehlo.dot_general``. Mixed-type operands are first converted to the result
-    type (CPU and GPU backends cannot multiply mixed types)."""
+    type (CPU and GPU backends cannot multiply mixed types). With a dot algorithm, the
+    operands are converted to the types it computes in, the product is made in its
+    accumulation type and then converted to the result type."""
     lhs_aval, rhs_aval = ctx.avals_in
-    aval_out = ctx.avals_out[0]
-    if lhs_aval.dtype != rhs_aval.dtype:
+    aval_out = acc_aval = ctx.avals_out[0]
+    algorithm = {}
+    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        if precision not in _CPU_ALGORITHMS:
+            raise ValueError(f"The precision '{precision}' is not supported by "
+                             "dot_general on CPU")
+        lhs_type, rhs_type, acc_type = _algorithm_compute_types(
+            precision, lhs_aval.dtype, rhs_aval.dtype, aval_out.dtype)
+        lhs = lowering.convert(lhs, lhs_aval.update(dtype=lhs_type)) \
+            if np.dtype(lhs_type) != lhs_aval.dtype else lhs
+        rhs = lowering.convert(rhs, rhs_aval.update(dtype=rhs_type)) \
+            if np.dtype(rhs_type) != rhs_aval.dtype else rhs
+        acc_aval = aval_out.update(dtype=acc_type)
+        if precision is not DotAlgorithmPreset.DEFAULT:
+            lhs_t, rhs_t, acc_t, n_ops = _CPU_ALGORITHMS[precision]
+            algorithm["algorithm"] = hlo.DotAlgorithm.get(
+                ir.Type.parse(lhs_t), ir.Type.parse(rhs_t), ir.Type.parse(acc_t), 1, 1,
+                n_ops, False)
+        precision = None
+    elif lhs_aval.dtype != rhs_aval.dtype:
         lhs = lowering.convert(lhs, lhs_aval.update(dtype=aval_out.dtype))
         rhs = lowering.convert(rhs, rhs_aval.update(dtype=aval_out.dtype))
     (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
@@ -306,8 +434,9 @@ def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision,
         rhs_contracting_dimensions=[int(d) for d in rhs_contracting])
     pair = (Precision.DEFAULT, Precision.DEFAULT) if precision is None else precision
     precision_config = ir.ArrayAttr.get([hlo.PrecisionAttr.get(str(p)) for p in pair])
-    return hlo.dot_general(lowering.aval_to_ir_type(aval_out), lhs, rhs, dnums,
-                           precision_config=precision_config)
+    out = hlo.dot_general(lowering.aval_to_ir_type(acc_aval), lhs, rhs, dnums,
+                          precision_config=precision_config, **algorithm)
+    return lowering.convert(out, aval_out) if acc_aval.dtype != aval_out.dtype else out
 
 
 def _dot_general_printed_params(params):

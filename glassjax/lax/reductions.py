@@ -178,8 +178,18 @@ def _reduce_sum_transpose(ct, x, *, axes, out_sharding):
     return [broadcast_in_dim(ct, x.aval.shape, kept)]
 
 
-reduce_sum_p = _reduction("reduce_sum", _reduce_op_shape_rule,
-                          functools.partial(_reduce_number_dtype_rule, "reduce_sum"),
+def _reduce_sum_dtype_rule(x, *, axes, **params):
+    """As for any number reduction; and ``jax_allow_f16_reductions=False`` forbids
+    summing float16/bfloat16 values (a sum of many rounds badly in 16 bits)."""
+    dtype = _reduce_number_dtype_rule("reduce_sum", x)
+    if (x.dtype in (np.float16, dtypes.bfloat16) and not config.jax_allow_f16_reductions
+            and not all(x.shape[d] == 1 for d in axes)):
+        raise ValueError(f"reduce_sum on operand {x.str_short(True)} is not allowed when "
+                         "jax_allow_f16_reductions=False.")
+    return dtype
+
+
+reduce_sum_p = _reduction("reduce_sum", _reduce_op_shape_rule, _reduce_sum_dtype_rule,
                           all_weak, hlo.add, _sum_identity)
 ad.deflinear2(reduce_sum_p, _reduce_sum_transpose)
 

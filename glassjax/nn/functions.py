@@ -8,12 +8,14 @@ gradients and jaxprs read like JAX's.
 """
 from __future__ import annotations
 
+import functools
 import operator
 import warnings
 
 import numpy as np
 
 from glassjax import core, dtypes, lax
+from glassjax.config import config
 from glassjax import numpy as jnp
 from glassjax.custom_derivatives import custom_jvp
 from glassjax.jit import jit
@@ -235,10 +237,32 @@ def log_softmax(x, axis=-1, where=None):
 
 
 def softmax(x, axis=-1, where=None):
-    """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the (gradient-stopped) maximum;
-    masked out elements give 0. (JAX 0.10.2's default; its ``jax_softmax_custom_jvp``
-    variant is not provided.)"""
-    initial = -np.inf
+    """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the maximum; masked out
+    elements give 0. By default (as in JAX 0.10.2) differentiated through its operations
+    with the maximum's gradient stopped; with ``jax_softmax_custom_jvp`` by its own rule
+    ``y * (dx - sum(y * dx))``, which keeps fewer intermediates."""
+    if config.jax_softmax_custom_jvp:
+        return _softmax(x, axis, where)
+    return _softmax_deprecated(x, axis, where)
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1,))
+def _softmax(x, axis=-1, where=None, initial=-np.inf):
+    x_max = jnp.max(x, axis, where=where, initial=initial, keepdims=True)
+    x_safe = x if where is None else jnp.where(where, x, initial)
+    unnormalized = jnp.exp(x_safe - x_max)
+    result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
+    return result if where is None else jnp.where(where, result, 0)
+
+
+@_softmax.defjvp
+def _softmax_jvp(axis, primals, tangents):
+    (x, where, initial), (x_dot, _, _) = primals, tangents
+    y = _softmax(x, axis, where, initial)
+    return y, y * (x_dot - (y * x_dot).sum(axis, where=where, keepdims=True))
+
+
+def _softmax_deprecated(x, axis=-1, where=None, initial=-np.inf):
     x_max = jnp.max(x, axis, where=where, initial=initial, keepdims=True)
     x_safe = x if where is None else jnp.where(where, x, initial)
     unnormalized = jnp.exp(x_safe - lax.stop_gradient(x_max))

@@ -11,8 +11,8 @@ from glassjax import dtypes as _dtypes
 from glassjax.array import Array as ndarray
 from glassjax.numpy import array_methods as _array_methods
 from glassjax.numpy.array_creation import (arange, array, asarray, copy, empty, empty_like,
-                                           eye, full, full_like, geomspace, identity,
-                                           indices, linspace, logspace, meshgrid, ones,
+                                           eye, from_dlpack, full, full_like, geomspace,
+                                           identity, indices, linspace, logspace, meshgrid, ones,
                                            ones_like, tri, tril, triu, zeros, zeros_like)
 from glassjax.numpy.bits import packbits, unpackbits
 from glassjax.numpy.convolve import convolve, correlate

@@ -13,7 +13,7 @@ import types
 
 import numpy as np
 
-from glassjax import core, dtypes, lax, tree_util
+from glassjax import core, dlpack, dtypes, lax, tree_util
 from glassjax.jit import jit
 from glassjax.lax import utils as lax_utils
 from glassjax.numpy import util
@@ -95,6 +95,12 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     if dtype is not None:
         dtype = user_dtype(dtype, "asarray")
     return array(a, dtype=dtype, copy=bool(copy), order=order, device=device)
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An array sharing the buffer of ``x`` from another library (``x.__dlpack__``);
+    see ``glassjax.dlpack.from_dlpack``."""
+    return dlpack.from_dlpack(x, device=device, copy=copy)
 
 
 def copy(a, order=None):

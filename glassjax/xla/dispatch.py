@@ -15,15 +15,19 @@ once the previous program's are done, without Python waiting for them.
 from __future__ import annotations
 
 import atexit
+import logging
+import time
 from typing import NamedTuple, Sequence
 
 import numpy as np
 from jaxlib import xla_client as xc
 
-from glassjax import config, core, tree_util
+from glassjax import config, core, monitoring, tree_util
 from glassjax.mesh import Mesh, PartitionSpec
 from glassjax.named_sharding import NamedSharding, gspmd_to_named
 from glassjax.xla import fastpath, lowering, runtime
+
+logger = logging.getLogger(__name__)
 
 
 class Placement(NamedTuple):
@@ -43,11 +47,12 @@ class Compiled:
     first), and the shardings of its results."""
     __slots__ = ("executable", "in_avals", "out_avals", "kept_invars", "placement",
                  "in_shardings", "out_shardings", "donated_invars", "module_context",
-                 "ordered_effects")
+                 "ordered_effects", "name")
 
     def __init__(self, executable, in_avals, out_avals, kept_invars, placement,
                  in_shardings, out_shardings, donated_invars, module_context,
-                 ordered_effects=()):
+                 ordered_effects=(), name=""):
+        self.name = name            # ``jit(f)``: how messages name the program
         self.executable = executable
         self.in_avals = in_avals
         self.out_avals = out_avals
@@ -65,7 +70,11 @@ class Compiled:
         return self.placement.devices[0]
 
     def __call__(self, *args):
-        args = [getattr(a, "_base_array", a)      # typed keys are passed as their words
+        if config.jax_no_execution:
+            raise RuntimeError(f"JAX tried to execute function {self.name}, but the "
+                               "no_execution config option is set")
+        args = [a._buf if isinstance(a, core.Token)  # a token is passed as its buffer
+                else getattr(a, "_base_array", a)   # typed keys are passed as their words
                 for a, keep in zip(args, self.kept_invars) if keep]
         for a in args:
             if isinstance(a, runtime.ArrayImpl):
@@ -227,6 +236,7 @@ def compile_jaxpr(name: str, closed: core.ClosedJaxpr, placement: Placement | No
 
 
 class LoweredJaxpr(NamedTuple):
+    name: str               # ``jit(f)``
     module_context: lowering.ModuleContext
     kept_invars: list       # which of the jaxpr's inputs ``main`` takes
     donated: list           # donation flags of the kept inputs
@@ -252,18 +262,42 @@ def lower_jaxpr(name: str, closed: core.ClosedJaxpr, placement: Placement | None
                           zip(in_shardings or [None] * len(kept), kept) if k]
         spmd = dict(mesh=placement.mesh, num_partitions=len(placement.devices),
                     arg_shardings=kept_shardings, result_shardings=out_shardings)
+    program = f"jit({name})"
+    mapping = [repr(s) if s is not None else "UnspecifiedValue"
+               for s in in_shardings or [None] * len(closed.in_avals)]
+    log_compile("Compiling %s with global shapes and types %r. Argument mapping: (%s%s).",
+                program, tuple(closed.in_avals), ", ".join(mapping),
+                "," if len(mapping) == 1 else "")
+    start = time.perf_counter()
     mctx = lowering.lower_module(lowering.module_name("jit", name), pruned,
                                  donated_invars=donated, result_names=result_names,
                                  devices=placement.devices, **spmd)
-    return LoweredJaxpr(mctx, kept, donated, placement, kept_shardings)
+    elapsed = time.perf_counter() - start
+    log_compile("Finished jaxpr to MLIR module conversion %s in %.9f sec", program, elapsed)
+    monitoring.record_event_duration_secs(monitoring.JAXPR_TO_MLIR_MODULE_EVENT, elapsed,
+                                          fun_name=program)
+    return LoweredJaxpr(program, mctx, kept, donated, placement, kept_shardings)
+
+
+def log_compile(message: str, *args):
+    """Log a step of tracing or compiling a program: at WARNING when the user asked to
+    see them (``jax_log_compiles``), else at DEBUG."""
+    level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
+    if logger.isEnabledFor(level):
+        logger.log(level, message, *args)
 
 
 def compile_lowered(closed: core.ClosedJaxpr, lowered: LoweredJaxpr) -> Compiled:
     """Compile the module ``lower_jaxpr`` made of ``closed`` for its placement."""
     mctx, placement = lowered.module_context, lowered.placement
+    start = time.perf_counter()
     exe = runtime.compile(mctx.module, devices=placement.devices,
                           num_partitions=len(placement.devices),
                           host_callbacks=mctx.host_callbacks)
+    elapsed = time.perf_counter() - start
+    log_compile("Finished XLA compilation of %s in %.9f sec", lowered.name, elapsed)
+    monitoring.record_event_duration_secs(monitoring.BACKEND_COMPILE_EVENT, elapsed,
+                                          fun_name=lowered.name)
     if placement.spmd:
         in_shardings = lowered.in_shardings
         out_shardings = [_sharding_from_xla(hlo, placement, aval) for hlo, aval in
@@ -275,7 +309,8 @@ def compile_lowered(closed: core.ClosedJaxpr, lowered: LoweredJaxpr) -> Compiled
             len(closed.out_avals)
     ordered = lowering.ordered_effects(closed.jaxpr.effects)
     return Compiled(exe, closed.in_avals, closed.out_avals, lowered.kept_invars, placement,
-                    in_shardings, out_shardings, lowered.donated, mctx, ordered)
+                    in_shardings, out_shardings, lowered.donated, mctx, ordered,
+                    lowered.name)
 
 
 def _sharding_from_xla(hlo, placement: Placement, aval):

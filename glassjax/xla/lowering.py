@@ -109,6 +109,8 @@ def dtype_to_ir_type(dtype) -> ir.Type:
 
 
 def aval_to_ir_type(aval) -> ir.RankedTensorType:
+    if aval is core.abstract_token:
+        return hlo.TokenType.get()
     if isinstance(aval.dtype, dtypes.ExtendedDType):   # held as its physical array
         aval = aval.dtype.physical_aval(aval)
     if math.prod(aval.shape) * aval.dtype.itemsize >= 2 ** 63:
@@ -269,7 +271,7 @@ def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value
 
 
 def _is_extended(aval) -> bool:
-    return isinstance(aval.dtype, dtypes.ExtendedDType)
+    return isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType)   # (tokens: none)
 
 
 def _word_by_word(rule):

@@ -639,6 +639,10 @@ def compile(module: ir.Module | str, *, devices: Sequence[Device] | None = None,
         cacheable=not host_callbacks)
 
 
+# How XLA holds a token that enters or leaves a program: an empty buffer.
+_TOKEN_BUFFER = core.ShapedArray((0,), np.bool_)
+
+
 def execute(executable: LoadedExecutable, args: Sequence[ArrayImpl],
             out_avals: Sequence[core.ShapedArray], *, out_shardings=None,
             committed: bool = False, with_token: bool = False):
@@ -657,7 +661,8 @@ def execute(executable: LoadedExecutable, args: Sequence[ArrayImpl],
     if out_shardings is None:
         device, = executable.local_devices()
         out_shardings = [SingleDeviceSharding(device)] * len(out_avals)
-    device_avals = [aval.update(dtype=np.bool_) if aval.dtype == dtypes.float0
+    device_avals = [_TOKEN_BUFFER if aval is core.abstract_token    # tokens: no data
+                    else aval.update(dtype=np.bool_) if aval.dtype == dtypes.float0
                     else aval.dtype.physical_aval(aval)   # typed keys: their words
                     if isinstance(aval.dtype, dtypes.ExtendedDType) else aval
                     for aval in out_avals]
@@ -666,7 +671,8 @@ def execute(executable: LoadedExecutable, args: Sequence[ArrayImpl],
     execution = executable.execute_sharded(list(args), with_tokens=with_token)
     token = execution.consume_token() if with_token else None
     results = execution.consume_with_handlers(handlers)
-    arrays = [core.float0_zeros(aval.shape) if aval.dtype == dtypes.float0
+    arrays = [core.Token(result) if aval is core.abstract_token
+              else core.float0_zeros(aval.shape) if aval.dtype == dtypes.float0
               else aval.dtype.wrap_physical(result)
               if isinstance(aval.dtype, dtypes.ExtendedDType) else result
               for aval, result in zip(out_avals, results)]

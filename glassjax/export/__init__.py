@@ -1,0 +1,12 @@
+"""``jax.export``: serialize a jitted function as StableHLO and call it back later."""
+from glassjax.export.exported import (DisabledSafetyCheck, Exported, default_export_platform,
+                                      deserialize, export,
+                                      maximum_supported_calling_convention_version,
+                                      minimum_supported_calling_convention_version)
+from glassjax.export.pytree_serialization import (register_namedtuple_serialization,
+                                                  register_pytree_node_serialization)
+
+__all__ = ["DisabledSafetyCheck", "Exported", "default_export_platform", "deserialize",
+           "export", "maximum_supported_calling_convention_version",
+           "minimum_supported_calling_convention_version",
+           "register_namedtuple_serialization", "register_pytree_node_serialization"]
