@@ -182,7 +182,13 @@ def process_index(backend=None) -> int:
 
 
 def process_count(backend=None) -> int:
-    return max(d.process_index for d in devices(backend)) + 1
+    return _process_count(get_backend(backend))
+
+
+@functools.lru_cache(maxsize=None)
+def _process_count(client: Client) -> int:
+    """(Fixed once a client exists; pmap asks on every call.)"""
+    return max(d.process_index for d in client.devices()) + 1
 
 
 def process_indices(backend=None) -> list[int]:
