@@ -6,6 +6,8 @@ so both do exactly the same work. Cases that trace build a *fresh* Python functi
 repetition: both libraries cache traces per function object, and the point is to measure
 tracing, not the cache.
 """
+import itertools
+
 import numpy as np
 
 
@@ -175,7 +177,44 @@ def _printing(n_eqns):
     return case
 
 
-# name -> (case, repetitions per sample)
+def _chain(jax, n_eqns):
+    """A fresh function whose jaxpr has ``n_eqns`` equations (sin and cos alternating)."""
+    def chain(x):
+        for _ in range(n_eqns // 2):
+            x = jax.numpy.cos(jax.numpy.sin(x))
+        return x
+    return chain
+
+
+def first_call_1k(jax):
+    """jit of a fresh 1,000-equation chain: trace + lower + compile + run."""
+    def rep():
+        jax.jit(_chain(jax, 1000))(1.0).block_until_ready()
+    return rep
+
+
+def jaxpr_magic_1k(jax):
+    """%jaxpr of a fresh 1,000-equation chain in IPython: trace, lower, compile, run,
+    text and graph (glassjax only).
+
+    The notebook layer's own cost is this less ``first_call_1k`` (see ``DIFFERENCES``)."""
+    if jax.__name__ != "glassjax":        # JAX has no notebook layer
+        return None
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+    shell = InteractiveShell.instance()
+    shell.run_cell("%load_ext glassjax")
+    counter = itertools.count()
+
+    def rep():
+        name = f"chain{next(counter)}"
+        shell.user_ns[name] = _chain(jax, 1000)
+        with capture_output():
+            result = shell.run_cell(f"%jaxpr {name}(1.0)")
+        result.raise_error()
+    return rep
+
+
 def pmap_psum_dispatch(jax):
     """Cached pmap call of a psum over 8 CPU devices, waited for each time.
 
@@ -205,6 +244,8 @@ def jit_sharded_matmul(jax):
     return rep
 
 
+# name -> (case, repetitions per sample); a case returning None does not apply to that
+# implementation.
 CASES = {
     "trace_chain_1000": (trace_chain_1000, 3),
     "trace_mlp_loss": (trace_mlp_loss, 20),
@@ -222,4 +263,12 @@ CASES = {
     "print_100k": (_printing(100_000), 1),
     "pmap_psum_dispatch": (pmap_psum_dispatch, 500),
     "jit_sharded_matmul": (jit_sharded_matmul, 50),
+    "first_call_1k": (first_call_1k, 1),
+    "jaxpr_magic_1k": (jaxpr_magic_1k, 1),
+}
+
+# name -> (case, baseline case, limit in seconds): reported as glassjax's time of the
+# case less that of the baseline, against the issue's target.
+DIFFERENCES = {
+    "jaxpr_magic_overhead": ("jaxpr_magic_1k", "first_call_1k", 0.050),
 }
