@@ -194,10 +194,9 @@ def first_call_1k(jax):
 
 
 def jaxpr_magic_1k(jax):
-    """%jaxpr of a fresh 1,000-equation chain in IPython: trace, lower, compile, run,
-    text and graph (glassjax only).
+    """%jaxpr of a fresh 1,000-equation chain in IPython, end to end (glassjax only).
 
-    The notebook layer's own cost is this less ``first_call_1k`` (see ``DIFFERENCES``)."""
+    Traces, lowers, compiles and runs it, and shows its text and graph. The notebook layer's own cost is this less ``first_call_1k`` (see ``DIFFERENCES``)."""
     if jax.__name__ != "glassjax":        # JAX has no notebook layer
         return None
     from IPython.core.interactiveshell import InteractiveShell

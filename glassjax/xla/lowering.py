@@ -236,38 +236,48 @@ class LoweringRuleContext(NamedTuple):
 
 def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value],
                 args: Sequence[ir.Value]) -> list[ir.Value]:
-    """Emit the equations of ``jaxpr`` at the current insertion point."""
-    env: dict = {}
+    """Emit the equations of ``jaxpr`` at the current insertion point.
+
+    This loop runs once per equation of every program lowered, so it does no more than
+    it must: a rule lookup, the types, one check for typed keys, the call."""
+    env: dict = dict(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
 
     def read(a):
         if isinstance(a, core.Literal):
             return ir_constant(np.asarray(a.val, a.aval.dtype))
         return env[a]
 
-    env.update(zip(jaxpr.constvars, consts))
-    env.update(zip(jaxpr.invars, args))
     for eqn in jaxpr.eqns:
-        rule = lowering_rules.get(eqn.primitive)
+        primitive = eqn.primitive
+        rule = lowering_rules.get(primitive)
         if rule is None:
             raise NotImplementedError(f"MLIR translation rule for primitive "
-                                      f"'{eqn.primitive.name}' not found")
-        rule_ctx = LoweringRuleContext(ctx, eqn.primitive,
-                                       [a.aval for a in eqn.invars],
-                                       [v.aval for v in eqn.outvars])
-        if (eqn.primitive not in extended_dtype_rules and
-                any(_is_extended(a) for a in (*rule_ctx.avals_in, *rule_ctx.avals_out))
+                                      f"'{primitive.name}' not found")
+        avals_in = [a.aval for a in eqn.invars]
+        avals_out = [v.aval for v in eqn.outvars]
+        if (primitive not in extended_dtype_rules and
+                (_any_extended(avals_in) or _any_extended(avals_out))
                 and not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
             rule = _word_by_word(rule)
-        outs = rule(rule_ctx, *map(read, eqn.invars), **eqn.params)
-        if not eqn.primitive.multiple_results:
-            outs = [outs]
-        for v, o in zip(eqn.outvars, outs):
-            env[v] = o
+        outs = rule(LoweringRuleContext(ctx, primitive, avals_in, avals_out),
+                    *[read(a) for a in eqn.invars], **eqn.params)
+        if primitive.multiple_results:
+            env.update(zip(eqn.outvars, outs))
+        else:
+            env[eqn.outvars[0]] = outs
     return [read(v) for v in jaxpr.outvars]
 
 
 def _is_extended(aval) -> bool:
     return isinstance(aval.dtype, dtypes.ExtendedDType)
+
+
+def _any_extended(avals) -> bool:
+    for aval in avals:
+        if isinstance(aval.dtype, dtypes.ExtendedDType):
+            return True
+    return False
 
 
 def _word_by_word(rule):
@@ -444,9 +454,12 @@ def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
         _emit_function(mctx, "main", closed, public=True, arg_attrs=arg_attrs,
                        result_attrs=result_attrs)
         # Shardy meshes written inline in sharding attributes (host callbacks pin
-        # themselves to device 0 that way) become named ``sdy.mesh`` symbols, as in JAX.
-        passmanager.PassManager.parse("builtin.module(sdy-lift-inlined-meshes)").run(
-            mctx.module.operation)
+        # themselves to device 0 that way) become named ``sdy.mesh`` symbols, and mesh
+        # symbols get their ``stablehlo.mesh`` attribute, as in JAX. (The pass walks the
+        # whole module: skipped when there is no mesh.)
+        if mctx.host_callbacks or mctx.mesh_names:
+            passmanager.PassManager.parse("builtin.module(sdy-lift-inlined-meshes)").run(
+                mctx.module.operation)
     return mctx
 
 
