@@ -638,6 +638,7 @@ def compile(module: ir.Module | str, *, devices: Sequence[Device] | None = None,
     build = options.executable_build_options
     build.use_spmd_partitioning = num_partitions > 1
     build.use_shardy_partitioner = True
+    build.memory_fitting_level = 29     # XLA's O2: JAX's default (jax_memory_fitting_level)
     client, device_list = devices[0].client, _jax.DeviceList(tuple(devices))
     return compilation_cache.compile_or_load(
         lambda: str(module), options, client, device_list,
