@@ -10,6 +10,8 @@ import itertools
 
 import numpy as np
 
+SAMPLES = 5         # timed samples per case (``worker.py``), each of a case's repetitions
+
 
 def _mlp_params(jnp, sizes=(64, 128, 128, 10)):
     rng = np.random.RandomState(0)
@@ -161,20 +163,39 @@ def run_scan_rnn(jax):
     return lambda: jax.block_until_ready(f(*args))
 
 
+def _four_op_chain(jnp, n_eqns):
+    """A fresh function of two arrays whose jaxpr has ``n_eqns`` equations (sin, mul,
+    add, cos repeated)."""
+    def chain(x, y):
+        for _ in range(n_eqns // 4):
+            x = jnp.sin(x) * y + 1.0
+            y = jnp.cos(y)
+        return x, y
+    return chain
+
+
 def _printing(n_eqns):
     def case(jax):
-        """str() of a jaxpr of ``n_eqns`` equations (sin, mul, add, cos repeated)."""
         jnp = jax.numpy
-
-        def chain(x, y):
-            for _ in range(n_eqns // 4):
-                x = jnp.sin(x) * y + 1.0
-                y = jnp.cos(y)
-            return x, y
-        closed = jax.make_jaxpr(chain)(jnp.ones(3), jnp.ones(3))
+        closed = jax.make_jaxpr(_four_op_chain(jnp, n_eqns))(jnp.ones(3), jnp.ones(3))
         return lambda: str(closed)
     case.__doc__ = f"str() of a {n_eqns:,}-equation jaxpr."
     return case
+
+
+def _lowering(n_eqns, reps):
+    """A ``CASES`` entry: ``(case, reps)``; the case traces one jaxpr per repetition."""
+    def case(jax):
+        # Each repetition lowers a jaxpr never lowered before (JAX caches lowerings per
+        # jaxpr): all are traced here, outside the timing.
+        jnp = jax.numpy
+        x = jnp.ones(3)
+        pending = [jax.jit(_four_op_chain(jnp, n_eqns)).trace(x, x)
+                   for _ in range(1 + SAMPLES * reps)]
+        return lambda: pending.pop().lower().as_text()
+    case.__doc__ = (f"jit(f).trace(x).lower().as_text() of a {n_eqns:,}-equation "
+                    "jaxpr: lowering to StableHLO text alone.")
+    return case, reps
 
 
 def _chain(jax, n_eqns):
@@ -260,6 +281,8 @@ CASES = {
     "print_1k": (_printing(1_000), 20),
     "print_10k": (_printing(10_000), 3),
     "print_100k": (_printing(100_000), 1),
+    "lower_1k": _lowering(1_000, 5),
+    "lower_10k": _lowering(10_000, 1),
     "pmap_psum_dispatch": (pmap_psum_dispatch, 500),
     "jit_sharded_matmul": (jit_sharded_matmul, 50),
     "first_call_1k": (first_call_1k, 1),
