@@ -245,48 +245,38 @@ class LoweringRuleContext(NamedTuple):
 
 def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value],
                 args: Sequence[ir.Value]) -> list[ir.Value]:
-    """Emit the equations of ``jaxpr`` at the current insertion point.
-
-    This loop runs once per equation of every program lowered, so it does no more than
-    it must: a rule lookup, the types, one check for typed keys, the call."""
-    env: dict = dict(zip(jaxpr.constvars, consts))
-    env.update(zip(jaxpr.invars, args))
+    """Emit the equations of ``jaxpr`` at the current insertion point."""
+    env: dict = {}
 
     def read(a):
         if isinstance(a, core.Literal):
             return ir_constant(np.asarray(a.val, a.aval.dtype))
         return env[a]
 
+    env.update(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
     for eqn in jaxpr.eqns:
-        primitive = eqn.primitive
-        rule = lowering_rules.get(primitive)
+        rule = lowering_rules.get(eqn.primitive)
         if rule is None:
             raise NotImplementedError(f"MLIR translation rule for primitive "
-                                      f"'{primitive.name}' not found")
-        avals_in = [a.aval for a in eqn.invars]
-        avals_out = [v.aval for v in eqn.outvars]
-        if (primitive not in extended_dtype_rules and
-                (_any_extended(avals_in) or _any_extended(avals_out))
+                                      f"'{eqn.primitive.name}' not found")
+        rule_ctx = LoweringRuleContext(ctx, eqn.primitive,
+                                       [a.aval for a in eqn.invars],
+                                       [v.aval for v in eqn.outvars])
+        if (eqn.primitive not in extended_dtype_rules and
+                any(_is_extended(a) for a in (*rule_ctx.avals_in, *rule_ctx.avals_out))
                 and not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
             rule = _word_by_word(rule)
-        outs = rule(LoweringRuleContext(ctx, primitive, avals_in, avals_out),
-                    *[read(a) for a in eqn.invars], **eqn.params)
-        if primitive.multiple_results:
-            env.update(zip(eqn.outvars, outs))
-        else:
-            env[eqn.outvars[0]] = outs
+        outs = rule(rule_ctx, *map(read, eqn.invars), **eqn.params)
+        if not eqn.primitive.multiple_results:
+            outs = [outs]
+        for v, o in zip(eqn.outvars, outs):
+            env[v] = o
     return [read(v) for v in jaxpr.outvars]
 
 
 def _is_extended(aval) -> bool:
     return isinstance(aval.dtype, dtypes.ExtendedDType)
-
-
-def _any_extended(avals) -> bool:
-    for aval in avals:
-        if isinstance(aval.dtype, dtypes.ExtendedDType):
-            return True
-    return False
 
 
 def _word_by_word(rule):
