@@ -289,15 +289,17 @@ def _sharding_from_xla(hlo, placement: Placement, aval):
 
 def prune_for_lowering(closed: core.ClosedJaxpr, keep_unused=False):
     """What a jit lowers, as in JAX: the jaxpr without its dead equations (and the
-    constants only they read), and without the inputs nothing reads unless
-    ``keep_unused``. Returns the pruned jaxpr and which inputs it kept."""
+    constants only they read), and without the inputs nothing reads -- or with
+    ``keep_unused`` the jaxpr as it is. Returns the pruned jaxpr and which inputs it
+    kept."""
     from glassjax.interpreters import partial_eval as pe   # late: it sits above dispatch
     jaxpr, n = closed.jaxpr, len(closed.jaxpr.constvars)
+    if keep_unused:
+        return closed, [True] * len(jaxpr.invars)
     # One pass finds the dead equations, constants and inputs alike: the constants are
     # passed as leading inputs that are never kept for their own sake.
     as_inputs = jaxpr.replace(constvars=[], invars=[*jaxpr.constvars, *jaxpr.invars])
-    pruned, used = pe.dce_jaxpr(as_inputs, [True] * len(jaxpr.outvars),
-                                [False] * n + [keep_unused] * len(jaxpr.invars))
+    pruned, used = pe.dce_jaxpr(as_inputs, [True] * len(jaxpr.outvars), False)
     n_consts = sum(used[:n])
     pruned = pruned.replace(constvars=pruned.invars[:n_consts],
                             invars=pruned.invars[n_consts:])
