@@ -602,10 +602,12 @@ _jax_mlir_ext.register_dialects(_dialect_registry)   # func, arith, ... (MLIR up
 def mlir_context() -> ir.Context:
     """A fresh MLIR context that knows the dialects glassjax emits: StableHLO, CHLO and
     Shardy (``sdy``) besides MLIR's own (``func``). Each module gets its own context, as
-    in JAX, so types and attributes of old modules are not kept alive."""
+    in JAX, so types and attributes of old modules are not kept alive. Of MLIR's own
+    dialects only ``func`` is loaded (the others in the registry load when a parsed text
+    names them): loading them all took longer than lowering a small program."""
     context = ir.Context()
     context.append_dialect_registry(_dialect_registry)
-    context.load_all_available_dialects()
+    context.dialects["func"]        # (looking a dialect up loads it)
     stablehlo.register_dialect(context)
     chlo.register_dialect(context)
     sdy.register_dialect(context)
