@@ -6,7 +6,11 @@ so both do exactly the same work. Cases that trace build a *fresh* Python functi
 repetition: both libraries cache traces per function object, and the point is to measure
 tracing, not the cache.
 """
+import itertools
+
 import numpy as np
+
+SAMPLES = 5         # timed samples per case (``worker.py``), each of a case's repetitions
 
 
 def _mlp_params(jnp, sizes=(64, 128, 128, 10)):
@@ -159,23 +163,78 @@ def run_scan_rnn(jax):
     return lambda: jax.block_until_ready(f(*args))
 
 
+def _four_op_chain(jnp, n_eqns):
+    """A fresh function of two arrays whose jaxpr has ``n_eqns`` equations (sin, mul,
+    add, cos repeated)."""
+    def chain(x, y):
+        for _ in range(n_eqns // 4):
+            x = jnp.sin(x) * y + 1.0
+            y = jnp.cos(y)
+        return x, y
+    return chain
+
+
 def _printing(n_eqns):
     def case(jax):
-        """str() of a jaxpr of ``n_eqns`` equations (sin, mul, add, cos repeated)."""
         jnp = jax.numpy
-
-        def chain(x, y):
-            for _ in range(n_eqns // 4):
-                x = jnp.sin(x) * y + 1.0
-                y = jnp.cos(y)
-            return x, y
-        closed = jax.make_jaxpr(chain)(jnp.ones(3), jnp.ones(3))
+        closed = jax.make_jaxpr(_four_op_chain(jnp, n_eqns))(jnp.ones(3), jnp.ones(3))
         return lambda: str(closed)
     case.__doc__ = f"str() of a {n_eqns:,}-equation jaxpr."
     return case
 
 
-# name -> (case, repetitions per sample)
+def _lowering(n_eqns, reps):
+    """A ``CASES`` entry: ``(case, reps)``; the case traces one jaxpr per repetition."""
+    def case(jax):
+        # Each repetition lowers a jaxpr never lowered before (JAX caches lowerings per
+        # jaxpr): all are traced here, outside the timing.
+        jnp = jax.numpy
+        x = jnp.ones(3)
+        pending = [jax.jit(_four_op_chain(jnp, n_eqns)).trace(x, x)
+                   for _ in range(1 + SAMPLES * reps)]
+        return lambda: pending.pop().lower().as_text()
+    case.__doc__ = (f"jit(f).trace(x).lower().as_text() of a {n_eqns:,}-equation "
+                    "jaxpr: lowering to StableHLO text alone.")
+    return case, reps
+
+
+def _chain(jax, n_eqns):
+    """A fresh function whose jaxpr has ``n_eqns`` equations (sin and cos alternating)."""
+    def chain(x):
+        for _ in range(n_eqns // 2):
+            x = jax.numpy.cos(jax.numpy.sin(x))
+        return x
+    return chain
+
+
+def first_call_1k(jax):
+    """jit of a fresh 1,000-equation chain: trace + lower + compile + run."""
+    def rep():
+        jax.jit(_chain(jax, 1000))(1.0).block_until_ready()
+    return rep
+
+
+def jaxpr_magic_1k(jax):
+    """%jaxpr of a fresh 1,000-equation chain in IPython, end to end (glassjax only).
+
+    Traces, lowers, compiles and runs it, and shows its text and graph. The notebook layer's own cost is this less ``first_call_1k`` (see ``DIFFERENCES``)."""
+    if jax.__name__ != "glassjax":        # JAX has no notebook layer
+        return None
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+    shell = InteractiveShell.instance()
+    shell.run_cell("%load_ext glassjax")
+    counter = itertools.count()
+
+    def rep():
+        name = f"chain{next(counter)}"
+        shell.user_ns[name] = _chain(jax, 1000)
+        with capture_output():
+            result = shell.run_cell(f"%jaxpr {name}(1.0)")
+        result.raise_error()
+    return rep
+
+
 def pmap_psum_dispatch(jax):
     """Cached pmap call of a psum over 8 CPU devices, waited for each time.
 
@@ -205,6 +264,8 @@ def jit_sharded_matmul(jax):
     return rep
 
 
+# name -> (case, repetitions per sample); a case returning None does not apply to that
+# implementation.
 CASES = {
     "trace_chain_1000": (trace_chain_1000, 3),
     "trace_mlp_loss": (trace_mlp_loss, 20),
@@ -220,6 +281,16 @@ CASES = {
     "print_1k": (_printing(1_000), 20),
     "print_10k": (_printing(10_000), 3),
     "print_100k": (_printing(100_000), 1),
+    "lower_1k": _lowering(1_000, 5),
+    "lower_10k": _lowering(10_000, 1),
     "pmap_psum_dispatch": (pmap_psum_dispatch, 500),
     "jit_sharded_matmul": (jit_sharded_matmul, 50),
+    "first_call_1k": (first_call_1k, 1),
+    "jaxpr_magic_1k": (jaxpr_magic_1k, 1),
+}
+
+# name -> (case, baseline case, limit in seconds): reported as glassjax's time of the
+# case less that of the baseline, against the issue's target.
+DIFFERENCES = {
+    "jaxpr_magic_overhead": ("jaxpr_magic_1k", "first_call_1k", 0.050),
 }

@@ -47,6 +47,10 @@ def table(results: dict) -> str:
         ratio = f"{g / j:.2f}" if j else "-"
         lines.append(f"| {describe(name)} (`{name}`) | {fmt(g)} | "
                      f"{fmt(j) if j else '-'} | {ratio} |")
+    for name, seconds in results.get("differences", {}).items():
+        case, baseline, limit = cases.DIFFERENCES[name]
+        lines.append(f"| `{case}` less `{baseline}` (`{name}`, target <= {fmt(limit)}) | "
+                     f"{fmt(seconds)} | - | - |")
     lines.append("")
     lines.append(f"Medians of {results['rounds']} alternating rounds; ratio is glassjax / "
                  "JAX (below 1: glassjax is faster). Regenerate with `make bench`.")

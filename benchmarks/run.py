@@ -104,18 +104,27 @@ def main():
                 samples[impl][name].append(t)
         print(f"round {r + 1}/{args.rounds} done", flush=True)
 
-    medians = {impl: {k: statistics.median(v) for k, v in s.items()}
+    medians = {impl: {k: statistics.median(v) for k, v in s.items() if v}
                for impl, s in samples.items()}
     print(f"\n{'case':<20}{'glassjax':>12}{'jax 0.10.2':>14}{'ratio':>9}")
     for name in ["import"] + names:
-        g = medians["glassjax"][name]
+        g = medians["glassjax"].get(name)
+        if g is None:
+            continue
         j = medians.get("jax", {}).get(name)
         ratio = f"{g / j:9.2f}" if j else f"{'-':>9}"
         print(f"{name:<20}{fmt(g):>12}{fmt(j) if j else '-':>14}{ratio}")
+    differences = {}
+    for name, (case, baseline, limit) in cases.DIFFERENCES.items():
+        if case in medians["glassjax"] and baseline in medians["glassjax"]:
+            differences[name] = medians["glassjax"][case] - medians["glassjax"][baseline]
+            print(f"{name}: {case} - {baseline} = {fmt(differences[name]).strip()} "
+                  f"(target <= {fmt(limit).strip()})")
     results = HERE / "results"
     results.mkdir(exist_ok=True)
     (results / "latest.json").write_text(json.dumps(
-        {"medians": medians, "samples": samples, "rounds": args.rounds}, indent=1))
+        {"medians": medians, "samples": samples, "differences": differences,
+         "rounds": args.rounds}, indent=1))
     print(f"\nsaved {results / 'latest.json'}")
 
 

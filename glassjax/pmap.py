@@ -66,26 +66,35 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         if not all(type(leaf) is int for leaf in tree_util.tree_leaves(axes)):
             raise TypeError(f"pmap {what} must be an int, None, or (nested) container "
                             f"with those types as leaves, but got {axes}.")
-    cache: dict = {}
+    signatures: dict = {}       # arguments' tree -> (in axes, donated)
+    cache: dict = {}            # (static args, arguments' tree, devices) -> _Built
 
     def prepare(args, kwargs):
         """The jitted shard_map for this call signature, its mesh, the flat arguments
-        and their specs."""
+        and their specs. Runs on every call, so what depends only on the arguments'
+        tree structure is worked out once per structure."""
         if static and max(static) >= len(args):
             raise ValueError(
                 f"pmapped function has static_broadcasted_argnums={static} but was called "
                 f"with only {len(args)} positional argument{'s' if len(args) > 1 else ''}."
                 " All static broadcasted arguments must be passed positionally.")
-        dyn_args = [a for i, a in enumerate(args) if i not in static]
-        static_args = tuple((i, args[i]) for i in static)
-        dyn_in_axes = (tuple(a for i, a in enumerate(in_axes) if i not in static)
-                       if isinstance(in_axes, tuple) and static else in_axes)
-        leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), kwargs))
-        axes_flat = _flat_in_axes(dyn_in_axes, dyn_args, kwargs)
+        if static:
+            dyn_args = tuple(a for i, a in enumerate(args) if i not in static)
+            static_args = tuple((i, args[i]) for i in static)
+        else:
+            dyn_args, static_args = args, ()
+        leaves, in_tree = tree_util.tree_flatten((dyn_args, kwargs))
+        signature = signatures.get(in_tree)
+        if signature is None:
+            dyn_in_axes = (tuple(a for i, a in enumerate(in_axes) if i not in static)
+                           if isinstance(in_axes, tuple) and static else in_axes)
+            signature = signatures[in_tree] = (
+                tuple(_flat_in_axes(dyn_in_axes, dyn_args, kwargs)),
+                _donated_leaves(args, static, donate))
+        axes_flat, donated = signature
         size = _mapped_size(leaves, axes_flat)
         mesh_devices = _mesh_devices(devices, backend, size, axis_size)
-        donated = _donated_leaves(args, static, donate)
-        key = (static_args, in_tree, tuple(axes_flat), mesh_devices)
+        key = (static_args, in_tree, mesh_devices)
         built = cache.get(key)
         if built is None:
             built = cache[key] = _build(fun, args, static, in_tree, axes_flat, out_axes,
@@ -96,7 +105,8 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         """The slices laid out over the mesh before the call, as JAX does (arrays already
         laid out so, e.g. the results of another pmap, are passed as they are)."""
         return [x if isinstance(x, core.Tracer) or (
-            isinstance(x, runtime.ArrayImpl) and x._committed and x._sharding == s)
+            isinstance(x, runtime.ArrayImpl) and x._committed and
+            (x._sharding is s or x._sharding == s))
             else runtime.device_put(x, s, committed=True)
             for x, s in zip(leaves, built.in_shardings)]
 
@@ -205,8 +215,8 @@ def _flat_in_axes(in_axes, dyn_args, kwargs) -> list:
 
 def _mapped_size(leaves, axes_flat) -> int:
     for x, ax in zip(leaves, axes_flat):
-        if ax is not None and hasattr(x, "shape"):     # (as JAX: Python scalars don't count)
-            shape = np.shape(x)
+        shape = getattr(x, "shape", None)      # (as JAX: Python scalars don't count)
+        if ax is not None and shape is not None:
             if ax >= len(shape):
                 raise ValueError(f"pmap was requested to map its argument along axis "
                                  f"{ax}, which implies that its rank should be at least "

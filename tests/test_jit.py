@@ -200,6 +200,34 @@ def test_lower_as_text_is_jax_stablehlo():
         '    %1 = stablehlo.sine %0 : tensor<f32>\n    return %1 : tensor<f32>\n  }\n}\n')
 
 
+def test_lowering_prunes_dead_code_and_unused_inputs_unless_keep_unused():
+    # As JAX 0.10.2 (text printed by it): the dead equations, their constant and the
+    # unused input are left out; with keep_unused nothing is (XLA removes it later).
+    table = np.arange(3.0, dtype=np.float32)
+
+    def f(x, unused, y):
+        dead = jnp.sin(x) * jnp.asarray(table)     # noqa: F841
+        return x * y
+    head = ('module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas '
+            '= 1 : i32} {\n  func.func public @main(%arg0: tensor<f32>, %arg1: tensor<f32>')
+    tail = ') -> (tensor<f32> {jax.result_info = "result"}) {\n'
+    assert jax.jit(f).lower(1.0, 2.0, 3.0).as_text() == (
+        head + tail + '    %0 = stablehlo.multiply %arg0, %arg1 : tensor<f32>\n'
+        '    return %0 : tensor<f32>\n  }\n}\n')
+    assert jax.jit(f, keep_unused=True).lower(1.0, 2.0, 3.0).as_text() == (
+        head + ', %arg2: tensor<f32>' + tail +
+        '    %cst = stablehlo.constant dense<[0.000000e+00, 1.000000e+00, 2.000000e+00]> '
+        ': tensor<3xf32>\n'
+        '    %0 = stablehlo.sine %arg0 : tensor<f32>\n'
+        '    %1 = stablehlo.convert %0 : tensor<f32>\n'
+        '    %2 = stablehlo.broadcast_in_dim %1, dims = [] : (tensor<f32>) -> tensor<3xf32>\n'
+        '    %3 = stablehlo.multiply %2, %cst : tensor<3xf32>\n'
+        '    %4 = stablehlo.multiply %arg0, %arg2 : tensor<f32>\n'
+        '    return %4 : tensor<f32>\n  }\n}\n')
+    kept = jax.jit(f, keep_unused=True)
+    assert float(jax.jit(f)(2.0, 5.0, 3.0)) == float(kept(2.0, 5.0, 3.0)) == 6.0
+
+
 def test_result_info_names_pytree_outputs():
     f = lambda x, y: {"a": x + y, "b": (x * 2, jnp.sum(y))}
     text = jax.jit(f).lower(1., jnp.ones(3)).as_text()

@@ -166,6 +166,20 @@ def test_axes_options_and_static_arguments():
     assert out.sharding.device_set == set(devs)
 
 
+def test_one_pmap_called_with_several_argument_structures():
+    # pmap works out in_axes and donation once per argument structure: calls with other
+    # structures, sizes and static values must each get their own.
+    f = jax.pmap(lambda t, n: jax.tree.map(lambda v: v * n, t), in_axes=(0, None),
+                 static_broadcasted_argnums=1)
+    a, b = np.arange(4.), np.arange(6.).reshape(2, 3)
+    np.testing.assert_array_equal(f(a, 2), a * 2)
+    np.testing.assert_array_equal(f(b, 3), b * 3)
+    out = f({"u": a, "w": (a[:, None] * np.ones(2),)}, 5)
+    np.testing.assert_array_equal(out["u"], a * 5)
+    np.testing.assert_array_equal(out["w"][0], a[:, None] * np.ones(2) * 5)
+    np.testing.assert_array_equal(f(a, 2), a * 2)       # the first structure again
+
+
 def test_results_are_split_over_the_devices():
     out = jax.pmap(lambda v: v * 2)(jnp.ones((4, 3)))
     assert repr(out.sharding) == (

@@ -325,20 +325,36 @@ def _sharding_from_xla(hlo, placement: Placement, aval):
 
 def prune_for_lowering(closed: core.ClosedJaxpr, keep_unused=False):
     """What a jit lowers, as in JAX: the jaxpr without its dead equations (and the
-    constants only they read), and without the inputs nothing reads unless
-    ``keep_unused``. Returns the pruned jaxpr and which inputs it kept."""
+    constants only they read), and without the inputs nothing reads -- or with
+    ``keep_unused`` the jaxpr as it is. Returns the pruned jaxpr and which inputs it
+    kept."""
     from glassjax.interpreters import partial_eval as pe   # late: it sits above dispatch
-    jaxpr, consts = pe.dce_jaxpr_consts(closed.jaxpr, closed.consts)
-    kept = [keep_unused or u for u in lowering_used_invars(jaxpr)]
-    jaxpr = jaxpr.replace(invars=[v for v, k in zip(jaxpr.invars, kept) if k])
-    return core.ClosedJaxpr(jaxpr, consts), kept
+    jaxpr, n = closed.jaxpr, len(closed.jaxpr.constvars)
+    if keep_unused:
+        return closed, [True] * len(jaxpr.invars)
+    # One pass finds the dead equations, constants and inputs alike: the constants are
+    # passed as leading inputs that are never kept for their own sake.
+    as_inputs = jaxpr.replace(constvars=[], invars=[*jaxpr.constvars, *jaxpr.invars])
+    pruned, used = pe.dce_jaxpr(as_inputs, [True] * len(jaxpr.outvars), False)
+    n_consts = sum(used[:n])
+    pruned = pruned.replace(constvars=pruned.invars[:n_consts],
+                            invars=pruned.invars[n_consts:])
+    consts = [c for c, u in zip(closed.consts, used) if u]
+    return core.ClosedJaxpr(pruned, consts), used[n:]
 
 
 def lowering_used_invars(jaxpr: core.Jaxpr) -> list[bool]:
-    used = {v for v in jaxpr.outvars if isinstance(v, core.Var)}
+    """Which inputs an equation or an output reads (scanning only until all have been
+    seen, which is usually early)."""
+    unread = set(jaxpr.invars).difference(v for v in jaxpr.outvars
+                                          if isinstance(v, core.Var))
     for eqn in jaxpr.eqns:
-        used.update(a for a in eqn.invars if isinstance(a, core.Var))
-    return [v in used for v in jaxpr.invars]
+        if not unread:
+            break
+        for a in eqn.invars:
+            if isinstance(a, core.Var):
+                unread.discard(a)
+    return [v not in unread for v in jaxpr.invars]
 
 
 def _hashable_params(params):

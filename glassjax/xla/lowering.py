@@ -120,6 +120,15 @@ def aval_to_ir_type(aval) -> ir.RankedTensorType:
     return ir.RankedTensorType.get(aval.shape, dtype_to_ir_type(aval.dtype))
 
 
+def op(name: str, result_type: ir.Type, operands=(), attributes=None) -> ir.Value:
+    """The result of a new op ``name`` (e.g. ``"stablehlo.constant"``) whose result type
+    is known. The generated builders (``hlo.constant(...)``) also work out the result
+    type and wrap the op in Python objects, which takes twice as long; the ops every
+    program has many of (constants, broadcasts) are made this way."""
+    return ir.Operation.create(name, results=[result_type], operands=list(operands),
+                               attributes=attributes).result
+
+
 def ir_constant(val) -> ir.Value:
     """A ``stablehlo.constant`` holding ``val`` (a NumPy array or scalar)."""
     val = np.asarray(val)
@@ -130,13 +139,13 @@ def ir_constant(val) -> ir.Value:
         if val.size == 1:
             attr = ir.DenseElementsAttr.get_splat(ir_type,
                                                   ir.BoolAttr.get(bool(val.reshape(-1)[0])))
-            return hlo.constant(attr)
+            return op("stablehlo.constant", ir_type, (), {"value": attr})
         # MLIR's i1 buffers are bit-packed, and a one-byte buffer reads as a splat; a
         # uint8 constant converted to bool (nonzero is true) holds any pattern.
         as_bytes = ir_constant(val.astype(np.uint8))
         return hlo.convert(ir_type, as_bytes)
     attr = ir.DenseElementsAttr.get(np.ascontiguousarray(val), type=ir_type)
-    return hlo.constant(attr)
+    return op("stablehlo.constant", ir_type, (), {"value": attr})
 
 
 def full_like_aval(value, aval) -> ir.Value:
@@ -147,8 +156,8 @@ def full_like_aval(value, aval) -> ir.Value:
 
 def broadcast_in_dim(x: ir.Value, shape, broadcast_dimensions) -> ir.Value:
     elt = ir.RankedTensorType(x.type).element_type
-    return hlo.broadcast_in_dim(ir.RankedTensorType.get(tuple(shape), elt), x,
-                                list(broadcast_dimensions))
+    return op("stablehlo.broadcast_in_dim", ir.RankedTensorType.get(tuple(shape), elt), [x],
+              {"broadcast_dimensions": i64_array(broadcast_dimensions)})
 
 
 def convert(x: ir.Value, aval_out) -> ir.Value:
@@ -449,9 +458,12 @@ def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
         _emit_function(mctx, "main", closed, public=True, arg_attrs=arg_attrs,
                        result_attrs=result_attrs)
         # Shardy meshes written inline in sharding attributes (host callbacks pin
-        # themselves to device 0 that way) become named ``sdy.mesh`` symbols, as in JAX.
-        passmanager.PassManager.parse("builtin.module(sdy-lift-inlined-meshes)").run(
-            mctx.module.operation)
+        # themselves to device 0 that way) become named ``sdy.mesh`` symbols, and mesh
+        # symbols get their ``stablehlo.mesh`` attribute, as in JAX. (The pass walks the
+        # whole module: skipped when there is no mesh.)
+        if mctx.host_callbacks or mctx.mesh_names:
+            passmanager.PassManager.parse("builtin.module(sdy-lift-inlined-meshes)").run(
+                mctx.module.operation)
     return mctx
 
 

@@ -182,7 +182,13 @@ def process_index(backend=None) -> int:
 
 
 def process_count(backend=None) -> int:
-    return max(d.process_index for d in devices(backend)) + 1
+    return _process_count(get_backend(backend))
+
+
+@functools.lru_cache(maxsize=None)
+def _process_count(client: Client) -> int:
+    """(Fixed once a client exists; pmap asks on every call.)"""
+    return max(d.process_index for d in client.devices()) + 1
 
 
 def process_indices(backend=None) -> list[int]:
@@ -596,10 +602,12 @@ _jax_mlir_ext.register_dialects(_dialect_registry)   # func, arith, ... (MLIR up
 def mlir_context() -> ir.Context:
     """A fresh MLIR context that knows the dialects glassjax emits: StableHLO, CHLO and
     Shardy (``sdy``) besides MLIR's own (``func``). Each module gets its own context, as
-    in JAX, so types and attributes of old modules are not kept alive."""
+    in JAX, so types and attributes of old modules are not kept alive. Of MLIR's own
+    dialects only ``func`` is loaded (the others in the registry load when a parsed text
+    names them): loading them all took longer than lowering a small program."""
     context = ir.Context()
     context.append_dialect_registry(_dialect_registry)
-    context.load_all_available_dialects()
+    context.dialects["func"]        # (looking a dialect up loads it)
     stablehlo.register_dialect(context)
     chlo.register_dialect(context)
     sdy.register_dialect(context)
@@ -632,6 +640,7 @@ def compile(module: ir.Module | str, *, devices: Sequence[Device] | None = None,
     build = options.executable_build_options
     build.use_spmd_partitioning = num_partitions > 1
     build.use_shardy_partitioner = True
+    build.memory_fitting_level = 29     # XLA's O2: JAX's default (jax_memory_fitting_level)
     client, device_list = devices[0].client, _jax.DeviceList(tuple(devices))
     return compilation_cache.compile_or_load(
         lambda: str(module), options, client, device_list,
