@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from jaxlib import _jax
 
-from glassjax import dtypes
+from glassjax import dtypes, source_info
 from glassjax.layout import Format
 from glassjax.errors import (ConcretizationTypeError, TracerArrayConversionError,
                              TracerBoolConversionError, TracerIntegerConversionError,
@@ -369,18 +369,22 @@ class Literal:
 
 
 class JaxprEqn:
-    """``outvars = primitive[params] invars``."""
-    __slots__ = ("invars", "outvars", "primitive", "params", "effects")
+    """``outvars = primitive[params] invars``. ``source_info`` (a ``SourceInfo`` or None)
+    says which user line staged it and under which name stack."""
+    __slots__ = ("invars", "outvars", "primitive", "params", "effects", "source_info")
 
-    def __init__(self, invars, outvars, primitive, params, effects=frozenset()):
+    def __init__(self, invars, outvars, primitive, params, effects=frozenset(),
+                 source_info=None):
         self.invars = list(invars)
         self.outvars = list(outvars)
         self.primitive = primitive
         self.params = params
         self.effects = effects
+        self.source_info = source_info
 
     def replace(self, **kw):
-        new = JaxprEqn(self.invars, self.outvars, self.primitive, self.params, self.effects)
+        new = JaxprEqn(self.invars, self.outvars, self.primitive, self.params, self.effects,
+                       self.source_info)
         for k, v in kw.items():
             setattr(new, k, v)
         return new
@@ -797,11 +801,13 @@ def escaped_tracer_error(tracer, detail=None):
 # Evaluating and checking jaxprs
 # ----------------------------------------------------------------------------------------
 
-def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
+def eval_jaxpr(jaxpr: Jaxpr, consts, *args, propagate_source_info=True):
     """Interpret ``jaxpr`` by binding each equation with the current trace.
 
     With the eval trace current this runs the program eagerly; under a transformation it
-    re-traces the program through that transformation."""
+    re-traces the program through that transformation, each new equation keeping the
+    source line and name stack of the one it came from (only the name stack, with
+    ``propagate_source_info=False``: inlining a call)."""
     env: dict = {}
 
     def read(v):
@@ -819,7 +825,8 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
         write(v, a)
     for eqn in jaxpr.eqns:
         subfuns, params = eqn.primitive.get_bind_params(eqn.params)
-        outs = eqn.primitive.bind(*subfuns, *map(read, eqn.invars), **params)
+        with source_info.restage(eqn.source_info, propagate_source_info):
+            outs = eqn.primitive.bind(*subfuns, *map(read, eqn.invars), **params)
         if eqn.primitive.multiple_results:
             for v, o in zip(eqn.outvars, outs):
                 write(v, o)

@@ -20,7 +20,7 @@ import warnings
 import weakref
 from typing import NamedTuple
 
-from glassjax import api_util, config, core, pretty, tree_util
+from glassjax import api_util, config, core, pretty, source_info, tree_util
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.layout import Format, Layout
 from glassjax.xla import dispatch, fastpath, lowering, runtime
@@ -114,7 +114,8 @@ def _jit_staging(trace, *tracers, jaxpr, inline, **params):
     """``inline=True`` splices the body into the enclosing jaxpr instead of a call."""
     if inline:
         with core.set_current_trace(trace):
-            return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *tracers)
+            return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *tracers,
+                                   propagate_source_info=False)
     return trace.default_process_primitive(jit_p, tracers,
                                            dict(jaxpr=jaxpr, inline=inline, **params))
 
@@ -758,25 +759,18 @@ def _describe_mismatch(expected, got, names) -> str:
 
 
 def named_call(fun, *, name=None):
-    """Give ``fun`` a name in staged programs. In JAX 0.10 the name only labels the
-    source locations of the lowered program (which glassjax does not emit): no equation
-    is added and the function keeps its ``__name__``, so the call is transparent."""
-    del name
-
-    @functools.wraps(fun)
-    def named(*args, **kwargs):
-        return fun(*args, **kwargs)
-    return named
+    """``fun`` whose staged operations carry ``name`` (default ``fun.__name__``) on their
+    name stack, as ``named_scope`` would. No equation is added and the function keeps its
+    ``__name__``: the name shows in ``pretty_print(name_stack=True)`` only."""
+    return source_info.extend_name_stack(fun.__name__ if name is None else name)(fun)
 
 
-@contextlib.contextmanager
-def named_scope(name: str):
-    """``with named_scope("layer1"):`` prefixes the names of the operations staged inside
-    it, in JAX only in the lowered program's source locations (not emitted by glassjax),
-    so it checks its argument and is otherwise transparent, like ``named_call``."""
+def named_scope(name: str) -> source_info.extend_name_stack:
+    """``with named_scope("layer1"):`` puts ``layer1`` on the name stack of the operations
+    staged inside it (shown by ``pretty_print(name_stack=True)``); also a decorator."""
     if not isinstance(name, str):
         raise TypeError("named_scope name argument must be a string.")
-    yield
+    return source_info.extend_name_stack(name)
 
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):

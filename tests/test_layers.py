@@ -7,7 +7,7 @@ imports upward hides the same dependency. Where a lower module needs code from a
 need is inverted with a registration hook: the lower module keeps a named slot
 (``core.hooks``, ``lax.utils.above``) that the higher one fills when it is imported.
 
-    0 base          config, dtypes, errors, layout, version, tree_util, tree
+    0 base          config, dtypes, errors, layout, version, tree_util, tree, source_info
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
     3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, mesh.py,
@@ -36,7 +36,8 @@ import pathlib
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "glassjax"
 
 LAYERS = {
-    "base": ["config", "dtypes", "errors", "layout", "version", "tree_util", "tree"],
+    "base": ["config", "dtypes", "errors", "layout", "version", "tree_util", "tree",
+             "source_info"],
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],
     "runtime": ["xla", "jit", "mesh", "named_sharding", "sharding", "array",
