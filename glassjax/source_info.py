@@ -16,7 +16,8 @@ glassjax's own code nor the standard library.
 
 The current name stack (and a traceback that overrides the live one, set while a
 transformation re-stages an existing equation so the new equation points at the original
-user line) is one thread-local value, swapped in and out by the context managers here.
+user line) is one value, current for the process like ``core.trace_ctx``, swapped in and
+out by the context managers here.
 A name stack is relative to the jaxpr its equation is in: a trace that stages a new
 jaxpr leaves out the entries that were already on the stack when it was created, so a jit
 body's equations do not repeat the names of wherever the jit was called. (The stack only
@@ -28,7 +29,6 @@ from __future__ import annotations
 import functools
 import os
 import sysconfig
-import threading
 from typing import NamedTuple
 
 from jaxlib import _jax
@@ -122,25 +122,38 @@ NO_SOURCE = SourceInfo(None)
 # The current context
 # ----------------------------------------------------------------------------------------
 
-class _Context(threading.local):
+class _Context:
+    """The current SourceInfo (one for the process, like ``core.trace_ctx``)."""
+    __slots__ = ("info",)
+
     def __init__(self):
         self.info = NO_SOURCE
 
 
 _context = _Context()
+_get_traceback = Traceback.get_traceback
+_relative_cache: list = [None, 0, EMPTY]     # (name stack, base) -> its entries after base
 
 
 def current(base: int = 0) -> SourceInfo:
     """The source info for an equation staged now: the overriding traceback if a
     transformation set one, else the live traceback; the name stack without its first
-    ``base`` entries (those of the enclosing jaxprs: see ``DynamicJaxprTrace``)."""
+    ``base`` entries (those of the enclosing jaxprs: see ``DynamicJaxprTrace``). Called
+    once per staged equation, so kept to a C++ traceback and one small object."""
     info = _context.info
     traceback = info.traceback
     if traceback is None:
-        traceback = Traceback.get_traceback()
+        traceback = _get_traceback()
     elif not base:
         return info
-    return SourceInfo(traceback, info.name_stack[base:] if base else info.name_stack)
+    name_stack = info.name_stack
+    if base:
+        cache = _relative_cache        # equations in a row share their stack: slice once
+        if cache[0] is not name_stack or cache[1] != base:
+            cache[:] = name_stack, base, NameStack(tuple.__getitem__(name_stack,
+                                                                     slice(base, None)))
+        name_stack = cache[2]
+    return SourceInfo(traceback, name_stack)
 
 
 def current_name_stack() -> NameStack:

@@ -820,7 +820,8 @@ def _transpose_jaxpr(jaxpr, linear, ct_zeros, partial_eval):
         cts_out = [Zero(a.to_tangent_aval()) if z else next(cts)
                    for a, z in zip(jaxpr.out_avals, ct_zeros)]
         if partial_eval:
-            residuals = core.jaxpr_as_fun(known)(*nonlinear)
+            with source_info.extend_name_stack("rematted_computation"):  # JAX's name
+                residuals = core.jaxpr_as_fun(known)(*nonlinear)
             undefined = [UndefinedPrimal(a) for a in lin_avals]
             cts_in = backward_pass(lin_jaxpr.jaxpr, lin_jaxpr.consts,
                                    [*residuals, *undefined], cts_out)[num_res:]
