@@ -126,3 +126,41 @@ def test_printing_without_flags_is_unchanged():
     jaxpr = jax.make_jaxpr(f)(1.0)
     assert jaxpr.pretty_print() == str(jaxpr) == \
         "{ lambda ; a:f32[]. let b:f32[] = sin a in (b,) }"
+
+
+def test_explorer_hover_cards_carry_the_source_line_and_scope():
+    import glassjax as jax
+    import glassjax.numpy as jnp
+    from glassjax import lax
+    from glassjax.notebook import explorer
+
+    def model(x):
+        with jax.named_scope("block"):
+            y = jnp.sin(x)                                         # sin here
+        return lax.cond(y > 0, lambda a: a * 2.0, jnp.cos, y)      # cond here
+
+    view = explorer.View(jax.make_jaxpr(model)(1.0))
+    cards = {}
+
+    def visit(graph):
+        for node in graph["nodes"]:
+            if "card" in node:
+                cards[node["id"]] = node["card"]
+            for child in node.get("children") or []:
+                visit(child)
+    visit(view.root)
+    sin = cards["e0"]
+    assert sin["text"] == "b:f32[] = sin a"
+    assert sin["source"] == {"file": __file__, "line": _line_of(model, "# sin here"),
+                             "function": model.__qualname__}
+    assert sin["scope"] == "block"
+    cond = next(c for c in cards.values() if c["text"].startswith("e:f32[] = cond["))
+    assert cond["source"]["line"] == _line_of(model, "# cond here")
+    assert "scope" not in cond                         # an empty name stack is not shown
+    # inside the branches: the user's lambda; none for jnp.cos, a branch with no user
+    # code (as JAX prints it: ``# `` and nothing)
+    branch_cards = [cards[k] for k in sorted(cards) if k.startswith("e3.")]
+    assert [c["text"] for c in branch_cards] == ["g:f32[] = cos f",
+                                                 "i:f32[] = mul h 2.0:f32[]"]
+    assert "source" not in branch_cards[0]
+    assert branch_cards[1]["source"]["function"] == f"{model.__qualname__}.<locals>.<lambda>"
