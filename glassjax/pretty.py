@@ -161,12 +161,13 @@ def pp_kv_pairs(pairs, context, settings):
 
 
 def _flat_eqn(eqn, context, settings, params):
-    """The equation on one line, as ``(outvars, rest)`` strings (the line is
-    ``outvars = rest``, or just ``rest``), if it fits where the layout puts it; else
-    None. Most equations fit, and writing them straight to text is what keeps printing a
-    10,000-equation jaxpr fast: the layout engine would choose this same line for them,
-    since a group fits when its flat text reaches no further than the width, and an
-    equation is always followed by a line break or the end of a flat jaxpr."""
+    """The equation on one line, if it fits where the layout puts it, as strings
+    ``(outvars, rest)``: the line is ``outvars + " = " + name + rest`` (``outvars`` None
+    when there are none); else None. Most equations fit, and writing them straight to
+    text is what keeps printing a 10,000-equation jaxpr fast: the layout engine would
+    choose this same line for them, since a group fits when its flat text reaches no
+    further than the width, and an equation is always followed by a line break or the
+    end of a flat jaxpr. (Comments added after the line do not count towards the width.)"""
     if settings.plain_width is None or context.indent is None:
         return None
     values = []
