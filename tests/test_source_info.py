@@ -164,3 +164,17 @@ def test_explorer_hover_cards_carry_the_source_line_and_scope():
                                                  "i:f32[] = mul h 2.0:f32[]"]
     assert "source" not in branch_cards[0]
     assert branch_cards[1]["source"]["function"] == f"{model.__qualname__}.<locals>.<lambda>"
+
+
+def test_an_equation_without_source_info_prints_empty_comments():
+    """As JAX prints an equation made with no source info (``empty2`` in a cond's
+    linearization, in the recorded programs): an empty location, an empty name stack."""
+    import glassjax as jax
+    import glassjax.numpy as jnp
+
+    closed = jax.make_jaxpr(jnp.sin)(1.0)
+    eqn, = closed.jaxpr.eqns
+    bare = closed.jaxpr.replace(eqns=[eqn.replace(source_info=None)])
+    assert bare.pretty_print(source_info=True, name_stack=True) == (   # JAX's text
+        "{ lambda ; a:f32[]. let b:f32[] = sin a in (b,) } # \n"
+        "                                                  # []")
