@@ -9,15 +9,16 @@ what ``jaxpr.pretty_print(source_info=True, name_stack=True)`` prints, as in JAX
                        # [jvp(layer1)]
 
 Capturing must be cheap, since it happens once per equation while tracing: we take
-jaxlib's C++ ``Traceback`` (a list of code objects and instruction offsets, well under a
-microsecond) and find the *user* frame, its line and column, only when something asks
-(printing, the notebook's hover card). The user frame is the innermost frame that is not
+jaxlib's C++ ``Traceback`` (code objects and instruction offsets, about a microsecond;
+no frame objects, so no local variables are kept alive) and find the *user* frame, its
+line and column, only when something asks (printing, the notebook's hover card). The user frame is the innermost frame that is not
 glassjax's own code nor the standard library.
 
 The current name stack (and a traceback that overrides the live one, set while a
 transformation re-stages an existing equation so the new equation points at the original
 user line) is one value, current for the process like ``core.trace_ctx``, swapped in and
 out by the context managers here.
+
 A name stack is relative to the jaxpr its equation is in: a trace that stages a new
 jaxpr leaves out the entries that were already on the stack when it was created, so a jit
 body's equations do not repeat the names of wherever the jit was called. (The stack only
@@ -103,16 +104,12 @@ EMPTY = NameStack()
 
 class SourceInfo:
     """An equation's origin: ``traceback`` (jaxlib ``Traceback`` or None) and
-    ``name_stack``. Shared by every equation staged under the same context."""
+    ``name_stack``."""
     __slots__ = ("traceback", "name_stack")
 
     def __init__(self, traceback, name_stack: NameStack = EMPTY):
         self.traceback = traceback
         self.name_stack = name_stack
-
-    def replace(self, *, traceback=None, name_stack=None) -> SourceInfo:
-        return SourceInfo(self.traceback if traceback is None else traceback,
-                          self.name_stack if name_stack is None else name_stack)
 
 
 NO_SOURCE = SourceInfo(None)
@@ -150,8 +147,7 @@ def current(base: int = 0) -> SourceInfo:
     if base:
         cache = _relative_cache        # equations in a row share their stack: slice once
         if cache[0] is not name_stack or cache[1] != base:
-            cache[:] = name_stack, base, NameStack(tuple.__getitem__(name_stack,
-                                                                     slice(base, None)))
+            cache[:] = name_stack, base, name_stack[base:]
         name_stack = cache[2]
     return SourceInfo(traceback, name_stack)
 
@@ -244,8 +240,8 @@ def user_frames(traceback):
         if is_user_filename(code.co_filename):
             start_line, start_col, end_line, end_col = Traceback.code_addr2location(
                 code, lasti)
-            yield Frame(code.co_filename, code.co_qualname, start_line, start_col,
-                        end_line, end_col)
+            name = getattr(code, "co_qualname", code.co_name)     # (Python 3.10: none)
+            yield Frame(code.co_filename, name, start_line, start_col, end_line, end_col)
 
 
 @functools.lru_cache(maxsize=256)
