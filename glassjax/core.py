@@ -920,6 +920,7 @@ def unzip2(pairs):
     return xs, ys
 
 
-def new_jaxpr_eqn(invars, outvars, primitive, params, effects=frozenset()):
-    return JaxprEqn(invars, outvars, primitive, params, effects)
+def new_jaxpr_eqn(invars, outvars, primitive, params, effects=frozenset(),
+                  source_info=None):
+    return JaxprEqn(invars, outvars, primitive, params, effects, source_info)
 
