@@ -14,7 +14,6 @@ stages one at a time.
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import warnings
 import weakref
