@@ -627,18 +627,25 @@ class Lowered(_StageInfo):
         if args is None:        # (no example values: only the jaxpr's meshes count)
             args = [None] * len(closed.in_avals)
         placement = _placement(args, closed, name, keep_unused, out_shardings)
-        self._lowered = dispatch.lower_jaxpr(
-            name, closed, placement, donated_invars=donated_invars,
+        self._lower = functools.partial(
+            dispatch.lower_jaxpr, name, closed, placement, donated_invars=donated_invars,
             keep_unused=keep_unused, result_names=_result_names(result.out_tree),
             in_shardings=dispatch.arg_shardings(args, placement),
             out_shardings=out_shardings)
+        self._lowered = self._lower()
         self._module_context = self._lowered.module_context
 
     def as_text(self, dialect=None, *, debug_info=False) -> str:
-        """StableHLO text, or with ``dialect="hlo"`` the XLA HLO it converts to."""
+        """StableHLO text, or with ``dialect="hlo"`` the XLA HLO it converts to.
+        ``debug_info`` shows each operation's location: its equation's name stack
+        (``named_scope``, ``jvp(...)``) and primitive, at the user's lines (the module
+        is lowered again for it, with locations that compiling does not need)."""
         if dialect == "hlo":
             return runtime.hlo_computation(self._module_context.module,
                                            return_tuple=False).as_hlo_text()
+        if debug_info:
+            module = self._lower(locations=True).module_context.module
+            return module.operation.get_asm(enable_debug_info=True)
         return str(self._module_context.module)
 
     def compiler_ir(self, dialect=None):

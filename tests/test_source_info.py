@@ -178,3 +178,21 @@ def test_an_equation_without_source_info_prints_empty_comments():
     assert bare.pretty_print(source_info=True, name_stack=True) == (   # JAX's text
         "{ lambda ; a:f32[]. let b:f32[] = sin a in (b,) } # \n"
         "                                                  # []")
+
+
+def test_lowered_text_locates_operations_at_their_scope_and_line():
+    import glassjax as jax
+    import glassjax.numpy as jnp
+
+    def f(x):
+        with jax.named_scope("outer"):
+            return jnp.sin(x) * 2.0                                # here
+
+    lowered = jax.jit(jax.grad(f)).lower(1.0)
+    assert "loc(" not in lowered.as_text()
+    text = lowered.as_text(debug_info=True)
+    line = _line_of(f, "# here")
+    assert f'loc("{__file__}":{line}:' in text
+    assert 'loc("jvp(outer)/cos"(' in text
+    assert 'loc("transpose(jvp(outer))/mul"(' in text
+    assert f'loc("{f.__qualname__}"(' in text
