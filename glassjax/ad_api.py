@@ -16,7 +16,7 @@ import operator
 
 import numpy as np
 
-from glassjax import core, dtypes, lax, tree_util
+from glassjax import core, dtypes, lax, source_info, tree_util
 from glassjax import numpy as jnp
 from glassjax.interpreters import ad, partial_eval, staging
 from glassjax.lax.elementwise import _convert_element_type
@@ -137,7 +137,8 @@ def _jvp(fun, primals, tangents, has_aux=False):
     for p, t in zip(ps, ts):
         _check_tangent(p, t)
     flat, out_tree = _flat_fun(lambda *a: fun(*a), tree, has_aux, check_aux=False)
-    out_primals, out_tangents, aux = ad.jvp(flat, ps, ts, has_aux=has_aux)
+    with source_info.transform_name_stack("jvp"):
+        out_primals, out_tangents, aux = ad.jvp(flat, ps, ts, has_aux=has_aux)
     out = (tree_unflatten(out_tree[0], out_primals),
            tree_unflatten(out_tree[0], out_tangents))
     return (*out, aux) if has_aux else out
@@ -322,7 +323,7 @@ def _vjp_pullback(jaxpr, out_avals, out_nonzeros, fun_info, spec, in_tree, out_t
         _check_vjp_cotangent(ct, aval)
     cts = [ct for ct, nz in zip(cts, out_nonzeros) if nz]
     undefined = [ad.UndefinedPrimal(v.aval) for v in jaxpr.invars]
-    cts_in = ad.backward_pass(jaxpr, consts, undefined, cts)
+    cts_in = ad.backward_pass(jaxpr, consts, undefined, cts, transform_stack=True)
     return tree_unflatten(in_tree, [ad.instantiate_zeros(ct) for ct in cts_in])
 
 
@@ -678,7 +679,7 @@ def _transposed(jaxpr, in_tree, in_avals, out_tree, out_avals, consts, out_cotan
         raise TypeError("cotangent type does not match function output, "
                         f"expected {out_avals} but got {cts}")
     undefined = [ad.UndefinedPrimal(a.to_tangent_aval()) for a in in_avals]
-    cts_in = ad.backward_pass(jaxpr, consts, undefined, cts)
+    cts_in = ad.backward_pass(jaxpr, consts, undefined, cts, transform_stack=True)
     return tree_unflatten(in_tree, [ad.instantiate_zeros(ct) for ct in cts_in])
 
 

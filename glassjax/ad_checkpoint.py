@@ -22,7 +22,7 @@ import types
 
 import numpy as np
 
-from glassjax import core, dtypes, tree_util
+from glassjax import core, dtypes, source_info, tree_util
 from glassjax.ad_api import vjp
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.lax.control_flow import common
@@ -493,8 +493,7 @@ def saved_residuals(f, *args, **kwargs) -> list:
         return f(*args, **kwargs)
 
     arg_names = staging.debug_info("saved_residuals", f, args, kwargs).arg_names
-    with core.recording_source_info():
-        closed, shapes = make_jaxpr(lambda *xs: vjp(flat_f, *xs), return_shape=True)(*leaves)
+    closed, shapes = make_jaxpr(lambda *xs: vjp(flat_f, *xs), return_shape=True)(*leaves)
     jaxpr = closed.jaxpr
     num_res = tree_util.tree_structure(shapes[1]).num_leaves
     residuals = jaxpr.outvars[len(jaxpr.outvars) - num_res:]
@@ -510,7 +509,7 @@ def saved_residuals(f, *args, **kwargs) -> list:
             results.append((v.aval, f"from the argument {name}" if name else
                             f"from the argument at flattened index {i}"))
     for eqn in jaxpr.eqns:
-        src = eqn.source_info or "unknown"
+        src = source_info.summarize(eqn.source_info) or "unknown"
         for v in eqn.outvars:
             if v not in res_vars:
                 continue

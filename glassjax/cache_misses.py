@@ -12,7 +12,7 @@ import logging
 import operator
 import os
 
-from glassjax import core, tree_util
+from glassjax import source_info, tree_util
 from glassjax.config import config
 
 logger = logging.getLogger(__name__)
@@ -25,7 +25,7 @@ def explain(fun, seen_keys, key, debug) -> None:
     code = getattr(fun, "__code__", None)
     if code is None or _is_glassjax_file(code.co_filename):
         return              # (our own jitted library functions are not explained)
-    callsite = core.user_source_info() or "unknown"
+    callsite = source_info.summarize(source_info.current()) or "unknown"
     name = getattr(fun, "__name__", "<unnamed function>")
     where = f" defined at {code.co_filename}:{code.co_firstlineno}"
     lines = [f"TRACING CACHE MISS at {callsite}:"]

@@ -22,13 +22,12 @@ import functools
 import itertools
 import math
 import operator
-import sys
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from jaxlib import _jax
 
-from glassjax import dtypes
+from glassjax import dtypes, source_info
 from glassjax.layout import Format
 from glassjax.errors import (ConcretizationTypeError, JaxprTypeError,
                              TracerArrayConversionError, TracerBoolConversionError,
@@ -401,65 +400,9 @@ class Literal:
         return f"Literal({self.val})"
 
 
-class SourceInfo(NamedTuple):
-    """The line of user code an equation came from (``file:line:column (function)``)."""
-    file: str
-    line: int
-    column: int
-    function: str
-
-    def __str__(self):
-        return f"{self.file}:{self.line}:{self.column} ({self.function})"
-
-
-# How many ``recording_source_info`` blocks are active: finding the user's frame costs a
-# walk up the stack per equation, so it is done only when someone will read it.
-_source_info_recorders = 0
-
-
-@contextlib.contextmanager
-def recording_source_info():
-    """Equations staged in this block remember the user code they came from."""
-    global _source_info_recorders
-    _source_info_recorders += 1
-    try:
-        yield
-    finally:
-        _source_info_recorders -= 1
-
-
-# While an interpreter re-binds a recorded equation (e.g. the body of a checkpointed
-# function, evaluated again at differentiation), the equations it makes come from the
-# same user code.
-_replayed_source_info: SourceInfo | None = None
-
-
-def current_source_info() -> SourceInfo | None:
-    """Where the user's code that is making an equation is, or None if not recording."""
-    if not _source_info_recorders:
-        return None
-    if _replayed_source_info is not None:
-        return _replayed_source_info
-    return user_source_info()
-
-
-def user_source_info() -> SourceInfo | None:
-    """Where the innermost frame outside glassjax is (the expression being evaluated
-    there: Python 3.11 keeps each instruction's column)."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("glassjax"):
-        frame = frame.f_back
-    if frame is None:
-        return None
-    code = frame.f_code
-    line, _, column, _ = next(itertools.islice(code.co_positions(), frame.f_lasti // 2,
-                                               None), (frame.f_lineno, 0, 0, 0))
-    return SourceInfo(code.co_filename, line or frame.f_lineno, column or 0, code.co_name)
-
-
 class JaxprEqn:
-    """``outvars = primitive[params] invars`` (``source_info``: where the user's code
-    made it, when recorded)."""
+    """``outvars = primitive[params] invars``. ``source_info`` (a ``SourceInfo`` or None)
+    says which user line staged it and under which name stack."""
     __slots__ = ("invars", "outvars", "primitive", "params", "effects", "source_info")
 
     def __init__(self, invars, outvars, primitive, params, effects=frozenset(),
@@ -890,11 +833,13 @@ def escaped_tracer_error(tracer, detail=None):
 # Evaluating and checking jaxprs
 # ----------------------------------------------------------------------------------------
 
-def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
+def eval_jaxpr(jaxpr: Jaxpr, consts, *args, propagate_source_info=True):
     """Interpret ``jaxpr`` by binding each equation with the current trace.
 
     With the eval trace current this runs the program eagerly; under a transformation it
-    re-traces the program through that transformation."""
+    re-traces the program through that transformation, each new equation keeping the
+    source line and name stack of the one it came from (only the name stack, with
+    ``propagate_source_info=False``: inlining a call)."""
     env: dict = {}
 
     def read(v):
@@ -912,25 +857,14 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
         write(v, a)
     for eqn in jaxpr.eqns:
         subfuns, params = eqn.primitive.get_bind_params(eqn.params)
-        outs = _rebind(eqn, subfuns, map(read, eqn.invars), params)
+        with source_info.restage(eqn.source_info, propagate_source_info):
+            outs = eqn.primitive.bind(*subfuns, *map(read, eqn.invars), **params)
         if eqn.primitive.multiple_results:
             for v, o in zip(eqn.outvars, outs):
                 write(v, o)
         else:
             write(eqn.outvars[0], outs)
     return [read(v) for v in jaxpr.outvars]
-
-
-def _rebind(eqn: JaxprEqn, subfuns, args, params):
-    """Bind ``eqn``'s primitive again; what it stages comes from ``eqn``'s user code."""
-    global _replayed_source_info
-    if not (_source_info_recorders and eqn.source_info is not None):
-        return eqn.primitive.bind(*subfuns, *args, **params)
-    outer, _replayed_source_info = _replayed_source_info, eqn.source_info
-    try:
-        return eqn.primitive.bind(*subfuns, *args, **params)
-    finally:
-        _replayed_source_info = outer
 
 
 def check_jaxpr(jaxpr: Jaxpr):
@@ -1017,6 +951,7 @@ def unzip2(pairs):
     return tuple(xs), tuple(ys)
 
 
-def new_jaxpr_eqn(invars, outvars, primitive, params, effects=frozenset()):
-    return JaxprEqn(invars, outvars, primitive, params, effects)
+def new_jaxpr_eqn(invars, outvars, primitive, params, effects=frozenset(),
+                  source_info=None):
+    return JaxprEqn(invars, outvars, primitive, params, effects, source_info)
 

@@ -14,14 +14,14 @@ stages one at a time.
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import time
 import warnings
 import weakref
 from typing import NamedTuple
 
-from glassjax import api_util, cache_misses, config, core, monitoring, pretty, tree_util
+from glassjax import (api_util, cache_misses, config, core, monitoring, pretty, source_info,
+                      tree_util)
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.layout import Format, Layout
 from glassjax.xla import dispatch, fastpath, lowering, runtime
@@ -115,7 +115,8 @@ def _jit_staging(trace, *tracers, jaxpr, inline, **params):
     """``inline=True`` splices the body into the enclosing jaxpr instead of a call."""
     if inline:
         with core.set_current_trace(trace):
-            return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *tracers)
+            return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *tracers,
+                                   propagate_source_info=False)
     return trace.default_process_primitive(jit_p, tracers,
                                            dict(jaxpr=jaxpr, inline=inline, **params))
 
@@ -649,18 +650,25 @@ class Lowered(_StageInfo):
         if args is None:        # (no example values: only the jaxpr's meshes count)
             args = [None] * len(closed.in_avals)
         placement = _placement(args, closed, name, keep_unused, out_shardings)
-        self._lowered = dispatch.lower_jaxpr(
-            name, closed, placement, donated_invars=donated_invars,
+        self._lower = functools.partial(
+            dispatch.lower_jaxpr, name, closed, placement, donated_invars=donated_invars,
             keep_unused=keep_unused, result_names=_result_names(result.out_tree),
             in_shardings=dispatch.arg_shardings(args, placement),
             out_shardings=out_shardings)
+        self._lowered = self._lower()
         self._module_context = self._lowered.module_context
 
     def as_text(self, dialect=None, *, debug_info=False) -> str:
-        """StableHLO text, or with ``dialect="hlo"`` the XLA HLO it converts to."""
+        """StableHLO text, or with ``dialect="hlo"`` the XLA HLO it converts to.
+        ``debug_info`` shows each operation's location: its equation's name stack
+        (``named_scope``, ``jvp(...)``) and primitive, at the user's lines (the module
+        is lowered again for it, with locations that compiling does not need)."""
         if dialect == "hlo":
             return runtime.hlo_computation(self._module_context.module,
                                            return_tuple=False).as_hlo_text()
+        if debug_info:
+            module = self._lower(locations=True).module_context.module
+            return module.operation.get_asm(enable_debug_info=True)
         return str(self._module_context.module)
 
     def compiler_ir(self, dialect=None):
@@ -780,25 +788,18 @@ def _describe_mismatch(expected, got, names) -> str:
 
 
 def named_call(fun, *, name=None):
-    """Give ``fun`` a name in staged programs. In JAX 0.10 the name only labels the
-    source locations of the lowered program (which glassjax does not emit): no equation
-    is added and the function keeps its ``__name__``, so the call is transparent."""
-    del name
-
-    @functools.wraps(fun)
-    def named(*args, **kwargs):
-        return fun(*args, **kwargs)
-    return named
+    """``fun`` whose staged operations carry ``name`` (default ``fun.__name__``) on their
+    name stack, as ``named_scope`` would. No equation is added and the function keeps its
+    ``__name__``: the name shows in ``pretty_print(name_stack=True)`` only."""
+    return source_info.extend_name_stack(fun.__name__ if name is None else name)(fun)
 
 
-@contextlib.contextmanager
-def named_scope(name: str):
-    """``with named_scope("layer1"):`` prefixes the names of the operations staged inside
-    it, in JAX only in the lowered program's source locations (not emitted by glassjax),
-    so it checks its argument and is otherwise transparent, like ``named_call``."""
+def named_scope(name: str) -> source_info.extend_name_stack:
+    """``with named_scope("layer1"):`` puts ``layer1`` on the name stack of the operations
+    staged inside it (shown by ``pretty_print(name_stack=True)``); also a decorator."""
     if not isinstance(name, str):
         raise TypeError("named_scope name argument must be a string.")
-    yield
+    return source_info.extend_name_stack(name)
 
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):

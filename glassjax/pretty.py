@@ -20,7 +20,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 from jaxlib import _pretty_printer as _pp
 
-from glassjax import core
+from glassjax import core, source_info
 
 # ----------------------------------------------------------------------------------------
 # Document builders (thin names over jaxlib's C++ document type)
@@ -72,6 +72,8 @@ class Settings(NamedTuple):
     # written straight to a string (see ``_flat_eqn``). None when printing with colours
     # or as HTML, where every part needs its own document node.
     plain_width: int | None = None
+    source_info: bool = False      # ``# file:line:col (function)`` after each equation
+    name_stack: bool = False       # ``# [jvp(scope)/inner]`` after each equation
 
 
 def _alphabetic(n: int) -> str:
@@ -159,11 +161,13 @@ def pp_kv_pairs(pairs, context, settings):
 
 
 def _flat_eqn(eqn, context, settings, params):
-    """The equation on one line, as a string, if it fits where the layout puts it; else
-    None. Most equations fit, and writing them straight to text is what keeps printing a
-    10,000-equation jaxpr fast: the layout engine would choose this same line for them,
-    since a group fits when its flat text reaches no further than the width, and an
-    equation is always followed by a line break or the end of a flat jaxpr."""
+    """The equation on one line, if it fits where the layout puts it, as strings
+    ``(outvars, rest)``: the line is ``outvars + " = " + name + rest`` (``outvars`` None
+    when there are none); else None. Most equations fit, and writing them straight to
+    text is what keeps printing a 10,000-equation jaxpr fast: the layout engine would
+    choose this same line for them, since a group fits when its flat text reaches no
+    further than the width, and an equation is always followed by a line break or the
+    end of a flat jaxpr. (Comments added after the line do not count towards the width.)"""
     if settings.plain_width is None or context.indent is None:
         return None
     values = []
@@ -186,25 +190,44 @@ def _flat_eqn(eqn, context, settings, params):
     rhs = " ".join(names[v] if isinstance(v, core.Var) else atom_name(v, context)
                    for v in eqn.invars)
     kv = f"[{' '.join(values)}]" if values else ""
-    line = f"{lhs} = {eqn.primitive.name}{kv} {rhs}" if eqn.outvars else \
-        f"{eqn.primitive.name}{kv} {rhs}"
-    return line if context.indent + len(line) <= settings.plain_width else None
+    rest = f"{kv} {rhs}"
+    width = len(eqn.primitive.name) + len(rest) + (len(lhs) + 3 if eqn.outvars else 0)
+    fits = context.indent + width <= settings.plain_width
+    return (lhs if eqn.outvars else None, rest) if fits else None
+
+
+def _annotations(eqn, settings):
+    """The comments printed after the equation's line: its user source line (attached
+    to `` = ``) and its name stack (attached to the primitive's name), as JAX does."""
+    src = (source_info.summarize(eqn.source_info) if settings.source_info else None)
+    names = None
+    if settings.name_stack:
+        info = eqn.source_info
+        names = f"[{info.name_stack if info is not None else ''}]"
+    return src, names
 
 
 def pp_eqn_default(eqn, context, settings, params=None):
     """``outvars = name[params] invars``, with params sorted unless an order is given."""
     if params is None:
         params = sorted(eqn.params)
-    if (line := _flat_eqn(eqn, context, settings, params)) is not None:
-        return text(line)
+    annotated = settings.source_info or settings.name_stack
+    src, names = _annotations(eqn, settings) if annotated else (None, None)
+    if (flat := _flat_eqn(eqn, context, settings, params)) is not None:
+        lhs, rest = flat
+        if not annotated:
+            name_rest = eqn.primitive.name + rest
+            return text(name_rest if lhs is None else f"{lhs} = {name_rest}")
+        rhs = [text(eqn.primitive.name, names), text(rest)]
+        return concat(rhs if lhs is None else [text(lhs), text(" = ", src), *rhs])
     # Binders are named before the params, so a sub-jaxpr's variables come after them.
     lhs = pp_vars(eqn.outvars, context, print_shapes=settings.print_shapes)
-    rhs = [text(eqn.primitive.name),
+    rhs = [text(eqn.primitive.name, names),
            pp_kv_pairs([(p, eqn.params[p]) for p in params], context, settings),
            text(" ") + pp_vars(eqn.invars, context)]
     if not eqn.outvars:
         return concat(rhs)
-    return concat([lhs, text(" = "), *rhs])
+    return concat([lhs, text(" = ", src), *rhs])
 
 
 # Custom printing rules, keyed by primitive (e.g. ``jit`` shows ``name`` first and hides
@@ -332,11 +355,12 @@ def pp_toplevel_doc(jaxpr, settings=Settings(), context=None):
 def pp_toplevel(jaxpr, *, print_shapes=True, custom_pp_eqn_rules=True, width=80,
                 use_color=False, html=False, source_info=False, name_stack=False,
                 print_effects=False):
-    """``str(jaxpr)``. ``source_info``/``name_stack``/``print_effects`` are accepted for
-    API compatibility; glassjax records no source locations or name stacks."""
-    del source_info, name_stack, print_effects
+    """``str(jaxpr)``. ``source_info``/``name_stack`` add each equation's user line and
+    name stack as comments; ``print_effects`` is accepted for API compatibility."""
+    del print_effects
     plain_width = None if use_color or html else width
-    doc = pp_toplevel_doc(jaxpr, Settings(print_shapes, custom_pp_eqn_rules, plain_width))
+    doc = pp_toplevel_doc(jaxpr, Settings(print_shapes, custom_pp_eqn_rules, plain_width,
+                                          source_info, name_stack))
     return format_doc(doc, width, use_color, html)
 
 

@@ -16,7 +16,7 @@ import inspect
 
 import numpy as np
 
-from glassjax import core, tree_util
+from glassjax import core, source_info, tree_util
 from glassjax.interpreters import batching
 from glassjax.jit import fun_name
 
@@ -77,7 +77,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
 
         axis_data = batching.AxisData(axis_name, size)
         try:
-            outs = batching.batch(flat_fun, axis_data, in_dims, out_dims)(*leaves)
+            with source_info.transform_name_stack("vmap"):
+                outs = batching.batch(flat_fun, axis_data, in_dims, out_dims)(*leaves)
         except batching.SpecMatchError as e:
             raise ValueError(_spec_match_message(out_tree[0], out_dims(), e)) from None
         return tree_util.tree_unflatten(out_tree[0], outs)

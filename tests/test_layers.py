@@ -7,7 +7,8 @@ imports upward hides the same dependency. Where a lower module needs code from a
 need is inverted with a registration hook: the lower module keeps a named slot
 (``core.hooks``, ``lax.utils.above``) that the higher one fills when it is imported.
 
-    0 base          config, dtypes, errors, layout, version, tree_util, tree, monitoring
+    0 base          config, dtypes, errors, layout, version, tree_util, tree, monitoring,
+                    source_info
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
     3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, cache_misses.py,
@@ -40,7 +41,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "glassjax"
 
 LAYERS = {
     "base": ["config", "dtypes", "errors", "layout", "version", "tree_util", "tree",
-             "monitoring"],
+             "monitoring", "source_info"],
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],
     "runtime": ["xla", "jit", "cache_misses", "mesh", "named_sharding", "sharding", "array",

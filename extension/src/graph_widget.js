@@ -447,7 +447,8 @@ function render({ model, el }) {
   window.addEventListener("mouseup", onUp);
   svg.addEventListener("wheel", onWheel, { passive: false });
 
-  // Hover cards: the equation as the jaxpr prints it, its types and params.
+  // Hover cards: the equation as the jaxpr prints it, its types and params, and the
+  // user's line (file:line) and name scope it came from.
   const showCard = (node, evt) => {
     if (!node.card && !node.label) return;
     card.replaceChildren();
@@ -459,6 +460,8 @@ function render({ model, el }) {
     row("in", c.in);
     row("out", c.out);
     row("params", c.params);
+    if (c.source) row("at", [`${c.source.file.split(/[\\/]/).pop()}:${c.source.line} (${c.source.function})`]);
+    row("scope", c.scope && [c.scope]);
     if (node.type === "cluster") {
       htmlEl("div", "gjx-card-hint", card,
              state.opened.has(node.id) ? "click to fold" : "click to unfold");

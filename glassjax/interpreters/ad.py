@@ -13,12 +13,12 @@ The second half of this module holds the interpreters that use these rules: forw
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import weakref
 
-import numpy as np
 
-from glassjax import core, dtypes, tree_util
+from glassjax import core, dtypes, source_info, tree_util
 from glassjax.config import config, transposing
 from glassjax.interpreters import partial_eval as pe, staging
 
@@ -625,7 +625,9 @@ def linearize(fun, primals, *, has_aux=False):
     for p in primals:
         t = tangent_trace.new_arg(_tangent_aval(p))
         tracers.append(p if _is_float0(t.aval) else LinearizeTracer(trace, p, t))
-    with core.set_current_trace(trace):
+    # The tangent trace was made before "jvp" went on the name stack: its equations'
+    # stacks start with it, and a transpose later wraps it, ``transpose(jvp(...))``.
+    with core.set_current_trace(trace), source_info.transform_name_stack("jvp"):
         outs = fun(*tracers)
         aux = None
         if has_aux:
@@ -692,7 +694,7 @@ def get_transpose_rule(primitive):
     return rule
 
 
-def backward_pass(jaxpr: core.Jaxpr, consts, args, cts_out):
+def backward_pass(jaxpr: core.Jaxpr, consts, args, cts_out, *, transform_stack=False):
     """Transpose a linear jaxpr: the cotangents of its inputs from those of its outputs.
 
     ``args`` gives each input's value, or ``UndefinedPrimal`` for the inputs the jaxpr is
@@ -700,14 +702,18 @@ def backward_pass(jaxpr: core.Jaxpr, consts, args, cts_out):
     compute residual-like values); the others are *linear* and are transposed in reverse
     order, each transpose rule turning its output cotangents into input cotangents, which
     accumulate (``add_any``) where a value was used more than once. Returns one cotangent
-    per input: a value or ``Zero`` for undefined inputs, None for the others."""
+    per input: a value or ``Zero`` for undefined inputs, None for the others.
+
+    Each equation is re-staged with its own source info; ``transform_stack`` (the
+    ``vjp``/``linear_transpose`` APIs, not the transposes of sub-jaxprs) also puts
+    ``transpose`` on the name stack of the transposed equations."""
     if all(type(ct) is Zero for ct in cts_out) and not jaxpr.effects:
         return [Zero(a.aval) if is_undefined_primal(a) else None for a in args]
     with transposing():         # see config.py
-        return _backward_pass(jaxpr, consts, args, cts_out)
+        return _backward_pass(jaxpr, consts, args, cts_out, transform_stack)
 
 
-def _backward_pass(jaxpr, consts, args, cts_out):
+def _backward_pass(jaxpr, consts, args, cts_out, transform_stack):
     env: dict = {}
     linear: set = set()
     # An undefined input is typed as the caller says (as in JAX), which may be less weak
@@ -735,7 +741,8 @@ def _backward_pass(jaxpr, consts, args, cts_out):
             linear_eqns.append(eqn)
             continue
         subfuns, params = eqn.primitive.get_bind_params(eqn.params)
-        outs = eqn.primitive.bind(*subfuns, *map(read, eqn.invars), **params)
+        with source_info.restage(eqn.source_info):
+            outs = eqn.primitive.bind(*subfuns, *map(read, eqn.invars), **params)
         for v, o in zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]):
             env[v] = o
 
@@ -753,15 +760,18 @@ def _backward_pass(jaxpr, consts, args, cts_out):
 
     for v, ct in zip(jaxpr.outvars, cts_out):
         accumulate(v, ct)
-    for eqn in reversed(linear_eqns):
-        eqn_cts = [pop_ct(v) for v in eqn.outvars]
-        rule = get_transpose_rule(eqn.primitive)
-        invals = [UndefinedPrimal(undefined_avals.get(x, x.aval)) if is_linear(x) else read(x)
-                  for x in eqn.invars]
-        ct_in = rule(eqn_cts if eqn.primitive.multiple_results else eqn_cts[0], *invals,
-                     **eqn.params)
-        for x, ct in zip(eqn.invars, ct_in):
-            accumulate(x, ct)
+    with (source_info.transform_name_stack("transpose") if transform_stack else
+          contextlib.nullcontext()):
+        for eqn in reversed(linear_eqns):
+            eqn_cts = [pop_ct(v) for v in eqn.outvars]
+            rule = get_transpose_rule(eqn.primitive)
+            invals = [UndefinedPrimal(undefined_avals.get(x, x.aval)) if is_linear(x)
+                      else read(x) for x in eqn.invars]
+            with source_info.restage(eqn.source_info):   # (accumulating included)
+                ct_in = rule(eqn_cts if eqn.primitive.multiple_results else eqn_cts[0],
+                             *invals, **eqn.params)
+                for x, ct in zip(eqn.invars, ct_in):
+                    accumulate(x, ct)
     return [pop_ct(v) if is_undefined_primal(a) else None
             for v, a in zip(jaxpr.invars, args)]
 
@@ -809,7 +819,8 @@ def _transpose_jaxpr(jaxpr, linear, ct_zeros, partial_eval):
         cts_out = [Zero(a.to_tangent_aval()) if z else next(cts)
                    for a, z in zip(jaxpr.out_avals, ct_zeros)]
         if partial_eval:
-            residuals = core.jaxpr_as_fun(known)(*nonlinear)
+            with source_info.extend_name_stack("rematted_computation"):  # JAX's name
+                residuals = core.jaxpr_as_fun(known)(*nonlinear)
             undefined = [UndefinedPrimal(a) for a in lin_avals]
             cts_in = backward_pass(lin_jaxpr.jaxpr, lin_jaxpr.consts,
                                    [*residuals, *undefined], cts_out)[num_res:]

@@ -15,7 +15,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from glassjax import core, dtypes, tree_util
+from glassjax import core, dtypes, source_info, tree_util
 from glassjax.config import config
 from glassjax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
@@ -120,6 +120,9 @@ class DynamicJaxprTrace(core.Trace):
 
     def __init__(self, debug: DebugInfo | None = None):
         self.debug = debug
+        # Equations record the name stack below the entries already there now, those of
+        # the enclosing jaxprs (e.g. a jit body's equations leave out the caller's scope).
+        self.name_stack_base = len(source_info.current_name_stack())
         self.invars: list = []
         self.eqns: list = []
         self.const_vars: dict = {}     # id(value) -> Var
@@ -191,13 +194,13 @@ class DynamicJaxprTrace(core.Trace):
     def add_eqn(self, primitive, tracers, out_avals, params, effects=frozenset()):
         """Append ``outs = primitive[params] tracers``; returns the output tracers."""
         invars = [t.var for t in tracers]
-        source_info = core.current_source_info()
+        src = source_info.current(self.name_stack_base)
         if not primitive.multiple_results:
             var = Var(out_avals)
-            self.eqns.append(JaxprEqn(invars, [var], primitive, params, effects, source_info))
+            self.eqns.append(JaxprEqn(invars, [var], primitive, params, effects, src))
             return self.tracer_type(self, out_avals, var)
         outvars = [Var(a) for a in out_avals]
-        self.eqns.append(JaxprEqn(invars, outvars, primitive, params, effects, source_info))
+        self.eqns.append(JaxprEqn(invars, outvars, primitive, params, effects, src))
         return [self.tracer_type(self, v.aval, v) for v in outvars]
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
@@ -352,7 +355,9 @@ def trace_to_jaxpr(fun: Callable, in_avals: Sequence, debug: DebugInfo | None = 
     """Trace ``fun(*flat_tracers) -> flat outputs`` into ``(jaxpr, consts, out_avals)``."""
     trace = DynamicJaxprTrace(debug)
     args = [trace.new_arg(a) for a in in_avals]
-    with core.set_current_trace(trace):
+    # Tracebacks taken inside stop at this frame (as in JAX): an equation that glassjax
+    # stages on its own, with no user code between here and there, has no source line.
+    with core.set_current_trace(trace), source_info.TracebackScope():
         outs = fun(*args)
     jaxpr, consts = trace.to_jaxpr(outs)
     if config.jax_check_tracer_leaks:

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import graphviz
 
-from glassjax import core
+from glassjax import core, source_info
 from glassjax.notebook import graph as graph_lib
 from glassjax.notebook.naming import PrintedNames
 
@@ -77,6 +77,22 @@ def _regions(eqn) -> tuple[str, list, list]:
                 title = f"{key}[{k}]" if isinstance(vals, tuple) else key
                 regions.append(graph_lib.Region(title, *_open(v), operands=()))
     return "other", [eqn.primitive.name, *graph_lib.param_lines(eqn)], regions
+
+
+def _origin(eqn) -> dict:
+    """Where the user wrote the equation, for its hover card: ``source`` (file, line,
+    function) when a user frame is known, ``scope`` (its name stack) when not empty."""
+    info = eqn.source_info
+    if info is None:
+        return {}
+    out = {}
+    frame = source_info.user_frame(info.traceback)
+    if frame is not None:
+        out["source"] = {"file": frame.file_name, "line": frame.start_line,
+                         "function": frame.function_name}
+    if info.name_stack:
+        out["scope"] = str(info.name_stack)
+    return out
 
 
 def _has_subs(eqn) -> bool:
@@ -330,7 +346,7 @@ class View:
                                                         if more > 0 else ""),
                 "in": [names.typed_name(a) for a in eqn.invars],
                 "out": [names.typed_name(v) for v in eqn.outvars],
-                "params": graph_lib.param_lines(eqn)}
+                "params": graph_lib.param_lines(eqn), **_origin(eqn)}
         node = {"id": nid, "card": card, "span": [seg.offset + i, seg.offset + i],
                 "vars": [names.name(v) for v in (*eqn.invars, *eqn.outvars)
                          if isinstance(v, core.Var)]}

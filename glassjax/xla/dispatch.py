@@ -246,11 +246,12 @@ class LoweredJaxpr(NamedTuple):
 
 def lower_jaxpr(name: str, closed: core.ClosedJaxpr, placement: Placement | None = None,
                 *, donated_invars=None, keep_unused=False, result_names=None,
-                in_shardings=None, out_shardings=None) -> LoweredJaxpr:
+                in_shardings=None, out_shardings=None, locations=False) -> LoweredJaxpr:
     """The StableHLO module of a closed jaxpr, ``main`` in a module named ``jit_<name>``.
 
     Unused inputs are dropped from ``main``'s signature unless ``keep_unused`` (JAX's
-    default too), so XLA does not hold buffers it never reads."""
+    default too), so XLA does not hold buffers it never reads. ``locations`` locates
+    each operation at its equation's source (for reading, not for compiling)."""
     placement = placement or Placement((runtime.default_device(),))
     pruned, kept = prune_for_lowering(closed, keep_unused)
     donated = [d for d, k in zip(donated_invars or [False] * len(kept), kept) if k]
@@ -271,7 +272,7 @@ def lower_jaxpr(name: str, closed: core.ClosedJaxpr, placement: Placement | None
     start = time.perf_counter()
     mctx = lowering.lower_module(lowering.module_name("jit", name), pruned,
                                  donated_invars=donated, result_names=result_names,
-                                 devices=placement.devices, **spmd)
+                                 devices=placement.devices, locations=locations, **spmd)
     elapsed = time.perf_counter() - start
     log_compile("Finished jaxpr to MLIR module conversion %s in %.9f sec", program, elapsed)
     monitoring.record_event_duration_secs(monitoring.JAXPR_TO_MLIR_MODULE_EVENT, elapsed,

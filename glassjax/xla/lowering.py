@@ -26,7 +26,7 @@ from jaxlib.mlir.dialects import func as func_dialect
 from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from glassjax import core, dtypes
+from glassjax import core, dtypes, source_info
 from glassjax.xla import runtime
 
 lowering_rules: dict = {}
@@ -208,6 +208,9 @@ class ModuleContext:
         self.keepalives: list = []
         self._func_names: dict = {}
         self._names_used: set = set()
+        # Each operation located at its equation's name stack and user frames (what
+        # ``Lowered.as_text(debug_info=True)`` shows); off for the modules that compile.
+        self.locations = False
         with self.context, ir.Location.unknown(self.context):
             self.module = ir.Module.create()
             self.module.operation.attributes["sym_name"] = ir.StringAttr.get(name)
@@ -271,12 +274,32 @@ def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value
                 any(_is_extended(a) for a in (*rule_ctx.avals_in, *rule_ctx.avals_out))
                 and not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
             rule = _word_by_word(rule)
-        outs = rule(rule_ctx, *map(read, eqn.invars), **eqn.params)
+        if ctx.locations and eqn.source_info is not None:
+            with eqn_location(eqn):
+                outs = rule(rule_ctx, *map(read, eqn.invars), **eqn.params)
+        else:
+            outs = rule(rule_ctx, *map(read, eqn.invars), **eqn.params)
         if not eqn.primitive.multiple_results:
             outs = [outs]
         for v, o in zip(eqn.outvars, outs):
             env[v] = o
     return [read(v) for v in jaxpr.outvars]
+
+
+def eqn_location(eqn) -> ir.Location:
+    """``loc("scope/inner/sin"(callsite(f at <module>)))``: the equation's name stack and
+    primitive, at its user frames (innermost first, each named by its function), as JAX
+    locates operations. (JAX also prefixes ``jit(f)/`` and locates arguments, results
+    and functions; glassjax does not.)"""
+    info = eqn.source_info
+    name = "/".join(filter(None, [str(info.name_stack), eqn.primitive.name]))
+    frames = [ir.Location.name(f.function_name, childLoc=ir.Location.file(
+        f.file_name, f.start_line, f.start_column, f.end_line, f.end_column))
+        for f in itertools.islice(source_info.user_frames(info.traceback), 10)]
+    if not frames:
+        return ir.Location.name(name)
+    at = frames[0] if len(frames) == 1 else ir.Location.callsite(frames[0], frames[1:])
+    return ir.Location.name(name, childLoc=at)
 
 
 def _is_extended(aval) -> bool:
@@ -428,7 +451,7 @@ def lower_with_tokens(mctx: ModuleContext, closed: core.ClosedJaxpr, values) -> 
 def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
                  donated_invars=None, axis_env=None, num_replicas=1, num_partitions=1,
                  platform="cpu", mesh=None, arg_shardings=None, result_shardings=None,
-                 devices=None) -> ModuleContext:
+                 devices=None, locations=False) -> ModuleContext:
     """The whole program as a module with a public ``main``, as ``jit(f).lower`` shows.
 
     An SPMD program (``num_partitions`` > 1) is one program for all devices of ``mesh``;
@@ -438,6 +461,7 @@ def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
     mctx = ModuleContext(name, platform=platform, axis_env=axis_env,
                          num_replicas=num_replicas, num_partitions=num_partitions)
     mctx.mesh, mctx.devices = mesh, devices
+    mctx.locations = locations
     with mctx.context, ir.Location.unknown(mctx.context):
         if mesh is not None:
             mctx.mesh_symbol(mesh)
