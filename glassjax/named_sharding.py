@@ -200,17 +200,21 @@ class NamedSharding(metaclass=_NamedShardingFactory):
     """``NamedSharding(mesh, spec, *, memory_kind=None)``: see the module docstring."""
 
 
+@functools.lru_cache(maxsize=1024)
 def gspmd_to_named(hlo: xc.HloSharding, mesh: Mesh, ndim: int):
     """The NamedSharding over ``mesh`` whose tile grid is ``hlo``, or None if no spec
-    gives it (XLA may choose layouts a spec cannot say)."""
+    gives it (XLA may choose layouts a spec cannot say). Each mesh axis splits one
+    dimension or none, and the axes splitting one dimension come in some order (major
+    to minor): every such spec is tried, unsplit axes first, so that axes of size 1
+    stay out of the spec."""
     names = mesh.axis_names
-    for choice in itertools.product(range(ndim + 1), repeat=len(names)):
-        per_dim = tuple(tuple(n for n, c in zip(names, choice) if c == d)
-                        for d in range(ndim))
-        if _hlo_sharding(names, mesh.axis_sizes, per_dim) == hlo:
-            spec = [None if not axes else axes[0] if len(axes) == 1 else axes
-                    for axes in per_dim]
-            while spec and spec[-1] is None:
-                spec.pop()
-            return NamedSharding(mesh, PartitionSpec(*spec))
+    for choice in itertools.product(range(-1, ndim), repeat=len(names)):
+        groups = [[n for n, c in zip(names, choice) if c == d] for d in range(ndim)]
+        for per_dim in itertools.product(*map(itertools.permutations, groups)):
+            if _hlo_sharding(names, mesh.axis_sizes, per_dim) == hlo:
+                spec = [None if not axes else axes[0] if len(axes) == 1 else axes
+                        for axes in per_dim]
+                while spec and spec[-1] is None:
+                    spec.pop()
+                return NamedSharding(mesh, PartitionSpec(*spec))
     return None

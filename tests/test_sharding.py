@@ -264,3 +264,87 @@ def test_shard_map_gradients(mesh, a):
 def test_experimental_shard_map_is_the_same_function():
     from glassjax.experimental.shard_map import shard_map
     assert shard_map is jax.shard_map
+
+
+# -- meshes whose axes split a dimension out of order, tile grids, resharding ------------
+
+def _auto(shape, names):
+    return jax.make_mesh(shape, names, axis_types=(jax.sharding.AxisType.Auto,) * len(names))
+
+
+def _check_pieces(x, value):
+    """Every piece ``x`` holds is the slice of ``value`` its index says."""
+    np.testing.assert_array_equal(np.asarray(x), value)
+    for shard in x.addressable_shards:
+        np.testing.assert_array_equal(shard.data, value[shard.index])
+
+
+def test_eager_ops_on_axes_out_of_mesh_order():
+    """P(('feats', 'batch')) over a ('batch', 'feats') mesh cuts rows in an order that is
+    not the devices' order: results are named over the mesh as JAX names them, and an
+    eager op on such a result runs (it once crashed XLA: a program compiled for whole
+    arrays was handed pieces)."""
+    a = np.arange(128 * 4.0, dtype=np.float32).reshape(128, 4)
+    mesh = jax.make_mesh((4, 2), ('batch', 'feats'))          # Explicit axes
+    c = jax.device_put(a, NamedSharding(mesh, P(('feats', 'batch'))))
+    _check_pieces(c, a)
+    for e, value in ((c == a, a == a), (c + 1, a + 1)):
+        assert repr(e.sharding) == (
+            "NamedSharding(mesh=Mesh('batch': 4, 'feats': 2, axis_types=(Explicit, "
+            "Explicit)), spec=P(('feats', 'batch'), None), memory_kind=device)")
+        _check_pieces(e, value)
+    assert bool(jnp.all(c == a)) and float(jnp.sum(c)) == a.sum()
+    auto = _auto((4, 2), ('batch', 'feats'))
+    d = jax.device_put(a, NamedSharding(auto, P(('feats', 'batch'))))
+    assert (d + 1).sharding.spec == P(('feats', 'batch'))   # the argument's, as JAX
+    assert d.T.sharding.spec == P(None, ('feats', 'batch'))
+    assert d.sum(0).sharding.spec == P()
+    _check_pieces(d.T * 2, a.T * 2)
+
+
+def test_tile_grid_shardings():
+    """An array laid out by a bare tile grid (GSPMDSharding) computes like any other; its
+    results are tile grids too, printed as JAX prints them."""
+    a = np.arange(16 * 2.0, dtype=np.float32).reshape(16, 2)
+    mesh = _auto((4, 2), ('batch', 'feats'))
+    grid = jax.sharding.GSPMDSharding(
+        mesh._flat_devices_tuple,
+        NamedSharding(mesh, P(('feats', 'batch')))._to_xla_hlo_sharding(2))
+    y = jax.device_put(a, grid)
+    _check_pieces(y, a)
+    assert [s.device.id for s in y.addressable_shards if s.index[0].start == 2] == [2]
+    assert repr((y + 1).sharding) == \
+        "GSPMDSharding({devices=[8,1]<=[4,2]T(1,0)}, memory_kind=device)"
+    assert repr(y.T.sharding) == \
+        "GSPMDSharding({devices=[1,8]<=[4,2]T(1,0)}, memory_kind=device)"
+    _check_pieces(y.T + 1, a.T + 1)
+    assert bool(jnp.all(y == a))
+    np.testing.assert_array_equal(jax.jit(lambda v: v @ v.T)(y), a @ a.T)
+
+
+def test_device_put_reshards_pieces():
+    """Moving an array to another cut of the same devices re-cuts its data (it once only
+    relabelled the pieces); moving it to a reversed device order moves the pieces."""
+    a = np.arange(64.0, dtype=np.float32).reshape(8, 8)
+    mesh = _auto((4, 2), ('x', 'y'))
+    x = jax.device_put(a, NamedSharding(mesh, P('x', 'y')))
+    for spec in (P('y', 'x'), P(('y', 'x')), P(), P(None, 'x')):
+        moved = jax.device_put(x, NamedSharding(mesh, spec))
+        assert moved.sharding == NamedSharding(mesh, spec)
+        _check_pieces(moved, a)
+    flipped = Mesh(np.array(jax.devices()[::-1]).reshape(4, 2), ('x', 'y'))
+    _check_pieces(jax.device_put(x, NamedSharding(flipped, P('x', 'y'))), a)
+    _check_pieces(jax.device_put(x, NamedSharding(flipped, P('x', 'y'))) * 2, a * 2)
+
+
+def test_an_argument_laid_out_otherwise_than_compiled_for_is_an_error():
+    """XLA does not check the pieces it runs on; glassjax does, and raises instead of
+    crashing."""
+    from glassjax.xla import dispatch
+    mesh = _auto((8,), ('x',))
+    x = jax.device_put(np.ones((8, 2), np.float32), NamedSharding(mesh, P('x')))
+    compiled, _ = dispatch._run_primitive(lax.neg_p, {}, (x,))
+    compiled.check_layouts([x])
+    wrong = jax.device_put(np.ones((8, 2), np.float32), NamedSharding(mesh, P()))
+    with pytest.raises(RuntimeError, match="laid out as .* but the program was compiled"):
+        compiled.check_layouts([wrong])
