@@ -24,7 +24,7 @@ import math
 
 from jaxlib import xla_client as xc
 
-from glassjax.mesh import Mesh, PartitionSpec
+from glassjax.mesh import Mesh, PartitionSpec, get_mesh
 from glassjax.xla import runtime
 
 
@@ -198,6 +198,27 @@ class _NamedShardingFactory(type):
 
 class NamedSharding(metaclass=_NamedShardingFactory):
     """``NamedSharding(mesh, spec, *, memory_kind=None)``: see the module docstring."""
+
+
+def as_typed(sharding, ndim: int):
+    """The sharding a computed value of ``ndim`` dimensions is reported with: over a mesh
+    of ``Explicit`` axes the layout is part of the value's type, whose spec has one entry
+    per dimension (JAX prints ``P('x', None)`` where ``P('x')`` was asked)."""
+    if not isinstance(sharding, NamedSharding) or not sharding.mesh.explicit_axes:
+        return sharding
+    return sharding.with_spec(sharding.spec._normalized_spec_for_aval(ndim))
+
+
+def spec_to_sharding(sharding, fname: str):
+    """A bare PartitionSpec means a NamedSharding over the mesh of ``set_mesh`` (any
+    other value is returned as it is)."""
+    if not isinstance(sharding, PartitionSpec):
+        return sharding
+    mesh = get_mesh()
+    if mesh is None or mesh.empty:
+        raise ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is "
+                         f"passed to {fname}")
+    return NamedSharding(mesh, sharding)
 
 
 @functools.lru_cache(maxsize=1024)

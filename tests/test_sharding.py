@@ -348,3 +348,55 @@ def test_an_argument_laid_out_otherwise_than_compiled_for_is_an_error():
     wrong = jax.device_put(np.ones((8, 2), np.float32), NamedSharding(mesh, P()))
     with pytest.raises(RuntimeError, match="laid out as .* but the program was compiled"):
         compiled.check_layouts([wrong])
+
+
+def test_partition_specs_over_the_current_mesh():
+    """A bare PartitionSpec means a NamedSharding over the mesh of ``set_mesh``: in
+    device_put and in the ``out_sharding`` of dot, matmul and einsum (on Explicit axes
+    the result's spec has one entry per dimension, as its type does in JAX)."""
+    with pytest.raises(ValueError, match="Please set a mesh via `jax.set_mesh` if a "
+                                         "PartitionSpec is passed to device_put"):
+        jax.device_put(np.ones(4), P('x'))
+    mesh = jax.make_mesh((4, 2), ('x', 'y'))
+    a = np.arange(8 * 16.0, dtype=np.float32).reshape(8, 16)
+    b = np.arange(16 * 4.0, dtype=np.float32).reshape(16, 4)
+    with jax.set_mesh(mesh):
+        x, y = jax.device_put((a, b), (P('x', 'y'), P('y', None)))
+        assert x.sharding == NamedSharding(mesh, P('x', 'y'))
+        _check_pieces(y, b)
+        for product in (lambda spec: jnp.dot(x, y, out_sharding=spec),
+                        lambda spec: jnp.matmul(x, y, out_sharding=spec),
+                        lambda spec: jnp.einsum('ij,jk->ik', x, y, out_sharding=spec)):
+            for spec, typed in ((P('x'), P('x', None)), (P(None, 'y'), P(None, 'y'))):
+                out = product(spec)
+                assert out.sharding == NamedSharding(mesh, typed)
+                np.testing.assert_allclose(out, a @ b, rtol=1e-6)
+        out = jax.jit(lambda u, v: jnp.dot(u, v, out_sharding=P(None, 'y')))(x, y)
+        assert out.sharding == NamedSharding(mesh, P(None, 'y'))
+        np.testing.assert_allclose(out, a @ b, rtol=1e-6)
+
+
+def test_shard_map_on_the_current_mesh_infers_in_specs():
+    """Without ``mesh=``, shard_map runs over the mesh current when it is *called*;
+    without ``in_specs``, over Explicit axes, each argument is cut as it is laid out (an
+    unsharded one is whole on every device); in_specs that disagree with an argument's
+    layout are JAX's error."""
+    a = np.arange(8 * 16.0, dtype=np.float32).reshape(8, 16)
+    b = np.arange(16 * 4.0, dtype=np.float32).reshape(16, 4)
+    matmul = jax.shard_map(lambda u, v: lax.psum(u @ v, 'y'), out_specs=P('x', None))
+    with pytest.raises(ValueError, match="The context mesh cannot be empty"):
+        matmul(a, b)
+    with jax.set_mesh(jax.make_mesh((4, 2), ('x', 'y'))):
+        x, y = jax.device_put((a, b), (P('x', 'y'), P('y', None)))
+        np.testing.assert_allclose(matmul(x, y), a @ b, rtol=1e-6)
+        scaled = jax.shard_map(lambda u: u * lax.axis_size('x'), out_specs=P('x'))(b[:, 0])
+        np.testing.assert_array_equal(scaled, np.tile(b[:, 0] * 4, 4))
+        with pytest.raises(ValueError, match=r"in_specs passed to shard_map: P\('x',\) "
+                                             r"does not match the specs of the input: "
+                                             r"P\(None,\)"):
+            jax.shard_map(lambda u: u, in_specs=P('x'), out_specs=P('x'))(b[:, 0])
+    with jax.set_mesh(Mesh(np.array(jax.devices()), ('i',))):    # Auto axes
+        with pytest.raises(TypeError, match="in_specs argument must be a pytree of "
+                                            "`jax.sharding.PartitionSpec` instances, but "
+                                            "it was `None`"):
+            jax.shard_map(lambda u: u, out_specs=P())(b)

@@ -22,7 +22,7 @@ from jaxlib import xla_client as xc
 
 from glassjax import config, core, tree_util
 from glassjax.mesh import Mesh, PartitionSpec
-from glassjax.named_sharding import NamedSharding, gspmd_to_named
+from glassjax.named_sharding import NamedSharding, as_typed, gspmd_to_named
 from glassjax.xla import fastpath, lowering, runtime
 
 
@@ -324,8 +324,7 @@ def _sharding_from_xla(hlo, placement: Placement, aval, first_in=None):
         return grid
     mesh = placement.mesh
     if mesh.explicit_axes:
-        named = gspmd_to_named(hlo, mesh, ndim)
-        return named and named.with_spec(named.spec._normalized_spec_for_aval(ndim)) or grid
+        return as_typed(gspmd_to_named(hlo, mesh, ndim), ndim) or grid
     if first_in is not None and first_in[1] == ndim and \
             runtime.same_pieces(first_in[0], grid, ndim):
         return first_in[0]
