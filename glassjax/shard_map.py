@@ -305,6 +305,11 @@ ad.primitive_transposes[shard_map_p] = _in_body_scope(_transpose)
 # The API
 # ----------------------------------------------------------------------------------------
 
+# Outside any transformation the body runs op by op instead (``shard_map_eager.py``
+# registers its runner here).
+eager_runner: list = []
+
+
 def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=frozenset(),
               check_vma=True):
     """Map ``f`` over blocks of its inputs on the devices of ``mesh`` (see the module
@@ -341,6 +346,9 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
             _check_divisible(name, mesh, spec, aval)
             if in_specs is not None and explicit:
                 _check_spec_of_argument(mesh, manual, x, spec)
+        if eager_runner and core.trace_ctx.trace is core.eval_trace:
+            return eager_runner[0](f, mesh, manual, check_vma, in_tree, leaves, specs,
+                                   out_specs)
         out_tree_box = []
 
         def body(*blocks):

@@ -400,3 +400,31 @@ def test_shard_map_on_the_current_mesh_infers_in_specs():
                                             "`jax.sharding.PartitionSpec` instances, but "
                                             "it was `None`"):
             jax.shard_map(lambda u: u, out_specs=P())(b)
+
+
+def test_eager_shard_map_runs_the_body_op_by_op(capsys):
+    """Outside jit a shard_map body runs eagerly, as in JAX 0.10.2: ``print`` shows each
+    device's block (JAX's text), types carry the axes values vary over, and every
+    collective gives what the staged (jitted) shard_map gives."""
+    mesh = Mesh(np.array(jax.devices()[:4]), ('i',))
+    x = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 1, 2])
+
+    def body(b):
+        print(b)
+        print(jax.typeof(lax.psum(b, 'i')))
+        return (lax.psum_scatter(b, 'i', tiled=True), lax.all_gather(b, 'i', tiled=True),
+                lax.ppermute(b, 'i', [(k, (k + 1) % 4) for k in range(4)]),
+                lax.all_to_all(b, 'i', 0, 0, tiled=True), jnp.sin(b) * 2 + 1)
+    f = jax.shard_map(body, mesh=mesh, in_specs=P('i'), out_specs=P('i'))
+    eager = f(x)
+    assert capsys.readouterr().out == "".join(
+        f"On cpu:{k} at mesh coordinates (i,) = ({k},):\n{x[4 * k:4 * k + 4]}\n\n"
+        for k in range(4))[:-1] + "\nint32[4]\n"
+    for got, want in zip(eager, jax.jit(f)(x)):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    np.testing.assert_array_equal(eager[0], x.reshape(4, 4).sum(0))
+    np.testing.assert_array_equal(eager[2], np.roll(x, 4))
+    with pytest.raises(ValueError, match="shard_map applied to the function "
+                                         "'_rem_singleton' was given out_specs which "
+                                         "require replication"):
+        jax.shard_map(lambda b: b, mesh=mesh, in_specs=P('i'), out_specs=P())(x)
