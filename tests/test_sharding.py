@@ -428,3 +428,34 @@ def test_eager_shard_map_runs_the_body_op_by_op(capsys):
                                          "'_rem_singleton' was given out_specs which "
                                          "require replication"):
         jax.shard_map(lambda b: b, mesh=mesh, in_specs=P('i'), out_specs=P())(x)
+
+
+def test_meshes_over_devices_in_any_order():
+    """A mesh listing the devices backwards, or two meshes over the same devices: eager
+    ops, jit, in/out_shardings and shard_map compute NumPy's values, with JAX's
+    result shardings; in_shardings never silently re-lay a committed array out."""
+    a = np.arange(64.0, dtype=np.float32).reshape(8, 8)
+    rev = Mesh(np.array(jax.devices()[::-1]).reshape(4, 2), ('x', 'y'))
+    x = jax.device_put(a, NamedSharding(rev, P('x', 'y')))
+    assert (x * 2).sharding == NamedSharding(rev, P('x', 'y'))
+    _check_pieces(x.T * 2, a.T * 2)
+    np.testing.assert_allclose(jax.jit(lambda u, v: u @ v + 1)(x, a), a @ a + 1)
+    g = jax.jit(lambda u: u * 2, in_shardings=NamedSharding(rev, P(None, 'x')),
+                out_shardings=NamedSharding(rev, P('y')))
+    out = g(a)
+    assert out.sharding == NamedSharding(rev, P('y'))
+    _check_pieces(out, a * 2)
+    with pytest.raises(ValueError, match="Sharding passed to jit does not match the "
+                                         "sharding on the respective arg"):
+        g(x)
+    s = jax.jit(jax.shard_map(lambda b: lax.psum(b, 'x'), mesh=rev, in_specs=P('x', 'y'),
+                              out_specs=P(None, 'y')))(x)
+    _check_pieces(s, a.reshape(4, 2, 8).sum(0))
+    assert [shard.device.id for shard in s.addressable_shards][:2] == [7, 6]
+    m = _auto((2, 4), ('a', 'b'))
+    y = jax.device_put(a, NamedSharding(m, P('b', 'a')))
+    v = jax.device_put(a, NamedSharding(_auto((8,), ('d',)), P(None, 'd')))
+    both = y + v
+    assert both.sharding == NamedSharding(m, P(None, ('a', 'b')))
+    _check_pieces(both, 2 * a)
+    assert bool(jnp.all(both == 2 * a))
