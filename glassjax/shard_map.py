@@ -127,8 +127,9 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
     symbol = mctx.mesh_symbol(mesh)
 
     def per_value(specs, avals):
-        shardings = ", ".join(f"<@{symbol}, {sdy_dims(s, a.ndim)}>"
-                              for s, a in zip(specs, avals))
+        shardings = ", ".join(          # (typed keys: their words' trailing axes too)
+            f"<@{symbol}, {sdy_dims(s, lowering.aval_to_ir_type(a).rank)}>"
+            for s, a in zip(specs, avals))
         return ir.Attribute.parse(f"#sdy.sharding_per_value<[{shardings}]>")
 
     manual = [a for a in mesh.axis_names if a in newly_manual_axes]

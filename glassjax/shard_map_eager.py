@@ -41,33 +41,57 @@ class ShardMapTrace(core.Trace):
 
     def hold(self, x):
         """``(value, vma)`` of a tracer of this trace, or of a constant (which varies over
-        no axis)."""
+        no axis; without check_vma every value is taken to vary over every axis)."""
         if isinstance(x, ShardMapTracer) and x._trace is self:
             return x.val, x.vma
         if isinstance(x, core.Tracer):
             raise core.escaped_tracer_error(x)
-        return self.run(_add_singleton, [x], [P()], P(), self.check_vma), ()
+        vma = () if self.check_vma else self.manual
+        return self.run(_add_singleton, [x], [P()], self.spec(vma), self.check_vma), vma
+
+    def staged(self, body, in_specs, out_specs, check_vma):
+        """A (staged: under jit) shard_map of ``body`` over the trace's mesh."""
+        return jit(shard_map(body, mesh=self.mesh, in_specs=tuple(in_specs),
+                             out_specs=out_specs, check_vma=check_vma,
+                             axis_names=frozenset(self.manual)))
 
     def run(self, body, args, in_specs, out_specs, check_vma):
-        """A (staged: under jit) shard_map of ``body`` over the trace's mesh, run now."""
+        """``staged`` of a module-level ``body`` (entering / leaving the body), run now."""
+        key = (body, tuple(in_specs), out_specs, check_vma, self.mesh, self.manual)
+        fun = _appliers.get(key) or _appliers.setdefault(
+            key, self.staged(body, in_specs, out_specs, check_vma))
         with core.set_current_trace(core.eval_trace):
-            return jit(shard_map(body, mesh=self.mesh, in_specs=tuple(in_specs),
-                                        out_specs=out_specs, check_vma=check_vma,
-                                        axis_names=frozenset(self.manual)))(*args)
+            return fun(*args)
+
+    def applier(self, primitive, params, vmas, out_vmas):
+        """``primitive`` applied to every device's blocks at once."""
+        def apply(*blocks):
+            outs = primitive.bind(*map(_rem_singleton, blocks), **params)
+            outs = outs if primitive.multiple_results else [outs]
+            return [_add_singleton(o) for o in outs]
+        apply.__name__ = primitive.name
+        return self.staged(apply, map(self.spec, vmas), [self.spec(v) for v in out_vmas],
+                           self.check_vma)
 
     def process_primitive(self, primitive, tracers, params):
         vals, vmas = zip(*map(self.hold, tracers)) if tracers else ((), ())
         if not self.check_vma:
             vmas = [self.manual] * len(vals)
         out_vmas = self.result_vmas(primitive, params, vals, vmas)
-
-        def apply(*blocks):
-            outs = primitive.bind(*map(_rem_singleton, blocks), **params)
-            outs = outs if primitive.multiple_results else [outs]
-            return [_add_singleton(o) for o in outs]
-        apply.__name__ = primitive.name
-        outs = self.run(apply, vals, map(self.spec, vmas), [self.spec(v) for v in out_vmas],
-                        self.check_vma)
+        key = (primitive, tuple(params.items()), self.mesh, self.manual, self.check_vma,
+               tuple(vmas), tuple(out_vmas))
+        try:
+            applier = _appliers.get(key)
+        except TypeError:             # unhashable params: compiled for this call only
+            key, applier = None, None
+        if applier is None:
+            applier = self.applier(primitive, params, vmas, out_vmas)
+            if key is not None:
+                if len(_appliers) >= 1024:
+                    _appliers.clear()
+                _appliers[key] = applier
+        with core.set_current_trace(core.eval_trace):
+            outs = applier(*vals)
         tracers = [ShardMapTracer(self, o, v) for o, v in zip(outs, out_vmas)]
         return tracers if primitive.multiple_results else tracers[0]
 
@@ -93,6 +117,12 @@ class ShardMapTrace(core.Trace):
         del primitive, fwd, bwd, out_trees, symbolic_zeros
         with core.set_current_trace(self):
             return fun.call_wrapped(*tracers)
+
+
+# (primitive, params, mesh, manual axes, check_vma, vmas in, vmas out), or (body, specs,
+# ...) -> the jitted shard_map applying it (jit compiles it once per block types).
+# Emptied when large.
+_appliers: dict = {}
 
 
 def _as_list(primitive, outs):

@@ -459,3 +459,20 @@ def test_meshes_over_devices_in_any_order():
     assert both.sharding == NamedSharding(m, P(None, ('a', 'b')))
     _check_pieces(both, 2 * a)
     assert bool(jnp.all(both == 2 * a))
+
+
+def test_typed_keys_cross_shard_map_boundaries():
+    """Typed PRNG keys split over devices enter and leave shard_maps (their words are a
+    trailing axis XLA sees, never split); every value of an eager body crosses one."""
+    mesh = Mesh(np.array(jax.devices()[:4]), ('i',))
+    keys = jax.random.split(jax.random.key(0), 4)
+    draw = jax.shard_map(lambda k: jax.random.uniform(k[0], (1,)), mesh=mesh,
+                         in_specs=P('i'), out_specs=P('i'))
+    expected = jax.vmap(lambda k: jax.random.uniform(k, (1,)))(keys).ravel()
+    np.testing.assert_array_equal(draw(keys), expected)
+    np.testing.assert_array_equal(jax.jit(draw)(keys), expected)
+    split = jax.shard_map(lambda k: jax.random.split(k[0], 2), mesh=mesh, in_specs=P('i'),
+                          out_specs=P('i'))
+    np.testing.assert_array_equal(jax.random.key_data(jax.jit(split)(keys)),
+                                  jax.random.key_data(jax.vmap(jax.random.split)(keys)
+                                                      ).reshape(8, 2))
