@@ -482,6 +482,8 @@ def same_pieces(a: Sharding, b: Sharding, ndim: int) -> bool:
     may differ)."""
     if a.num_devices != b.num_devices:
         return False
+    if a.num_devices == 1:                  # (the common case, kept quick)
+        return True
     ha, hb = a._to_xla_hlo_sharding(ndim), b._to_xla_hlo_sharding(ndim)
     return ha == hb or ha.is_replicated() and hb.is_replicated()
 
