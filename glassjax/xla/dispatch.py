@@ -97,7 +97,6 @@ class Compiled:
             check_special(outs)
         return outs
 
-
     def check_layouts(self, arrays):
         """Every argument must be laid out as the program was compiled for: XLA does not
         check the pieces it is handed (a mismatch crashes the process), so we do."""
