@@ -35,6 +35,7 @@ from glassjax.array import Shard
 from glassjax.mesh import P, make_mesh, set_mesh
 from glassjax.named_sharding import NamedSharding
 from glassjax.shard_map import shard_map
+from glassjax import shard_map_eager as _shard_map_eager  # noqa: F401 (registers)
 from glassjax.pmap import pmap
 from glassjax.describe import describe, primitives
 from glassjax.callbacks import pure_callback

@@ -19,7 +19,9 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Put every leaf of ``x`` on ``device`` (committing it there), or on the default
     device uncommitted when ``device`` is None."""
     del src, donate, may_alias
+    from glassjax.named_sharding import spec_to_sharding
     from glassjax.xla import runtime
+    device = tree_util.tree_map(lambda t: spec_to_sharding(t, "device_put"), device)
     for target in tree_util.tree_leaves(device):
         if not isinstance(target, (runtime.Device, runtime.Sharding)):
             raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "

@@ -21,8 +21,8 @@ import numpy as np
 
 from glassjax import core, dtypes, errors, tree_util
 from glassjax.layout import Format
-from glassjax.mesh import Mesh, PartitionSpec, get_mesh
-from glassjax.named_sharding import NamedSharding
+from glassjax.mesh import Mesh
+from glassjax.named_sharding import NamedSharding, spec_to_sharding
 from glassjax.xla import runtime
 
 
@@ -78,17 +78,6 @@ def _process_part_count(sharding, dim: int, ndim: int) -> int:
 # ----------------------------------------------------------------------------------------
 # The three constructors
 # ----------------------------------------------------------------------------------------
-
-def _spec_to_sharding(sharding, fname: str):
-    """A bare PartitionSpec means a NamedSharding over the mesh of ``set_mesh``."""
-    if not isinstance(sharding, PartitionSpec):
-        return sharding
-    mesh = get_mesh()
-    if mesh is None:
-        raise ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is "
-                         f"passed to {fname}")
-    return NamedSharding(mesh, sharding)
-
 
 def _check_sharding(sharding):
     if isinstance(sharding, Format):
@@ -219,7 +208,7 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
     processes split each dimension into. ``sharding``, ``global_shape`` may be pytree
     prefixes of ``local_data``."""
     leaves, treedef = tree_util.tree_flatten(local_data)
-    shardings = [_check_sharding(_spec_to_sharding(s, "make_array_from_process_local_data"))
+    shardings = [_check_sharding(spec_to_sharding(s, "make_array_from_process_local_data"))
                  for s in tree_util.broadcast_prefix(sharding, local_data)]
     shapes = tree_util.broadcast_prefix(
         global_shape, local_data, is_leaf=lambda x: x is None or isinstance(x, tuple))

@@ -22,7 +22,7 @@ import functools
 import itertools
 import math
 import operator
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 from jaxlib import _jax
@@ -79,6 +79,13 @@ hooks = Hooks()
 # Abstract values
 # ----------------------------------------------------------------------------------------
 
+class ManualAxisType(NamedTuple):
+    """The manual mesh axes a value varies over (no unreduced / reduced axes here)."""
+    varying: frozenset
+    unreduced: frozenset = frozenset()
+    reduced: frozenset = frozenset()
+
+
 class ShapedArray:
     """The abstract value of an array: shape, dtype and weak type, but no data.
 
@@ -103,6 +110,11 @@ class ShapedArray:
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    @property
+    def manual_axis_type(self) -> "ManualAxisType":
+        """JAX's name for the manual-axes part of the type (``.varying``: the vma)."""
+        return ManualAxisType(frozenset(self.vma))
 
     def update(self, shape=None, dtype=None, weak_type=None, vma=None):
         return ShapedArray(self.shape if shape is None else shape,

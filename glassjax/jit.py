@@ -332,6 +332,17 @@ class TraceResult(NamedTuple):
 _trace_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
+def _check_committed_layout(x, sharding):
+    """An array committed to its layout is not moved to another one by ``in_shardings``:
+    that is JAX's error (uncommitted values are laid out as asked)."""
+    if sharding is None or not isinstance(x, runtime.ArrayImpl) or not x._committed or \
+            runtime.same_layout(x.sharding, sharding, x.ndim):
+        return
+    raise ValueError(f"Sharding passed to jit does not match the sharding on the respective "
+                     f"arg. Got jit sharding: {sharding},\narg sharding: {x.sharding} for "
+                     f"arg type: {x.aval.str_short()}")
+
+
 class Jitted:
     """The Python side of ``jit(f)``: tracing, the slow call path, the ahead-of-time
     stages. ``jit`` wraps it in jaxlib's C++ dispatcher (``fastpath.cpp_function``),
@@ -469,6 +480,8 @@ class Jitted:
             leaves, tree = tree_util.tree_flatten(args[i])
             per_leaf = tree_util.broadcast_prefix(sharding, args[i],
                                                   is_leaf=lambda s: s is None)
+            for x, s in zip(leaves, per_leaf):
+                _check_committed_layout(x, s)
             args[i] = tree.unflatten([x if s is None else runtime.device_put(
                 x, s, committed=True) for x, s in zip(leaves, per_leaf)])
         return tuple(args)

@@ -24,7 +24,7 @@ import math
 
 from jaxlib import xla_client as xc
 
-from glassjax.mesh import Mesh, PartitionSpec
+from glassjax.mesh import Mesh, PartitionSpec, get_mesh
 from glassjax.xla import runtime
 
 
@@ -200,17 +200,42 @@ class NamedSharding(metaclass=_NamedShardingFactory):
     """``NamedSharding(mesh, spec, *, memory_kind=None)``: see the module docstring."""
 
 
+def as_typed(sharding, ndim: int):
+    """The sharding a computed value of ``ndim`` dimensions is reported with: over a mesh
+    of ``Explicit`` axes the layout is part of the value's type, whose spec has one entry
+    per dimension (JAX prints ``P('x', None)`` where ``P('x')`` was asked)."""
+    if not isinstance(sharding, NamedSharding) or not sharding.mesh.explicit_axes:
+        return sharding
+    return sharding.with_spec(sharding.spec._normalized_spec_for_aval(ndim))
+
+
+def spec_to_sharding(sharding, fname: str):
+    """A bare PartitionSpec means a NamedSharding over the mesh of ``set_mesh`` (any
+    other value is returned as it is)."""
+    if not isinstance(sharding, PartitionSpec):
+        return sharding
+    mesh = get_mesh()
+    if mesh is None or mesh.empty:
+        raise ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is "
+                         f"passed to {fname}")
+    return NamedSharding(mesh, sharding)
+
+
+@functools.lru_cache(maxsize=1024)
 def gspmd_to_named(hlo: xc.HloSharding, mesh: Mesh, ndim: int):
     """The NamedSharding over ``mesh`` whose tile grid is ``hlo``, or None if no spec
-    gives it (XLA may choose layouts a spec cannot say)."""
+    gives it (XLA may choose layouts a spec cannot say). Each mesh axis splits one
+    dimension or none, and the axes splitting one dimension come in some order (major
+    to minor): every such spec is tried, unsplit axes first, so that axes of size 1
+    stay out of the spec."""
     names = mesh.axis_names
-    for choice in itertools.product(range(ndim + 1), repeat=len(names)):
-        per_dim = tuple(tuple(n for n, c in zip(names, choice) if c == d)
-                        for d in range(ndim))
-        if _hlo_sharding(names, mesh.axis_sizes, per_dim) == hlo:
-            spec = [None if not axes else axes[0] if len(axes) == 1 else axes
-                    for axes in per_dim]
-            while spec and spec[-1] is None:
-                spec.pop()
-            return NamedSharding(mesh, PartitionSpec(*spec))
+    for choice in itertools.product(range(-1, ndim), repeat=len(names)):
+        groups = [[n for n, c in zip(names, choice) if c == d] for d in range(ndim)]
+        for per_dim in itertools.product(*map(itertools.permutations, groups)):
+            if _hlo_sharding(names, mesh.axis_sizes, per_dim) == hlo:
+                spec = [None if not axes else axes[0] if len(axes) == 1 else axes
+                        for axes in per_dim]
+                while spec and spec[-1] is None:
+                    spec.pop()
+                return NamedSharding(mesh, PartitionSpec(*spec))
     return None

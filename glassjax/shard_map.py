@@ -32,14 +32,13 @@ import inspect
 import math
 
 import numpy as np
-
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
 from glassjax import core, tree_util
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.mesh import AxisType, Mesh, PartitionSpec, get_mesh
-from glassjax.named_sharding import dim_axes, sdy_dims, splits
+from glassjax.named_sharding import NamedSharding, dim_axes, sdy_dims, splits
 from glassjax.lax import parallel, structural
 from glassjax.xla import dispatch, lowering
 
@@ -134,8 +133,9 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
     symbol = mctx.mesh_symbol(mesh)
 
     def per_value(specs, avals):
-        shardings = ", ".join(f"<@{symbol}, {sdy_dims(s, a.ndim)}>"
-                              for s, a in zip(specs, avals))
+        shardings = ", ".join(          # (typed keys: their words' trailing axes too)
+            f"<@{symbol}, {sdy_dims(s, lowering.aval_to_ir_type(a).rank)}>"
+            for s, a in zip(specs, avals))
         return ir.Attribute.parse(f"#sdy.sharding_per_value<[{shardings}]>")
 
     manual = [a for a in mesh.axis_names if a in newly_manual_axes]
@@ -524,6 +524,11 @@ class _Infer:
 Infer = _Infer()
 
 
+# Outside any transformation the body runs op by op instead (``shard_map_eager.py``
+# registers its runner here).
+eager_runner: list = []
+
+
 def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=frozenset(),
               check_vma=True):
     """Map ``f`` over blocks of its inputs on the devices of ``mesh`` (see the module
@@ -536,28 +541,35 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     if not callable(f):
         raise TypeError(f"shard_map requires a callable for its first argument, but got "
                         f"{f} of type {type(f)}.")
-    mesh = mesh if mesh is not None else get_mesh()
-    if mesh is None or not isinstance(mesh, Mesh) or mesh.empty:
-        raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
-                         "enter into a mesh context")
+    if mesh is None:          # the mesh of ``set_mesh`` at the time of the call, as in JAX
+        return _on_context_mesh(f, out_specs=out_specs, in_specs=in_specs,
+                                axis_names=axis_names, check_vma=check_vma)
+    if not isinstance(mesh, Mesh):
+        raise TypeError("shard_map requires a `jax.sharding.Mesh` or a "
+                        "`jax.sharding.AbstractMesh` instance for its second argument, "
+                        f"but got {mesh} of type {type(mesh)}.")
     manual = frozenset(axis_names) if axis_names else frozenset(mesh.axis_names)
-    if in_specs is Infer:
-        types = ", ".join(str(mesh._name_to_type[a]) for a in manual)
-        if any(mesh._name_to_type[a] != AxisType.Explicit for a in manual):
-            raise TypeError("shard_map in_specs argument must be a pytree of "
-                            "`jax.sharding.PartitionSpec` instances, but it was `None` "
-                            f"when axis_names={manual} are of type {types}")
-        raise NotImplementedError("shard_map without in_specs: glassjax does not type "
-                                  "arrays by their Explicit sharding, so cannot infer them")
+    explicit = manual == set(mesh.axis_names) and set(mesh.explicit_axes) >= manual
+    if in_specs is Infer or in_specs is None:
+        in_specs = None
+        _check_inferable(mesh, manual)
     name = getattr(f, "__name__", "<unnamed function>")
     _check_specs(in_specs, manual, "in")
     _check_specs(out_specs, manual, "out")
 
     def mapped(*args):
         leaves, in_tree = tree_util.tree_flatten(args)
-        specs = _broadcast_specs(in_specs, args, in_tree, "in_specs")
+        specs = (_broadcast_specs(in_specs, args, in_tree, "in_specs") if in_specs is not
+                 None else [_inferred_spec(mesh, manual, x) for x in leaves])
         avals = [core.get_aval(x) for x in leaves]
-        _check_args(f, name, mesh, in_specs, args, specs, avals)
+        _check_args(f, name, mesh, in_specs if in_specs is not None else
+                    tree_util.tree_unflatten(in_tree, specs), args, specs, avals)
+        if in_specs is not None and explicit:
+            for x, spec in zip(leaves, specs):
+                _check_spec_of_argument(mesh, manual, x, spec)
+        if eager_runner and core.trace_ctx.trace is core.eval_trace:
+            return eager_runner[0](f, mesh, manual, check_vma, in_tree, leaves, specs,
+                                   out_specs)
         out_tree_box = []
 
         def body(*blocks):
@@ -597,6 +609,68 @@ def _vary_over_spec(mesh, x, spec):
     if not missing:
         return x
     return parallel.pvary_p.bind(x, axes=tuple(a for a in mesh.axis_names if a in missing))
+
+
+def _on_context_mesh(f, **kwargs):
+    """``shard_map(f)`` over whatever mesh ``set_mesh`` makes current when it is called."""
+    def mapped(*args):
+        mesh = get_mesh()
+        if mesh is None or mesh.empty:
+            raise ValueError("The context mesh cannot be empty. Use "
+                             "`jax.set_mesh(mesh)` to enter into a mesh context")
+        return shard_map(f, mesh=mesh, **kwargs)(*args)
+
+    mapped.__name__ = getattr(f, "__name__", "<unnamed function>")
+    return mapped
+
+
+def _check_inferable(mesh, manual):
+    """Without ``in_specs``, the specs are the arguments' own, which only arrays over
+    ``Explicit`` axes have (as in JAX)."""
+    types = [mesh._name_to_type[a] for a in mesh.axis_names if a in manual]
+    if any(t != AxisType.Explicit for t in types):
+        raise TypeError("shard_map in_specs argument must be a pytree of "
+                        "`jax.sharding.PartitionSpec` instances, but it was `None` when "
+                        f"axis_names={frozenset(manual)} are of type "
+                        f"{', '.join(map(str, types))}")
+
+
+def _inferred_spec(mesh, manual, x):
+    """The spec of argument ``x`` over the manual axes: its NamedSharding's over a mesh
+    like ``mesh`` (an array elsewhere is whole on every device). JAX reads it from the
+    argument's type; glassjax's types carry no shardings, so a traced argument (inside
+    ``jit``) cannot say."""
+    if isinstance(x, core.Tracer):
+        raise NotImplementedError(
+            "shard_map without in_specs of a traced argument (inside jit or another "
+            "transformation): glassjax's types carry no shardings to infer them from; "
+            "pass in_specs")
+    sharding = getattr(x, "sharding", None)
+    ndim = np.ndim(x)
+    if not isinstance(sharding, NamedSharding) or \
+            sharding.mesh.abstract_mesh != mesh.abstract_mesh:
+        return P(*[None] * ndim)
+    return P(*[None if p is None else
+               tuple(a for a in p if a in manual) or None if isinstance(p, tuple) else
+               p if p in manual else None
+               for p in sharding.spec._normalized_spec_for_aval(ndim)])
+
+
+def _check_spec_of_argument(mesh, manual, x, spec):
+    """Over ``Explicit`` axes an argument's layout is part of its type: ``in_specs`` must
+    say it (JAX's check; a traced argument's layout is unknown here, so not checked)."""
+    if isinstance(x, core.Tracer):
+        return
+    ndim = np.ndim(x)
+    own = _inferred_spec(mesh, manual, x)
+    if spec._normalized_spec_for_aval(ndim) != own:
+        raise ValueError(
+            f"in_specs passed to shard_map: {spec._normalized_spec_for_aval(ndim)} does "
+            f"not match the specs of the input: {own} for arg: "
+            f"{core.get_aval(x).str_short()}. `in_specs` is an optional argument so you "
+            "can omit specifying it and shard_map will infer the in_specs from the "
+            "arguments. If you want to reshard your inputs, you can use `jax.reshard` on "
+            "the arguments and then pass those args to shard_map.")
 
 
 def _check_replication(name, mesh, specs, keys, out_avals):

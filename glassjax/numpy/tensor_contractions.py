@@ -18,6 +18,7 @@ import numpy as np
 
 from glassjax import dtypes, lax
 from glassjax.jit import jit
+from glassjax.named_sharding import as_typed, spec_to_sharding
 from glassjax.numpy import lax_numpy, ufuncs, util
 from glassjax.numpy.util import canonicalize_axis, ensure_arraylike
 from glassjax.numpy.vectorize import vectorize
@@ -30,7 +31,16 @@ def _result_dtype(name, a, b, preferred_element_type):
     return dtypes.check_and_canonicalize_user_dtype(preferred_element_type, name), False
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def _laid_out(result, out_sharding):
+    """``out_sharding`` (a NamedSharding, or a PartitionSpec over the mesh of
+    ``set_mesh``) lays the result out over the devices, as a sharding constraint."""
+    if out_sharding is None:
+        return result
+    sharding = spec_to_sharding(out_sharding, "out_sharding")
+    return lax.with_sharding_constraint(result, as_typed(sharding, result.ndim))
+
+
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's ``dot``: contract the last axis of ``a`` with the second-to-last of ``b``
     (the only one for vectors); a scalar operand multiplies elementwise."""
     a, b = ensure_arraylike("dot", a, b)
@@ -43,10 +53,10 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
         contract = ((a.ndim - 1,), (b.ndim - 2,))
     result = lax.dot_general(a, b, (contract, ((), ())), precision=precision,
                              preferred_element_type=dtype)
-    return util.convert(result, dtype, weak)
+    return _laid_out(util.convert(result, dtype, weak), out_sharding)
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """``a @ b``: matrix products over broadcast batch axes; vectors are treated as a row
     (``a``) or a column (``b``) and that axis is dropped from the result."""
     a, b = ensure_arraylike("matmul", a, b)
@@ -102,7 +112,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     result = out if perm == tuple(range(len(perm))) else lax.transpose(out, perm)
     if both_squeeze:
         result = lax.expand_dims(result, tuple(both_squeeze))
-    return util.convert(result, dtype, weak)
+    return _laid_out(util.convert(result, dtype, weak), out_sharding)
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
@@ -308,7 +318,7 @@ def _contractions(inputs, output, sizes, optimize):
 
 
 def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
-           preferred_element_type=None):
+           preferred_element_type=None, out_sharding=None):
     """Einstein summation: each step contracts one or two operands with ``dot_general``
     (summing indices that appear in only one operand, taking diagonals of repeated
     indices) and transposes into the order the output string asks for."""
@@ -341,7 +351,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         if names != result_names:
             operand = lax.transpose(operand, tuple(names.index(n) for n in result_names))
         operands.append(operand)
-    return util.convert(operands[0], dtype, weak)
+    return _laid_out(util.convert(operands[0], dtype, weak), out_sharding)
 
 
 def _einsum_sum(x, axes, dtype):

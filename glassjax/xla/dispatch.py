@@ -24,7 +24,7 @@ from jaxlib import xla_client as xc
 
 from glassjax import config, core, monitoring, tree_util
 from glassjax.mesh import Mesh, PartitionSpec
-from glassjax.named_sharding import NamedSharding, gspmd_to_named
+from glassjax.named_sharding import NamedSharding, as_typed, gspmd_to_named
 from glassjax.xla import fastpath, lowering, runtime
 
 logger = logging.getLogger(__name__)
@@ -32,9 +32,13 @@ logger = logging.getLogger(__name__)
 
 class Placement(NamedTuple):
     """Where a program runs: its devices, in the order XLA numbers them, and for an SPMD
-    program (one program over several devices) the mesh that names them."""
+    program (one program over several devices) the mesh that names them. ``named``
+    says the mesh is the user's, so results are reported as NamedShardings over it;
+    arguments laid out by bare tile grids (GSPMDShardings) get a mesh made up from their
+    grid instead (as JAX lowers them), and results are reported as tile grids too."""
     devices: tuple
     mesh: object = None
+    named: bool = True
 
     @property
     def spmd(self) -> bool:
@@ -81,6 +85,7 @@ class Compiled:
                 runtime.check_not_deleted(a)
         committed = runtime.committed_devices(args) is not None
         arrays = [runtime.device_put(a, s) for a, s in zip(args, self.in_shardings)]
+        self.check_layouts(arrays)
         if not self.module_context.host_callbacks and not self.ordered_effects:
             outs = runtime.execute(self.executable, arrays, self.out_avals,
                                    out_shardings=self.out_shardings, committed=committed)
@@ -100,6 +105,16 @@ class Compiled:
         if needs_check_special():
             check_special(outs)
         return outs
+
+    def check_layouts(self, arrays):
+        """Every argument must be laid out as the program was compiled for: XLA does not
+        check the pieces it is handed (a mismatch crashes the process), so we do."""
+        for i, (a, s) in enumerate(zip(arrays, self.in_shardings)):
+            if a.sharding is not s and not runtime.same_layout(a.sharding, s, a.ndim):
+                raise RuntimeError(
+                    f"argument {i} of the program with shape "
+                    f"{a.aval.str_short()} is laid out as {a.sharding}, but the program "
+                    f"was compiled for {s}")
 
 
 def _replicated(placement: Placement):
@@ -146,11 +161,24 @@ def placement_of(args, jaxpr: core.Jaxpr, names=None, fun_name="") -> Placement:
         return Placement((runtime.default_device(),))
     if len(devices) == 1:
         return Placement(devices)
-    named = [a.sharding.mesh for a in args if isinstance(a, runtime.ArrayImpl) and
-             a._committed and isinstance(a.sharding, NamedSharding) and
-             a.sharding._device_assignment == devices]
-    return Placement(devices, named[0] if named else
-                     Mesh(np.array(devices, dtype=object), ("_devices",)))
+    committed = [a for a in args if isinstance(a, runtime.ArrayImpl) and a._committed]
+    named = [a.sharding.mesh for a in committed if isinstance(a.sharding, NamedSharding)]
+    if named:
+        return Placement(devices, named[0])
+    first = committed[0]
+    return Placement(devices, _grid_mesh(devices, first.sharding, first.ndim), named=False)
+
+
+def _grid_mesh(devices, sharding, ndim) -> Mesh:
+    """A mesh over ``devices`` that names the axes of ``sharding``'s tile grid
+    (``_axis_0``, ``_axis_1``, ...), as JAX makes one to lower a GSPMDSharding: a grid
+    ``<=[4,2]T(1,0)`` is over a ``4 x 2`` arrangement of the devices."""
+    hlo = sharding._to_xla_hlo_sharding(ndim)
+    sizes = [len(devices)]
+    if hlo.is_tiled() and hlo.is_tile_assignment_iota():
+        sizes = hlo.get_axis_sizes()
+    names = tuple(f"_axis_{i}" for i in range(len(sizes)))
+    return Mesh(np.array(devices, dtype=object).reshape(sizes), names)
 
 
 def arg_shardings(args, placement: Placement) -> tuple:
@@ -163,6 +191,9 @@ def arg_shardings(args, placement: Placement) -> tuple:
 
 
 def _named_on(mesh, x):
+    """``x``'s layout as a NamedSharding over ``mesh``, or None if it is not on the
+    mesh's devices or no spec over ``mesh`` says its layout (it is then copied whole to
+    every device)."""
     if not isinstance(x, runtime.ArrayImpl) or x.sharding._device_assignment != \
             mesh._flat_devices_tuple:
         return None
@@ -301,8 +332,10 @@ def compile_lowered(closed: core.ClosedJaxpr, lowered: LoweredJaxpr) -> Compiled
                                           fun_name=lowered.name)
     if placement.spmd:
         in_shardings = lowered.in_shardings
-        out_shardings = [_sharding_from_xla(hlo, placement, aval) for hlo, aval in
-                         zip(exe.get_output_shardings(), closed.out_avals)]
+        kept_avals = [a for a, k in zip(closed.in_avals, lowered.kept_invars) if k]
+        first_in = (in_shardings[0], kept_avals[0].ndim) if in_shardings else None
+        out_shardings = [_sharding_from_xla(hlo, placement, aval, first_in) for hlo, aval
+                         in zip(exe.get_output_shardings(), closed.out_avals)]
     else:
         in_shardings = [runtime.SingleDeviceSharding(placement.devices[0])] * \
             sum(lowered.kept_invars)
@@ -314,14 +347,24 @@ def compile_lowered(closed: core.ClosedJaxpr, lowered: LoweredJaxpr) -> Compiled
                     lowered.name)
 
 
-def _sharding_from_xla(hlo, placement: Placement, aval):
-    """The layout XLA chose for a result, named over the program's mesh if a spec can
-    say it (as JAX reports it), else as XLA's tile grid over the devices."""
+def _sharding_from_xla(hlo, placement: Placement, aval, first_in=None):
+    """The layout XLA chose for a result, reported as JAX reports it: over a user's mesh
+    as the first argument's sharding when it is that layout, else named by a spec over
+    the mesh (on a mesh of ``Explicit`` axes the spec has an entry per dimension, as
+    the result's type does); else as XLA's tile grid over the devices."""
     ndim = len(aval.shape)
     if not isinstance(hlo, xc.HloSharding):        # (jaxlib reports OpSharding protos)
         hlo = xc.HloSharding.from_proto(hlo)
-    return (gspmd_to_named(hlo, placement.mesh, ndim) or
-            runtime.GSPMDSharding(list(placement.devices), hlo))
+    grid = runtime.GSPMDSharding(list(placement.devices), hlo)
+    if not placement.named:
+        return grid
+    mesh = placement.mesh
+    if mesh.explicit_axes:
+        return as_typed(gspmd_to_named(hlo, mesh, ndim), ndim) or grid
+    if first_in is not None and first_in[1] == ndim and \
+            runtime.same_pieces(first_in[0], grid, ndim):
+        return first_in[0]
+    return gspmd_to_named(hlo, mesh, ndim) or grid
 
 
 def prune_for_lowering(closed: core.ClosedJaxpr, keep_unused=False):

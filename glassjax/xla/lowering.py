@@ -498,8 +498,9 @@ def _sharding_attrs(mctx: ModuleContext, attrs, shardings, avals):
     attrs = attrs or [{} for _ in avals]
     for attr, sharding, aval in zip(attrs, shardings, avals):
         if sharding is not None:
-            attr["sdy.sharding"] = ir.Attribute.parse(
-                sharding.sdy_sharding(aval.ndim, mctx.mesh_symbol(sharding.mesh)))
+            attr["sdy.sharding"] = ir.Attribute.parse(sharding.sdy_sharding(
+                aval_to_ir_type(aval).rank,      # (typed keys: with their words' axes)
+                mctx.mesh_symbol(sharding.mesh)))
     return attrs
 
 

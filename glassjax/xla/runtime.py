@@ -476,16 +476,39 @@ def device_put(x, device=None, *, committed: bool = False,
     value = dtypes.coerce_to_array(x, aval.dtype)      # checks Python ints fit
     sharding = _as_sharding(device or default_device())
     pieces = sharding.devices_indices_map(aval.shape)   # device -> index of its piece
-    return xc.batched_device_put(aval, sharding, [value[i] for i in pieces.values()],
-                                 list(pieces), committed,
-                                 enable_x64=config.jax_enable_x64)
+    # (jaxlib takes the pieces in the order of the sharding's device list)
+    devices = [d for d in sharding._device_assignment if d in pieces]
+    return xc.batched_device_put(aval, sharding, [value[pieces[d]] for d in devices],
+                                 devices, committed, enable_x64=config.jax_enable_x64)
+
+
+def same_pieces(a: Sharding, b: Sharding, ndim: int) -> bool:
+    """Whether shardings ``a`` and ``b`` cut an ``ndim``-dimensional array into the same
+    pieces and give the i-th device of each list the same piece (the devices themselves
+    may differ)."""
+    if a.num_devices != b.num_devices:
+        return False
+    if a.num_devices == 1:                  # (the common case, kept quick)
+        return True
+    ha, hb = a._to_xla_hlo_sharding(ndim), b._to_xla_hlo_sharding(ndim)
+    return ha == hb or ha.is_replicated() and hb.is_replicated()
+
+
+def same_layout(a: Sharding, b: Sharding, ndim: int) -> bool:
+    """Whether ``a`` and ``b`` put the same piece on each device (JAX's
+    ``Sharding.is_equivalent_to``): ``NamedSharding(mesh, P('x'))`` and the
+    ``GSPMDSharding`` XLA reports for it are the same layout."""
+    return (a is b or a._device_assignment == b._device_assignment and
+            a.memory_kind == b.memory_kind and same_pieces(a, b, ndim))
 
 
 def _move(x: ArrayImpl, device, committed: bool) -> ArrayImpl:
+    """``x`` laid out as ``device`` (a Device or sharding) says. jaxlib can only move
+    whole pieces between devices; a different cut of the array goes via the host."""
     check_not_deleted(x)
     source = x._sharding
     target = source if device is None else _as_sharding(device)
-    if target.num_devices != source.num_devices:      # a different layout: via the host
+    if not same_pieces(source, target, x.ndim):
         return device_put(to_numpy(x), target, committed=committed or x._committed,
                           aval=x.aval)
     if target != source:
