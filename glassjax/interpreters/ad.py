@@ -16,8 +16,6 @@ from __future__ import annotations
 import functools
 import weakref
 
-import numpy as np
-
 from glassjax import core, dtypes, tree_util
 from glassjax.config import config, transposing
 from glassjax.interpreters import partial_eval as pe, staging
@@ -207,7 +205,7 @@ def _bilinear_transpose(lhs_rule, rhs_rule, ct, x, y, **params):
 #   each primitive's transpose rule and summing cotangents.
 #
 # So a primitive needs no separate linearization rule. It can still override the default
-# in ``primitive_linearizations`` (``jit`` does, to stay one call; so do ``cond``, ``scan``).
+# in ``primitive_linearizations`` (``jit`` does, to stay one call; ``cond``, ``scan`` too).
 
 primitive_linearizations: dict = {}   # prim -> rule(nonzeros, *primals, **params)
 #   -> (primal_out, out_nonzeros, residuals, linearized(residuals, *tangents) -> tangents)
@@ -374,14 +372,8 @@ def jvp(fun, primals, tangents, *, has_aux=False, instantiate=True):
     Returns ``(out_primals, out_tangents, aux)``; out tangents are symbolic ``Zero``s
     unless ``instantiate`` (one bool, or one per output) asks for arrays."""
     trace = JVPTrace(core.trace_ctx.trace)
-    tracers = [trace.pair(p, t) for p, t in zip(primals, tangents)]
-    with core.set_current_trace(trace):
-        outs = fun(*tracers)
-    aux = None
-    if has_aux:
-        outs, aux = outs
-        aux = _strip_tracers(aux, trace)
-    out_primals, out_tangents = core.unzip2(map(trace.to_primal_tangent_pair, outs))
+    out_primals, out_tangents, aux = _run(
+        trace, fun, [trace.pair(p, t) for p, t in zip(primals, tangents)], has_aux)
     if isinstance(instantiate, bool):
         instantiate = [instantiate] * len(out_tangents)
     out_tangents = [instantiate_zeros(t) if inst else t
@@ -389,10 +381,18 @@ def jvp(fun, primals, tangents, *, has_aux=False, instantiate=True):
     return out_primals, out_tangents, aux
 
 
-def _strip_tracers(tree, trace):
-    """Auxiliary outputs are not differentiated: replace our tracers by their primals."""
-    return tree_util.tree_map(
-        lambda x: x.primal if isinstance(x, JVPTracer) and x._trace is trace else x, tree)
+def _run(trace, fun, tracers, has_aux):
+    """``fun(*tracers)`` under ``trace``: its outputs' primals and tangents, and its
+    auxiliary output (not differentiated: our tracers in it are replaced by primals)."""
+    with core.set_current_trace(trace):
+        outs = fun(*tracers)
+    aux = None
+    if has_aux:
+        outs, aux = outs
+        aux = tree_util.tree_map(
+            lambda x: x.primal if isinstance(x, JVPTracer) and x._trace is trace else x, aux)
+    out_primals, out_tangents = core.unzip2(map(trace.to_primal_tangent_pair, outs))
+    return out_primals, out_tangents, aux
 
 
 # (Closed)Jaxpr -> {(nonzeros, instantiate, trace context): (jvp jaxpr, out nonzeros)}.
@@ -509,13 +509,7 @@ def linearize(fun, primals, *, has_aux=False):
     tangent_trace = pe.UnknownTrace()
     trace = LinearizeTrace(core.trace_ctx.trace, tangent_trace)
     tracers = [trace.pair(p, tangent_trace.new_arg(_tangent_aval(p))) for p in primals]
-    with core.set_current_trace(trace):
-        outs = fun(*tracers)
-        aux = None
-        if has_aux:
-            outs, aux = outs
-            aux = _strip_tracers(aux, trace)
-        out_primals, out_tangents = core.unzip2(map(trace.to_primal_tangent_pair, outs))
+    out_primals, out_tangents, aux = _run(trace, fun, tracers, has_aux)
     out_nonzeros = [type(t) is not Zero for t in out_tangents]
     jaxpr, consts = tangent_trace.to_jaxpr([t for t in out_tangents if type(t) is not Zero])
     jaxpr, consts = pe.dce_jaxpr_consts(jaxpr, consts)
@@ -589,37 +583,26 @@ def backward_pass(jaxpr: core.Jaxpr, consts, args, cts_out):
 
 
 def _backward_pass(jaxpr, consts, args, cts_out):
-    env: dict = {}
-    linear: set = set()
-    # An undefined input is typed as the caller says (as in JAX), which may be less weak
-    # than the jaxpr's variable, e.g. a scan carry typed by its cotangent.
-    undefined_avals: dict = {}
-    for v, c in zip(jaxpr.constvars, consts):
-        env[v] = c
-    for v, a in zip(jaxpr.invars, args):
-        if is_undefined_primal(a):
-            linear.add(v)
-            undefined_avals[v] = a.aval
-        else:
-            env[v] = a
+    # Forward sweep: evaluate the equations that read only defined values (they compute
+    # residual-like values); an equation reading an undefined (linear) value is linear,
+    # its outputs undefined too. Undefined inputs keep the type the caller gives (as in
+    # JAX), which may be less weak than the jaxpr's variable (a scan carry typed by its
+    # cotangent, say).
+    env = core.Environment()
+    linear_eqns = []
+
+    def forward(eqn, invals):
+        if not any(map(is_undefined_primal, invals)):
+            return core.eval_equation(eqn, invals)
+        linear_eqns.append(eqn)
+        return [UndefinedPrimal(v.aval) for v in eqn.outvars]
+
+    core.interpret(jaxpr, consts, args, forward, env)
 
     def is_linear(x):
-        return isinstance(x, core.Var) and x in linear
+        return isinstance(x, core.Var) and is_undefined_primal(env.values.get(x))
 
-    def read(x):
-        return x.val if isinstance(x, core.Literal) else env[x]
-
-    linear_eqns = []
-    for eqn in jaxpr.eqns:
-        if any(map(is_linear, eqn.invars)):
-            linear.update(eqn.outvars)
-            linear_eqns.append(eqn)
-            continue
-        subfuns, params = eqn.primitive.get_bind_params(eqn.params)
-        outs = eqn.primitive.bind(*subfuns, *map(read, eqn.invars), **params)
-        for v, o in zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]):
-            env[v] = o
-
+    # Backward sweep: transpose the linear equations in reverse order.
     cts: dict = {}
 
     def accumulate(v, ct):
@@ -637,8 +620,7 @@ def _backward_pass(jaxpr, consts, args, cts_out):
     for eqn in reversed(linear_eqns):
         eqn_cts = [pop_ct(v) for v in eqn.outvars]
         rule = get_transpose_rule(eqn.primitive)
-        invals = [UndefinedPrimal(undefined_avals.get(x, x.aval)) if is_linear(x) else read(x)
-                  for x in eqn.invars]
+        invals = [env.read(x) for x in eqn.invars]
         ct_in = rule(eqn_cts if eqn.primitive.multiple_results else eqn_cts[0], *invals,
                      **eqn.params)
         for x, ct in zip(eqn.invars, ct_in):
