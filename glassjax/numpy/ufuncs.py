@@ -196,23 +196,18 @@ def log10(x, /):
 
 # -- arithmetic ---------------------------------------------------------------------------
 
-@eager_jit
-def add(x, y, /):
-    """``x + y``; for bools, logical or (as NumPy)."""
-    x, y = promote_args("add", x, y)
-    return lax.bitwise_or(x, y) if dtypes.dtype(x) == np.bool_ else lax.add(x, y)
+def _with_bool(lax_fn, bool_fn, name, doc):
+    """A binary ufunc that is ``bool_fn`` on bools (as NumPy's ``+`` is ``or``)."""
+    def ufunc(x, y, /):
+        x, y = promote_args(name, x, y)
+        return (bool_fn if dtypes.dtype(x) == np.bool_ else lax_fn)(x, y)
+    return _ufunc(ufunc, name, doc)
 
 
-@eager_jit
-def subtract(x, y, /):
-    return lax.sub(*promote_args("subtract", x, y))
-
-
-@eager_jit
-def multiply(x, y, /):
-    """``x * y``; for bools, logical and."""
-    x, y = promote_args("multiply", x, y)
-    return lax.bitwise_and(x, y) if dtypes.dtype(x) == np.bool_ else lax.mul(x, y)
+add = _with_bool(lax.add, lax.bitwise_or, "add", "``x + y``; for bools, logical or.")
+subtract = _binary(lax.sub, "subtract")
+multiply = _with_bool(lax.mul, lax.bitwise_and, "multiply",
+                      "``x * y``; for bools, logical and.")
 
 
 @eager_jit
