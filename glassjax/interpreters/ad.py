@@ -72,6 +72,12 @@ def is_undefined_primal(x) -> bool:
     return type(x) is UndefinedPrimal
 
 
+def zero_cotangents(args):
+    """A transpose rule's answer to a zero cotangent: ``Zero`` for each input it is
+    linear in, None for the others."""
+    return [Zero(a.aval) if is_undefined_primal(a) else None for a in args]
+
+
 def zeros_like_aval(aval):
     """An array of zeros of type ``aval`` (keeping its weak type, as JAX's instantiated
     zeros do): a scalar constant broadcast to the shape."""
@@ -160,13 +166,13 @@ def _linear_jvp(primitive, primals, tangents, **params):
 
 def _linear_transpose(transpose_rule, ct, *args, **params):
     if type(ct) is Zero:
-        return [Zero(a.aval) if is_undefined_primal(a) else None for a in args]
+        return zero_cotangents(args)
     return transpose_rule(ct, **params)
 
 
 def _linear_transpose2(transpose_rule, ct, *args, **params):
     if type(ct) is Zero:
-        return [Zero(a.aval) if is_undefined_primal(a) else None for a in args]
+        return zero_cotangents(args)
     return transpose_rule(ct, *args, **params)
 
 
@@ -577,7 +583,7 @@ def backward_pass(jaxpr: core.Jaxpr, consts, args, cts_out):
     accumulate (``add_any``) where a value was used more than once. Returns one cotangent
     per input: a value or ``Zero`` for undefined inputs, None for the others."""
     if all(type(ct) is Zero for ct in cts_out) and not jaxpr.effects:
-        return [Zero(a.aval) if is_undefined_primal(a) else None for a in args]
+        return zero_cotangents(args)
     with transposing():         # see config.py
         return _backward_pass(jaxpr, consts, args, cts_out)
 

@@ -204,9 +204,7 @@ def _pad_transpose(ct, x, padding_value, *, padding_config):
     """The operand's cotangent is the unpadded, un-dilated cotangent (a negative pad
     then a strided slice); the padding value's is the sum of everything else."""
     if type(ct) is ad.Zero:
-        return [ad.Zero(x.aval) if ad.is_undefined_primal(x) else None,
-                ad.Zero(padding_value.aval) if ad.is_undefined_primal(padding_value)
-                else None]
+        return ad.zero_cotangents([x, padding_value])
     lo, hi, interior = zip(*padding_config)
     total = lambda v: above.reduce_sum(v, list(range(np.ndim(ct))))
 
@@ -377,9 +375,7 @@ def _dynamic_update_slice_transpose(ct, x, update, *start_indices):
     """The operand gets the cotangent with the updated window zeroed; the update gets
     the window of the cotangent."""
     if type(ct) is ad.Zero:
-        return [ad.Zero(x.aval) if ad.is_undefined_primal(x) else None,
-                ad.Zero(update.aval) if ad.is_undefined_primal(update) else None] + \
-            [None] * len(start_indices)
+        return ad.zero_cotangents([x, update, *start_indices])
     update_shape = update.aval.shape if ad.is_undefined_primal(update) else np.shape(update)
     zeros = full_like(ct, 0, shape=update_shape)
     ct_x = (dynamic_update_slice_p.bind(ct, zeros, *start_indices)
@@ -645,12 +641,10 @@ def _gather_shape_rule(operand, indices, *, dimension_numbers, slice_sizes,
                        unique_indices, indices_are_sorted, mode, fill_value):
     """XLA's checks of a gather (ShapeInference::InferGatherShape), with its messages."""
     dn = dimension_numbers
-    offset_dims, collapsed = dn.offset_dims, dn.collapsed_slice_dims
-    operand_batching, indices_batching = dn.operand_batching_dims, \
-        dn.start_indices_batching_dims
-    start_index_map = dn.start_index_map
+    offset_dims, collapsed, start_index_map = (dn.offset_dims, dn.collapsed_slice_dims,
+                                               dn.start_index_map)
+    operand_batching = dn.operand_batching_dims
     _check_index_vector_dim(indices, "gather")
-    index_vector_dim = indices.ndim - 1
     _is_sorted(offset_dims, "gather", "offset_dims")
     _no_duplicate_dims(offset_dims, "gather", "offset_dims")
     output_rank = len(offset_dims) + indices.ndim - 1
@@ -662,7 +656,8 @@ def _gather_shape_rule(operand, indices, *, dimension_numbers, slice_sizes,
     _is_sorted(collapsed, "gather", "collapsed_slice_dims")
     _sorted_dims_in_range(collapsed, operand.ndim, "gather", "collapsed_slice_dims")
     _no_duplicate_dims(collapsed, "gather", "collapsed_slice_dims")
-    _check_batching_dims(operand, indices, operand_batching, indices_batching, "gather",
+    _check_batching_dims(operand, indices, operand_batching,
+                         dn.start_indices_batching_dims, "gather",
                          "start_indices_batching_dims",
                          [(collapsed, "collapsed_slice_dims"),
                           (start_index_map, "start_index_map")])
@@ -967,8 +962,7 @@ def _scatter_shape_rule(operand, indices, updates, *, update_jaxpr, update_const
 def _scatter_dtype_rule(operand, indices, updates, **params):
     if not dtypes.issubdtype(indices.dtype, np.integer):
         raise ValueError("indices must have an integer type")
-    check_same_dtypes("scatter", operand, updates)
-    return operand.dtype
+    return check_same_dtypes("scatter", operand, updates)
 
 
 def _scatter_to_gather(dn, operand_shape, updates_shape):
@@ -1089,23 +1083,31 @@ def _scatter_addsub_jvp(prim, primals, tangents, *, update_jaxpr, update_consts,
                           ad.instantiate_zeros(g_updates), **params)
 
 
+def _shape(x):
+    """The shape of a transpose rule's argument, defined or not."""
+    return x.aval.shape if ad.is_undefined_primal(x) else np.shape(x)
+
+
+def _gather_updates(x, indices, updates, dimension_numbers, mode):
+    """The windows of ``x`` a scatter of ``updates`` wrote to: how a scatter's transpose
+    gathers the updates' cotangent back."""
+    gather_dnums, slice_sizes = _scatter_to_gather(dimension_numbers, np.shape(x),
+                                                   _shape(updates))
+    return gather(x, indices, dimension_numbers=gather_dnums, slice_sizes=slice_sizes,
+                  mode=mode, fill_value=0)
+
+
 def _scatter_addsub_transpose(prim, ct, operand, indices, updates, *, update_jaxpr,
                               update_consts, dimension_numbers, indices_are_sorted,
                               unique_indices, mode):
     """The operand's cotangent passes through; the updates' is gathered back (and
     negated for scatter-sub)."""
-    updates_shape = (updates.aval.shape if ad.is_undefined_primal(updates)
-                     else np.shape(updates))
     if type(ct) is ad.Zero:
-        return [ad.Zero(operand.aval) if ad.is_undefined_primal(operand) else None, None,
-                ad.Zero(updates.aval) if ad.is_undefined_primal(updates) else None]
+        return ad.zero_cotangents([operand, indices, updates])
     ct_operand = ct if ad.is_undefined_primal(operand) else None
     ct_updates = None
     if ad.is_undefined_primal(updates):
-        gather_dnums, slice_sizes = _scatter_to_gather(dimension_numbers, np.shape(ct),
-                                                       updates_shape)
-        ct_updates = gather(ct, indices, dimension_numbers=gather_dnums,
-                            slice_sizes=slice_sizes, mode=mode, fill_value=0)
+        ct_updates = _gather_updates(ct, indices, updates, dimension_numbers, mode)
         if prim is scatter_sub_p:
             ct_updates = elementwise.neg(ct_updates)
     return [ct_operand, None, ct_updates]
@@ -1130,11 +1132,8 @@ def _scatter_mul_jvp_rhs(g, x, i, y, *, dimension_numbers, indices_are_sorted,
 
 def _scatter_mul_transpose(ct, operand, indices, updates, *, update_jaxpr, update_consts,
                            dimension_numbers, indices_are_sorted, unique_indices, mode):
-    updates_shape = (updates.aval.shape if ad.is_undefined_primal(updates)
-                     else np.shape(updates))
     if type(ct) is ad.Zero:
-        return [ad.Zero(operand.aval) if ad.is_undefined_primal(operand) else None, None,
-                ad.Zero(updates.aval) if ad.is_undefined_primal(updates) else None]
+        return ad.zero_cotangents([operand, indices, updates])
     ct_operand = ct_updates = None
     if ad.is_undefined_primal(operand):
         ct_operand = scatter_mul(ct, indices, updates, dimension_numbers=dimension_numbers,
@@ -1144,11 +1143,8 @@ def _scatter_mul_transpose(ct, operand, indices, updates, *, update_jaxpr, updat
         if not unique_indices:
             raise NotImplementedError(
                 "scatter_mul gradients are only implemented if `unique_indices=True`")
-        gather_dnums, slice_sizes = _scatter_to_gather(dimension_numbers, np.shape(ct),
-                                                       updates_shape)
-        ct_updates = gather(elementwise.mul(ct, operand), indices,
-                            dimension_numbers=gather_dnums, slice_sizes=slice_sizes,
-                            mode=mode, fill_value=0)
+        ct_updates = _gather_updates(elementwise.mul(ct, operand), indices, updates,
+                                     dimension_numbers, mode)
     return [ct_operand, None, ct_updates]
 
 
@@ -1264,22 +1260,16 @@ def _scatter_transpose(ct, operand, indices, updates, *, update_jaxpr, update_co
     if not unique_indices:
         raise NotImplementedError("scatter transpose is only implemented where "
                                   "unique_indices=True")
-    updates_shape = (updates.aval.shape if ad.is_undefined_primal(updates)
-                     else np.shape(updates))
     if type(ct) is ad.Zero:
-        return [ad.Zero(operand.aval) if ad.is_undefined_primal(operand) else None, None,
-                ad.Zero(updates.aval) if ad.is_undefined_primal(updates) else None]
+        return ad.zero_cotangents([operand, indices, updates])
     ct_operand = ct_updates = None
     if ad.is_undefined_primal(operand):
-        ct_operand = scatter(ct, indices, full(updates_shape, 0, dtype=dtypes.dtype(ct)),
+        ct_operand = scatter(ct, indices, full(_shape(updates), 0, dtype=dtypes.dtype(ct)),
                              dimension_numbers=dimension_numbers,
                              indices_are_sorted=indices_are_sorted, unique_indices=True,
                              mode=mode)
     if ad.is_undefined_primal(updates):
-        gather_dnums, slice_sizes = _scatter_to_gather(dimension_numbers, np.shape(ct),
-                                                       updates_shape)
-        ct_updates = gather(ct, indices, dimension_numbers=gather_dnums,
-                            slice_sizes=slice_sizes, mode=mode, fill_value=0)
+        ct_updates = _gather_updates(ct, indices, updates, dimension_numbers, mode)
     return [ct_operand, None, ct_updates]
 
 
