@@ -279,7 +279,6 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
 
 @jit(static_argnums=(3, 4))
 def _uniform(key, minval, maxval, shape, dtype):
-    _check_shape("uniform", shape)
     minval = lax.convert_element_type(minval, dtype)
     maxval = lax.convert_element_type(maxval, dtype)
     minval = lax.broadcast_to_rank(minval, len(shape))
@@ -511,7 +510,6 @@ def _multivariate_normal(key, mean, cov, shape, dtype, method):
 @jit(static_argnums=(1, 2))
 def _normal_real(key, shape, dtype):
     """``sqrt(2) * erfinv(u)`` for ``u`` uniform in (-1, 1)."""
-    _check_shape("normal", shape)
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
     hi = np.array(1.0, dtype)
     u = uniform(key, shape, dtype, lo, hi)
@@ -525,7 +523,6 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
     shape = _canonicalize_shape(shape)
     key, _ = _check_prng_key("orthogonal", key)
     dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype)
-    _check_shape("orthogonal", shape)
     n = core.concrete_or_error(operator.index, n, "The error occurred in "
                                "jax.random.orthogonal()")
     m = n if m is None else core.concrete_or_error(operator.index, m, "The error occurred "
@@ -606,7 +603,6 @@ def cauchy(key, shape=(), dtype=None):
 
 @jit(static_argnums=(1, 2))
 def _cauchy(key, shape, dtype):
-    _check_shape("cauchy", shape)
     u = uniform(key, shape, dtype, minval=dtypes.finfo(dtype).eps, maxval=1.)
     return lax.tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
 
@@ -619,7 +615,6 @@ def exponential(key, shape=(), dtype=None):
 
 @jit(static_argnums=(1, 2))
 def _exponential(key, shape, dtype):
-    _check_shape("exponential", shape)
     u = uniform(key, shape, dtype)
     return lax.neg(lax.log1p(lax.neg(u)))
 
@@ -637,7 +632,6 @@ def gumbel(key, shape=(), dtype=None, mode=None):
 
 @jit(static_argnums=(1, 2, 3))
 def _gumbel(key, shape, dtype, mode):
-    _check_shape("gumbel", shape)
     info = dtypes.finfo(dtype)
     if mode == "high":
         high, low = _uniform(key, minval=0., maxval=1., shape=(2,) + shape, dtype=dtype)
@@ -686,7 +680,6 @@ def laplace(key, shape=(), dtype=None):
 
 @jit(static_argnums=(1, 2))
 def _laplace(key, shape, dtype):
-    _check_shape("laplace", shape)
     u = uniform(key, shape, dtype, minval=-1. + dtypes.finfo(dtype).epsneg, maxval=1.)
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
@@ -699,7 +692,6 @@ def logistic(key, shape=(), dtype=None):
 
 @jit(static_argnums=(1, 2))
 def _logistic(key, shape, dtype):
-    _check_shape("logistic", shape)
     x = uniform(key, shape, dtype, minval=dtypes.finfo(dtype).tiny, maxval=1.)
     return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
