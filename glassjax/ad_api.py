@@ -493,15 +493,17 @@ def _check_output_dtype_revderiv(name, holomorphic, x):
 # Jacobians
 # ----------------------------------------------------------------------------------------
 
+_JAC_DOC = ("Jacobian of {fun} with respect to positional argument(s) {argnums}. Takes "
+            "the same arguments as {fun} but returns the jacobian of the output with "
+            "respect to the arguments at positions {argnums}.")
+
+
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of ``fun``, one column per input direction (forward mode + vmap)."""
     _check_callable(fun)
     argnums = _ensure_index(argnums)
-    docstr = ("Jacobian of {fun} with respect to positional argument(s) {argnums}. Takes "
-              "the same arguments as {fun} but returns the jacobian of the output with "
-              "respect to the arguments at positions {argnums}.")
 
-    @_wraps(fun, docstr, argnums)
+    @_wraps(fun, _JAC_DOC, argnums)
     def jacfun(*args, **kwargs):
         f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
         tree_map(functools.partial(_check_input_dtype_jacfwd, holomorphic), dyn_args)
@@ -545,11 +547,8 @@ def _check_output_dtype_jacfwd(holomorphic, x):
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The Jacobian of ``fun``, one row per output direction (reverse mode + vmap)."""
     _check_callable(fun)
-    docstr = ("Jacobian of {fun} with respect to positional argument(s) {argnums}. Takes "
-              "the same arguments as {fun} but returns the jacobian of the output with "
-              "respect to the arguments at positions {argnums}.")
 
-    @_wraps(fun, docstr, argnums)
+    @_wraps(fun, _JAC_DOC, argnums)
     def jacfun(*args, **kwargs):
         f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
         tree_map(functools.partial(_check_input_dtype_revderiv, "jacrev", holomorphic,

@@ -531,12 +531,18 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args:
     if vmap_method not in _VMAP_METHODS:
         raise ValueError(f"vmap_method must be on of the allowed methods {_VMAP_METHODS}, "
                          f"but got: {vmap_method}")
-    flat_args, flat_callback = _flat_callback_args(pure_callback_p, callback, args, kwargs)
+    return _bind_callback(pure_callback_p, callback, result_shape_dtypes, args, kwargs,
+                          sharding=sharding, vmap_method=vmap_method)
+
+
+def _bind_callback(prim, callback, result_shape_dtypes, args, kwargs, **params):
+    """Bind a callback primitive on the flattened arguments, declaring the flattened
+    result types; the outputs come back in the declared pytree."""
+    flat_args, flat_callback = _flat_callback_args(prim, callback, args, kwargs)
     result_avals, out_tree = tree_util.tree_flatten(
         tree_util.tree_map(_result_aval, result_shape_dtypes))
-    outs = pure_callback_p.bind(*flat_args, callback=flat_callback,
-                                result_avals=tuple(result_avals), sharding=sharding,
-                                vmap_method=vmap_method)
+    outs = prim.bind(*flat_args, callback=flat_callback, result_avals=tuple(result_avals),
+                     **params)
     return tree_util.tree_unflatten(out_tree, outs)
 
 
@@ -599,10 +605,5 @@ def io_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args: A
     never removed when its results are unused; ``ordered=True`` also keeps the calls
     in program order. It cannot be differentiated, and under ``vmap`` an unordered one
     is called once per element."""
-    flat_args, flat_callback = _flat_callback_args(io_callback_p, callback, args, kwargs)
-    result_avals, out_tree = tree_util.tree_flatten(
-        tree_util.tree_map(_result_aval, result_shape_dtypes))
-    outs = io_callback_p.bind(*flat_args, callback=flat_callback,
-                              result_avals=tuple(result_avals), sharding=sharding,
-                              ordered=ordered)
-    return tree_util.tree_unflatten(out_tree, outs)
+    return _bind_callback(io_callback_p, callback, result_shape_dtypes, args, kwargs,
+                          sharding=sharding, ordered=ordered)

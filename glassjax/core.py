@@ -845,6 +845,43 @@ def escaped_tracer_error(tracer, detail=None):
 # Evaluating and checking jaxprs
 # ----------------------------------------------------------------------------------------
 
+class Environment:
+    """What an interpreter knows about each variable of the jaxpr it walks: a value, a
+    cotangent-to-be, an MLIR value, a pair of flags... Literals read through ``literal``
+    (their constant, by default); writes to ``_`` (a ``DropVar``) are dropped."""
+
+    def __init__(self, literal=lambda lit: lit.val):
+        self.values: dict = {}
+        self.literal = literal
+
+    def read(self, atom):
+        return self.literal(atom) if isinstance(atom, Literal) else self.values[atom]
+
+    def write(self, var, value):
+        if not isinstance(var, DropVar):
+            self.values[var] = value
+
+
+def interpret(jaxpr: Jaxpr, consts, args, apply_eqn, env: Environment | None = None):
+    """The loop every jaxpr interpreter shares, written once: write the constants and
+    inputs into ``env``; for each equation read its inputs, ``apply_eqn(eqn, inputs)``
+    gives one value per output, write them; return the values of the outputs.
+
+    Evaluation (``eval_jaxpr``), lowering to MLIR, transposition's forward sweep and
+    partial evaluation's known/unknown split are each this loop with their own
+    ``apply_eqn``."""
+    env = Environment() if env is None else env
+    for v, x in zip(jaxpr.constvars, consts):
+        env.write(v, x)
+    for v, x in zip(jaxpr.invars, args):
+        env.write(v, x)
+    for eqn in jaxpr.eqns:
+        outs = apply_eqn(eqn, [env.read(x) for x in eqn.invars])
+        for v, x in zip(eqn.outvars, outs):
+            env.write(v, x)
+    return [env.read(v) for v in jaxpr.outvars]
+
+
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args, propagate_source_info=True):
     """Interpret ``jaxpr`` by binding each equation with the current trace.
 
@@ -852,31 +889,19 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args, propagate_source_info=True):
     re-traces the program through that transformation, each new equation keeping the
     source line and name stack of the one it came from (only the name stack, with
     ``propagate_source_info=False``: inlining a call)."""
-    env: dict = {}
-
-    def read(v):
-        return v.val if isinstance(v, Literal) else env[v]
-
-    def write(v, val):
-        if not isinstance(v, DropVar):
-            env[v] = val
-
     if len(args) != len(jaxpr.invars):
         raise TypeError(f"jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}")
-    for v, c in zip(jaxpr.constvars, consts):
-        write(v, c)
-    for v, a in zip(jaxpr.invars, args):
-        write(v, a)
-    for eqn in jaxpr.eqns:
-        subfuns, params = eqn.primitive.get_bind_params(eqn.params)
-        with source_info.restage(eqn.source_info, propagate_source_info):
-            outs = eqn.primitive.bind(*subfuns, *map(read, eqn.invars), **params)
-        if eqn.primitive.multiple_results:
-            for v, o in zip(eqn.outvars, outs):
-                write(v, o)
-        else:
-            write(eqn.outvars[0], outs)
-    return [read(v) for v in jaxpr.outvars]
+    return interpret(jaxpr, consts, args, functools.partial(
+        eval_equation, propagate_source_info=propagate_source_info))
+
+
+def eval_equation(eqn, invals, propagate_source_info=True) -> list:
+    """Bind one equation's primitive to ``invals`` (with the current trace), as staged
+    from the same user line as ``eqn``."""
+    subfuns, params = eqn.primitive.get_bind_params(eqn.params)
+    with source_info.restage(eqn.source_info, propagate_source_info):
+        outs = eqn.primitive.bind(*subfuns, *invals, **params)
+    return outs if eqn.primitive.multiple_results else [outs]
 
 
 def check_jaxpr(jaxpr: Jaxpr):

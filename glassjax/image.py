@@ -154,16 +154,20 @@ def _scale_and_translate(x, output_shape, spatial_dims, scale, translation, kern
                       precision=precision)
 
 
+def _resize_method(image, shape, method):
+    """Check the target shape has one size per axis; the method as a ``ResizeMethod``."""
+    if len(shape) != image.ndim:
+        raise ValueError("shape must have length equal to the number of dimensions of x; "
+                         f" {shape} vs {image.shape}")
+    return ResizeMethod.from_string(method) if isinstance(method, str) else method
+
+
 def scale_and_translate(image, shape, spatial_dims, scale, translation, method,
                         antialias=True, precision=lax.Precision.HIGHEST):
     """Resample ``image`` to ``shape`` along ``spatial_dims``, mapping output coordinate
     ``y`` to input coordinate ``(y - translation) / scale`` (pixel centers at +0.5)."""
     shape = canonicalize_shape(shape)
-    if len(shape) != image.ndim:
-        raise ValueError("shape must have length equal to the number of dimensions of x; "
-                         f" {shape} vs {image.shape}")
-    if isinstance(method, str):
-        method = ResizeMethod.from_string(method)
+    method = _resize_method(image, shape, method)
     if method == ResizeMethod.NEAREST:
         raise ValueError("Nearest neighbor resampling is not currently supported for "
                          "scale_and_translate.")
@@ -192,11 +196,7 @@ def _resize_nearest(x, output_shape):
 
 @jit(static_argnums=(1, 2, 3, 4))
 def _resize(image, shape, method, antialias, precision):
-    if len(shape) != image.ndim:
-        raise ValueError("shape must have length equal to the number of dimensions of x; "
-                         f" {shape} vs {image.shape}")
-    if isinstance(method, str):
-        method = ResizeMethod.from_string(method)
+    method = _resize_method(image, shape, method)
     if method == ResizeMethod.NEAREST:
         return _resize_nearest(image, shape)
     image, = promote_dtypes_inexact(image)

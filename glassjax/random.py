@@ -142,6 +142,19 @@ def _float_dtype(name, dtype, kinds=np.floating, what="a float dtype"):
     return dtype
 
 
+def _sampler_args(name, key, shape, dtype, *params, kinds=np.floating,
+                  what="a float dtype"):
+    """The checks a sampler starts with: one key, a float dtype, a shape (that its
+    parameters, if any, broadcast to), parameters that cast to that dtype safely.
+    Returns ``(key, shape, dtype)``."""
+    key, _ = _check_prng_key(name, key)
+    dtype = _float_dtype(name, dtype, kinds, what)
+    shape = (_check_broadcast_shapes(name, shape, *params) if params else
+             _canonicalize_shape(shape))
+    _check_all_safe_to_cast(name, dtype, *params)
+    return key, shape, dtype
+
+
 _const = lax_elementwise._const
 
 
@@ -291,7 +304,6 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
 
 @jit(static_argnums=(3, 4))
 def _uniform(key, minval, maxval, shape, dtype):
-    _check_shape("uniform", shape)
     minval = lax.convert_element_type(minval, dtype)
     maxval = lax.convert_element_type(maxval, dtype)
     minval = lax.broadcast_to_rank(minval, len(shape))
@@ -523,7 +535,6 @@ def _multivariate_normal(key, mean, cov, shape, dtype, method):
 @jit(static_argnums=(1, 2))
 def _normal_real(key, shape, dtype):
     """``sqrt(2) * erfinv(u)`` for ``u`` uniform in (-1, 1)."""
-    _check_shape("normal", shape)
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
     hi = np.array(1.0, dtype)
     u = uniform(key, shape, dtype, lo, hi)
@@ -537,7 +548,6 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
     shape = _canonicalize_shape(shape)
     key, _ = _check_prng_key("orthogonal", key)
     dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype)
-    _check_shape("orthogonal", shape)
     n = core.concrete_or_error(operator.index, n, "The error occurred in "
                                "jax.random.orthogonal()")
     m = n if m is None else core.concrete_or_error(operator.index, m, "The error occurred "
@@ -612,26 +622,24 @@ def _bernoulli(key, p, shape, mode):
 
 def cauchy(key, shape=(), dtype=None):
     """Standard Cauchy samples: ``tan(pi * (u - 1/2))``."""
-    key, _ = _check_prng_key("cauchy", key)
-    return _cauchy(key, _canonicalize_shape(shape), _float_dtype("cauchy", dtype))
+    key, shape, dtype = _sampler_args("cauchy", key, shape, dtype)
+    return _cauchy(key, shape, dtype)
 
 
 @jit(static_argnums=(1, 2))
 def _cauchy(key, shape, dtype):
-    _check_shape("cauchy", shape)
     u = uniform(key, shape, dtype, minval=dtypes.finfo(dtype).eps, maxval=1.)
     return lax.tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
 
 
 def exponential(key, shape=(), dtype=None):
     """Standard exponential samples: ``-log(1 - u)``."""
-    key, _ = _check_prng_key("exponential", key)
-    return _exponential(key, _canonicalize_shape(shape), _float_dtype("exponential", dtype))
+    key, shape, dtype = _sampler_args("exponential", key, shape, dtype)
+    return _exponential(key, shape, dtype)
 
 
 @jit(static_argnums=(1, 2))
 def _exponential(key, shape, dtype):
-    _check_shape("exponential", shape)
     u = uniform(key, shape, dtype)
     return lax.neg(lax.log1p(lax.neg(u)))
 
@@ -649,7 +657,6 @@ def gumbel(key, shape=(), dtype=None, mode=None):
 
 @jit(static_argnums=(1, 2, 3))
 def _gumbel(key, shape, dtype, mode):
-    _check_shape("gumbel", shape)
     info = dtypes.finfo(dtype)
     if mode == "high":
         high, low = _uniform(key, minval=0., maxval=1., shape=(2,) + shape, dtype=dtype)
@@ -692,36 +699,31 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, m
 
 def laplace(key, shape=(), dtype=None):
     """Standard Laplace samples: ``sign(u) * log(1 - |u|)`` for ``u`` in (-1, 1)."""
-    key, _ = _check_prng_key("laplace", key)
-    return _laplace(key, _canonicalize_shape(shape), _float_dtype("laplace", dtype))
+    key, shape, dtype = _sampler_args("laplace", key, shape, dtype)
+    return _laplace(key, shape, dtype)
 
 
 @jit(static_argnums=(1, 2))
 def _laplace(key, shape, dtype):
-    _check_shape("laplace", shape)
     u = uniform(key, shape, dtype, minval=-1. + dtypes.finfo(dtype).epsneg, maxval=1.)
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
 def logistic(key, shape=(), dtype=None):
     """Standard logistic samples: ``log(u) - log(1 - u)``."""
-    key, _ = _check_prng_key("logistic", key)
-    return _logistic(key, _canonicalize_shape(shape), _float_dtype("logistic", dtype))
+    key, shape, dtype = _sampler_args("logistic", key, shape, dtype)
+    return _logistic(key, shape, dtype)
 
 
 @jit(static_argnums=(1, 2))
 def _logistic(key, shape, dtype):
-    _check_shape("logistic", shape)
     x = uniform(key, shape, dtype, minval=dtypes.finfo(dtype).tiny, maxval=1.)
     return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
 
 def pareto(key, b, shape=None, dtype=None):
     """Pareto samples of shape parameter ``b``: ``exp(e / b)``, ``e`` exponential."""
-    key, _ = _check_prng_key("pareto", key)
-    dtype = _float_dtype("pareto", dtype)
-    shape = _check_broadcast_shapes("pareto", shape, b)
-    _check_all_safe_to_cast("pareto", dtype, b)
+    key, shape, dtype = _sampler_args("pareto", key, shape, dtype, b)
     return _pareto(key, b, shape, dtype)
 
 
@@ -734,10 +736,7 @@ def _pareto(key, b, shape, dtype):
 
 def rayleigh(key, scale, shape=None, dtype=None):
     """Rayleigh samples: ``scale * sqrt(-2 log u)``."""
-    key, _ = _check_prng_key("rayleigh", key)
-    dtype = _float_dtype("rayleigh", dtype)
-    shape = _check_broadcast_shapes("rayleigh", shape, scale)
-    _check_all_safe_to_cast("rayleigh", dtype, scale)
+    key, shape, dtype = _sampler_args("rayleigh", key, shape, dtype, scale)
     return _rayleigh(key, scale, shape, dtype)
 
 
@@ -764,10 +763,7 @@ def _weibull_min(key, scale, concentration, shape, dtype):
 
 def triangular(key, left, mode, right, shape=None, dtype=None):
     """Triangular samples on ``[left, right]`` peaking at ``mode`` (inverse CDF)."""
-    key, _ = _check_prng_key("triangular", key)
-    dtype = _float_dtype("triangular", dtype)
-    shape = _check_broadcast_shapes("triangular", shape, left, mode, right)
-    _check_all_safe_to_cast("triangular", dtype, left, mode, right)
+    key, shape, dtype = _sampler_args("triangular", key, shape, dtype, left, mode, right)
     return _triangular(key, left, mode, right, shape, dtype)
 
 
@@ -785,10 +781,8 @@ def _triangular(key, left, mode, right, shape, dtype):
 
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
     """Log-normal samples: ``exp(sigma * normal)``."""
-    key, _ = _check_prng_key("lognormal", key)
-    dtype = _float_dtype("lognormal", dtype, np.inexact, "a float or complex dtype")
-    shape = _check_broadcast_shapes("lognormal", shape, sigma)
-    _check_all_safe_to_cast("lognormal", dtype, sigma)
+    key, shape, dtype = _sampler_args("lognormal", key, shape, dtype, sigma,
+                                      kinds=np.inexact, what="a float or complex dtype")
     return _lognormal(key, sigma, shape, dtype)
 
 
@@ -800,10 +794,7 @@ def _lognormal(key, sigma, shape, dtype):
 
 def wald(key, mean, shape=None, dtype=None):
     """Wald (inverse Gaussian) samples of mean ``mean``."""
-    key, _ = _check_prng_key("wald", key)
-    dtype = _float_dtype("wald", dtype)
-    shape = _check_broadcast_shapes("wald", shape, mean)
-    _check_all_safe_to_cast("wald", dtype, mean)
+    key, shape, dtype = _sampler_args("wald", key, shape, dtype, mean)
     return _wald(key, mean, shape, dtype)
 
 
@@ -857,9 +848,8 @@ def _rademacher(key, shape, dtype):
 
 def maxwell(key, shape=(), dtype=None):
     """Maxwell samples: the length of a 3-vector of standard normals."""
-    key, _ = _check_prng_key("maxwell", key)
-    dtype = _float_dtype("maxwell", dtype)
-    return _maxwell(key, _canonicalize_shape(shape), dtype)
+    key, shape, dtype = _sampler_args("maxwell", key, shape, dtype)
+    return _maxwell(key, shape, dtype)
 
 
 @jit(static_argnums=(1, 2))
@@ -1066,10 +1056,7 @@ def _dirichlet(key, alpha, shape, dtype):
 
 def t(key, df, shape=None, dtype=None):
     """Student's t samples: ``normal * sqrt(df / 2 / gamma(df / 2))``."""
-    key, _ = _check_prng_key("t", key)
-    dtype = _float_dtype("t", dtype)
-    shape = _check_broadcast_shapes("t", shape, df)
-    _check_all_safe_to_cast("t", dtype, df)
+    key, shape, dtype = _sampler_args("t", key, shape, dtype, df)
     return _t(key, df, shape, dtype)
 
 
@@ -1086,10 +1073,7 @@ def _t(key, df, shape, dtype):
 
 def chisquare(key, df, shape=None, dtype=None):
     """Chi-square samples: twice Gamma(``df / 2``)."""
-    key, _ = _check_prng_key("chisquare", key)
-    dtype = _float_dtype("chisquare", dtype)
-    shape = _check_broadcast_shapes("chisquare", shape, df)
-    _check_all_safe_to_cast("chisquare", dtype, df)
+    key, shape, dtype = _sampler_args("chisquare", key, shape, dtype, df)
     return _chisquare(key, df, shape, dtype, None)
 
 
@@ -1103,10 +1087,7 @@ def _chisquare(key, df, shape, dtype, out_sharding):
 
 def f(key, dfnum, dfden, shape=None, dtype=None):
     """F-distribution samples: the ratio of two scaled chi-squares."""
-    key, _ = _check_prng_key("f", key)
-    dtype = _float_dtype("f", dtype)
-    shape = _check_broadcast_shapes("f", shape, dfnum, dfden)
-    _check_all_safe_to_cast("f", dtype, dfnum, dfden)
+    key, shape, dtype = _sampler_args("f", key, shape, dtype, dfnum, dfden)
     return _f(key, dfnum, dfden, shape, dtype, None)
 
 

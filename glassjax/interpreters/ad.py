@@ -17,7 +17,6 @@ import contextlib
 import functools
 import weakref
 
-
 from glassjax import core, dtypes, source_info, tree_util
 from glassjax.config import config, transposing
 from glassjax.interpreters import partial_eval as pe, staging
@@ -72,6 +71,12 @@ class UndefinedPrimal:
 
 def is_undefined_primal(x) -> bool:
     return type(x) is UndefinedPrimal
+
+
+def zero_cotangents(args):
+    """A transpose rule's answer to a zero cotangent: ``Zero`` for each input it is
+    linear in, None for the others."""
+    return [Zero(a.aval) if is_undefined_primal(a) else None for a in args]
 
 
 def zeros_like_aval(aval):
@@ -162,13 +167,13 @@ def _linear_jvp(primitive, primals, tangents, **params):
 
 def _linear_transpose(transpose_rule, ct, *args, **params):
     if type(ct) is Zero:
-        return [Zero(a.aval) if is_undefined_primal(a) else None for a in args]
+        return zero_cotangents(args)
     return transpose_rule(ct, **params)
 
 
 def _linear_transpose2(transpose_rule, ct, *args, **params):
     if type(ct) is Zero:
-        return [Zero(a.aval) if is_undefined_primal(a) else None for a in args]
+        return zero_cotangents(args)
     return transpose_rule(ct, *args, **params)
 
 
@@ -194,20 +199,20 @@ def _bilinear_transpose(lhs_rule, rhs_rule, ct, x, y, **params):
 # The AD interpreters
 # ========================================================================================
 #
-# Everything below is written against the rule tables above. Three interpreters:
+# Everything below is written against the rule tables above. Two traces and a walk:
 #
 # * ``JVPTrace`` (forward mode): every value carries a tangent; each primitive's JVP rule
 #   computes the output and its tangent together, on the parent trace.
-# * ``LinearizeTrace`` (reverse mode, step one): primals are computed on the parent trace
-#   as usual, while the tangent computation -- which is linear -- is *recorded* into a
-#   jaxpr on a separate staging trace. This is JAX's "direct linearize".
+# * ``LinearizeTrace`` (reverse mode, step one) is the same trace with one change: the
+#   tangents are *unknowns* of a separate staging trace, and the JVP rules run under
+#   partial evaluation (see partial_eval.py). What depends on primals only runs now on the
+#   parent trace; the tangent computation -- which is linear -- is *recorded*, reading the
+#   primal values it needs as constants (the residuals). Linearize = JVP + partial eval.
 # * ``backward_pass`` (reverse mode, step two): walks that linear jaxpr backwards, calling
 #   each primitive's transpose rule and summing cotangents.
 #
-# A primitive needs no separate linearization rule: by default its JVP rule is run with
-# the tangents *unknown* (partial evaluation, see partial_eval.py); the known parts run now
-# and become residuals, the unknown parts form the linear function. A primitive can
-# override this in ``primitive_linearizations`` (``jit`` does, to stay one call).
+# So a primitive needs no separate linearization rule. It can still override the default
+# in ``primitive_linearizations`` (``jit`` does, to stay one call; ``cond``, ``scan`` too).
 
 primitive_linearizations: dict = {}   # prim -> rule(nonzeros, *primals, **params)
 #   -> (primal_out, out_nonzeros, residuals, linearized(residuals, *tangents) -> tangents)
@@ -225,8 +230,6 @@ def _tangent_aval(x):
 def _is_float0(aval) -> bool:
     return aval.dtype == dtypes.float0
 
-
-# -- forward mode -------------------------------------------------------------------------
 
 class JVPTracer(core.Tracer):
     """A primal value paired with its (non-zero) tangent."""
@@ -246,16 +249,31 @@ class JVPTracer(core.Tracer):
         return f"JVPTracer(primal={_short(self.primal)}, tangent={_short(self.tangent)})"
 
 
+class LinearizeTracer(JVPTracer):
+    """A JVPTracer whose tangent is a variable of the linear jaxpr being recorded (only
+    its name and how it prints differ, as in JAX)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        tangent = core.get_aval(self.tangent).str_short(True)
+        return f"GradTracer(primal={_short(self.primal)}, typeof(tangent)={tangent})"
+
+
 def _concrete_value(x):
     """Python control flow on a differentiated value looks at its primal."""
     return x.to_concrete_value() if isinstance(x, core.Tracer) else x
 
 
 class JVPTrace(core.Trace):
-    """Forward-mode AD: computes primals and tangents together on ``parent_trace``."""
+    """Forward-mode AD: computes primals and tangents together on ``parent_trace``.
+
+    Three traces play a part: primals live on ``parent_trace``, tangents on
+    ``tangent_trace``, and the JVP rules run on ``rule_trace``. In forward mode all three
+    are the parent trace; ``LinearizeTrace`` sets them apart."""
+    tracer_type = JVPTracer
 
     def __init__(self, parent_trace):
-        self.parent_trace = parent_trace
+        self.parent_trace = self.tangent_trace = self.rule_trace = parent_trace
 
     def to_primal_tangent_pair(self, x):
         """Values that are not this trace's tracers are constants: zero tangent."""
@@ -263,27 +281,37 @@ class JVPTrace(core.Trace):
             return x.primal, x.tangent
         return x, Zero.from_primal_value(x)
 
+    def pair(self, primal, tangent):
+        """``primal`` carrying ``tangent``: zero (and float0) tangents are not carried,
+        the value is then just its primal."""
+        if type(tangent) is Zero or _is_float0(core.get_aval(tangent)):
+            return primal
+        return self.tracer_type(self, primal, tangent)
+
     def process_primitive(self, primitive, tracers, params):
         primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
         if all(type(t) is Zero for t in tangents):
             return primitive.bind_with_trace(self.parent_trace, primals, params)
-        rule = get_jvp_rule(primitive)
-        with core.set_current_trace(self.parent_trace):
-            primal_out, tangent_out = rule(primals, tangents, **params)
+        primal_out, tangent_out = self.apply_rule(primitive, primals, tangents, params)
         if primitive.multiple_results:
-            return [maybe_jvp_tracer(self, p, t) for p, t in zip(primal_out, tangent_out)]
-        return maybe_jvp_tracer(self, primal_out, tangent_out)
+            return [self.pair(p, t) for p, t in zip(primal_out, tangent_out)]
+        return self.pair(primal_out, tangent_out)
+
+    def apply_rule(self, primitive, primals, tangents, params):
+        rule = get_jvp_rule(primitive)
+        with core.set_current_trace(self.rule_trace):
+            return rule(primals, tangents, **params)
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
         primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
         if all(type(t) is Zero for t in tangents):
             return primitive.bind_with_trace(self.parent_trace, (fun, jvp, *primals),
                                              dict(symbolic_zeros=symbolic_zeros))
-        with core.set_current_trace(self.parent_trace):
+        with core.set_current_trace(self.rule_trace):
             tangents = _tangents_for_custom_rule(tangents, symbolic_zeros)
             outs = jvp.call_wrapped(*primals, *tangents)
         primals_out, tangents_out = outs[:len(outs) // 2], outs[len(outs) // 2:]
-        return [maybe_jvp_tracer(self, p, _from_symbolic_zero(t))
+        return [self.pair(p, _from_symbolic_zero(t))
                 for p, t in zip(primals_out, tangents_out)]
 
     def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, out_trees,
@@ -296,8 +324,46 @@ class JVPTrace(core.Trace):
         with core.set_current_trace(self.parent_trace):
             primals_out, lin_args, lin_params = _custom_vjp_fwd(
                 fwd, bwd, primals, tangents, out_trees, symbolic_zeros)
+        with core.set_current_trace(self.tangent_trace):
             tangents_out = custom_lin_p.bind(*lin_args, **lin_params)
-        return [maybe_jvp_tracer(self, p, t) for p, t in zip(primals_out, tangents_out)]
+        return [self.pair(p, t) for p, t in zip(primals_out, tangents_out)]
+
+
+class LinearizeTrace(JVPTrace):
+    """Reverse mode, step one: forward mode with the tangents unknown.
+
+    Tangents are variables of ``tangent_trace`` (a staging trace), and JVP rules run under
+    partial evaluation: ``PartialEvalTrace(parent_trace, tangent_trace)`` runs what reads
+    only primals on the parent trace and records the rest on the tangent trace, whose
+    constants -- the primal values it read -- become the residuals."""
+    tracer_type = LinearizeTracer
+
+    def __init__(self, parent_trace, tangent_trace: pe.UnknownTrace):
+        self.parent_trace = parent_trace
+        self.tangent_trace = tangent_trace
+        self.rule_trace = pe.PartialEvalTrace(parent_trace, tangent_trace)
+
+    def pair(self, primal, tangent):
+        if self.rule_trace.is_unknown(primal):
+            raise ValueError(
+                "Linearization failed to produce known values for all output primals. "
+                "This is typically caused by attempting to differentiate a function uses "
+                "an operation that does not support reverse-mode autodiff.")
+        # A tangent that came out known (a zeros array, say) does not depend on the
+        # inputs' tangents: it is a zero.
+        if not self.rule_trace.is_unknown(tangent):
+            return primal
+        return super().pair(primal, tangent)
+
+    def apply_rule(self, primitive, primals, tangents, params):
+        rule = primitive_linearizations.get(primitive)
+        if rule is None:
+            return super().apply_rule(primitive, primals, tangents, params)
+        nonzeros = [type(t) is not Zero for t in tangents]
+        with core.set_current_trace(self.parent_trace):
+            primal_out, _, residuals, linearized = rule(nonzeros, *primals, **params)
+        with core.set_current_trace(self.tangent_trace):
+            return primal_out, linearized(residuals, *tangents)
 
 
 def get_jvp_rule(primitive):
@@ -307,29 +373,14 @@ def get_jvp_rule(primitive):
     return rule
 
 
-def maybe_jvp_tracer(trace, primal, tangent):
-    """Zero (and float0) tangents are not carried: the value is just its primal."""
-    if type(tangent) is Zero or _is_float0(core.get_aval(tangent)):
-        return primal
-    return JVPTracer(trace, primal, tangent)
-
-
 def jvp(fun, primals, tangents, *, has_aux=False, instantiate=True):
     """Forward mode on flat lists: ``fun(*primals) -> outs`` (or ``(outs, aux)``).
 
     Returns ``(out_primals, out_tangents, aux)``; out tangents are symbolic ``Zero``s
     unless ``instantiate`` (one bool, or one per output) asks for arrays."""
     trace = JVPTrace(core.trace_ctx.trace)
-    tangents = [Zero(core.get_aval(t)) if type(t) is not Zero and
-                _is_float0(core.get_aval(t)) else t for t in tangents]
-    tracers = [maybe_jvp_tracer(trace, p, t) for p, t in zip(primals, tangents)]
-    with core.set_current_trace(trace):
-        outs = fun(*tracers)
-    aux = None
-    if has_aux:
-        outs, aux = outs
-        aux = _strip_tracers(aux, JVPTracer, trace)
-    out_primals, out_tangents = core.unzip2(map(trace.to_primal_tangent_pair, outs))
+    out_primals, out_tangents, aux = _run(
+        trace, fun, [trace.pair(p, t) for p, t in zip(primals, tangents)], has_aux)
     if isinstance(instantiate, bool):
         instantiate = [instantiate] * len(out_tangents)
     out_tangents = [instantiate_zeros(t) if inst else t
@@ -337,10 +388,18 @@ def jvp(fun, primals, tangents, *, has_aux=False, instantiate=True):
     return out_primals, out_tangents, aux
 
 
-def _strip_tracers(tree, tracer_type, trace):
-    """Auxiliary outputs are not differentiated: replace our tracers by their primals."""
-    return tree_util.tree_map(
-        lambda x: x.primal if isinstance(x, tracer_type) and x._trace is trace else x, tree)
+def _run(trace, fun, tracers, has_aux):
+    """``fun(*tracers)`` under ``trace``: its outputs' primals and tangents, and its
+    auxiliary output (not differentiated: our tracers in it are replaced by primals)."""
+    with core.set_current_trace(trace):
+        outs = fun(*tracers)
+    aux = None
+    if has_aux:
+        outs, aux = outs
+        aux = tree_util.tree_map(
+            lambda x: x.primal if isinstance(x, JVPTracer) and x._trace is trace else x, aux)
+    out_primals, out_tangents = core.unzip2(map(trace.to_primal_tangent_pair, outs))
+    return out_primals, out_tangents, aux
 
 
 # (Closed)Jaxpr -> {(nonzeros, instantiate, trace context): (jvp jaxpr, out nonzeros)}.
@@ -448,192 +507,19 @@ def _custom_lin_transpose(cts_out, *args, num_res, bwd, out_avals, symbolic_zero
 primitive_transposes[custom_lin_p] = _custom_lin_transpose
 
 
-# -- reverse mode, step one: linearize -----------------------------------------------------
-
-class LinearizeTracer(core.Tracer):
-    """A primal value (of the parent trace) and its tangent (a variable of the linear
-    jaxpr being recorded)."""
-    __slots__ = ("primal", "tangent")
-
-    def __init__(self, trace, primal, tangent):
-        super().__init__(trace)
-        self.primal = primal
-        self.tangent = tangent
-
-    aval = property(lambda self: core.get_aval(self.primal))
-
-    def to_concrete_value(self):
-        return _concrete_value(self.primal)
-
-    def __repr__(self):
-        tangent = core.get_aval(self.tangent).str_short(True)
-        return f"GradTracer(primal={_short(self.primal)}, typeof(tangent)={tangent})"
-
-
-class LinearizeTrace(core.Trace):
-    """Computes primals on ``parent_trace`` and records tangents on ``tangent_trace``."""
-
-    def __init__(self, parent_trace, tangent_trace):
-        self.parent_trace = parent_trace
-        self.tangent_trace = tangent_trace
-
-    def to_primal_tangent_pair(self, x):
-        if isinstance(x, LinearizeTracer) and x._trace is self:
-            return x.primal, x.tangent
-        return x, Zero.from_primal_value(x)
-
-    def process_primitive(self, primitive, tracers, params):
-        primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
-        if all(type(t) is Zero for t in tangents):
-            return primitive.bind_with_trace(self.parent_trace, primals, params)
-        rule = primitive_linearizations.get(primitive)
-        if rule is None:
-            return self._linearize_by_jvp(primitive, primals, tangents, params)
-        nonzeros = [type(t) is not Zero for t in tangents]
-        with core.set_current_trace(self.parent_trace):
-            primal_out, out_nonzeros, residuals, linearized = rule(nonzeros, *primals,
-                                                                   **params)
-        with core.set_current_trace(self.tangent_trace):
-            tangent_out = linearized(residuals, *tangents)
-        if primitive.multiple_results:
-            return [self._tracer(p, nz, t)
-                    for p, nz, t in zip(primal_out, out_nonzeros, tangent_out)]
-        return self._tracer(primal_out, out_nonzeros, tangent_out)
-
-    def _tracer(self, primal, nonzero, tangent):
-        return LinearizeTracer(self, primal, tangent) if nonzero else primal
-
-    def _linearize_by_jvp(self, primitive, primals, tangents, params):
-        """The default: run the primitive's JVP rule with the tangents *unknown*
-        (partial evaluation, straight onto the tangent trace). What depends on primals
-        only runs on the parent trace; what touches a tangent is recorded on the tangent
-        trace, which takes the primal values it reads as constants (the residuals).
-        (``linearize_from_jvp`` does the same through a separate linear jaxpr, for rules
-        that must hand their linear part around.)"""
-        rule = get_jvp_rule(primitive)
-        trace = pe.PartialEvalTrace(self.parent_trace, self.tangent_trace)
-        tangents = tuple(Zero(t.aval) if type(t) is not Zero and _is_float0(t.aval) else t
-                         for t in tangents)
-        with core.set_current_trace(trace):
-            primal_out, tangent_out = rule(primals, tangents, **params)
-        if not primitive.multiple_results:
-            return self._tracer(primal_out, self._nonzero(trace, primal_out, tangent_out),
-                                tangent_out)
-        return [self._tracer(p, self._nonzero(trace, p, t), t)
-                for p, t in zip(primal_out, tangent_out)]
-
-    @staticmethod
-    def _nonzero(trace, primal, tangent) -> bool:
-        if trace.is_unknown(primal):
-            raise ValueError(
-                "Linearization failed to produce known values for all output primals. "
-                "This is typically caused by attempting to differentiate a function uses "
-                "an operation that does not support reverse-mode autodiff.")
-        # A tangent that came out known (a zeros array, say) does not depend on the
-        # inputs' tangents: it is a zero.
-        return type(tangent) is not Zero and trace.is_unknown(tangent)
-
-    def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
-        primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
-        if all(type(t) is Zero for t in tangents):
-            return primitive.bind_with_trace(self.parent_trace, (fun, jvp, *primals),
-                                             dict(symbolic_zeros=symbolic_zeros))
-
-        def jvp_pair(primals, tangents):
-            if symbolic_zeros:
-                tangents = _tangents_for_custom_rule(tangents, True)
-            outs = jvp.call_wrapped(*primals, *tangents)
-            return outs[:len(outs) // 2], [_from_symbolic_zero(t)
-                                           for t in outs[len(outs) // 2:]]
-
-        nonzeros = [type(t) is not Zero for t in tangents]
-        with core.set_current_trace(self.parent_trace):
-            primals_out, out_nonzeros, residuals, linearized = linearize_from_jvp(
-                jvp_pair, True, nonzeros, primals,
-                instantiate_input_zeros=not symbolic_zeros)
-        with core.set_current_trace(self.tangent_trace):
-            tangents_out = linearized(residuals, *tangents)
-        return [self._tracer(p, nz, t)
-                for p, nz, t in zip(primals_out, out_nonzeros, tangents_out)]
-
-    def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, out_trees,
-                                symbolic_zeros):
-        primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
-        if all(type(t) is Zero for t in tangents):
-            return primitive.bind_with_trace(
-                self.parent_trace, (fun, fwd, bwd, *primals),
-                dict(out_trees=out_trees, symbolic_zeros=symbolic_zeros))
-        with core.set_current_trace(self.parent_trace):
-            primals_out, lin_args, lin_params = _custom_vjp_fwd(
-                fwd, bwd, primals, tangents, out_trees, symbolic_zeros)
-        with core.set_current_trace(self.tangent_trace):
-            tangents_out = custom_lin_p.bind(*lin_args, **lin_params)
-        return [self._tracer(p, True, t) for p, t in zip(primals_out, tangents_out)]
-
-
-def linearize_from_jvp(jvp_rule, multiple_results, nonzeros, primals, *,
-                       instantiate_input_zeros=False):
-    """Run ``jvp_rule(primals, tangents)`` with the nonzero tangents unknown.
-
-    Everything that depends only on primals runs now, on the current trace; the rest is
-    recorded as a small linear jaxpr whose constants (the *residuals*) are values computed
-    now. Returns ``(primal_out, out_nonzeros, residuals, linearized)`` where
-    ``linearized(residuals, *tangents)`` replays the linear jaxpr on the current trace."""
-    tangent_avals = [_tangent_aval(p) for p in primals]
-    nonzeros = [nz and not _is_float0(a) for a, nz in zip(tangent_avals, nonzeros)]
-    unknown = pe.UnknownTrace()
-    trace = pe.PartialEvalTrace(core.trace_ctx.trace, unknown)
-    with core.set_current_trace(trace):
-        tangent_args = [unknown.new_arg(a) if nz else
-                        zeros_like_aval(a) if instantiate_input_zeros else Zero(a)
-                        for a, nz in zip(tangent_avals, nonzeros)]
-        out_primals, out_tangents = jvp_rule(list(primals), tangent_args)
-    if not multiple_results:
-        out_primals, out_tangents = [out_primals], [out_tangents]
-    if any(trace.is_unknown(p) for p in out_primals):
-        raise ValueError(
-            "Linearization failed to produce known values for all output primals. This "
-            "is typically caused by attempting to differentiate a function uses an "
-            "operation that does not support reverse-mode autodiff.")
-    out_nonzeros = [type(t) is not Zero and trace.is_unknown(t) for t in out_tangents]
-    out_tangent_avals = [_tangent_aval(p) for p in out_primals]
-    jaxpr, residuals = unknown.to_jaxpr([t for t, nz in zip(out_tangents, out_nonzeros)
-                                         if nz])
-    jaxpr, residuals = pe.dce_jaxpr_consts(jaxpr, residuals)
-
-    def linearized(residuals, *tangents):
-        nz_tangents = [t for t, nz in zip(tangents, nonzeros) if nz]
-        nz_outs = iter(core.eval_jaxpr(jaxpr, residuals, *nz_tangents))
-        outs = [next(nz_outs) if nz else Zero(a)
-                for a, nz in zip(out_tangent_avals, out_nonzeros)]
-        return outs if multiple_results else outs[0]
-
-    if multiple_results:
-        return out_primals, out_nonzeros, residuals, linearized
-    return out_primals[0], out_nonzeros[0], residuals, linearized
-
-
 def linearize(fun, primals, *, has_aux=False):
     """Reverse mode, step one, on flat lists: run ``fun(*primals)`` computing primals
     now and recording the tangent computation.
 
     Returns ``(out_primals, out_nonzeros, jaxpr, consts, aux)``: ``jaxpr`` maps the input
     tangents to the nonzero output tangents; its constants ``consts`` are the residuals."""
-    tangent_trace = staging.DynamicJaxprTrace()
+    tangent_trace = pe.UnknownTrace()
     trace = LinearizeTrace(core.trace_ctx.trace, tangent_trace)
-    tracers = []
-    for p in primals:
-        t = tangent_trace.new_arg(_tangent_aval(p))
-        tracers.append(p if _is_float0(t.aval) else LinearizeTracer(trace, p, t))
+    tracers = [trace.pair(p, tangent_trace.new_arg(_tangent_aval(p))) for p in primals]
     # The tangent trace was made before "jvp" went on the name stack: its equations'
     # stacks start with it, and a transpose later wraps it, ``transpose(jvp(...))``.
-    with core.set_current_trace(trace), source_info.transform_name_stack("jvp"):
-        outs = fun(*tracers)
-        aux = None
-        if has_aux:
-            outs, aux = outs
-            aux = _strip_tracers(aux, LinearizeTracer, trace)
-        out_primals, out_tangents = core.unzip2(map(trace.to_primal_tangent_pair, outs))
+    with source_info.transform_name_stack("jvp"):
+        out_primals, out_tangents, aux = _run(trace, fun, tracers, has_aux)
     out_nonzeros = [type(t) is not Zero for t in out_tangents]
     jaxpr, consts = tangent_trace.to_jaxpr([t for t in out_tangents if type(t) is not Zero])
     jaxpr, consts = pe.dce_jaxpr_consts(jaxpr, consts)
@@ -652,14 +538,11 @@ def linearize_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate=False,
     one per const and input) says which may be forwarded that way (control flow asks for
     some residuals to be outputs even when they are inputs)."""
     primal_trace = staging.DynamicJaxprTrace(jaxpr.jaxpr.debug_info)
-    tangent_trace = staging.DynamicJaxprTrace()
+    tangent_trace = pe.UnknownTrace()
     trace = LinearizeTrace(primal_trace, tangent_trace)
-    in_primals, tracers = [], []
-    for aval, nz in zip(jaxpr.in_avals, nonzeros):
-        p = primal_trace.new_arg(aval)
-        in_primals.append(p)
-        tracers.append(LinearizeTracer(trace, p, tangent_trace.new_arg(
-            aval.to_tangent_aval())) if nz else p)
+    in_primals = [primal_trace.new_arg(aval) for aval in jaxpr.in_avals]
+    tracers = [trace.pair(p, tangent_trace.new_arg(_tangent_aval(p))) if nz else p
+               for p, nz in zip(in_primals, nonzeros)]
     if isinstance(instantiate, bool):
         instantiate = [instantiate] * len(jaxpr.out_avals)
     with core.set_current_trace(trace):
@@ -708,44 +591,32 @@ def backward_pass(jaxpr: core.Jaxpr, consts, args, cts_out, *, transform_stack=F
     ``vjp``/``linear_transpose`` APIs, not the transposes of sub-jaxprs) also puts
     ``transpose`` on the name stack of the transposed equations."""
     if all(type(ct) is Zero for ct in cts_out) and not jaxpr.effects:
-        return [Zero(a.aval) if is_undefined_primal(a) else None for a in args]
+        return zero_cotangents(args)
     with transposing():         # see config.py
         return _backward_pass(jaxpr, consts, args, cts_out, transform_stack)
 
 
 def _backward_pass(jaxpr, consts, args, cts_out, transform_stack):
-    env: dict = {}
-    linear: set = set()
-    # An undefined input is typed as the caller says (as in JAX), which may be less weak
-    # than the jaxpr's variable, e.g. a scan carry typed by its cotangent.
-    undefined_avals: dict = {}
-    for v, c in zip(jaxpr.constvars, consts):
-        env[v] = c
-    for v, a in zip(jaxpr.invars, args):
-        if is_undefined_primal(a):
-            linear.add(v)
-            undefined_avals[v] = a.aval
-        else:
-            env[v] = a
+    # Forward sweep: evaluate the equations that read only defined values (they compute
+    # residual-like values); an equation reading an undefined (linear) value is linear,
+    # its outputs undefined too. Undefined inputs keep the type the caller gives (as in
+    # JAX), which may be less weak than the jaxpr's variable (a scan carry typed by its
+    # cotangent, say).
+    env = core.Environment()
+    linear_eqns = []
+
+    def forward(eqn, invals):
+        if not any(map(is_undefined_primal, invals)):
+            return core.eval_equation(eqn, invals)
+        linear_eqns.append(eqn)
+        return [UndefinedPrimal(v.aval) for v in eqn.outvars]
+
+    core.interpret(jaxpr, consts, args, forward, env)
 
     def is_linear(x):
-        return isinstance(x, core.Var) and x in linear
+        return isinstance(x, core.Var) and is_undefined_primal(env.values.get(x))
 
-    def read(x):
-        return x.val if isinstance(x, core.Literal) else env[x]
-
-    linear_eqns = []
-    for eqn in jaxpr.eqns:
-        if any(map(is_linear, eqn.invars)):
-            linear.update(eqn.outvars)
-            linear_eqns.append(eqn)
-            continue
-        subfuns, params = eqn.primitive.get_bind_params(eqn.params)
-        with source_info.restage(eqn.source_info):
-            outs = eqn.primitive.bind(*subfuns, *map(read, eqn.invars), **params)
-        for v, o in zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]):
-            env[v] = o
-
+    # Backward sweep: transpose the linear equations in reverse order.
     cts: dict = {}
 
     def accumulate(v, ct):
@@ -765,8 +636,7 @@ def _backward_pass(jaxpr, consts, args, cts_out, transform_stack):
         for eqn in reversed(linear_eqns):
             eqn_cts = [pop_ct(v) for v in eqn.outvars]
             rule = get_transpose_rule(eqn.primitive)
-            invals = [UndefinedPrimal(undefined_avals.get(x, x.aval)) if is_linear(x)
-                      else read(x) for x in eqn.invars]
+            invals = [env.read(x) for x in eqn.invars]
             with source_info.restage(eqn.source_info):   # (accumulating included)
                 ct_in = rule(eqn_cts if eqn.primitive.multiple_results else eqn_cts[0],
                              *invals, **eqn.params)

@@ -347,16 +347,21 @@ def _subtrace(tag, axis_data, in_dims, args):
         yield trace, [trace.wrap(x, d) for x, d in zip(args, dims)]
 
 
+def _unbatch_symbolic_zeros(args, dims):
+    """A symbolic zero given to a custom rule carries no data to batch: it is typed as
+    one element of the batch and is not mapped."""
+    args = [SymbolicZero(mapped_aval(x.aval, d)) if type(x) is SymbolicZero and
+            d is not not_mapped else x for x, d in zip(args, dims)]
+    return args, [not_mapped if type(x) is SymbolicZero else d for x, d in zip(args, dims)]
+
+
 def _batch_custom_jvp_subtrace(jvp, tag, axis_data: AxisData, in_dims):
     """A custom JVP rule on batches: tangents are batched like their primals, and each
     output's primal and tangent leave with one batch dim."""
     out_dims: list = []
 
     def batched(*args):
-        dims = list(in_dims) * 2
-        args = [SymbolicZero(mapped_aval(x.aval, d)) if type(x) is SymbolicZero and
-                d is not not_mapped else x for x, d in zip(args, dims)]
-        dims = [not_mapped if type(x) is SymbolicZero else d for x, d in zip(args, dims)]
+        args, dims = _unbatch_symbolic_zeros(args, list(in_dims) * 2)
         with _subtrace(tag, axis_data, dims, args) as (trace, tracers):
             outs = jvp.call_wrapped(*tracers)
             vals, dims_out = core.unzip2(map(trace.to_batch_info, outs))
@@ -377,10 +382,7 @@ def _batch_custom_vjp_bwd(bwd, tag, axis_data: AxisData, in_dims, out_dim_dests)
     its primal input, summed over the batch for unmapped inputs."""
 
     def batched(*args):
-        dims = in_dims()
-        args = [SymbolicZero(mapped_aval(x.aval, d)) if type(x) is SymbolicZero and
-                d is not not_mapped else x for x, d in zip(args, dims)]
-        dims = [not_mapped if type(x) is SymbolicZero else d for x, d in zip(args, dims)]
+        args, dims = _unbatch_symbolic_zeros(args, in_dims())
         with _subtrace(tag, axis_data, dims, args) as (trace, tracers):
             outs = bwd.call_wrapped(*tracers)
             vals, dims_out = core.unzip2(map(trace.to_batch_info, outs))

@@ -168,27 +168,20 @@ def partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns, in_inst, ensure_out_unk
         ensure_out_unknowns = [ensure_out_unknowns] * len(jaxpr.outvars)
     if isinstance(ensure_out_inst, bool):
         ensure_out_inst = [ensure_out_inst] * len(jaxpr.outvars)
-    env: dict = {}
+    known_eqns, staged_eqns = [], []
     residuals: dict = {}                 # an ordered set
-
-    def read(x):
-        return env[x] if isinstance(x, Var) else (False, True)
-
-    def write(v, unknown, inst):
-        env[v] = (unknown, inst)
 
     def instantiate(x, inst):
         if isinstance(x, Var) and not inst:
             residuals[x] = None
         return x
 
-    known_eqns, staged_eqns = [], []
-    for v in jaxpr.constvars:           # both halves keep the constants (known, at hand)
-        write(v, False, True)
-    for v, uk, inst in zip(jaxpr.invars, in_unknowns, in_inst):
-        write(v, uk, inst)
-    for eqn in jaxpr.eqns:
-        unks_in, inst_in = core.unzip2(map(read, eqn.invars))
+    def stage(eqn, inst_in):
+        staged_eqns.append(eqn.replace(invars=list(map(instantiate, eqn.invars, inst_in))))
+
+    # Each variable's value in the walk is its pair of flags (unknown, instantiated).
+    def split(eqn, flags_in):
+        unks_in, inst_in = core.unzip2(flags_in)
         rule = partial_eval_jaxpr_custom_rules.get(eqn.primitive)
         if rule is not None:
             known, staged, unks_out, inst_out, res = rule(saveable, unks_in, inst_in, eqn)
@@ -197,25 +190,22 @@ def partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns, in_inst, ensure_out_unk
             if staged is not None:
                 staged_eqns.append(staged)
             residuals.update(dict.fromkeys(res))
-            for v, uk, inst in zip(eqn.outvars, unks_out, inst_out):
-                write(v, uk, inst)
-        elif any(unks_in):
-            staged_eqns.append(eqn.replace(invars=list(map(instantiate, eqn.invars,
-                                                           inst_in))))
-            for v in eqn.outvars:
-                write(v, True, True)
-        else:
-            known_eqns.append(eqn)
-            if eqn.effects or saveable(eqn.primitive, *(x.aval for x in eqn.invars),
-                                       **eqn.params):
-                for v in eqn.outvars:
-                    write(v, False, False)
-            else:
-                staged_eqns.append(eqn.replace(invars=list(map(instantiate, eqn.invars,
-                                                               inst_in))))
-                for v in eqn.outvars:
-                    write(v, False, True)
-    out_unknowns, out_inst = map(list, core.unzip2(map(read, jaxpr.outvars)))
+            return list(zip(unks_out, inst_out))
+        if any(unks_in):
+            stage(eqn, inst_in)
+            return [(True, True)] * len(eqn.outvars)
+        known_eqns.append(eqn)
+        if eqn.effects or saveable(eqn.primitive, *(x.aval for x in eqn.invars),
+                                   **eqn.params):
+            return [(False, False)] * len(eqn.outvars)
+        stage(eqn, inst_in)                 # recomputed in the staged jaxpr
+        return [(False, True)] * len(eqn.outvars)
+
+    known_at_hand = (False, True)       # literals, and constants (both halves keep them)
+    flags_out = core.interpret(jaxpr, [known_at_hand] * len(jaxpr.constvars),
+                               list(zip(in_unknowns, in_inst)), split,
+                               core.Environment(literal=lambda lit: known_at_hand))
+    out_unknowns, out_inst = map(list, core.unzip2(flags_out))
     for x, inst, ensure in zip(jaxpr.outvars, out_inst, ensure_out_inst):
         if ensure:
             instantiate(x, inst)

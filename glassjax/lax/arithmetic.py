@@ -224,8 +224,7 @@ def imag(x):
 def _complex_transpose(t, x, y):
     """complex(x, y) = x + iy: x gets real(t) and y gets imag(-t) (the adjoint)."""
     if type(t) is ad.Zero:
-        return [ad.Zero(x.aval) if ad.is_undefined_primal(x) else None,
-                ad.Zero(y.aval) if ad.is_undefined_primal(y) else None]
+        return ad.zero_cotangents([x, y])
     return [_unbroadcast(x.aval, real(t)) if ad.is_undefined_primal(x) else None,
             _unbroadcast(y.aval, imag(neg(t))) if ad.is_undefined_primal(y) else None]
 
@@ -426,10 +425,13 @@ def _minmax_lower(hlo_op, direction):
     return lower
 
 
+# max and min share their JVP: the tangent of the argument the answer equals (half each
+# on a tie).
+_minmax_jvps = (lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+                lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+
 max_p = naryop("max", [_any, _any], _minmax_lower(hlo.maximum, "GT"))
-ad.defjvp2(max_p,
-           lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
-           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+ad.defjvp2(max_p, *_minmax_jvps)
 
 
 def max(x, y):  # noqa: A001 - the lax name
@@ -438,9 +440,7 @@ def max(x, y):  # noqa: A001 - the lax name
 
 
 min_p = naryop("min", [_any, _any], _minmax_lower(hlo.minimum, "LT"))
-ad.defjvp2(min_p,
-           lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
-           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+ad.defjvp2(min_p, *_minmax_jvps)
 
 
 def min(x, y):  # noqa: A001 - the lax name

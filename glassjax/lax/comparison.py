@@ -219,8 +219,7 @@ def _select_n_jvp(primals, tangents):
 def _select_n_transpose(ct, which, *cases):
     """Each linear case gets the cotangent where it was selected, zeros elsewhere."""
     if type(ct) is ad.Zero:
-        return [None] + [ad.Zero(c.aval) if ad.is_undefined_primal(c) else None
-                         for c in cases]
+        return ad.zero_cotangents([which, *cases])
     zeros = structural.full_like(ct, 0)
     if dtypes.dtype(which) == np.bool_:
         return [None,

@@ -234,17 +234,14 @@ def _dot_general_shape_rule(lhs, rhs, *, dimension_numbers, precision,
             raise TypeError(f"dot_general requires {side} batch dimensions to be disjoint "
                             f"from contracting dimensions, got {side}_batch {batch} and "
                             f"{side}_contracting {contracting}.")
-    lhs_batch_shape = tuple(lhs.shape[i] for i in lhs_batch)
-    rhs_batch_shape = tuple(rhs.shape[i] for i in rhs_batch)
-    if lhs_batch_shape != rhs_batch_shape:
-        raise TypeError("dot_general requires lhs batch dimensions and rhs batch "
-                        f"dimensions to have the same shape, got {lhs_batch_shape} and "
-                        f"{rhs_batch_shape}.")
-    lhs_contracting_shape = tuple(lhs.shape[i] for i in lhs_contracting)
-    rhs_contracting_shape = tuple(rhs.shape[i] for i in rhs_contracting)
-    if lhs_contracting_shape != rhs_contracting_shape:
-        raise TypeError("dot_general requires contracting dimensions to have the same "
-                        f"shape, got {lhs_contracting_shape} and {rhs_contracting_shape}.")
+    for what, lhs_dims, rhs_dims in [
+            ("lhs batch dimensions and rhs batch dimensions", lhs_batch, rhs_batch),
+            ("contracting dimensions", lhs_contracting, rhs_contracting)]:
+        lhs_sizes = tuple(lhs.shape[i] for i in lhs_dims)
+        rhs_sizes = tuple(rhs.shape[i] for i in rhs_dims)
+        if lhs_sizes != rhs_sizes:
+            raise TypeError(f"dot_general requires {what} to have the same shape, got "
+                            f"{lhs_sizes} and {rhs_sizes}.")
     return _dot_general_shape(lhs.shape, rhs.shape, dimension_numbers)
 
 

@@ -502,6 +502,14 @@ def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_
                          axis_index_groups=axis_index_groups, tiled=tiled)]
 
 
+def _check_over_vmapped_axis(axis_name, axis_index_groups):
+    """all_gather and psum_scatter over the vmapped axis: one axis, no groups (as JAX)."""
+    if axis_index_groups is not None:
+        raise NotImplementedError("axis_index_groups not supported in vmap")
+    if len(axis_name) > 1:
+        raise NotImplementedError("Please open a feature request!")
+
+
 def _all_gather_batcher(axis_data, vals, dims, *, all_gather_dimension, axis_name,
                         axis_index_groups, axis_size, tiled, prim=None):
     """(Also all_gather_invariant's, as ``prim``: it has no ``axis_index_groups``.)"""
@@ -516,10 +524,7 @@ def _all_gather_batcher(axis_data, vals, dims, *, all_gather_dimension, axis_nam
             elif not tiled:        # the gathered axis is new: it lands before the batch
                 d += 1
         return prim.bind(x, all_gather_dimension=all_gather_dimension, **params), d
-    if axis_index_groups is not None:
-        raise NotImplementedError("axis_index_groups not supported in vmap")
-    if len(axis_name) > 1:
-        raise NotImplementedError("Please open a feature request!")
+    _check_over_vmapped_axis(axis_name, axis_index_groups)
     # Gathering over the vmapped axis: every element gets the whole batch.
     if d is None:
         shape = list(np.shape(x))
@@ -687,10 +692,7 @@ def _reduce_scatter_batcher(axis_data, vals, dims, *, scatter_dimension, axis_na
                 d -= 1
         return reduce_scatter_p.bind(x, scatter_dimension=scatter_dimension,
                                      **params), d
-    if axis_index_groups is not None:
-        raise NotImplementedError("axis_index_groups not supported in vmap")
-    if len(axis_name) > 1:
-        raise NotImplementedError("Please open a feature request!")
+    _check_over_vmapped_axis(axis_name, axis_index_groups)
     # Over the vmapped axis: sum the batch; element i keeps slice i of scatter_dimension,
     # i.e. the batch axis comes back at scatter_dimension.
     if d is None:

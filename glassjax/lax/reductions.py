@@ -60,26 +60,26 @@ def _supports_inf(dtype) -> bool:
 
 def _max_identity(dtype):
     """The smallest value of ``dtype`` (-inf where the type has one)."""
-    if dtypes.issubdtype(dtype, np.inexact):
-        return np.array(-np.inf if _supports_inf(dtype) else dtypes.finfo(dtype).min,
-                        dtype)
-    if dtypes.issubdtype(dtype, np.integer):
-        return np.array(dtypes.iinfo(dtype).min, dtype)
-    if dtypes.issubdtype(dtype, np.bool_):
-        return np.array(False, np.bool_)
-    raise ValueError(f"Unsupported dtype for max: {dtype}")
+    return _extreme_value(dtype, "max", lowest=True)
 
 
 def _min_identity(dtype):
     """The largest value of ``dtype`` (+inf where the type has one)."""
+    return _extreme_value(dtype, "min", lowest=False)
+
+
+def _extreme_value(dtype, op_name, lowest):
     if dtypes.issubdtype(dtype, np.inexact):
-        return np.array(np.inf if _supports_inf(dtype) else dtypes.finfo(dtype).max,
-                        dtype)
-    if dtypes.issubdtype(dtype, np.integer):
-        return np.array(dtypes.iinfo(dtype).max, dtype)
-    if dtypes.issubdtype(dtype, np.bool_):
-        return np.array(True, np.bool_)
-    raise ValueError(f"Unsupported dtype for min: {dtype}")
+        if _supports_inf(dtype):
+            return np.array(-np.inf if lowest else np.inf, dtype)
+        info = dtypes.finfo(dtype)
+    elif dtypes.issubdtype(dtype, np.integer):
+        info = dtypes.iinfo(dtype)
+    elif dtypes.issubdtype(dtype, np.bool_):
+        return np.array(not lowest, np.bool_)
+    else:
+        raise ValueError(f"Unsupported dtype for {op_name}: {dtype}")
+    return np.array(info.min if lowest else info.max, dtype)
 
 
 def _region(op, scalar_types):

@@ -7,7 +7,6 @@ backend's own generator, so they are fast but may differ between backends.
 from __future__ import annotations
 
 import enum
-import functools
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -15,7 +14,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from glassjax import core, dtypes
 from glassjax.interpreters import batching
-from glassjax.xla import dispatch, lowering
+from glassjax.lax.utils import compiled_primitive
+from glassjax.xla import lowering
 
 
 class RandomAlgorithm(enum.IntEnum):
@@ -71,9 +71,7 @@ def _rng_bit_generator_batching(args, dims, *, shape, dtype, algorithm, out_shar
     return (dynamic_update_index_in_dim(keys, new_key, 0, axis=0), bits), (0, 0)
 
 
-rng_bit_generator_p = core.Primitive("rng_bit_generator")
-rng_bit_generator_p.multiple_results = True
-rng_bit_generator_p.def_impl(functools.partial(dispatch.apply_primitive, rng_bit_generator_p))
+rng_bit_generator_p = compiled_primitive("rng_bit_generator", multiple_results=True)
 rng_bit_generator_p.def_abstract_eval(_rng_bit_generator_abstract_eval)
 lowering.register_lowering(rng_bit_generator_p, _rng_bit_generator_lowering)
 batching.primitive_batchers[rng_bit_generator_p] = _rng_bit_generator_batching
@@ -112,8 +110,7 @@ def _rng_uniform_lowering(ctx, a, b, *, shape):
     return hlo.rng(a, b, shape_value, hlo.RngDistributionAttr.get("UNIFORM"))
 
 
-rng_uniform_p = core.Primitive("rng_uniform")
-rng_uniform_p.def_impl(functools.partial(dispatch.apply_primitive, rng_uniform_p))
+rng_uniform_p = compiled_primitive("rng_uniform")
 rng_uniform_p.def_abstract_eval(_rng_uniform_abstract_eval)
 lowering.register_lowering(rng_uniform_p, _rng_uniform_lowering)
 

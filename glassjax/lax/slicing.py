@@ -204,9 +204,7 @@ def _pad_transpose(ct, x, padding_value, *, padding_config):
     """The operand's cotangent is the unpadded, un-dilated cotangent (a negative pad
     then a strided slice); the padding value's is the sum of everything else."""
     if type(ct) is ad.Zero:
-        return [ad.Zero(x.aval) if ad.is_undefined_primal(x) else None,
-                ad.Zero(padding_value.aval) if ad.is_undefined_primal(padding_value)
-                else None]
+        return ad.zero_cotangents([x, padding_value])
     lo, hi, interior = zip(*padding_config)
     total = lambda v: above.reduce_sum(v, list(range(np.ndim(ct))))
 
@@ -377,9 +375,7 @@ def _dynamic_update_slice_transpose(ct, x, update, *start_indices):
     """The operand gets the cotangent with the updated window zeroed; the update gets
     the window of the cotangent."""
     if type(ct) is ad.Zero:
-        return [ad.Zero(x.aval) if ad.is_undefined_primal(x) else None,
-                ad.Zero(update.aval) if ad.is_undefined_primal(update) else None] + \
-            [None] * len(start_indices)
+        return ad.zero_cotangents([x, update, *start_indices])
     update_shape = update.aval.shape if ad.is_undefined_primal(update) else np.shape(update)
     zeros = full_like(ct, 0, shape=update_shape)
     ct_x = (dynamic_update_slice_p.bind(ct, zeros, *start_indices)
@@ -587,25 +583,68 @@ def _disjoint_dims(dims1, dims2, op_name, name1, name2):
                         f"got: {dims1} and {dims2}.")
 
 
-def _check_operand_batching_dims(dims, rank, op_name):
-    _no_duplicate_dims(dims, op_name, "operand_batching_dims")
-    _is_sorted(dims, op_name, "operand_batching_dims")
-    _sorted_dims_in_range(dims, rank, op_name, "operand_batching_dims")
+def _check_index_vector_dim(indices, op_name):
+    """Gather and scatter read index vectors along the last axis of ``indices``."""
+    if indices.ndim == 0:
+        raise TypeError(f"{op_name.capitalize()} index leaf dimension must be within "
+                        f"[0, rank(indices) + 1). rank(indices) is 0 and {op_name} index "
+                        "leaf dimension is -1.")
+
+
+def _check_index_map(index_map, operand, indices, op_name, name):
+    """Entry ``i`` of an index vector addresses operand axis ``index_map[i]``: one
+    distinct axis per entry. (JAX's gather and scatter messages differ a little: kept.)"""
+    gather = op_name == "gather"
+    if len(index_map) != indices.shape[-1]:
+        raise TypeError(f"{op_name.capitalize()} op has {len(index_map)} elements in "
+                        f"{name} and the bound of dimension index_vector_dim="
+                        f"{indices.ndim - 1} of indices is {indices.shape[-1]}. These two "
+                        "numbers must be equal" + ("." if gather else ""))
+    for i, d in enumerate(index_map):
+        if d < 0 or d >= operand.ndim:
+            raise TypeError(f"Invalid {name}{'' if gather else ' mapping'}; domain is "
+                            f"[0, {operand.ndim}), got: {i}->{d}.")
+    _no_duplicate_dims(index_map, op_name, name)
+
+
+def _check_batching_dims(operand, indices, operand_batching, indices_batching, op_name,
+                         indices_batching_name, disjoint_from_operand_batching):
+    """The batching-dimension checks gather and scatter share: operand and indices
+    batching dims pair up (same count, same sizes) and are disjoint from the dims in
+    ``disjoint_from_operand_batching`` (``(dims, name)`` pairs). Returns the batch shape."""
+    _no_duplicate_dims(operand_batching, op_name, "operand_batching_dims")
+    _is_sorted(operand_batching, op_name, "operand_batching_dims")
+    _sorted_dims_in_range(operand_batching, operand.ndim, op_name, "operand_batching_dims")
+    for dims, name in disjoint_from_operand_batching:
+        _disjoint_dims(dims, operand_batching, op_name, name, "operand_batching_dims")
+    _no_duplicate_dims(indices_batching, op_name, indices_batching_name)
+    _dims_in_range(indices_batching, indices.ndim, op_name, indices_batching_name)
+    op = op_name.capitalize()
+    if indices.ndim - 1 in indices_batching:
+        raise TypeError(f"{op} op cannot have the index vector dimension as a batching "
+                        f"dimension; got {indices_batching}.")
+    if len(operand_batching) != len(indices_batching):
+        space = "" if op_name == "gather" else " "      # (as JAX's messages have it)
+        raise TypeError(f"{op} op requires equal numbers of operand_batching_dims and "
+                        f"{indices_batching_name}, got {operand_batching} and{space}"
+                        f"{indices_batching}.")
+    operand_batch_shape = tuple(operand.shape[i] for i in operand_batching)
+    indices_batch_shape = tuple(indices.shape[i] for i in indices_batching)
+    if operand_batch_shape != indices_batch_shape:
+        raise TypeError(f"{op} op requires operand batching dimensions and indices "
+                        "batching dimensions to have the same shape, got "
+                        f"{operand_batch_shape} and {indices_batch_shape}.")
+    return operand_batch_shape
 
 
 def _gather_shape_rule(operand, indices, *, dimension_numbers, slice_sizes,
                        unique_indices, indices_are_sorted, mode, fill_value):
     """XLA's checks of a gather (ShapeInference::InferGatherShape), with its messages."""
     dn = dimension_numbers
-    offset_dims, collapsed = dn.offset_dims, dn.collapsed_slice_dims
-    operand_batching, indices_batching = dn.operand_batching_dims, \
-        dn.start_indices_batching_dims
-    start_index_map = dn.start_index_map
-    index_vector_dim = indices.ndim - 1
-    if index_vector_dim < 0:
-        raise TypeError("Gather index leaf dimension must be within [0, rank(indices) + "
-                        f"1). rank(indices) is {indices.ndim} and gather index leaf "
-                        f"dimension is {index_vector_dim}.")
+    offset_dims, collapsed, start_index_map = (dn.offset_dims, dn.collapsed_slice_dims,
+                                               dn.start_index_map)
+    operand_batching = dn.operand_batching_dims
+    _check_index_vector_dim(indices, "gather")
     _is_sorted(offset_dims, "gather", "offset_dims")
     _no_duplicate_dims(offset_dims, "gather", "offset_dims")
     output_rank = len(offset_dims) + indices.ndim - 1
@@ -613,40 +652,15 @@ def _gather_shape_rule(operand, indices, *, dimension_numbers, slice_sizes,
         if offset_dim < 0 or offset_dim >= output_rank:
             raise TypeError(f"Offset dimension {i} in gather op is out of bounds; got "
                             f"{offset_dim}, but should have been in [0, {output_rank})")
-    if len(start_index_map) != indices.shape[index_vector_dim]:
-        raise TypeError(f"Gather op has {len(start_index_map)} elements in "
-                        "start_index_map and the bound of dimension "
-                        f"index_vector_dim={index_vector_dim} of indices is "
-                        f"{indices.shape[index_vector_dim]}. These two numbers must be "
-                        "equal.")
-    for i, d in enumerate(start_index_map):
-        if d < 0 or d >= operand.ndim:
-            raise TypeError(f"Invalid start_index_map; domain is [0, {operand.ndim}), "
-                            f"got: {i}->{d}.")
-    _no_duplicate_dims(start_index_map, "gather", "start_index_map")
+    _check_index_map(start_index_map, operand, indices, "gather", "start_index_map")
     _is_sorted(collapsed, "gather", "collapsed_slice_dims")
     _sorted_dims_in_range(collapsed, operand.ndim, "gather", "collapsed_slice_dims")
     _no_duplicate_dims(collapsed, "gather", "collapsed_slice_dims")
-    _check_operand_batching_dims(operand_batching, operand.ndim, "gather")
-    _disjoint_dims(collapsed, operand_batching, "gather", "collapsed_slice_dims",
-                   "operand_batching_dims")
-    _disjoint_dims(start_index_map, operand_batching, "gather", "start_index_map",
-                   "operand_batching_dims")
-    _no_duplicate_dims(indices_batching, "gather", "start_indices_batching_dims")
-    _dims_in_range(indices_batching, indices.ndim, "gather", "start_indices_batching_dims")
-    if index_vector_dim in indices_batching:
-        raise TypeError("Gather op cannot have the index vector dimension as a batching "
-                        f"dimension; got {indices_batching}.")
-    if len(operand_batching) != len(indices_batching):
-        raise TypeError("Gather op requires equal numbers of operand_batching_dims and "
-                        f"start_indices_batching_dims, got {operand_batching} and"
-                        f"{indices_batching}.")
-    operand_batch_shape = tuple(operand.shape[i] for i in operand_batching)
-    indices_batch_shape = tuple(indices.shape[i] for i in indices_batching)
-    if operand_batch_shape != indices_batch_shape:
-        raise TypeError("Gather op requires operand batching dimensions and indices "
-                        "batching dimensions to have the same shape, got "
-                        f"{operand_batch_shape} and {indices_batch_shape}.")
+    _check_batching_dims(operand, indices, operand_batching,
+                         dn.start_indices_batching_dims, "gather",
+                         "start_indices_batching_dims",
+                         [(collapsed, "collapsed_slice_dims"),
+                          (start_index_map, "start_index_map")])
     if operand.ndim != len(slice_sizes):
         raise TypeError("Gather op must have one slice size for every input dimension; "
                         f"got: len(slice_sizes)={len(slice_sizes)}, "
@@ -893,11 +907,8 @@ def _scatter_shape_rule(operand, indices, updates, *, update_jaxpr, update_const
     operand_batching, indices_batching = dn.operand_batching_dims, \
         dn.scatter_indices_batching_dims
     to_operand = dn.scatter_dims_to_operand_dims
+    _check_index_vector_dim(indices, "scatter")
     index_vector_dim = indices.ndim - 1
-    if index_vector_dim < 0:
-        raise TypeError("Scatter index leaf dimension must be within [0, rank(indices) + "
-                        f"1). rank(indices) is {indices.ndim} and scatter index leaf "
-                        f"dimension is {index_vector_dim}.")
     expected_updates_rank = indices.ndim - 1 + len(update_window_dims)
     if updates.ndim != expected_updates_rank:
         raise TypeError(f"Updates tensor must be of rank {expected_updates_rank}; got "
@@ -907,27 +918,10 @@ def _scatter_shape_rule(operand, indices, updates, *, update_jaxpr, update_const
         _is_sorted(dims, "scatter", name)
         _no_duplicate_dims(dims, "scatter", name)
         _sorted_dims_in_range(dims, rank, "scatter", name)
-    _check_operand_batching_dims(operand_batching, operand.ndim, "scatter")
-    _disjoint_dims(inserted, operand_batching, "scatter", "inserted_window_dims",
-                   "operand_batching_dims")
-    _disjoint_dims(to_operand, operand_batching, "scatter",
-                   "scatter_dims_to_operand_dims", "operand_batching_dims")
-    _no_duplicate_dims(indices_batching, "scatter", "scatter_indices_batching_dims")
-    _dims_in_range(indices_batching, indices.ndim, "scatter",
-                   "scatter_indices_batching_dims")
-    if index_vector_dim in indices_batching:
-        raise TypeError("Scatter op cannot have the index vector dimension as a batching "
-                        f"dimension; got {indices_batching}.")
-    if len(operand_batching) != len(indices_batching):
-        raise TypeError("Scatter op requires equal numbers of operand_batching_dims and "
-                        f"scatter_indices_batching_dims, got {operand_batching} and "
-                        f"{indices_batching}.")
-    operand_batch_shape = tuple(operand.shape[i] for i in operand_batching)
-    indices_batch_shape = tuple(indices.shape[i] for i in indices_batching)
-    if operand_batch_shape != indices_batch_shape:
-        raise TypeError("Scatter op requires operand batching dimensions and indices "
-                        "batching dimensions to have the same shape, got "
-                        f"{operand_batch_shape} and {indices_batch_shape}.")
+    operand_batch_shape = _check_batching_dims(
+        operand, indices, operand_batching, indices_batching, "scatter",
+        "scatter_indices_batching_dims",
+        [(inserted, "inserted_window_dims"), (to_operand, "scatter_dims_to_operand_dims")])
     scatter_dim_in_updates = list(range(index_vector_dim))
     for i in update_window_dims:
         scatter_dim_in_updates.insert(i, None)
@@ -941,17 +935,8 @@ def _scatter_shape_rule(operand, indices, updates, *, update_jaxpr, update_const
     if operand.ndim != window_size:
         raise TypeError(f"Scatter op has window of size {window_size}; doesn't match "
                         f"operand of rank {operand.ndim}.")
-    if len(to_operand) != indices.shape[index_vector_dim]:
-        raise TypeError(f"Scatter op has {len(to_operand)} elements in "
-                        "scatter_dims_to_operand_dims and the bound of dimension "
-                        f"index_vector_dim={index_vector_dim} of indices is "
-                        f"{indices.shape[index_vector_dim]}. These two numbers must be "
-                        "equal")
-    for i, d in enumerate(to_operand):
-        if d < 0 or d >= operand.ndim:
-            raise TypeError("Invalid scatter_dims_to_operand_dims mapping; domain is "
-                            f"[0, {operand.ndim}), got: {i}->{d}.")
-    _no_duplicate_dims(to_operand, "scatter", "scatter_dims_to_operand_dims")
+    _check_index_map(to_operand, operand, indices, "scatter",
+                     "scatter_dims_to_operand_dims")
     max_window_sizes = [operand.shape[i] for i in range(operand.ndim)
                         if i not in set(inserted) and i not in set(operand_batching)]
     for i, d in enumerate(update_window_dims):
@@ -977,8 +962,7 @@ def _scatter_shape_rule(operand, indices, updates, *, update_jaxpr, update_const
 def _scatter_dtype_rule(operand, indices, updates, **params):
     if not dtypes.issubdtype(indices.dtype, np.integer):
         raise ValueError("indices must have an integer type")
-    check_same_dtypes("scatter", operand, updates)
-    return operand.dtype
+    return check_same_dtypes("scatter", operand, updates)
 
 
 def _scatter_to_gather(dn, operand_shape, updates_shape):
@@ -1099,23 +1083,31 @@ def _scatter_addsub_jvp(prim, primals, tangents, *, update_jaxpr, update_consts,
                           ad.instantiate_zeros(g_updates), **params)
 
 
+def _shape(x):
+    """The shape of a transpose rule's argument, defined or not."""
+    return x.aval.shape if ad.is_undefined_primal(x) else np.shape(x)
+
+
+def _gather_updates(x, indices, updates, dimension_numbers, mode):
+    """The windows of ``x`` a scatter of ``updates`` wrote to: how a scatter's transpose
+    gathers the updates' cotangent back."""
+    gather_dnums, slice_sizes = _scatter_to_gather(dimension_numbers, np.shape(x),
+                                                   _shape(updates))
+    return gather(x, indices, dimension_numbers=gather_dnums, slice_sizes=slice_sizes,
+                  mode=mode, fill_value=0)
+
+
 def _scatter_addsub_transpose(prim, ct, operand, indices, updates, *, update_jaxpr,
                               update_consts, dimension_numbers, indices_are_sorted,
                               unique_indices, mode):
     """The operand's cotangent passes through; the updates' is gathered back (and
     negated for scatter-sub)."""
-    updates_shape = (updates.aval.shape if ad.is_undefined_primal(updates)
-                     else np.shape(updates))
     if type(ct) is ad.Zero:
-        return [ad.Zero(operand.aval) if ad.is_undefined_primal(operand) else None, None,
-                ad.Zero(updates.aval) if ad.is_undefined_primal(updates) else None]
+        return ad.zero_cotangents([operand, indices, updates])
     ct_operand = ct if ad.is_undefined_primal(operand) else None
     ct_updates = None
     if ad.is_undefined_primal(updates):
-        gather_dnums, slice_sizes = _scatter_to_gather(dimension_numbers, np.shape(ct),
-                                                       updates_shape)
-        ct_updates = gather(ct, indices, dimension_numbers=gather_dnums,
-                            slice_sizes=slice_sizes, mode=mode, fill_value=0)
+        ct_updates = _gather_updates(ct, indices, updates, dimension_numbers, mode)
         if prim is scatter_sub_p:
             ct_updates = elementwise.neg(ct_updates)
     return [ct_operand, None, ct_updates]
@@ -1140,11 +1132,8 @@ def _scatter_mul_jvp_rhs(g, x, i, y, *, dimension_numbers, indices_are_sorted,
 
 def _scatter_mul_transpose(ct, operand, indices, updates, *, update_jaxpr, update_consts,
                            dimension_numbers, indices_are_sorted, unique_indices, mode):
-    updates_shape = (updates.aval.shape if ad.is_undefined_primal(updates)
-                     else np.shape(updates))
     if type(ct) is ad.Zero:
-        return [ad.Zero(operand.aval) if ad.is_undefined_primal(operand) else None, None,
-                ad.Zero(updates.aval) if ad.is_undefined_primal(updates) else None]
+        return ad.zero_cotangents([operand, indices, updates])
     ct_operand = ct_updates = None
     if ad.is_undefined_primal(operand):
         ct_operand = scatter_mul(ct, indices, updates, dimension_numbers=dimension_numbers,
@@ -1154,11 +1143,8 @@ def _scatter_mul_transpose(ct, operand, indices, updates, *, update_jaxpr, updat
         if not unique_indices:
             raise NotImplementedError(
                 "scatter_mul gradients are only implemented if `unique_indices=True`")
-        gather_dnums, slice_sizes = _scatter_to_gather(dimension_numbers, np.shape(ct),
-                                                       updates_shape)
-        ct_updates = gather(elementwise.mul(ct, operand), indices,
-                            dimension_numbers=gather_dnums, slice_sizes=slice_sizes,
-                            mode=mode, fill_value=0)
+        ct_updates = _gather_updates(elementwise.mul(ct, operand), indices, updates,
+                                     dimension_numbers, mode)
     return [ct_operand, None, ct_updates]
 
 
@@ -1274,22 +1260,16 @@ def _scatter_transpose(ct, operand, indices, updates, *, update_jaxpr, update_co
     if not unique_indices:
         raise NotImplementedError("scatter transpose is only implemented where "
                                   "unique_indices=True")
-    updates_shape = (updates.aval.shape if ad.is_undefined_primal(updates)
-                     else np.shape(updates))
     if type(ct) is ad.Zero:
-        return [ad.Zero(operand.aval) if ad.is_undefined_primal(operand) else None, None,
-                ad.Zero(updates.aval) if ad.is_undefined_primal(updates) else None]
+        return ad.zero_cotangents([operand, indices, updates])
     ct_operand = ct_updates = None
     if ad.is_undefined_primal(operand):
-        ct_operand = scatter(ct, indices, full(updates_shape, 0, dtype=dtypes.dtype(ct)),
+        ct_operand = scatter(ct, indices, full(_shape(updates), 0, dtype=dtypes.dtype(ct)),
                              dimension_numbers=dimension_numbers,
                              indices_are_sorted=indices_are_sorted, unique_indices=True,
                              mode=mode)
     if ad.is_undefined_primal(updates):
-        gather_dnums, slice_sizes = _scatter_to_gather(dimension_numbers, np.shape(ct),
-                                                       updates_shape)
-        ct_updates = gather(ct, indices, dimension_numbers=gather_dnums,
-                            slice_sizes=slice_sizes, mode=mode, fill_value=0)
+        ct_updates = _gather_updates(ct, indices, updates, dimension_numbers, mode)
     return [ct_operand, None, ct_updates]
 
 

@@ -467,13 +467,12 @@ def _concatenate_shape_rule(*xs, dimension):
 
 
 def _concatenate_dtype_rule(*xs, dimension):
-    check_same_dtypes("concatenate", *xs)
-    return xs[0].dtype
+    return check_same_dtypes("concatenate", *xs)
 
 
 def _concatenate_transpose(ct, *xs, dimension):
     if type(ct) is ad.Zero:
-        return [ad.Zero(x.aval) if ad.is_undefined_primal(x) else None for x in xs]
+        return ad.zero_cotangents(xs)
     shapes = [x.aval.shape if ad.is_undefined_primal(x) else np.shape(x) for x in xs]
     return split(ct, tuple(s[dimension] for s in shapes), axis=dimension)
 
@@ -569,13 +568,12 @@ def _stack_shape_rule(*xs, axis):
 
 
 def _stack_dtype_rule(*xs, axis):
-    check_same_dtypes("stack", *xs)
-    return xs[0].dtype
+    return check_same_dtypes("stack", *xs)
 
 
 def _stack_transpose(ct, *xs, axis):
     if type(ct) is ad.Zero:
-        return [ad.Zero(x.aval) if ad.is_undefined_primal(x) else None for x in xs]
+        return ad.zero_cotangents(xs)
     return unstack_p.bind(ct, axis=axis)
 
 

@@ -41,9 +41,17 @@ def all_weak(*avals, **params):
     return all(a.weak_type for a in avals)
 
 
-def standard_primitive(shape_rule, dtype_rule, name, weak_type_rule=all_weak):
+def compiled_primitive(name, multiple_results=False):
+    """A primitive whose eager implementation compiles the one equation with XLA (every
+    lax primitive's): its rules are then only abstract eval and lowering."""
     prim = core.Primitive(name)
+    prim.multiple_results = multiple_results
     prim.def_impl(functools.partial(dispatch.apply_primitive, prim))
+    return prim
+
+
+def standard_primitive(shape_rule, dtype_rule, name, weak_type_rule=all_weak):
+    prim = compiled_primitive(name)
 
     def rules(avals, params):
         return core.ShapedArray(shape_rule(*avals, **params), dtype_rule(*avals, **params),
@@ -82,9 +90,7 @@ _ABSTRACT_EVAL_CACHE_SIZE = 4096
 def standard_multi_result_primitive(shape_rule, dtype_rule, weak_type_rule, name):
     """Like ``standard_primitive`` for primitives with several results (``split``,
     ``sort``, ...): each rule returns one entry per result."""
-    prim = core.Primitive(name)
-    prim.multiple_results = True
-    prim.def_impl(functools.partial(dispatch.apply_primitive, prim))
+    prim = compiled_primitive(name, multiple_results=True)
 
     def rules(avals, params):
         return tuple(core.ShapedArray(s, d, w) for s, d, w in zip(
@@ -116,6 +122,8 @@ JNP_EQUIVALENTS = {
 
 
 def check_same_dtypes(name, *avals):
+    """The one dtype of ``avals`` (an error naming the jnp function that would promote
+    them when they differ)."""
     if len({a.dtype for a in avals}) > 1:
         msg = (f"lax.{name} requires arguments to have the same dtypes, got "
                f"{', '.join(str(a.dtype) for a in avals)}.")
@@ -123,6 +131,7 @@ def check_same_dtypes(name, *avals):
             msg += (f" (Tip: jnp.{JNP_EQUIVALENTS[name]} is a similar function that does "
                     "automatic type promotion on inputs).")
         raise TypeError(msg)
+    return avals[0].dtype
 
 
 def _typenames(types):

@@ -30,8 +30,9 @@ from glassjax.lax import elementwise, reductions
 from glassjax.lax.reductions import (_max_hlo, _max_identity, _min_hlo, _min_identity,
                                      _sum_identity, _variadic_reduction_jaxpr)
 from glassjax.lax.slicing import pad, slice as _slice
-from glassjax.lax.utils import check_shapelike, reduction_jaxpr, standard_primitive
-from glassjax.xla import dispatch, lowering
+from glassjax.lax.utils import (check_shapelike, compiled_primitive, reduction_jaxpr,
+                                standard_primitive)
+from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo, ir
 
 _input_dtype = lambda x, *args, **params: x.dtype
@@ -231,9 +232,7 @@ def _reduce_window_lower(ctx, *args, jaxpr, consts, **window):
                               lambda xs: _lower_region(ctx, jaxpr, consts, xs), **window)
 
 
-reduce_window_p = core.Primitive("reduce_window")
-reduce_window_p.multiple_results = True
-reduce_window_p.def_impl(functools.partial(dispatch.apply_primitive, reduce_window_p))
+reduce_window_p = compiled_primitive("reduce_window", multiple_results=True)
 reduce_window_p.def_abstract_eval(_reduce_window_abstract_eval)
 lowering.register_lowering(reduce_window_p, _reduce_window_lower)
 ad.primitive_jvps[reduce_window_p] = _reduce_window_jvp

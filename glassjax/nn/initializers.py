@@ -56,30 +56,28 @@ def constant(value, dtype=None):
 
 def uniform(scale=1e-2, dtype=None):
     """An initializer of uniform values in ``[0, scale)``."""
-    def init(key, shape, dtype=dtype, out_sharding=None):
-        _no_sharding(out_sharding)
-        dtype = _default(dtype)
-        return random.uniform(key, shape, dtype) * jnp.array(scale, dtype)
-    return init
+    return _scaled(random.uniform, scale, dtype)
 
 
 def normal(stddev=1e-2, dtype=None):
     """An initializer of normal values with standard deviation ``stddev``."""
-    def init(key, shape, dtype=dtype, out_sharding=None):
-        _no_sharding(out_sharding)
-        dtype = _default(dtype)
-        return random.normal(key, shape, dtype) * jnp.array(stddev, dtype)
-    return init
+    return _scaled(random.normal, stddev, dtype)
 
 
 def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0):
     """An initializer of normal values truncated to ``[lower, upper]`` (before the
     scaling by ``stddev``)."""
+    return _scaled(lambda key, shape, dtype: random.truncated_normal(key, lower, upper,
+                                                                     shape, dtype),
+                   stddev, dtype)
+
+
+def _scaled(sample, scale, dtype):
+    """An initializer of ``sample(key, shape, dtype)`` times ``scale``."""
     def init(key, shape, dtype=dtype, out_sharding=None):
         _no_sharding(out_sharding)
         dtype = _default(dtype)
-        return random.truncated_normal(key, lower, upper, shape, dtype) * jnp.array(stddev,
-                                                                                   dtype)
+        return sample(key, shape, dtype) * jnp.array(scale, dtype)
     return init
 
 

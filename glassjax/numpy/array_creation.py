@@ -290,15 +290,21 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 @jit(static_argnames=("num", "endpoint", "dtype", "axis"))
 def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     from glassjax.numpy import ufuncs
-    if dtype is None:
-        dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
-    else:
-        dtype = user_dtype(dtype, "logspace")
-    compute = dtypes.to_inexact_dtype(dtype)
-    start, stop = util.ensure_arraylike("logspace", start, stop)
+    start, stop, dtype, compute = _log_spacing_args("logspace", start, stop, dtype)
     lin = linspace(start.astype(compute), stop.astype(compute), num, endpoint=endpoint,
                    axis=axis)
     return lax.convert_element_type(ufuncs.power(base, lin), dtype)
+
+
+def _log_spacing_args(name, start, stop, dtype):
+    """The endpoints as arrays, the result dtype (theirs made inexact, unless given) and
+    the floating dtype the spacing is computed in."""
+    if dtype is None:
+        dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+    else:
+        dtype = user_dtype(dtype, name)
+    start, stop = util.ensure_arraylike(name, start, stop)
+    return start, stop, dtype, dtypes.to_inexact_dtype(dtype)
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
@@ -311,12 +317,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 @jit(static_argnames=("num", "endpoint", "dtype", "axis"))
 def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     from glassjax.numpy import ufuncs
-    if dtype is None:
-        dtype = dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
-    else:
-        dtype = user_dtype(dtype, "geomspace")
-    compute = dtypes.to_inexact_dtype(dtype)
-    start, stop = util.ensure_arraylike("geomspace", start, stop)
+    start, stop, dtype, compute = _log_spacing_args("geomspace", start, stop, dtype)
     start, stop = start.astype(compute), stop.astype(compute)
     sign = ufuncs.sign(start)
     res = sign * logspace(ufuncs.log10(start / sign), ufuncs.log10(stop / sign), num,

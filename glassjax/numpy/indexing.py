@@ -219,6 +219,12 @@ def _static_slice(arr, parsed, mode, normalize_indices):
     trivial = strides is None and all((s, l) == (0, d) for s, l, d in
                                       zip(starts, limits, arr.shape))
     result = arr if trivial else lax.slice(arr, starts, limits, strides)
+    return _reverse_squeeze_expand(result, rev_axes, squeeze_axes, newaxis_dims)
+
+
+def _reverse_squeeze_expand(result, rev_axes, squeeze_axes, newaxis_dims):
+    """What a basic index does after slicing: reverse the negative-step axes, drop the
+    integer-indexed ones, insert the ``None`` ones."""
     if rev_axes:
         result = lax.rev(result, rev_axes)
     if squeeze_axes:
@@ -275,13 +281,7 @@ def _dynamic_slice(arr, parsed, mode, normalize_indices):
         starts = [lax.convert_element_type(i, _index_dtype(arr.shape)) for i in starts]
     result = arr if trivial else lax.dynamic_slice(
         arr, starts, sizes, allow_negative_indices=normalize_indices)
-    if rev_axes:
-        result = lax.rev(result, rev_axes)
-    if squeeze_axes:
-        result = lax.squeeze(result, squeeze_axes)
-    if newaxis_dims:
-        result = lax.expand_dims(result, newaxis_dims)
-    return result
+    return _reverse_squeeze_expand(result, rev_axes, squeeze_axes, newaxis_dims)
 
 
 def _index_dtype(shape):

@@ -61,13 +61,20 @@ def _pad_constant(array, pad_width, constant_values):
     return array
 
 
+def _axes_with_data(array, pad_width, mode):
+    """The axes a copying mode pads (one at a time, so the array grows in between; its
+    other axes keep their sizes). An empty axis has nothing to copy: only zero padding."""
+    for i, size in enumerate(array.shape):
+        if size == 0:
+            _check_no_padding(pad_width[i], mode)
+        else:
+            yield i
+
+
 def _pad_wrap(array, pad_width):
     """The array repeated periodically."""
-    for i in range(array.ndim):
+    for i in _axes_with_data(array, pad_width, "wrap"):
         size = array.shape[i]
-        if size == 0:
-            _check_no_padding(pad_width[i], "wrap")
-            continue
         left_repeats, left_rem = divmod(pad_width[i][0], size)
         right_repeats, right_rem = divmod(pad_width[i][1], size)
         parts = []
@@ -84,11 +91,8 @@ def _pad_symmetric_or_reflect(array, pad_width, mode, reflect_type):
     """Mirror images of the array; ``reflect`` does not repeat the edge, ``symmetric``
     does. Widths larger than the axis mirror the growing array again and again;
     ``reflect_type='odd'`` reflects the values through the edge value too."""
-    for i in range(array.ndim):
+    for i in _axes_with_data(array, pad_width, mode):
         axis_size = array.shape[i]
-        if axis_size == 0:
-            _check_no_padding(pad_width[i], mode)
-            continue
         offset = 1 if (mode == "reflect" and axis_size > 1) else 0
         for before, padding in ((True, pad_width[i][0]), (False, pad_width[i][1])):
             edge = lax.slice_in_dim(array, 0, 1, axis=i) if before else \
@@ -113,11 +117,8 @@ def _pad_symmetric_or_reflect(array, pad_width, mode, reflect_type):
 
 def _pad_edge(array, pad_width):
     """Copies of the first and last slice."""
-    for i in range(array.ndim):
+    for i in _axes_with_data(array, pad_width, "edge"):
         n = array.shape[i]
-        if n == 0:
-            _check_no_padding(pad_width[i], "edge")
-            continue
         before, after = pad_width[i]
         array = lax.concatenate(
             [repeat(lax.slice_in_dim(array, 0, 1, axis=i), before, axis=i), array,

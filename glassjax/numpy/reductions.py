@@ -274,35 +274,51 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         mean=None, correction=None):
     """The variance ``sum(|a - mean|**2) / (n - correction)``; NaN when the divisor is
     not positive."""
-    if correction is None:
-        correction = ddof
-    elif not isinstance(ddof, int) or ddof != 0:
-        raise ValueError("ddof and correction can't be provided simultaneously.")
     a = ensure_arraylike("var", a)
     return _var(a, axis=_ensure_optional_axes(axis), dtype=dtype, out=out,
-                correction=correction, keepdims=keepdims, where=where, a_mean=mean)
+                correction=_correction(ddof, correction), keepdims=keepdims, where=where,
+                a_mean=mean)
+
+
+def _correction(ddof, correction):
+    """``correction`` is the Array API's name for ``ddof``: one or the other."""
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
+def _check_stat_args(name, where, dtype, out):
+    """The argument checks of var, std and their NaN-ignoring versions: returns the
+    checked ``where`` and ``dtype``."""
+    where = _check_where(name, where)
+    if dtype is not None:
+        dtype = dtypes.check_and_canonicalize_user_dtype(dtype, name)
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+    return where, dtype
+
+
+def _abs_squared(x):
+    """``|x|**2``, real also for complex ``x``."""
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        return lax.real(lax.mul(x, lax.conj(x)))
+    return lax.square(x)
 
 
 @jit(static_argnames=("axis", "dtype", "keepdims"))
 def _var(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, where=None,
          a_mean=None):
-    where = _check_where("var", where)
-    if dtype is not None:
-        dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "var")
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.var is not supported.")
+    where, dtype = _check_stat_args("var", where, dtype, out)
     computation_dtype, dtype = _var_promote_types(a.dtype, dtype)
     a = a.astype(computation_dtype)
     if a_mean is None:
         a_mean = mean(a, axis, dtype=computation_dtype, keepdims=True, where=where)
     else:
         a_mean = ensure_arraylike("var", a_mean).astype(computation_dtype)
-    centered = lax.sub(a, a_mean)
-    if dtypes.issubdtype(computation_dtype, np.complexfloating):
-        centered = lax.real(lax.mul(centered, lax.conj(centered)))
-        computation_dtype = centered.dtype
-    else:
-        centered = lax.square(centered)
+    centered = _abs_squared(lax.sub(a, a_mean))
+    computation_dtype = centered.dtype
     normalizer = _count(a, axis, keepdims, where, computation_dtype)
     normalizer = lax.sub(normalizer, lax.convert_element_type(correction, computation_dtype))
     result = sum(centered, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
@@ -313,25 +329,18 @@ def _var(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, wh
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """The standard deviation: the square root of ``var``."""
-    if correction is None:
-        correction = ddof
-    elif not isinstance(ddof, int) or ddof != 0:
-        raise ValueError("ddof and correction can't be provided simultaneously.")
     a = ensure_arraylike("std", a)
     return _std(a, axis=_ensure_optional_axes(axis), dtype=dtype, out=out,
-                correction=correction, keepdims=keepdims, where=where, mean=mean)
+                correction=_correction(ddof, correction), keepdims=keepdims, where=where,
+                mean=mean)
 
 
 @jit(static_argnames=("axis", "dtype", "keepdims"))
 def _std(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, where=None,
          mean=None):
-    where = _check_where("std", where)
-    if dtype is not None:
-        dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "std")
-        if not dtypes.issubdtype(dtype, np.inexact):
-            raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.std is not supported.")
+    where, dtype = _check_stat_args("std", where, dtype, out)
+    if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):
+        raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
     return lax.sqrt(var(a, axis=axis, dtype=dtype, correction=correction,
                         keepdims=keepdims, where=where, mean=mean))
 
@@ -425,22 +434,14 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """The variance of the non-NaN values (NaN where fewer than ``ddof + 1`` remain)."""
     a = ensure_arraylike("nanvar", a)
-    where = _check_where("nanvar", where)
-    if dtype is not None:
-        dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "nanvar")
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.nanvar is not supported.")
+    where, dtype = _check_stat_args("nanvar", where, dtype, out)
     computation_dtype, dtype = _var_promote_types(a.dtype, dtype)
     a = a.astype(computation_dtype)
     a_mean = (nanmean(a, axis, dtype=computation_dtype, keepdims=True, where=where)
               if mean is None else ensure_arraylike("nanvar", mean).astype(computation_dtype))
     is_nan = lax.ne(a, a)
     # The zeros go in after the subtraction (not before), so that gradients at NaNs are 0.
-    centered = _where(is_nan, 0, lax.sub(a, a_mean))
-    if dtypes.issubdtype(centered.dtype, np.complexfloating):
-        centered = lax.real(lax.mul(centered, lax.conj(centered)))
-    else:
-        centered = lax.square(centered)
+    centered = _abs_squared(_where(is_nan, 0, lax.sub(a, a_mean)))
     normalizer = sum(lax.bitwise_not(is_nan), axis=axis, keepdims=keepdims, where=where)
     normalizer = normalizer - ddof
     normalizer_mask = lax.le(normalizer, const(normalizer, 0))
@@ -455,11 +456,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """The square root of ``nanvar``."""
     a = ensure_arraylike("nanstd", a)
-    where = _check_where("nanstd", where)
-    if dtype is not None:
-        dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "nanstd")
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.nanstd is not supported.")
+    where, dtype = _check_stat_args("nanstd", where, dtype, out)
     return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims,
                            where=where, mean=mean))
 

@@ -19,18 +19,24 @@ from glassjax.numpy.util import (_where, canonicalize_axis, const, ensure_arrayl
 from glassjax.vmap_api import vmap
 
 
+def _sort_args(name, a, axis, kind, order):
+    """The array to sort and the axis (of the flattened array for ``axis=None``); NumPy's
+    ``kind`` and ``order`` are not supported."""
+    arr = ensure_arraylike(name, a)
+    if kind is not None:
+        raise TypeError(f"'kind' argument to {name} is not supported. Use stable=True or "
+                        "stable=False to specify sort stability.")
+    if order is not None:
+        raise TypeError(f"'order' argument to {name} is not supported.")
+    if axis is None:
+        arr, axis = arr.ravel(), 0
+    return arr, canonicalize_axis(axis, arr.ndim)
+
+
 @jit(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     """The sorted copy of ``a`` along ``axis`` (of the flattened array for None)."""
-    arr = ensure_arraylike("sort", a)
-    if kind is not None:
-        raise TypeError("'kind' argument to sort is not supported. Use stable=True or "
-                        "stable=False to specify sort stability.")
-    if order is not None:
-        raise TypeError("'order' argument to sort is not supported.")
-    if axis is None:
-        arr, axis = arr.ravel(), 0
-    dimension = canonicalize_axis(axis, arr.ndim)
+    arr, dimension = _sort_args("sort", a, axis, kind, order)
     result = lax.sort(arr, dimension=dimension, is_stable=stable)
     return lax.rev(result, [dimension]) if descending else result
 
@@ -39,15 +45,7 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
 def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
             dtype=None):
     """The indices that sort ``a`` along ``axis``."""
-    arr = ensure_arraylike("argsort", a)
-    if kind is not None:
-        raise TypeError("'kind' argument to argsort is not supported. Use stable=True or "
-                        "stable=False to specify sort stability.")
-    if order is not None:
-        raise TypeError("'order' argument to argsort is not supported.")
-    if axis is None:
-        arr, axis = arr.ravel(), 0
-    dimension = canonicalize_axis(axis, arr.ndim)
+    arr, dimension = _sort_args("argsort", a, axis, kind, order)
     if dtype is not None:
         idx_dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "argsort")
     else:
@@ -265,16 +263,21 @@ def _bottom_k(arr, k):
     return -values, idx
 
 
+def _partition_args(name, a, kth, axis):
+    """The array with the partitioned axis moved last, that axis, and ``kth`` (complex
+    numbers have no order)."""
+    arr = ensure_arraylike("partition", a)          # (JAX names argpartition so too)
+    if dtypes.issubdtype(arr.dtype, np.complexfloating):
+        raise NotImplementedError(f"jnp.{name} for complex dtype is not implemented.")
+    axis = canonicalize_axis(axis, arr.ndim)
+    return arr.swapaxes(axis, -1), axis, canonicalize_axis(kth, arr.shape[axis])
+
+
 @jit(static_argnames=["kth", "axis"])
 def partition(a, kth, axis=-1):
     """``a`` with its ``kth`` smallest value at position ``kth`` along ``axis``, the
     smaller ones before it and the larger ones after (each side in no promised order)."""
-    arr = ensure_arraylike("partition", a)
-    if dtypes.issubdtype(arr.dtype, np.complexfloating):
-        raise NotImplementedError("jnp.partition for complex dtype is not implemented.")
-    axis = canonicalize_axis(axis, arr.ndim)
-    kth = canonicalize_axis(kth, arr.shape[axis])
-    arr = arr.swapaxes(axis, -1)
+    arr, axis, kth = _partition_args("partition", a, kth, axis)
     bottom = _bottom_k(arr, kth + 1)[0]
     top = lax.top_k(arr, arr.shape[-1] - kth - 1)[0]
     return lax.concatenate([bottom, top], dimension=arr.ndim - 1).swapaxes(-1, axis)
@@ -283,12 +286,7 @@ def partition(a, kth, axis=-1):
 @jit(static_argnames=["kth", "axis"])
 def argpartition(a, kth, axis=-1):
     """The indices that would ``partition`` ``a``."""
-    arr = ensure_arraylike("partition", a)
-    if dtypes.issubdtype(arr.dtype, np.complexfloating):
-        raise NotImplementedError("jnp.argpartition for complex dtype is not implemented.")
-    axis = canonicalize_axis(axis, arr.ndim)
-    kth = canonicalize_axis(kth, arr.shape[axis])
-    arr = arr.swapaxes(axis, -1)
+    arr, axis, kth = _partition_args("argpartition", a, kth, axis)
     bottom_ind = _bottom_k(arr, kth + 1)[1]
     # The other indices: top_k of a mask that is 0 at the bottom ones (ties keep order).
     set_to_zero = lambda m, i: m.at[i].set(0)

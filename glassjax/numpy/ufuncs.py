@@ -32,21 +32,37 @@ def _is(x, kind):
     return dtypes.issubdtype(dtypes.dtype(x), kind)
 
 
+def _ufunc(fn, name, doc):
+    """``fn`` named ``name``, dispatched as JAX's ``jit``-ed ufuncs are (``eager_jit``)."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return eager_jit(fn)
+
+
 def _inexact_unary(lax_fn, name):
     """A ufunc that promotes its argument to floating point, then applies ``lax_fn``."""
-    def ufunc(x, /):
-        return lax_fn(*promote_args_inexact(name, x))
-    ufunc.__name__ = ufunc.__qualname__ = name
-    ufunc.__doc__ = f"Elementwise ``{name}`` (integers and bools are promoted to float)."
-    return eager_jit(ufunc)
+    return _ufunc(lambda x, /: lax_fn(*promote_args_inexact(name, x)), name,
+                  f"Elementwise ``{name}`` (integers and bools are promoted to float).")
+
+
+def _unary(lax_fn, name):
+    return _ufunc(lambda x, /: lax_fn(*promote_args(name, x)), name,
+                  f"Elementwise ``{name}``.")
 
 
 def _binary(lax_fn, name, promote=promote_args):
-    def ufunc(x, y, /):
-        return lax_fn(*promote(name, x, y))
-    ufunc.__name__ = ufunc.__qualname__ = name
-    ufunc.__doc__ = f"Elementwise ``{name}`` after dtype and rank promotion."
-    return eager_jit(ufunc)
+    return _ufunc(lambda x, y, /: lax_fn(*promote(name, x, y)), name,
+                  f"Elementwise ``{name}`` after dtype and rank promotion.")
+
+
+def _rounding(lax_fn, name):
+    """A rounding ufunc: integers and bools are already round, floats go to ``lax_fn``."""
+    def ufunc(x, /):
+        x = ensure_arraylike(name, x)
+        if _is(x, np.integer) or _is(x, np.bool_):
+            return x
+        return lax_fn(*promote_args_inexact(name, x))
+    return _ufunc(ufunc, name, f"Elementwise ``{name}`` (integers are already round).")
 
 
 # -- one lax primitive after promotion ----------------------------------------------------
@@ -87,26 +103,10 @@ nextafter = _binary(lax.nextafter, "nextafter", promote_args_inexact)
 asin, acos, atan, asinh, atanh, atan2 = arcsin, arccos, arctan, arcsinh, arctanh, arctan2
 
 
-@eager_jit
-def negative(x, /):
-    return lax.neg(*promote_args("negative", x))
-
-
-@eager_jit
-def positive(x, /):
-    return lax_asarray(*promote_args("positive", x))
-
-
-@eager_jit
-def sign(x, /):
-    return lax.sign(*promote_args("sign", x))
-
-
-@eager_jit
-def bitwise_not(x, /):
-    return lax.bitwise_not(*promote_args("bitwise_not", x))
-
-
+negative = _unary(lax.neg, "negative")
+positive = _unary(lax_asarray, "positive")
+sign = _unary(lax.sign, "sign")
+bitwise_not = _unary(lax.bitwise_not, "bitwise_not")
 invert = bitwise_invert = bitwise_not
 
 
@@ -130,20 +130,8 @@ def absolute(x, /):
 abs = absolute  # noqa: A001 - the NumPy name
 
 
-@eager_jit
-def floor(x, /):
-    x = ensure_arraylike("floor", x)
-    if _is(x, np.integer) or _is(x, np.bool_):
-        return x
-    return lax.floor(*promote_args_inexact("floor", x))
-
-
-@eager_jit
-def ceil(x, /):
-    x = ensure_arraylike("ceil", x)
-    if _is(x, np.integer) or _is(x, np.bool_):
-        return x
-    return lax.ceil(*promote_args_inexact("ceil", x))
+floor = _rounding(lax.floor, "floor")
+ceil = _rounding(lax.ceil, "ceil")
 
 
 @jit
@@ -208,23 +196,18 @@ def log10(x, /):
 
 # -- arithmetic ---------------------------------------------------------------------------
 
-@eager_jit
-def add(x, y, /):
-    """``x + y``; for bools, logical or (as NumPy)."""
-    x, y = promote_args("add", x, y)
-    return lax.bitwise_or(x, y) if dtypes.dtype(x) == np.bool_ else lax.add(x, y)
+def _with_bool(lax_fn, bool_fn, name, doc):
+    """A binary ufunc that is ``bool_fn`` on bools (as NumPy's ``+`` is ``or``)."""
+    def ufunc(x, y, /):
+        x, y = promote_args(name, x, y)
+        return (bool_fn if dtypes.dtype(x) == np.bool_ else lax_fn)(x, y)
+    return _ufunc(ufunc, name, doc)
 
 
-@eager_jit
-def subtract(x, y, /):
-    return lax.sub(*promote_args("subtract", x, y))
-
-
-@eager_jit
-def multiply(x, y, /):
-    """``x * y``; for bools, logical and."""
-    x, y = promote_args("multiply", x, y)
-    return lax.bitwise_and(x, y) if dtypes.dtype(x) == np.bool_ else lax.mul(x, y)
+add = _with_bool(lax.add, lax.bitwise_or, "add", "``x + y``; for bools, logical or.")
+subtract = _binary(lax.sub, "subtract")
+multiply = _with_bool(lax.mul, lax.bitwise_and, "multiply",
+                      "``x * y``; for bools, logical and.")
 
 
 @eager_jit
@@ -432,11 +415,8 @@ def _complex_comparison(lax_op, x, y):
 
 
 def _comparison(lax_op, name):
-    def ufunc(x, y, /):
-        return _complex_comparison(lax_op, *promote_args(name, x, y))
-    ufunc.__name__ = ufunc.__qualname__ = name
-    ufunc.__doc__ = f"Elementwise ``{name}`` (complex numbers compare lexicographically)."
-    return eager_jit(ufunc)
+    return _ufunc(lambda x, y, /: _complex_comparison(lax_op, *promote_args(name, x, y)),
+                  name, f"Elementwise ``{name}`` (complex numbers compare lexicographically).")
 
 
 greater_equal = _comparison(lax.ge, "greater_equal")
@@ -446,11 +426,8 @@ less = _comparison(lax.lt, "less")
 
 
 def _logical(lax_op, name):
-    def ufunc(*args):
-        return lax_op(*map(_to_bool, promote_args(name, *args)))
-    ufunc.__name__ = ufunc.__qualname__ = name
-    ufunc.__doc__ = f"``{name}`` of the truth values (nonzero is true)."
-    return eager_jit(ufunc)
+    return _ufunc(lambda *args: lax_op(*map(_to_bool, promote_args(name, *args))), name,
+                  f"``{name}`` of the truth values (nonzero is true).")
 
 
 logical_and = _logical(lax.bitwise_and, "logical_and")

@@ -123,32 +123,40 @@ def log_softmax(x, /, *, axis=None):
 # x log y and entropy: 0 * log 0 is 0, and the derivative avoids 0 * inf
 # ----------------------------------------------------------------------------------------
 
+def _x_times(name, log, x, y):
+    """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
+    x, y = _promote_inexact(name, x, y)
+    return jnp.where((x != 0.) | jnp.isnan(y), lax.mul(x, log(y)), jnp.zeros_like(x))
+
+
+def _x_times_jvp(fun, log, log_argument, primals, tangents):
+    """The tangent of ``fun(x, y) = x * log(y)``: ``dx log(y) + dy x / log_argument(y)``
+    (no ``0 * inf`` where ``x`` is 0)."""
+    (x, y), (x_dot, y_dot) = primals, tangents
+    result = fun(x, y)
+    return result, (x_dot * log(y) + y_dot * x / log_argument(y)).astype(result.dtype)
+
+
 @custom_jvp
 def xlogy(x, y):
     """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
-    x, y = _promote_inexact("xlogy", x, y)
-    return jnp.where((x != 0.) | jnp.isnan(y), lax.mul(x, lax.log(y)), jnp.zeros_like(x))
+    return _x_times("xlogy", lax.log, x, y)
 
 
 @xlogy.defjvp
 def _xlogy_jvp(primals, tangents):
-    (x, y), (x_dot, y_dot) = primals, tangents
-    result = xlogy(x, y)
-    return result, (x_dot * lax.log(y) + y_dot * x / y).astype(result.dtype)
+    return _x_times_jvp(xlogy, lax.log, lambda y: y, primals, tangents)
 
 
 @custom_jvp
 def xlog1py(x, y):
     """``x * log1p(y)``, 0 where ``x == 0`` (unless ``y`` is NaN)."""
-    x, y = _promote_inexact("xlog1py", x, y)
-    return jnp.where((x != 0.) | jnp.isnan(y), lax.mul(x, lax.log1p(y)), jnp.zeros_like(x))
+    return _x_times("xlog1py", lax.log1p, x, y)
 
 
 @xlog1py.defjvp
 def _xlog1py_jvp(primals, tangents):
-    (x, y), (x_dot, y_dot) = primals, tangents
-    result = xlog1py(x, y)
-    return result, (x_dot * lax.log1p(y) + y_dot * x / (1 + y)).astype(result.dtype)
+    return _x_times_jvp(xlog1py, lax.log1p, lambda y: 1 + y, primals, tangents)
 
 
 @custom_jvp

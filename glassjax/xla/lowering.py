@@ -14,6 +14,7 @@ and ``dispatch`` passes the token of one execution on to the next.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -253,37 +254,30 @@ class LoweringRuleContext(NamedTuple):
 def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value],
                 args: Sequence[ir.Value]) -> list[ir.Value]:
     """Emit the equations of ``jaxpr`` at the current insertion point."""
-    env: dict = {}
+    env = core.Environment(
+        literal=lambda lit: ir_constant(np.asarray(lit.val, lit.aval.dtype)))
+    return core.interpret(jaxpr, consts, args, functools.partial(_lower_equation, ctx),
+                          env)
 
-    def read(a):
-        if isinstance(a, core.Literal):
-            return ir_constant(np.asarray(a.val, a.aval.dtype))
-        return env[a]
 
-    env.update(zip(jaxpr.constvars, consts))
-    env.update(zip(jaxpr.invars, args))
-    for eqn in jaxpr.eqns:
-        rule = lowering_rules.get(eqn.primitive)
-        if rule is None:
-            raise NotImplementedError(f"MLIR translation rule for primitive "
-                                      f"'{eqn.primitive.name}' not found")
-        rule_ctx = LoweringRuleContext(ctx, eqn.primitive,
-                                       [a.aval for a in eqn.invars],
-                                       [v.aval for v in eqn.outvars])
-        if (eqn.primitive not in extended_dtype_rules and
-                any(_is_extended(a) for a in (*rule_ctx.avals_in, *rule_ctx.avals_out))
-                and not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
-            rule = _word_by_word(rule)
-        if ctx.locations and eqn.source_info is not None:
-            with eqn_location(eqn):
-                outs = rule(rule_ctx, *map(read, eqn.invars), **eqn.params)
-        else:
-            outs = rule(rule_ctx, *map(read, eqn.invars), **eqn.params)
-        if not eqn.primitive.multiple_results:
-            outs = [outs]
-        for v, o in zip(eqn.outvars, outs):
-            env[v] = o
-    return [read(v) for v in jaxpr.outvars]
+def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals) -> list[ir.Value]:
+    """Emit one equation by its primitive's lowering rule."""
+    rule = lowering_rules.get(eqn.primitive)
+    if rule is None:
+        raise NotImplementedError(f"MLIR translation rule for primitive "
+                                  f"'{eqn.primitive.name}' not found")
+    rule_ctx = LoweringRuleContext(ctx, eqn.primitive, [a.aval for a in eqn.invars],
+                                   [v.aval for v in eqn.outvars])
+    if (eqn.primitive not in extended_dtype_rules and
+            any(_is_extended(a) for a in (*rule_ctx.avals_in, *rule_ctx.avals_out))
+            and not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
+        rule = _word_by_word(rule)
+    if ctx.locations and eqn.source_info is not None:
+        with eqn_location(eqn):
+            outs = rule(rule_ctx, *invals, **eqn.params)
+    else:
+        outs = rule(rule_ctx, *invals, **eqn.params)
+    return outs if eqn.primitive.multiple_results else [outs]
 
 
 def eqn_location(eqn) -> ir.Location:
