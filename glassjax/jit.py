@@ -225,9 +225,18 @@ def _jit_linearize(nonzeros, *primals, jaxpr, donated_invars, **params):
 ad.primitive_linearizations[jit_p] = _jit_linearize
 
 
+# ClosedJaxpr -> {kept outputs: pruned ClosedJaxpr}: the same pruning gives the same
+# object (as JAX caches it), so a jit linearized twice prints its primal jaxpr once.
+_pruned_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def _prune_outputs(closed, keep):
-    jaxpr = closed.jaxpr.replace(outvars=_filter(keep, closed.jaxpr.outvars))
-    return core.ClosedJaxpr(jaxpr, closed.consts)
+    per_jaxpr = _pruned_cache.setdefault(closed, {})
+    keep = tuple(keep)
+    if keep not in per_jaxpr:
+        jaxpr = closed.jaxpr.replace(outvars=_filter(keep, closed.jaxpr.outvars))
+        per_jaxpr[keep] = core.ClosedJaxpr(jaxpr, closed.consts)
+    return per_jaxpr[keep]
 
 
 def _substitute(forwards, sources, rest):

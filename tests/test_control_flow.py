@@ -784,6 +784,58 @@ def test_grad_through_cond_and_switch():
         check_grads(f, (x,), order=2)
 
 
+def test_grad_of_cond_shares_the_linearized_jit_of_both_branches():
+    """Linearizing a jaxpr (and pruning a jit's outputs) is cached as in JAX: the jit
+    called in both branches is split into one primal and one tangent jaxpr, printed once."""
+    f = jit(lambda x: jnp.sin(x) * x)
+    g = grad(lambda x: lax.cond(x > 0, lambda: f(x), lambda: f(x) * 2.))
+    assert str(make_jaxpr(g)(1.)) == """\
+let lambda = { lambda ; a:f32[]. let
+    b:f32[] = sin a
+    c:f32[] = cos a
+    d:f32[] = mul b a
+  in (d, c, b) } in
+let lambda1 = { lambda ; e:f32[] f:f32[] g:f32[] h:f32[]. let
+    i:f32[] = mul g h
+    j:f32[] = mul h f
+    k:f32[] = mul j e
+    l:f32[] = add_any i k
+  in (l,) } in
+{ lambda ; m:f32[]. let
+    n:bool[] = gt m 0.0:f32[]
+    o:i32[] = convert_element_type[new_dtype=int32 weak_type=False] n
+    _:f32[] p:f32[] q:f32[] r:f32[] = cond[
+      branches=(
+        { lambda ; s:f32[]. let
+            t:f32[] u:f32[] v:f32[] = jit[name=<lambda> jaxpr=lambda] s
+            w:f32[] = mul t 2.0:f32[]
+            x:f32[] = empty2[dtype=float32 memory_space=MemorySpace.Device] 
+            y:f32[] = empty2[dtype=float32 memory_space=MemorySpace.Device] 
+            z:f32[] = empty2[dtype=float32 memory_space=MemorySpace.Device] 
+          in (w, u, s, v) }
+        { lambda ; ba:f32[]. let
+            bb:f32[] bc:f32[] bd:f32[] = jit[name=<lambda> jaxpr=lambda] ba
+            be:f32[] = empty2[dtype=float32 memory_space=MemorySpace.Device] 
+            bf:f32[] = empty2[dtype=float32 memory_space=MemorySpace.Device] 
+            bg:f32[] = empty2[dtype=float32 memory_space=MemorySpace.Device] 
+          in (bb, bc, ba, bd) }
+      )
+    ] o m
+    bh:f32[] = cond[
+      branches=(
+        { lambda ; bi:f32[] bj:f32[] bk:f32[] bl:f32[]. let
+            bm:f32[] = mul bl 2.0:f32[]
+            bn:f32[] = jit[name=<lambda> jaxpr=lambda1] bi bj bk bm
+          in (bn,) }
+        { lambda ; bo:f32[] bp:f32[] bq:f32[] br:f32[]. let
+            bs:f32[] = jit[name=<lambda> jaxpr=lambda1] bo bp bq br
+          in (bs,) }
+      )
+    ] o p q r 1.0:f32[]
+  in (bh,) }"""
+    np.testing.assert_allclose(g(1.), np.sin(1.) + np.cos(1.), rtol=1e-6)
+
+
 def test_grad_through_scan():
     f = _tanh_rnn
     xs = jnp.array([0.1, 0.2, 0.3, 0.4])
