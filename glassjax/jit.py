@@ -385,8 +385,24 @@ class TraceResult(NamedTuple):
     in_tree: object
 
 
-# fun -> {cache key: TraceResult}; traces die with the function.
+# fun -> {cache key: TraceResult}; traces die with the function, and only the newest
+# ``TRACE_CACHE_FUNCTIONS`` functions keep theirs (JAX's trace caches hold 2,048 entries):
+# a kernel that defines and traces thousands of functions keeps its memory bounded.
 _trace_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+TRACE_CACHE_FUNCTIONS = 2048
+
+
+def _traces_of(fun) -> dict:
+    """``fun``'s trace cache (a new one, evicting the oldest function's if full); raises
+    TypeError for a function that cannot be weakly referenced."""
+    per_fun = _trace_cache.get(fun)
+    if per_fun is None:
+        if len(_trace_cache) >= TRACE_CACHE_FUNCTIONS:
+            oldest = next(iter(_trace_cache.keys()), None)
+            if oldest is not None:
+                _trace_cache.pop(oldest, None)
+        per_fun = _trace_cache[fun] = {}
+    return per_fun
 
 
 class Jitted:
@@ -434,7 +450,7 @@ class Jitted:
         key = (flat.in_tree, tuple(in_avals), flat.static_args, config.trace_context(),
                tuple(core.trace_ctx.axis_env.items()))
         try:
-            per_fun = _trace_cache.setdefault(self._fun, {})
+            per_fun = _traces_of(self._fun)
         except TypeError:          # not weak-referenceable: no cache
             per_fun = {}
         result = per_fun.get(key)
