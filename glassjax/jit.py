@@ -278,6 +278,10 @@ def _jit_partial_eval(trace, *args, jaxpr, donated_invars, **params):
     known_outs = _substitute(in_fwd, known_args, known_outs)
     num_known_outs = len(in_fwd) - sum(f is None for f in res_fwd)
     residuals = _substitute(res_fwd, [*jaxpr.consts, *known_args], known_outs[num_known_outs:])
+    if isinstance(trace.known_trace, staging.DynamicJaxprTrace):
+        # A forwarded host constant is a value of the known side (a residual), not a
+        # literal of the unknown call: JAX instantiates it as a constant there.
+        residuals = [trace.known_trace.to_tracer(r) for r in residuals]
     unknown_args = _filter(unknowns, args)
     unknown_outs = iter(jit_p.bind_with_trace(
         trace.unknown_trace, [*unknown_args, *residuals],

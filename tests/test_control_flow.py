@@ -908,6 +908,59 @@ def test_grad_of_scan_splits_an_inner_jit_as_jax_does():
     np.testing.assert_allclose([g(1., 2.), g(3., 2.)], [0., 4.])
 
 
+def test_grad_of_scan_keeps_a_forwarded_constant_residual_a_const_of_the_loop():
+    """A jit in the body split with a known literal input forwards that input as its
+    residual; it stays a value of the known side (a const of the loop, printed at the
+    call) rather than a literal inside the unknown jit."""
+    def g(x):
+        def h(x0):
+            c, _ = lax.scan(lambda c, _: (jnp.where(jnp.round(c) > 1.0, jnp.round(c), 1.0)
+                                          + 0 * c, None), x0, None, length=2)
+            return jnp.sum(c)
+        return grad(h)(x)
+    assert str(make_jaxpr(g)(0.1)) == """\
+let round = { lambda ; . let  in () } in
+let round1 = { lambda ; a:f32[]. let
+    b:f32[] = round[rounding_method=1] a
+  in (b,) } in
+{ lambda ; c:f32[]. let
+    jit[name=round jaxpr=round] 
+    jit[name=round jaxpr=round] 
+    jit[name=_where jaxpr={ lambda ; d:f32[]. let  in () }] 1.0:f32[]
+    e:f32[] = scan[
+      jaxpr={ lambda ; f:f32[] g:f32[]. let
+          h:f32[] = jit[name=round jaxpr=round1] g
+          i:bool[] = gt h 1.0:f32[]
+          j:f32[] = jit[name=round jaxpr=round1] g
+          k:f32[] = jit[
+            name=_where
+            jaxpr={ lambda ; i:bool[] j:f32[] f:f32[]. let
+                k:f32[] = select_n i f j
+              in (k,) }
+          ] i j f
+          l:f32[] = mul 0.0:f32[] g
+          m:f32[] = add k l
+        in (m,) }
+      length=2
+      num_carry=1
+      num_consts=1
+      reverse=False
+      unroll=1
+    ] 1.0:f32[] c
+    n:f32[] = convert_element_type[new_dtype=float32 weak_type=False] e
+    _:f32[] = reduce_sum[axes=() out_sharding=None] n
+    o:f32[] = scan[
+      jaxpr={ lambda ; p:f32[]. let q:f32[] = mul 0.0:f32[] p in (q,) }
+      length=2
+      num_carry=1
+      num_consts=0
+      reverse=True
+      unroll=1
+    ] 1.0:f32[]
+  in (o,) }"""
+    assert g(0.1) == 0. and g(2.) == 0.     # round and where are flat almost everywhere
+
+
 def test_grad_of_scan_hoists_loop_invariant_residuals_in_jax_order():
     """Residuals computed from consts alone are hoisted out of the loop and passed in the
     order JAX's partial evaluation lists them (a topological order, not first use)."""
