@@ -33,6 +33,7 @@ bench: setup
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/explorer_bench.py
 	$(PY) benchmarks/report.py
+	$(PY) benchmarks/notebook_bench.py --kernel-memory
 
 # Scores JAX compatibility on the shared differential suite; e.g. ARGS="--filter jaxpr_print".
 conformance: setup

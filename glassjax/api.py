@@ -125,12 +125,15 @@ typeof = core.typeof
 def clear_caches():
     """Forget every cached trace and compiled executable: the next call of any jitted
     function (or eager operation) traces and compiles again."""
-    from glassjax.interpreters import batching
+    from glassjax.interpreters import ad, batching, partial_eval
     from glassjax.lax.control_flow import common
     from glassjax.xla import dispatch, fastpath
     jit_module = importlib.import_module("glassjax.jit")   # (glassjax.jit is the function)
     for cache in (jit_module._executables, jit_module._trace_cache, common._cache,
                   batching._batch_jaxpr_cache, dispatch._primitive_cache,
-                  dispatch._primitive_callables):
+                  dispatch._primitive_callables, ad._jvp_jaxpr_cache,
+                  ad._linearize_jaxpr_cache, ad._transpose_jaxpr_cache,
+                  partial_eval._nounits_cache, jit_module._pruned_cache,
+                  jit_module._split_cache):
         cache.clear()
     fastpath.clear_cpp_caches()

@@ -227,9 +227,18 @@ def _jit_linearize(nonzeros, *primals, jaxpr, donated_invars, **params):
 ad.primitive_linearizations[jit_p] = _jit_linearize
 
 
+# ClosedJaxpr -> {kept outputs: pruned ClosedJaxpr}: the same pruning gives the same
+# object (as JAX caches it), so a jit linearized twice prints its primal jaxpr once.
+_pruned_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def _prune_outputs(closed, keep):
-    jaxpr = closed.jaxpr.replace(outvars=_filter(keep, closed.jaxpr.outvars))
-    return core.ClosedJaxpr(jaxpr, closed.consts)
+    per_jaxpr = _pruned_cache.setdefault(closed, {})
+    keep = tuple(keep)
+    if keep not in per_jaxpr:
+        jaxpr = closed.jaxpr.replace(outvars=_filter(keep, closed.jaxpr.outvars))
+        per_jaxpr[keep] = core.ClosedJaxpr(jaxpr, closed.consts)
+    return per_jaxpr[keep]
 
 
 def _substitute(forwards, sources, rest):
@@ -257,22 +266,76 @@ ad.primitive_transposes[jit_p] = _jit_transpose
 
 def _jit_partial_eval(trace, *args, jaxpr, donated_invars, **params):
     """Partly known inputs: a known call (outputs and residuals) now, an unknown call
-    taking the residuals and the unknown inputs."""
-    unknowns = [trace.is_unknown(a) for a in args]
-    known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr_nounits(
-        jaxpr, unknowns, instantiate=False)
+    taking the unknown inputs and then the residuals (JAX's order). As in JAX, known
+    outputs that merely forward an input are not returned by the known call, nor are
+    residuals that are known inputs, constants or known outputs already."""
+    unknowns = tuple(trace.is_unknown(a) for a in args)
+    known, unknown, out_unknowns, res_fwd, in_fwd, out_fwd = _split_jit(jaxpr, unknowns)
     knowns = [not u for u in unknowns]
+    known_args = _filter(knowns, args)
     known_outs = jit_p.bind_with_trace(
-        trace.known_trace, _filter(knowns, args),
+        trace.known_trace, known_args,
         dict(params, jaxpr=known, donated_invars=_filter(knowns, donated_invars)))
-    num_known_outs = len(known_outs) - num_res
-    residuals = known_outs[num_known_outs:]
+    known_outs = _substitute(out_fwd, known_outs, known_outs)
+    known_outs = _substitute(in_fwd, known_args, known_outs)
+    num_known_outs = len(in_fwd) - sum(f is None for f in res_fwd)
+    residuals = _substitute(res_fwd, [*jaxpr.consts, *known_args], known_outs[num_known_outs:])
+    if isinstance(trace.known_trace, staging.DynamicJaxprTrace):
+        # A forwarded host constant is a value of the known side (a residual), not a
+        # literal of the unknown call: JAX instantiates it as a constant there.
+        residuals = [trace.known_trace.to_tracer(r) for r in residuals]
+    unknown_args = _filter(unknowns, args)
     unknown_outs = iter(jit_p.bind_with_trace(
-        trace.unknown_trace, [*residuals, *_filter(unknowns, args)],
+        trace.unknown_trace, [*unknown_args, *residuals],
         dict(params, jaxpr=unknown,
-             donated_invars=(False,) * num_res + _filter(unknowns, donated_invars))))
+             donated_invars=_filter(unknowns, donated_invars) + (False,) * len(residuals))))
     known_outs = iter(known_outs[:num_known_outs])
     return [next(unknown_outs) if uk else next(known_outs) for uk in out_unknowns]
+
+
+# ClosedJaxpr -> {unknown inputs: the split _jit_partial_eval binds}, so that the same
+# jit split the same way gives the same jaxprs (printed once), as in JAX.
+_split_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _split_jit(jaxpr, unknowns):
+    per_jaxpr = _split_cache.setdefault(jaxpr, {})
+    if unknowns not in per_jaxpr:
+        per_jaxpr[unknowns] = _split_jit_uncached(jaxpr, unknowns)
+    return per_jaxpr[unknowns]
+
+
+def _split_jit_uncached(jaxpr, unknowns):
+    known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr_nounits(
+        jaxpr, unknowns, instantiate=False)
+    num_outs = len(known.out_avals) - num_res
+    # Residuals that are known inputs or constants are passed as they are.
+    sources = {v: i for i, v in enumerate([*known.jaxpr.constvars, *known.jaxpr.invars])}
+    consts_at = {id(c): i for i, c in enumerate(jaxpr.consts)}
+    res_fwd = []
+    for v in known.jaxpr.outvars[num_outs:]:
+        i = sources.get(v) if isinstance(v, core.Var) else None
+        if i is not None and i < len(known.consts):       # a constant of ``jaxpr``?
+            i = consts_at.get(id(known.consts[i]))
+        elif i is not None:
+            i += len(jaxpr.consts) - len(known.consts)
+        res_fwd.append(i)
+    known = _prune_outputs(known, [True] * num_outs + [f is None for f in res_fwd])
+    # Known outputs that are known inputs are not returned either.
+    invar_index = {v: i for i, v in enumerate(known.jaxpr.invars)}
+    num_kept_res = sum(f is None for f in res_fwd)
+    in_fwd = [invar_index.get(v) if i < num_outs and isinstance(v, core.Var) else None
+              for i, v in enumerate(known.jaxpr.outvars)]
+    known = _prune_outputs(known, [f is None for f in in_fwd])
+    # Residuals that are known outputs already are not returned twice.
+    num_kept_outs = len(known.out_avals) - num_kept_res
+    out_index = {id(v): i for i, v in enumerate(known.jaxpr.outvars[:num_kept_outs])}
+    out_fwd = [None] * num_kept_outs + [out_index.get(id(v)) for v in
+                                        known.jaxpr.outvars[num_kept_outs:]]
+    known = _prune_outputs(known, [f is None for f in out_fwd])
+    unknown = unknown.replace(jaxpr=unknown.jaxpr.replace(
+        invars=[*unknown.jaxpr.invars[num_res:], *unknown.jaxpr.invars[:num_res]]))
+    return known, unknown, out_unknowns, res_fwd, in_fwd, out_fwd
 
 
 pe.partial_eval_rules[jit_p] = _jit_partial_eval
@@ -328,8 +391,24 @@ class TraceResult(NamedTuple):
     in_tree: object
 
 
-# fun -> {cache key: TraceResult}; traces die with the function.
+# fun -> {cache key: TraceResult}; traces die with the function, and only the newest
+# ``TRACE_CACHE_FUNCTIONS`` functions keep theirs (JAX's trace caches hold 2,048 entries):
+# a kernel that defines and traces thousands of functions keeps its memory bounded.
 _trace_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+TRACE_CACHE_FUNCTIONS = 2048
+
+
+def _traces_of(fun) -> dict:
+    """``fun``'s trace cache (a new one, evicting the oldest function's if full); raises
+    TypeError for a function that cannot be weakly referenced."""
+    per_fun = _trace_cache.get(fun)
+    if per_fun is None:
+        if len(_trace_cache) >= TRACE_CACHE_FUNCTIONS:
+            oldest = next(iter(_trace_cache.keys()), None)
+            if oldest is not None:
+                _trace_cache.pop(oldest, None)
+        per_fun = _trace_cache[fun] = {}
+    return per_fun
 
 
 def _check_committed_layout(x, sharding):
@@ -388,7 +467,7 @@ class Jitted:
         key = (flat.in_tree, tuple(in_avals), flat.static_args, config.trace_context(),
                tuple(core.trace_ctx.axis_env.items()))
         try:
-            per_fun = _trace_cache.setdefault(self._fun, {})
+            per_fun = _traces_of(self._fun)
         except TypeError:          # not weak-referenceable: no cache
             per_fun = {}
         result = per_fun.get(key)

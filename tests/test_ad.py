@@ -94,6 +94,29 @@ def test_jaxpr_linearize_apply():
   in (g,) }"""
 
 
+def test_jaxpr_grad_of_jit_keeps_an_instantiated_zero_as_a_residual():
+    """A zero instantiated while linearizing inside a jit is a constant of the primal
+    jaxpr (where constants-only work runs), so it reaches the tangent jit as a residual."""
+    f = jit(lambda x: lax.select(x > 1., x, 1.))
+    assert str(make_jaxpr(grad(f))(1.)) == """\
+{ lambda ; a:f32[]. let
+    _:f32[] b:bool[] c:f32[] = jit[
+      name=<lambda>
+      jaxpr={ lambda ; a:f32[]. let
+          b:bool[] = gt a 1.0:f32[]
+          _:f32[] = select_n b 1.0:f32[] a
+        in (_, b, 0.0:f32[]) }
+    ] a
+    d:f32[] = jit[
+      name=<lambda>
+      jaxpr={ lambda ; b:bool[] c:f32[] e:f32[]. let
+          d:f32[] = select_n b 0.0:f32[] e
+        in (d,) }
+    ] b c 1.0:f32[]
+  in (d,) }"""
+    assert grad(f)(2.) == 1. and grad(f)(0.5) == 0.
+
+
 def test_jaxpr_grad_sum_of_squares():
     out = make_jaxpr(grad(lambda x: jnp.sum(x * x)))(np.ones(3, np.float32))
     assert str(out) == """\

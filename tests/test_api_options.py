@@ -120,6 +120,33 @@ def test_clear_caches_retraces():
     assert f(1.0) == 2.0 and len(traces) == 2
 
 
+def test_fresh_functions_keep_the_caches_bounded_and_clear_caches_empties_them(monkeypatch):
+    """A long-running kernel jits function after function: the trace cache keeps only the
+    newest functions' traces (older ones are retraced if called again), and
+    ``clear_caches`` leaves every trace, executable and derived-jaxpr cache empty."""
+    import importlib
+    from glassjax.interpreters import ad, batching, partial_eval
+    from glassjax.lax.control_flow import common
+    from glassjax.xla import dispatch
+    jit_module = importlib.import_module("glassjax.jit")
+    monkeypatch.setattr(jit_module, "TRACE_CACHE_FUNCTIONS", 100)
+    functions = [eval(f"lambda x: x * {i}.0 + 1.0") for i in range(500)]   # all alive
+    for i, f in enumerate(functions):
+        assert jax.jit(f)(2.0) == 2.0 * i + 1.0
+        if i % 50 == 0:
+            jax.grad(jax.jit(f))(2.0)           # derived (jvp/linearize/transpose) jaxprs too
+    assert len(jit_module._trace_cache) <= 100
+    assert jax.jit(functions[0])(2.0) == 1.0    # evicted long ago: traced again, same value
+    jax.clear_caches()
+    caches = (jit_module._executables, jit_module._trace_cache, common._cache,
+              batching._batch_jaxpr_cache, dispatch._primitive_cache,
+              dispatch._primitive_callables, ad._jvp_jaxpr_cache, ad._linearize_jaxpr_cache,
+              ad._transpose_jaxpr_cache, partial_eval._nounits_cache,
+              jit_module._pruned_cache, jit_module._split_cache)
+    assert [len(c) for c in caches] == [0] * len(caches)
+    assert jax.jit(functions[-1])(2.0) == 2.0 * 499 + 1.0
+
+
 def test_default_device_places_values_and_computations():
     out = run_child("""
         import glassjax as jax, glassjax.numpy as jnp

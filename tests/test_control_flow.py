@@ -106,6 +106,27 @@ def test_seed_fori_with_traced_trip_count_is_a_while():
     np.testing.assert_array_equal(func10(np.ones(4), 5), np.full(4, 22.))
 
 
+def test_closed_over_values_are_taken_in_in_jax_order():
+    """Type promotion takes in an operand that already has the promoted type too (JAX
+    binds a no-op convert), so ``x`` is the loop's first const, then ``y``."""
+    g = lambda x, y: lax.scan(lambda c, _: (c, jnp.minimum(x, y)), 0, None, length=2)
+    assert str(make_jaxpr(g)(jnp.float32(1.), -1.41)) == """\
+{ lambda ; a:f32[] b:f32[]. let
+    c:f32[2] = scan[
+      jaxpr={ lambda ; d:i32[] e:f32[] f:f32[]. let
+          g:f32[] = convert_element_type[new_dtype=float32 weak_type=False] f
+          h:f32[] = min e g
+        in (h,) }
+      length=2
+      num_carry=0
+      num_consts=3
+      reverse=False
+      unroll=1
+    ] 0:i32[] a b
+  in (0:i32[], c) }"""
+    np.testing.assert_allclose(g(jnp.float32(1.), -1.41)[1], [-1.41, -1.41], rtol=1e-6)
+
+
 def test_seed_scan_with_consts():
     def func11(arr, extra):
         ones = jnp.ones(arr.shape)
@@ -782,6 +803,211 @@ def test_grad_through_cond_and_switch():
                                [np.cos(.5), -np.sin(.5), 1 - np.tanh(.5) ** 2], rtol=1e-6)
     for x in (1.3, -0.7):
         check_grads(f, (x,), order=2)
+
+
+def test_grad_of_cond_shares_the_linearized_jit_of_both_branches():
+    """Linearizing a jaxpr (and pruning a jit's outputs) is cached as in JAX: the jit
+    called in both branches is split into one primal and one tangent jaxpr, printed once."""
+    f = jit(lambda x: jnp.sin(x) * x)
+    g = grad(lambda x: lax.cond(x > 0, lambda: f(x), lambda: f(x) * 2.))
+    assert str(make_jaxpr(g)(1.)) == """\
+let lambda = { lambda ; a:f32[]. let
+    b:f32[] = sin a
+    c:f32[] = cos a
+    d:f32[] = mul b a
+  in (d, c, b) } in
+let lambda1 = { lambda ; e:f32[] f:f32[] g:f32[] h:f32[]. let
+    i:f32[] = mul g h
+    j:f32[] = mul h f
+    k:f32[] = mul j e
+    l:f32[] = add_any i k
+  in (l,) } in
+{ lambda ; m:f32[]. let
+    n:bool[] = gt m 0.0:f32[]
+    o:i32[] = convert_element_type[new_dtype=int32 weak_type=False] n
+    _:f32[] p:f32[] q:f32[] r:f32[] = cond[
+      branches=(
+        { lambda ; s:f32[]. let
+            t:f32[] u:f32[] v:f32[] = jit[name=<lambda> jaxpr=lambda] s
+            w:f32[] = mul t 2.0:f32[]
+            x:f32[] = empty2[dtype=float32 memory_space=MemorySpace.Device] 
+            y:f32[] = empty2[dtype=float32 memory_space=MemorySpace.Device] 
+            z:f32[] = empty2[dtype=float32 memory_space=MemorySpace.Device] 
+          in (w, u, s, v) }
+        { lambda ; ba:f32[]. let
+            bb:f32[] bc:f32[] bd:f32[] = jit[name=<lambda> jaxpr=lambda] ba
+            be:f32[] = empty2[dtype=float32 memory_space=MemorySpace.Device] 
+            bf:f32[] = empty2[dtype=float32 memory_space=MemorySpace.Device] 
+            bg:f32[] = empty2[dtype=float32 memory_space=MemorySpace.Device] 
+          in (bb, bc, ba, bd) }
+      )
+    ] o m
+    bh:f32[] = cond[
+      branches=(
+        { lambda ; bi:f32[] bj:f32[] bk:f32[] bl:f32[]. let
+            bm:f32[] = mul bl 2.0:f32[]
+            bn:f32[] = jit[name=<lambda> jaxpr=lambda1] bi bj bk bm
+          in (bn,) }
+        { lambda ; bo:f32[] bp:f32[] bq:f32[] br:f32[]. let
+            bs:f32[] = jit[name=<lambda> jaxpr=lambda1] bo bp bq br
+          in (bs,) }
+      )
+    ] o p q r 1.0:f32[]
+  in (bh,) }"""
+    np.testing.assert_allclose(g(1.), np.sin(1.) + np.cos(1.), rtol=1e-6)
+
+
+def test_grad_of_scan_splits_an_inner_jit_as_jax_does():
+    """Partial evaluation of a jit in a scan body passes the unknown inputs first and the
+    residuals after them, forwards known inputs instead of returning them, and keeps the
+    zero instantiated by select_n's JVP a residual (a value of the known side)."""
+    def g(x, y):
+        def h(c):
+            c, _ = lax.scan(lambda c, _: (jnp.where(c > y, c * y, jnp.sin(y)), None), c,
+                            None, length=2)
+            return c
+        return grad(h)(x)
+    assert str(make_jaxpr(g)(1., 2.)) == """\
+{ lambda ; a:f32[] b:f32[]. let
+    c:f32[] = sin b
+    d:f32[] = jit[name=_where jaxpr={ lambda ; c:f32[]. let  in (0.0:f32[],) }] c
+    _:f32[] e:bool[2] = scan[
+      jaxpr={ lambda ; f:f32[] g:f32[] h:f32[]. let
+          i:bool[] = gt h f
+          j:f32[] = mul h f
+          k:f32[] = jit[
+            name=_where
+            jaxpr={ lambda ; i:bool[] j:f32[] g:f32[]. let
+                k:f32[] = select_n i g j
+              in (k,) }
+          ] i j g
+        in (k, i) }
+      length=2
+      num_carry=1
+      num_consts=2
+      reverse=False
+      unroll=1
+    ] b c a
+    l:f32[] = scan[
+      jaxpr={ lambda ; m:f32[] n:f32[] o:f32[] p:bool[]. let
+          q:f32[] = jit[
+            name=_where
+            jaxpr={ lambda ; p:bool[] n:f32[] o:f32[]. let
+                q:f32[] = select_n p 0.0:f32[] o
+              in (q,) }
+          ] p n o
+          r:f32[] = mul q m
+        in (r,) }
+      length=2
+      num_carry=1
+      num_consts=2
+      reverse=True
+      unroll=1
+    ] b d 1.0:f32[] e
+  in (l,) }"""
+    np.testing.assert_allclose([g(1., 2.), g(3., 2.)], [0., 4.])
+
+
+def test_grad_of_scan_keeps_a_forwarded_constant_residual_a_const_of_the_loop():
+    """A jit in the body split with a known literal input forwards that input as its
+    residual; it stays a value of the known side (a const of the loop, printed at the
+    call) rather than a literal inside the unknown jit."""
+    def g(x):
+        def h(x0):
+            c, _ = lax.scan(lambda c, _: (jnp.where(jnp.round(c) > 1.0, jnp.round(c), 1.0)
+                                          + 0 * c, None), x0, None, length=2)
+            return jnp.sum(c)
+        return grad(h)(x)
+    assert str(make_jaxpr(g)(0.1)) == """\
+let round = { lambda ; . let  in () } in
+let round1 = { lambda ; a:f32[]. let
+    b:f32[] = round[rounding_method=1] a
+  in (b,) } in
+{ lambda ; c:f32[]. let
+    jit[name=round jaxpr=round] 
+    jit[name=round jaxpr=round] 
+    jit[name=_where jaxpr={ lambda ; d:f32[]. let  in () }] 1.0:f32[]
+    e:f32[] = scan[
+      jaxpr={ lambda ; f:f32[] g:f32[]. let
+          h:f32[] = jit[name=round jaxpr=round1] g
+          i:bool[] = gt h 1.0:f32[]
+          j:f32[] = jit[name=round jaxpr=round1] g
+          k:f32[] = jit[
+            name=_where
+            jaxpr={ lambda ; i:bool[] j:f32[] f:f32[]. let
+                k:f32[] = select_n i f j
+              in (k,) }
+          ] i j f
+          l:f32[] = mul 0.0:f32[] g
+          m:f32[] = add k l
+        in (m,) }
+      length=2
+      num_carry=1
+      num_consts=1
+      reverse=False
+      unroll=1
+    ] 1.0:f32[] c
+    n:f32[] = convert_element_type[new_dtype=float32 weak_type=False] e
+    _:f32[] = reduce_sum[axes=() out_sharding=None] n
+    o:f32[] = scan[
+      jaxpr={ lambda ; p:f32[]. let q:f32[] = mul 0.0:f32[] p in (q,) }
+      length=2
+      num_carry=1
+      num_consts=0
+      reverse=True
+      unroll=1
+    ] 1.0:f32[]
+  in (o,) }"""
+    assert g(0.1) == 0. and g(2.) == 0.     # round and where are flat almost everywhere
+
+
+def test_grad_of_scan_hoists_loop_invariant_residuals_in_jax_order():
+    """Residuals computed from consts alone are hoisted out of the loop and passed in the
+    order JAX's partial evaluation lists them (a topological order, not first use)."""
+    def g(x, y, z):
+        def h(c):
+            c, _ = lax.scan(lambda c, _: (lax.max(jnp.arctan2(z, c), y), None), c, None,
+                            length=2)
+            return c
+        return grad(h)(x)
+    assert str(make_jaxpr(g)(1., 2., 3.)) == """\
+{ lambda ; a:f32[] b:f32[] c:f32[]. let
+    d:f32[] = neg c
+    e:f32[] = square c
+    _:f32[] f:f32[2] g:f32[2] = scan[
+      jaxpr={ lambda ; h:f32[] i:f32[] j:f32[] k:f32[] l:f32[]. let
+          m:f32[] = atan2 j l
+          n:f32[] = square l
+          o:f32[] = add i n
+          p:f32[] = div h o
+          q:f32[] = max m k
+          r:bool[] = eq m q
+          s:f32[] = select_n r 0.0:f32[] 1.0:f32[]
+          t:bool[] = eq k q
+          u:f32[] = select_n t 1.0:f32[] 2.0:f32[]
+          v:f32[] = div s u
+        in (q, p, v) }
+      length=2
+      num_carry=1
+      num_consts=4
+      reverse=False
+      unroll=1
+    ] d e c b a
+    w:f32[] = scan[
+      jaxpr={ lambda ; x:f32[] y:f32[] z:f32[]. let
+          ba:f32[] = mul x z
+          bb:f32[] = mul ba y
+        in (bb,) }
+      length=2
+      num_carry=1
+      num_consts=0
+      reverse=True
+      unroll=1
+    ] 1.0:f32[] f g
+  in (w,) }"""
+    s = lambda c: lax.scan(lambda c, _: (lax.max(jnp.arctan2(3., c), -2.), None), c, None,
+                           length=2)[0]
+    np.testing.assert_allclose(g(1., -2., 3.), (s(1.01) - s(.99)) / .02, rtol=1e-2)
 
 
 def test_grad_through_scan():

@@ -526,6 +526,12 @@ def linearize(fun, primals, *, has_aux=False):
     return out_primals, out_nonzeros, jaxpr, consts, aux
 
 
+# ClosedJaxpr -> {(nonzeros, instantiate, allow_fwds, trace context): split}. Cached like
+# ``jvp_jaxpr``: a function linearized twice (in both branches of a ``cond``, say) gives
+# the same jaxprs, which then print once.
+_linearize_jaxpr_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def linearize_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate=False,
                     allow_fwds=True):
     """Split a closed jaxpr into a primal jaxpr and a linear (tangent) jaxpr.
@@ -537,14 +543,26 @@ def linearize_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate=False,
     is then their index in ``(*consts, *inputs)``, else None. ``allow_fwds`` (a bool, or
     one per const and input) says which may be forwarded that way (control flow asks for
     some residuals to be outputs even when they are inputs)."""
+    if isinstance(instantiate, bool):
+        instantiate = [instantiate] * len(jaxpr.out_avals)
+    if isinstance(allow_fwds, bool):
+        allow_fwds = [allow_fwds] * (len(jaxpr.consts) + len(jaxpr.in_avals))
+    key = (tuple(nonzeros), tuple(instantiate), tuple(allow_fwds), config.trace_context())
+    per_jaxpr = _linearize_jaxpr_cache.setdefault(jaxpr if jaxpr.consts else jaxpr.jaxpr,
+                                                  {})
+    if key not in per_jaxpr:
+        per_jaxpr[key] = _linearize_jaxpr(jaxpr, nonzeros, instantiate, allow_fwds)
+    primal, num_res, out_nonzeros, forwards, tangent = per_jaxpr[key]
+    return primal, num_res, list(out_nonzeros), list(forwards), tangent
+
+
+def _linearize_jaxpr(jaxpr, nonzeros, instantiate, allow_fwds):
     primal_trace = staging.DynamicJaxprTrace(jaxpr.jaxpr.debug_info)
     tangent_trace = pe.UnknownTrace()
     trace = LinearizeTrace(primal_trace, tangent_trace)
     in_primals = [primal_trace.new_arg(aval) for aval in jaxpr.in_avals]
     tracers = [trace.pair(p, tangent_trace.new_arg(_tangent_aval(p))) if nz else p
                for p, nz in zip(in_primals, nonzeros)]
-    if isinstance(instantiate, bool):
-        instantiate = [instantiate] * len(jaxpr.out_avals)
     with core.set_current_trace(trace):
         outs = core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *tracers)
         out_primals, out_tangents = core.unzip2(map(trace.to_primal_tangent_pair, outs))
@@ -555,8 +573,6 @@ def linearize_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate=False,
         [t for t in out_tangents if type(t) is not Zero])
     tangent_jaxpr, residuals = pe.dce_jaxpr_consts(tangent_jaxpr, residuals)
     tangent_jaxpr = core.ClosedJaxpr(staging.convert_constvars_jaxpr(tangent_jaxpr), [])
-    if isinstance(allow_fwds, bool):
-        allow_fwds = [allow_fwds] * (len(jaxpr.consts) + len(in_primals))
     inputs = {id(x): i for i, (x, ok) in enumerate(zip([*jaxpr.consts, *in_primals],
                                                        allow_fwds)) if ok}
     forwards = [inputs.get(id(r)) for r in residuals]

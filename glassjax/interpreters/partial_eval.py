@@ -140,11 +140,79 @@ def _partial_eval_jaxpr_nounits(jaxpr, unknowns, instantiate):
     unknown_jaxpr, residuals = unknown_trace.to_jaxpr(
         [o for o, uk in zip(outs, out_unknowns) if uk])
     unknown_jaxpr, residuals = dce_jaxpr_consts(unknown_jaxpr, residuals)
+    unknown_jaxpr, residuals = reorder_consts_as_jaxpr_trace(unknown_jaxpr, residuals)
     known_jaxpr, known_consts = known_trace.to_jaxpr(
         [*(o for o, uk in zip(outs, out_unknowns) if not uk), *residuals])
     return (ClosedJaxpr(known_jaxpr, known_consts),
             ClosedJaxpr(staging.convert_constvars_jaxpr(unknown_jaxpr), []),
             out_unknowns, len(residuals))
+
+
+def jaxpr_trace_const_order(jaxpr: Jaxpr) -> list[int]:
+    """The order (indices into ``jaxpr.constvars``) in which JAX's partial evaluation of
+    whole jaxprs (its ``JaxprTrace``) would list these constants, i.e. the residuals.
+
+    JAX does not number constants by first use: it rebuilds the jaxpr from the tracers,
+    topologically sorted from the inputs and outputs, and gives each use of a known value
+    its own tracer (``instantiate_const``). That order is replayed here on the jaxpr's
+    graph, so residuals are passed in JAX's order."""
+    const_index = {v: i for i, v in enumerate(jaxpr.constvars)}
+    producer: dict = {}        # Var -> node of the equation output it is
+    # A node: [parents, constant index or None, equation index or -1].
+    uses = lambda atoms: [([], const_index[a], -1) if a in const_index else
+                          producer.get(a) or ([], None, -1) for a in atoms
+                          if isinstance(a, Var)]
+    for v in jaxpr.invars:
+        producer[v] = ([], None, -1)
+    for i, eqn in enumerate(jaxpr.eqns):
+        parents = uses(eqn.invars)
+        for v in eqn.outvars:
+            producer[v] = (parents, None, i)
+    ends = [producer[v] for v in jaxpr.invars] + uses(jaxpr.outvars)
+    order = _toposort(ends)
+    order.sort(key=lambda node: node[2])         # stable: equations by creation order
+    seen: dict = {}
+    for node in order:
+        if node[1] is not None:
+            seen.setdefault(node[1], None)
+    return list(seen)
+
+
+def _toposort(end_nodes):
+    """JAX's ``toposort`` (parents before children; ties as its algorithm leaves them)."""
+    seen: set = set()
+    end_nodes = [n for n in end_nodes if not (id(n) in seen or seen.add(id(n)))]
+    child_counts: dict = {}
+    stack = list(end_nodes)
+    while stack:
+        node = stack.pop()
+        if id(node) in child_counts:
+            child_counts[id(node)] += 1
+        else:
+            child_counts[id(node)] = 1
+            stack.extend(node[0])
+    for node in end_nodes:
+        child_counts[id(node)] -= 1
+    sorted_nodes = []
+    childless = [n for n in end_nodes if child_counts[id(n)] == 0]
+    while childless:
+        node = childless.pop()
+        sorted_nodes.append(node)
+        for parent in node[0]:
+            if child_counts[id(parent)] == 1:
+                childless.append(parent)
+            else:
+                child_counts[id(parent)] -= 1
+    return sorted_nodes[::-1]
+
+
+def reorder_consts_as_jaxpr_trace(jaxpr: Jaxpr, consts):
+    """``jaxpr`` and ``consts`` with the constants in JAX's ``JaxprTrace`` order."""
+    order = jaxpr_trace_const_order(jaxpr)
+    if order == list(range(len(order))):
+        return jaxpr, list(consts)
+    return (jaxpr.replace(constvars=[jaxpr.constvars[i] for i in order]),
+            [consts[i] for i in order])
 
 
 def partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns, in_inst, ensure_out_unknowns,

@@ -267,9 +267,30 @@ class DynamicJaxprTrace(core.Trace):
 def lift(x):
     """A host scalar as a tracer of the current trace if that is a staging trace (JAX's
     ``stage``): it prints as a literal, and operations on it are staged like any other,
-    so ``jnp.float32(3) - 1`` records ``sub 3.0:f32[] 1.0:f32[]`` as in JAX."""
+    so ``jnp.float32(3) - 1`` records ``sub 3.0:f32[] 1.0:f32[]`` as in JAX.
+
+    Under a transformation (JVP, linearize, vmap, partial evaluation's known side) the
+    constant belongs where an operation on constants alone would run: the staging trace
+    below it, if any. So a zero instantiated while linearizing inside a jit is a value of
+    the primal jaxpr (a residual of the linear one), as in JAX."""
     trace = core.trace_ctx.trace
-    return trace.to_tracer(x) if isinstance(trace, DynamicJaxprTrace) else x
+    while not isinstance(trace, DynamicJaxprTrace):
+        trace = getattr(trace, "parent_trace", None) or getattr(trace, "known_trace", None)
+        if trace is None:
+            return x
+    return trace.to_tracer(x)
+
+
+def take_in(x):
+    """``x`` as a tracer of the current trace if that is a staging trace and ``x`` a
+    tracer of an outer one. JAX binds even a no-op ``convert_element_type`` (type
+    promotion of an operand that has the type already), which takes in a value closed
+    over from an outer trace right there; doing the same keeps the constants (the
+    closed-over values of loop bodies and branches) in JAX's order."""
+    trace = core.trace_ctx.trace
+    if isinstance(x, core.Tracer) and isinstance(trace, DynamicJaxprTrace):
+        return trace.to_tracer(x)
+    return x
 
 
 def _used_vars(eqns, outvars):

@@ -169,7 +169,7 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
         dtype = dtypes.canonicalize_dtype(aval.dtype)
         if (dtype == aval.dtype and (new_dtype is None or dtype == new_dtype) and
                 aval.weak_type == bool(weak_type) and operand.to_concrete_value() is None):
-            return operand
+            return staging.take_in(operand)
     if hasattr(operand, "__jax_array__"):
         operand = operand.__jax_array__()
     old_dtype = dtypes.dtype(operand, canonicalize=True)

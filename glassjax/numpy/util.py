@@ -22,7 +22,7 @@ import numpy as np
 
 from glassjax import core, dtypes, lax
 from glassjax.array import Array
-from glassjax.interpreters import batching
+from glassjax.interpreters import batching, staging
 from glassjax.config import config
 from glassjax.jit import jit
 from glassjax.lax import utils as lax_utils
@@ -189,7 +189,7 @@ def promote_to(x, dtype, weak_type=False):
     nothing: JAX gets the same result by constant-folding ``convert_element_type``.
     Where constants are computed eagerly it becomes a device array, as in JAX."""
     if (dtypes.dtype(x), dtypes.is_weakly_typed(x)) == (dtype, weak_type):
-        return x
+        return staging.take_in(x)
     if (not is_array(x) and np.ndim(x) == 0 and dtypes.is_weakly_typed(x) and
             not core.constants_are_eager()):
         value = np.asarray(x)[()]

@@ -475,6 +475,7 @@ def _hoist_loop_invariant_residuals(primal_jaxpr, consts, num_res):
     jaxpr, new_consts = unknown.to_jaxpr(
         [*outs, *(r for r, h in zip(res, hoisted) if not h)])
     jaxpr, new_consts = pe.dce_jaxpr_consts(jaxpr, new_consts)
+    jaxpr, new_consts = pe.reorder_consts_as_jaxpr_trace(jaxpr, new_consts)
     body = core.ClosedJaxpr(staging.convert_constvars_jaxpr(jaxpr), [])
     return body, list(new_consts), hoisted, [r for r, h in zip(res, hoisted) if h]
 
