@@ -28,7 +28,6 @@ import math
 from typing import Callable, NamedTuple
 
 import numpy as np
-from jaxlib.mlir import ir
 
 from glassjax import core, dtypes, lax
 from glassjax import numpy as jnp

@@ -550,21 +550,22 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
                         f"but got {mesh} of type {type(mesh)}.")
     manual = frozenset(axis_names) if axis_names else frozenset(mesh.axis_names)
     explicit = manual == set(mesh.axis_names) and set(mesh.explicit_axes) >= manual
-    if in_specs is Infer or in_specs is None:
-        in_specs = None
+    infer = in_specs is Infer
+    if infer:
         _check_inferable(mesh, manual)
     name = getattr(f, "__name__", "<unnamed function>")
-    _check_specs(in_specs, manual, "in")
+    if not infer:
+        _check_specs(in_specs, manual, "in")
     _check_specs(out_specs, manual, "out")
 
     def mapped(*args):
         leaves, in_tree = tree_util.tree_flatten(args)
-        specs = (_broadcast_specs(in_specs, args, in_tree, "in_specs") if in_specs is not
-                 None else [_inferred_spec(mesh, manual, x) for x in leaves])
+        specs = ([_inferred_spec(mesh, manual, x) for x in leaves] if infer else
+                 _broadcast_specs(in_specs, args, in_tree, "in_specs"))
         avals = [core.get_aval(x) for x in leaves]
-        _check_args(f, name, mesh, in_specs if in_specs is not None else
-                    tree_util.tree_unflatten(in_tree, specs), args, specs, avals)
-        if in_specs is not None and explicit:
+        _check_args(f, name, mesh, tree_util.tree_unflatten(in_tree, specs) if infer else
+                    in_specs, args, specs, avals)
+        if not infer and explicit:
             for x, spec in zip(leaves, specs):
                 _check_spec_of_argument(mesh, manual, x, spec)
         if eager_runner and core.trace_ctx.trace is core.eval_trace:

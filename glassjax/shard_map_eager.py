@@ -21,7 +21,8 @@ import numpy as np
 from glassjax import core, lax, tree_util
 from glassjax.interpreters import staging
 from glassjax.jit import jit
-from glassjax.shard_map import _body_scope, _broadcast_specs, eager_runner, shard_map
+from glassjax.shard_map import (_body_scope, _broadcast_specs, _check_out_ranks, eager_runner,
+                                shard_map)
 from glassjax.mesh import PartitionSpec as P
 
 
@@ -193,9 +194,11 @@ def run(f, mesh, manual, check_vma, in_tree, leaves, specs, out_specs):
             core.set_current_trace(trace):
         outs = f(*tree_util.tree_unflatten(in_tree, tracers))
     out_leaves, out_tree = tree_util.tree_flatten(outs)
-    out_specs = _broadcast_specs(out_specs, outs, out_tree, "out_specs")
+    flat_specs = _broadcast_specs(out_specs, outs, out_tree, "out_specs")
+    _check_out_ranks(getattr(f, "__name__", "<unnamed function>"), out_specs, outs,
+                     flat_specs, [core.get_aval(x).update(vma=()) for x in out_leaves])
     results = []
-    for x, spec in zip(out_leaves, out_specs):
+    for x, spec in zip(out_leaves, flat_specs):
         val, vma = trace.hold(x)
         results.append(trace.run(_rem_singleton, [val], [trace.spec(vma)], spec,
                                  check_vma))

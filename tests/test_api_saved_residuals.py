@@ -74,9 +74,9 @@ def test_pytree_arguments_and_expressions(capsys):
     assert _printed(capsys, loss, *args) == [
         "f32[3,4] from the argument params[0]", "f32[4,2] from the argument params[1]",
         "f32[5,3] from the argument x",
-        f"f32[5,4] output of tanh from {HERE}:{line}:24 (loss)",
-        f"f32[5,4] output of sub from {HERE}:{line}:24 (loss)",
-        f"f32[5,2] output of mul from {HERE}:{line}:23 (loss)"]
+        f"f32[5,4] output of tanh from {HERE}:{line}:24 ({loss.__qualname__})",
+        f"f32[5,4] output of sub from {HERE}:{line}:24 ({loss.__qualname__})",
+        f"f32[5,2] output of mul from {HERE}:{line}:23 ({loss.__qualname__})"]
 
 
 def test_policies_may_answer_saveable_or_recompute(capsys):
@@ -92,8 +92,3 @@ def test_policies_may_answer_saveable_or_recompute(capsys):
         np.testing.assert_allclose(got, ref, rtol=1e-6)
     with pytest.raises(TypeError, match="Value returned by a remat policy should be a bool"):
         jax.grad(lambda x: jax.checkpoint(jnp.sin, policy=lambda *a, **k: 1)(x))(1.0)
-
-
-def test_no_source_info_is_recorded_otherwise():
-    closed = jax.make_jaxpr(f)(*ARGS)
-    assert all(e.source_info is None for e in closed.jaxpr.eqns)

@@ -149,7 +149,7 @@ def test_explorer_hover_cards_carry_the_source_line_and_scope():
             for child in node.get("children") or []:
                 visit(child)
     visit(view.root)
-    sin = cards["e0"]
+    sin = cards["g0-0.s.e0"]                 # inside the cluster of its named scope
     assert sin["text"] == "b:f32[] = sin a"
     assert sin["source"] == {"file": __file__, "line": _line_of(model, "# sin here"),
                              "function": model.__qualname__}

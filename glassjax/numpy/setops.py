@@ -18,7 +18,7 @@ import numpy as np
 from glassjax import core, dtypes, lax
 from glassjax.jit import jit
 from glassjax.numpy import array_creation, lax_numpy, reductions, sorting, ufuncs
-from glassjax.numpy.util import (canonicalize_axis, check_arraylike, ensure_arraylike,
+from glassjax.numpy.util import (canonicalize_axis, ensure_arraylike,
                                  promote_dtypes, promote_dtypes_inexact)
 
 

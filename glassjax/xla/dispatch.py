@@ -430,7 +430,7 @@ def _compile_primitive(primitive, params, in_avals, placement, shardings) -> Com
                          in_shardings=shardings)
 
 
-# (primitive, params, input avals, placement, layouts, x64) -> Compiled; emptied when it
+# (primitive, params, input avals, placement, layouts, options) -> Compiled; emptied when it
 # grows large, so a long-running kernel's memory stays bounded (params may hold jaxprs).
 _primitive_cache: dict = {}
 _PRIMITIVE_CACHE_SIZE = 4096
@@ -443,7 +443,7 @@ def _run_primitive(primitive, params, args):
     placement = _primitive_placement(primitive, params, args, names)
     shardings = arg_shardings(args, placement)
     key = (primitive, _hashable_params(params), in_avals, placement, shardings,
-           config.jax_enable_x64)
+           config.trace_context())     # (x64, threefry_partitionable, ... change programs)
     compiled = _primitive_cache.get(key)
     if compiled is None:
         if len(_primitive_cache) >= _PRIMITIVE_CACHE_SIZE:
