@@ -14,6 +14,7 @@ in place of the static picture.
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import html
 import re
 
@@ -63,12 +64,20 @@ def jaxpr_html(jaxpr, names=None) -> str:
 
 def svg(g: graphviz.Digraph) -> str:
     """The graph as an inline ``<svg>`` element (dot's XML header and comments cut)."""
-    text = g.pipe(format="svg", encoding="utf-8")
+    return _svg(g.engine, g.source)
+
+
+@functools.lru_cache(maxsize=32)
+def _svg(engine: str, source: str) -> str:
+    """Graphviz's picture depends on its source only, so the last few are remembered:
+    a cell run again does not wait for dot again (it takes tens of milliseconds to
+    start, even for a small picture)."""
+    text = graphviz.pipe(engine, "svg", source.encode()).decode()
     return text[text.index("<svg"):]
 
 
 # Graphviz's dot runs in this thread, so that %jaxpr lowers and compiles the program
-# meanwhile: dot takes tens of milliseconds to start, even for a small picture.
+# meanwhile.
 _DOT = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="glassjax-dot")
 
 
