@@ -181,6 +181,19 @@ def test_stages_run_the_users_code_once_and_lower_as_jit_does(shell):
     assert f"StableHLO:\n{lowered.as_text()}" in data["text/plain"]
 
 
+def test_a_callable_without_weak_references_is_traced_once_per_call(shell):
+    shell.run_cell("class Counted:\n"
+                   "    __slots__ = ('calls',)\n"
+                   "    def __call__(self, x):\n"
+                   "        self.calls.append(x)\n"
+                   "        return jnp.sin(x)\n"
+                   "counted = Counted()\n"
+                   "counted.calls = []").raise_error()
+    for _ in range(2):
+        assert "result = Array(" in shown(shell, "%jaxpr counted(1.0)")["text/plain"]
+    assert len(shell.user_ns["counted"].calls) == 2
+
+
 def test_static_argnums(shell):
     shell.run_cell("def power(x, n):\n    return x ** n if n > 1 else x").raise_error()
     data = shown(shell, "%jaxpr --view text --static 1 power(2.0, 3)")

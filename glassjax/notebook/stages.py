@@ -14,7 +14,7 @@ import time
 
 import functools
 
-from glassjax.jit import jit
+from glassjax.jit import Jitted
 from glassjax import core, state, tree_util
 
 
@@ -74,9 +74,11 @@ class Stages:
         values becoming extra inputs and outputs (drawn as such).
         Returns (closed jaxpr, output shapes, the jit trace or None)."""
         try:
+            # jit's Python side, as make_jaxpr uses it (no C++ dispatcher is needed)
+            jitted = Jitted(self.fun, self.static_argnums, None, None, None, None, None,
+                            False, False)
             with core.extend_axis_env(self.axis_env or []):
-                traced = jit(self.fun, static_argnums=self.static_argnums).trace(
-                    *self.args, **self.kwargs)
+                traced = jitted.trace(*self.args, **self.kwargs)
             return traced.jaxpr, traced.out_info, traced
         except state.StateLeakError:
             self.stateful = True
