@@ -222,6 +222,8 @@ def jaxpr_magic_1k(jax):
         return None
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.utils.capture import capture_output
+
+    from glassjax.notebook import display
     shell = InteractiveShell.instance()
     shell.run_cell("%load_ext glassjax")
     counter = itertools.count()
@@ -229,6 +231,7 @@ def jaxpr_magic_1k(jax):
     def rep():
         name = f"chain{next(counter)}"
         shell.user_ns[name] = _chain(jax, 1000)
+        display._svg.cache_clear()      # a new program's picture: Graphviz draws it
         with capture_output():
             result = shell.run_cell(f"%jaxpr {name}(1.0)")
         result.raise_error()

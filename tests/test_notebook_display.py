@@ -72,8 +72,16 @@ def test_big_jaxprs_are_drawn_folded():
 
 def test_missing_dot_gives_a_note(monkeypatch):
     monkeypatch.setenv("PATH", "")
+    display._svg.cache_clear()             # (pictures drawn before are remembered)
     page = display.graph_html(make_jaxpr(selu)(jnp.arange(5.0)))
     assert "Graphviz&#x27;s &#x27;dot&#x27; program is not installed" in page
+
+
+def test_a_picture_drawn_again_does_not_wait_for_dot(monkeypatch):
+    first = display.graph_html(make_jaxpr(selu)(jnp.arange(5.0)))
+    assert "<svg" in first
+    monkeypatch.setenv("PATH", "")                       # no dot from here on
+    assert display.graph_html(make_jaxpr(selu)(jnp.arange(5.0))) == first
 
 
 def test_results_table_shows_value_shape_dtype_device():

@@ -168,6 +168,32 @@ def test_hlo_and_compiled(shell):
     assert "stablehlo.sine" in data["text/html"]
 
 
+def test_stages_run_the_users_code_once_and_lower_as_jit_does(shell):
+    """Lowering starts from the trace shown: the user's Python code runs once, and the
+    StableHLO is jit's own, static arguments included."""
+    shell.run_cell("calls = []\n"
+                   "def counted(x, n):\n"
+                   "    calls.append(n)\n"
+                   "    return jnp.sin(x) * n").raise_error()
+    data = shown(shell, "%jaxpr --view text --hlo --static 1 counted(jnp.ones(3), 2)")
+    assert shell.user_ns["calls"] == [2]
+    lowered = glassjax.jit(shell.user_ns["counted"], static_argnums=1).lower(jnp.ones(3), 2)
+    assert f"StableHLO:\n{lowered.as_text()}" in data["text/plain"]
+
+
+def test_a_callable_without_weak_references_is_traced_once_per_call(shell):
+    shell.run_cell("class Counted:\n"
+                   "    __slots__ = ('calls',)\n"
+                   "    def __call__(self, x):\n"
+                   "        self.calls.append(x)\n"
+                   "        return jnp.sin(x)\n"
+                   "counted = Counted()\n"
+                   "counted.calls = []").raise_error()
+    for _ in range(2):
+        assert "result = Array(" in shown(shell, "%jaxpr counted(1.0)")["text/plain"]
+    assert len(shell.user_ns["counted"].calls) == 2
+
+
 def test_static_argnums(shell):
     shell.run_cell("def power(x, n):\n    return x ** n if n > 1 else x").raise_error()
     data = shown(shell, "%jaxpr --view text --static 1 power(2.0, 3)")

@@ -174,6 +174,28 @@ def test_magic_view_widget_displays_the_explorer():
     assert "application/vnd.jupyter.widget-view+json" in out.data
 
 
+def test_magic_view_widget_traces_the_users_code_once():
+    """The explorer starts from the magic's trace (even for a callable that jit's trace
+    cache cannot hold: it has no weak references)."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+    shell = InteractiveShell.instance()
+    shell.run_cell("%load_ext glassjax").raise_error()
+
+    class Counted:
+        __slots__ = ("calls",)
+
+        def __call__(self, x, y):
+            self.calls.append(x)
+            return f(x, y)
+    counted = Counted()
+    counted.calls = []
+    shell.user_ns.update(counted=counted)
+    with capture_output():
+        shell.run_cell("%jaxpr --view widget counted(1.0, 2.0)").raise_error()
+    assert len(counted.calls) == 1
+
+
 def test_the_apply_button_reports_a_bad_in_axes_next_to_the_bar():
     ex = explore(f, 1.0, 2.0)
     ex.choice.value, ex.in_axes.value = "vmap", "(0,"

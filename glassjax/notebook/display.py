@@ -13,6 +13,8 @@ in place of the static picture.
 """
 from __future__ import annotations
 
+import concurrent.futures
+import functools
 import html
 import re
 
@@ -22,6 +24,7 @@ import numpy as np
 from glassjax import core, debug
 from glassjax.notebook import graph as graph_lib
 from glassjax.notebook import sharding_grid
+from glassjax.notebook.naming import PrintedNames
 from glassjax.notebook.page import css, error_box, pre, section, wrap  # noqa: F401 (API)
 from glassjax.notebook.stages import StageError
 
@@ -36,21 +39,22 @@ _PRIMITIVE = re.compile(r"(?<= = )([A-Za-z_]\w*)")
 COLOUR_LIMIT = 2_000
 
 
-def _size(jaxpr) -> int:
-    """Equations, counting those of sub-jaxprs."""
-    return sum(1 + sum(_size(sub) for sub in core.jaxprs_in_params(e.params))
-               for e in jaxpr.eqns)
+def printed(jaxpr, *, colour: bool = True) -> PrintedNames:
+    """The jaxpr (a Jaxpr or a ClosedJaxpr) printed once, for its text, its highlighted
+    text and its graph: with ``colour``, keywords and types are marked up to
+    ``COLOUR_LIMIT`` equations, past which the printer's colour document costs more
+    than the marks are worth."""
+    if isinstance(jaxpr, core.ClosedJaxpr):
+        jaxpr = jaxpr.jaxpr
+    return PrintedNames(jaxpr, colour=colour and graph_lib.count_eqns(jaxpr) <= COLOUR_LIMIT)
 
 
 def jaxpr_html(jaxpr, names=None) -> str:
-    """The jaxpr's text (identical to ``str``), highlighted: primitives always; keywords
-    and types up to ``COLOUR_LIMIT`` equations, past which the printer's colour document
-    would cost seconds. ``names`` (the jaxpr's ``PrintedNames``) saves printing it."""
-    if names is not None and _size(jaxpr) > COLOUR_LIMIT:
-        printed = names.html()
-    else:
-        printed = jaxpr.pretty_print(html=True, use_color=True)
-    body = _PRIMITIVE.sub(r"<span class=gj-prim>\1</span>", printed)
+    """The jaxpr's text (identical to ``str``), highlighted: primitives always, keywords
+    and types when ``names`` (its ``PrintedNames``, by default ``printed(jaxpr)``) was
+    built with colour."""
+    names = printed(jaxpr) if names is None else names
+    body = _PRIMITIVE.sub(r"<span class=gj-prim>\1</span>", names.html())
     return f'<pre class="gj-jaxpr">{body}</pre>'
 
 
@@ -60,8 +64,21 @@ def jaxpr_html(jaxpr, names=None) -> str:
 
 def svg(g: graphviz.Digraph) -> str:
     """The graph as an inline ``<svg>`` element (dot's XML header and comments cut)."""
-    text = g.pipe(format="svg", encoding="utf-8")
+    return _svg(g.engine, g.source)
+
+
+@functools.lru_cache(maxsize=32)
+def _svg(engine: str, source: str) -> str:
+    """Graphviz's picture depends on its source only, so the last few are remembered:
+    a cell run again does not wait for dot again (it takes tens of milliseconds to
+    start, even for a small picture)."""
+    text = graphviz.pipe(engine, "svg", source.encode()).decode()
     return text[text.index("<svg"):]
+
+
+# Graphviz's dot runs in this thread, so that %jaxpr lowers and compiles the program
+# meanwhile.
+_DOT = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="glassjax-dot")
 
 
 def graph_html(closed_jaxpr, *, view=None, **options) -> str:
@@ -69,12 +86,21 @@ def graph_html(closed_jaxpr, *, view=None, **options) -> str:
     explorer's node budget is drawn whole by ``graph.to_graphviz`` (``options`` are
     its options); a bigger one is drawn as the explorer first shows it, its clusters
     folded (``explorer.to_dot``), so Graphviz never lays out more than the budget."""
+    return start_graph_html(closed_jaxpr, view=view, **options).result()
+
+
+def start_graph_html(closed_jaxpr, *, view=None, **options) -> concurrent.futures.Future:
+    """``graph_html``, its picture laid out by dot in the background: a future of it."""
     from glassjax.notebook import explorer
     if view is None:
         view = explorer.View(closed_jaxpr, result_names=options.get("result_names"))
+    g = (graph_lib.to_graphviz(closed_jaxpr, names=view.names, **options) if view.complete
+         else explorer.to_dot(view))
+    return _DOT.submit(_graph_box, g)
+
+
+def _graph_box(g: graphviz.Digraph) -> str:
     try:
-        g = (graph_lib.to_graphviz(closed_jaxpr, **options) if view.complete
-             else explorer.to_dot(view))
         return f'<div class="gj-graph">{svg(g)}</div>'
     except graphviz.ExecutableNotFound:
         return error_box("The graph is not drawn: Graphviz's 'dot' program is not "
@@ -105,11 +131,11 @@ def closed_jaxpr_mimebundle(closed_jaxpr) -> dict:
     widget, which front ends that run widgets show instead; the text and the static
     picture stay in the output for everything else (nbconvert, nbval, GitHub)."""
     from glassjax.notebook import explorer
-    view = explorer.View(closed_jaxpr)
+    view = explorer.View(closed_jaxpr, names=printed(closed_jaxpr))
+    graph = start_graph_html(closed_jaxpr, view=view)
     text = view.names.text()                 # the printer's document, laid out once more
     bundle = {"text/plain": text,
-              "text/html": wrap(jaxpr_html(closed_jaxpr, view.names),
-                                graph_html(closed_jaxpr, view=view))}
+              "text/html": wrap(jaxpr_html(closed_jaxpr, view.names), graph.result())}
     widget = (explorer.graph_widget(closed_jaxpr, view=view, text=text) if _in_kernel()
               else None)
     if widget is not None:
@@ -190,13 +216,25 @@ def stages_bundle(stages, *, view="both", hlo=False, compiled=False, run=True,
                   depth=None, rankdir="TB") -> dict:
     """The output of ``%jaxpr``: the jaxpr (``view`` text, graph or both), optionally the
     StableHLO and the compiled HLO, and the results computed on the device beside the
-    graph. A stage after tracing that fails is reported in place of its product."""
+    graph. A stage after tracing that fails is reported in place of its product.
+
+    The jaxpr is printed once, for its text, its highlighted text and the graph's
+    labels; the graph is laid out by dot while the program is lowered, compiled and
+    run."""
+    from glassjax.notebook import explorer
     closed = stages.closed_jaxpr
     names = stages.result_names
+    text_shown, graph_shown = view in ("text", "both"), view in ("graph", "both")
+    printout = printed(closed, colour=text_shown)
+    if graph_shown:
+        graph = start_graph_html(
+            closed, depth=depth, rankdir=rankdir, result_names=names,
+            axis_env=stages.axis_env,
+            view=explorer.View(closed, result_names=names, names=printout))
     plain, parts, side = [], [], []
-    if view in ("text", "both"):
-        plain.append(str(closed))
-        parts.append(jaxpr_html(closed))
+    if text_shown:
+        plain.append(printout.text())
+        parts.append(jaxpr_html(closed, printout))
     for wanted, title, attr in ((hlo, "StableHLO", "stablehlo"),
                                 (compiled, "Compiled HLO (optimized by XLA)",
                                  "optimized_hlo")):
@@ -219,10 +257,8 @@ def stages_bundle(stages, *, view="both", hlo=False, compiled=False, run=True,
     if view == "graph":                      # a terminal cannot show the picture
         n = graph_lib.count_eqns(closed.jaxpr)
         plain.insert(0, f"[the graph of a jaxpr with {n} equation{'s' * (n != 1)}]")
-    if view in ("graph", "both"):
-        drawn = graph_html(closed, depth=depth, rankdir=rankdir,
-                           result_names=names, axis_env=stages.axis_env)
-        parts.append(f'<div class="gj-row">{drawn}{"".join(side)}</div>')
+    if graph_shown:
+        parts.append(f'<div class="gj-row">{graph.result()}{"".join(side)}</div>')
     else:
         parts.extend(side)
     return {"text/plain": "\n\n".join(plain), "text/html": wrap(*parts)}

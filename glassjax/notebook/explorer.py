@@ -179,10 +179,12 @@ def _scope_blocks(eqns, depth: int) -> list[tuple[int, int, str | None]]:
 class View:
     """The explorer's model of one jaxpr (see the module docstring)."""
 
-    def __init__(self, closed_jaxpr, *, budget: int = BUDGET, result_names=None):
+    def __init__(self, closed_jaxpr, *, budget: int = BUDGET, result_names=None,
+                 names: PrintedNames | None = None):
+        """``names``: the jaxpr's ``PrintedNames``, when the caller printed it already."""
         jaxpr, consts = _open(closed_jaxpr)
         self.budget = budget
-        self.names = PrintedNames(jaxpr)
+        self.names = PrintedNames(jaxpr) if names is None else names
         self._folded: dict = {}             # cluster id -> function making its segments
         self._expanded: dict = {}           # cluster id -> its graphs, once built
         self.root_jaxpr = jaxpr

@@ -424,7 +424,8 @@ def to_graphviz(closed_jaxpr, depth: int | None = None, rankdir: str = "TB", *,
                 arg_names: Sequence[str] | None = None,
                 result_names: Sequence[str] | None = None,
                 axis_env: Sequence[tuple[str, int]] | None = None,
-                highlight: Sequence[str] = ()) -> graphviz.Digraph:
+                highlight: Sequence[str] = (),
+                names: PrintedNames | None = None) -> graphviz.Digraph:
     """The dataflow graph of a jaxpr (a ``ClosedJaxpr`` or a ``Jaxpr``).
 
     ``depth``: how many levels of nested sub-jaxprs are drawn expanded (None: all; 0:
@@ -432,7 +433,8 @@ def to_graphviz(closed_jaxpr, depth: int | None = None, rankdir: str = "TB", *,
     "LR". ``arg_names``/``result_names`` label inputs and outputs (by default the
     argument names recorded when the jaxpr was traced). ``axis_env`` (as given to
     ``make_jaxpr``) is shown as a legend. ``highlight``: node ids to highlight, such as
-    ``"e3"`` for the fourth top-level equation."""
+    ``"e3"`` for the fourth top-level equation. ``names``: the jaxpr's
+    ``PrintedNames``, when the caller printed it already."""
     if rankdir not in ("TB", "LR", "BT", "RL"):
         raise ValueError(f"rankdir must be TB, LR, BT or RL, got {rankdir!r}")
     if depth is not None and depth < 0:
@@ -448,7 +450,7 @@ def to_graphviz(closed_jaxpr, depth: int | None = None, rankdir: str = "TB", *,
     # glassjax.state values (inputs read from states, outputs written back) are drawn as
     # cylinders, the store they live in; the label names the state.
     states = debug.states if debug is not None and arg_names is not None else frozenset()
-    drawing = _Drawing(PrintedNames(jaxpr), depth, highlight)
+    drawing = _Drawing(PrintedNames(jaxpr) if names is None else names, depth, highlight)
     for name, size in axis_env or ():
         drawing.axis_color(name)
         drawing.axis_sizes[name] = size

@@ -17,25 +17,28 @@ class PrintedNames:
     ``name(v)`` gives a variable's printed name; ``eqn_text(eqn)`` prints one equation
     with those names (as it appears inside the whole jaxpr's text). The document it
     built is kept: ``text()`` and ``html()`` lay it out, so a display that shows the
-    text, its highlighted copy and a graph builds the printer's document only once."""
+    text, its highlighted copy and a graph builds the printer's document only once
+    (with ``colour`` when the highlighted copy is to mark keywords and types)."""
 
-    def __init__(self, jaxpr: core.Jaxpr):
+    def __init__(self, jaxpr: core.Jaxpr, *, colour: bool = False):
         self.jaxpr = jaxpr
         self.settings = pretty.Settings()
         self.context = pretty.toplevel_context(jaxpr)
-        # Laid out as plain text (equations that fit are written straight to strings),
-        # the quick way; the names are the same in every layout.
-        self.doc = pretty.pp_toplevel_doc(jaxpr, self.settings._replace(plain_width=80),
-                                          self.context)
+        self.colour = colour
+        # Without colour, laid out as plain text (equations that fit are written straight
+        # to strings), the quick way; with it, every keyword and type is a node of its
+        # own. The names are the same in every layout, and so is the plain text.
+        settings = self.settings if colour else self.settings._replace(plain_width=80)
+        self.doc = pretty.pp_toplevel_doc(jaxpr, settings, self.context)
 
     def text(self, width: int = 80) -> str:
         """The whole jaxpr as ``str(jaxpr)`` prints it."""
         return pretty.format_doc(self.doc, width)
 
     def html(self, width: int = 80) -> str:
-        """The same text as HTML-escaped text (no colour classes: ``jaxpr.pretty_print(
-        html=True, use_color=True)`` builds a far bigger document for them)."""
-        return pretty.format_doc(self.doc, width, False, True)
+        """The same text, HTML-escaped; built with ``colour``, keywords and types are
+        marked as ``jaxpr.pretty_print(html=True, use_color=True)`` marks them."""
+        return pretty.format_doc(self.doc, width, self.colour, True)
 
     def name(self, atom) -> str:
         """``c`` for a variable, ``3.0:f32[]`` for a literal, ``_`` for a dropped output."""

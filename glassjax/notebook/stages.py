@@ -14,7 +14,7 @@ import time
 
 import functools
 
-from glassjax.jit import jit, make_jaxpr
+from glassjax.jit import Jitted
 from glassjax import core, state, tree_util
 
 
@@ -68,19 +68,24 @@ class Stages:
     # -- trace ----------------------------------------------------------------------------
 
     def _trace(self):
-        """``make_jaxpr`` of the call; a function that writes ``glassjax.state`` objects
-        is traced by ``state.make_jaxpr`` instead, its states' values becoming extra
-        inputs and outputs (drawn as such)."""
+        """``jit(fun).trace(...)`` of the call (what ``make_jaxpr`` shows), kept whole so
+        that lowering starts from this very trace; a function that writes
+        ``glassjax.state`` objects is traced by ``state.make_jaxpr`` instead, its states'
+        values becoming extra inputs and outputs (drawn as such).
+        Returns (closed jaxpr, output shapes, the jit trace or None)."""
         try:
-            return make_jaxpr(self.fun, static_argnums=self.static_argnums,
-                              axis_env=self.axis_env, return_shape=True)(
-                *self.args, **self.kwargs)
+            # jit's Python side, as make_jaxpr uses it (no C++ dispatcher is needed)
+            jitted = Jitted(self.fun, self.static_argnums, None, None, None, None, None,
+                            False, False)
+            with core.extend_axis_env(self.axis_env or []):
+                traced = jitted.trace(*self.args, **self.kwargs)
+            return traced.jaxpr, traced.out_info, traced
         except state.StateLeakError:
             self.stateful = True
             jaxpr, _, shapes = state.make_jaxpr(
                 self.fun, static_argnums=self.static_argnums, axis_env=self.axis_env,
                 return_shape=True)(*self.args, **self.kwargs)
-            return jaxpr, shapes
+            return jaxpr, shapes, None
 
     @property
     def closed_jaxpr(self):
@@ -106,26 +111,18 @@ class Stages:
 
     # -- lower, compile, run ------------------------------------------------------------
 
-    def _jitted(self, stage):
-        """``jit`` of the traced jaxpr itself, taking and returning the same pytrees as
-        the user's function: it lowers to what ``jit(fun).lower(...)`` gives, without
-        running the user's Python code a second time."""
+    def _traced(self, stage):
+        """The jit trace the later stages start from: lowering it gives what
+        ``jit(fun).lower(...)`` gives, without running the user's Python code again."""
         if self.axis_env:
             raise StageError(f"cannot {stage}: with an axis environment the program is "
                              "only traced (its collectives need the devices of a pmap)")
-        closed, shapes = self._stage("trace", self._trace)
+        traced = self._stage("trace", self._trace)[2]
         if self.stateful:
             raise StageError(f"cannot {stage}: the function writes glassjax.state "
                              "objects, so its program takes and returns their values "
                              "(shown above); run it with glassjax.state.jit(f)")
-        out_tree = tree_util.tree_structure(shapes)
-
-        def program(*args, **kwargs):
-            outs = core.eval_jaxpr(closed.jaxpr, closed.consts,
-                                   *tree_util.tree_leaves((args, kwargs)))
-            return tree_util.tree_unflatten(out_tree, outs)
-        program.__name__ = getattr(self.fun, "__name__", type(self.fun).__name__)
-        return jit(program)
+        return traced
 
     def _guarded(self, stage, compute):
         try:
@@ -139,9 +136,8 @@ class Stages:
 
     @property
     def lowered(self):
-        jitted = self._jitted("lower")
-        return self._guarded("lower", lambda: jitted.lower(*self.dynamic_args,
-                                                           **self.kwargs))
+        traced = self._traced("lower")
+        return self._guarded("lower", traced.lower)
 
     @property
     def stablehlo(self) -> str:

@@ -27,7 +27,6 @@ from glassjax.notebook import display as display_lib
 from glassjax.notebook import explorer as explorer_lib
 from glassjax.notebook import provenance
 from glassjax.notebook import graph as graph_lib
-from glassjax.notebook.naming import PrintedNames
 from glassjax.notebook.stages import StageError, Stages
 
 VMAP_BATCH = 3            # vmap's example batch: the arguments stacked this many times
@@ -101,20 +100,25 @@ def _html(*parts):
 class Explorer:
     """The explorer for ``fun(*args, **kwargs)``; displays itself in a notebook."""
 
-    def __init__(self, fun, args=(), kwargs=None, *, static_argnums=(), axis_env=None):
+    def __init__(self, fun, args=(), kwargs=None, *, static_argnums=(), axis_env=None,
+                 stages: Stages | None = None):
+        """``stages``: the call's ``Stages``, when it was traced already (``%jaxpr --view
+        widget``): the untransformed program is then not traced again."""
         self.fun = fun
         self.args = tuple(args)
         self.kwargs = dict(kwargs or {})
         self.static_argnums = tuple(static_argnums)
         self.axis_env = axis_env          # named axes: the program is only traced
         self.transforms: list[tuple[str, object]] = []     # (name, in_axes)
+        self._untransformed = stages
         self._build()
         self._retrace()
 
     @classmethod
     def from_stages(cls, stages: Stages) -> "Explorer":
         return cls(stages.fun, stages.args, stages.kwargs,
-                   static_argnums=stages.static_argnums, axis_env=stages.axis_env)
+                   static_argnums=stages.static_argnums, axis_env=stages.axis_env,
+                   stages=stages)
 
     # -- the current program ------------------------------------------------------------
 
@@ -205,9 +209,12 @@ class Explorer:
         if not keep_message:
             self.message.value = ""
         try:
-            fun, args = self._program()
-            stages = Stages(fun, args, self.kwargs, static_argnums=self.static_argnums,
-                            axis_env=self.axis_env)
+            if self.transforms or self._untransformed is None:
+                fun, args = self._program()
+                stages = Stages(fun, args, self.kwargs,
+                                static_argnums=self.static_argnums, axis_env=self.axis_env)
+            else:
+                stages = self._untransformed
             stages.closed_jaxpr
         except Exception as e:
             if not self.transforms:
@@ -216,7 +223,10 @@ class Explorer:
                 f"{self.description()} could not be traced: {type(e).__name__}: {e}"))
             return False
         self.stages = stages
-        self.names = PrintedNames(stages.closed_jaxpr.jaxpr)
+        if not self.transforms:
+            self._untransformed = stages
+        # printed once, for the text, the static picture and the graph explorers
+        self.names = display_lib.printed(stages.closed_jaxpr)
         self._rendered: set = set()
         self.step_pane.children = self.graph_pane.children = ()
         self._render_tab(self.tabs.selected_index or 0)
@@ -244,10 +254,10 @@ class Explorer:
     def _tab_body(self, tab) -> str:
         s = self.stages
         if tab == "Jaxpr":
-            return display_lib.jaxpr_html(s.closed_jaxpr)
+            return display_lib.jaxpr_html(s.closed_jaxpr, self.names)
         if tab == "Graph":
-            return display_lib.graph_html(s.closed_jaxpr, result_names=s.result_names,
-                                          axis_env=s.axis_env)
+            return display_lib.graph_html(s.closed_jaxpr, view=self._view(),
+                                          result_names=s.result_names, axis_env=s.axis_env)
         if tab == "StableHLO":
             return display_lib.pre(s.stablehlo)
         if tab == "Compiled HLO":
@@ -268,9 +278,7 @@ class Explorer:
         marked (``provenance``): the program before it is traced again to compare.
         A program with named axes (only traced) gets the static picture, whose legend
         names the axis environment."""
-        s = self.stages
-        widget = (None if self.axis_env else
-                  explorer_lib.graph_widget(s.closed_jaxpr, result_names=s.result_names))
+        widget = None if self.axis_env else self._graph_widget()
         if widget is None:                   # no anywidget: the static picture
             self.panes[1].value = _html(self._tab_body("Graph"))
             self.graph_pane.children = (self.panes[1],)
@@ -280,9 +288,18 @@ class Explorer:
             before = Stages(fun, args, self.kwargs, static_argnums=self.static_argnums,
                             axis_env=self.axis_env).closed_jaxpr
             widget.marks = provenance.transform_marks(
-                before, s.closed_jaxpr, widget.view, widget.links(),
+                before, self.stages.closed_jaxpr, widget.view, widget.links(),
                 self.description(len(self.transforms) - 1))
         self.graph_pane.children = (widget,)
+
+    def _view(self) -> explorer_lib.View:
+        return explorer_lib.View(self.stages.closed_jaxpr, names=self.names,
+                                 result_names=self.stages.result_names)
+
+    def _graph_widget(self, args=None):
+        """The graph explorer of the current program (None without anywidget)."""
+        return explorer_lib.graph_widget(self.stages.closed_jaxpr, view=self._view(),
+                                         text=self.names.text(), args=args)
 
     def _show_stepper(self):
         s = self.stages
@@ -291,8 +308,7 @@ class Explorer:
                 "This program uses named axes (axis_env): it is only traced, so it "
                 "cannot be stepped."))),)
             return
-        widget = explorer_lib.graph_widget(s.closed_jaxpr, result_names=s.result_names,
-                                           args=s.arg_leaves)
+        widget = self._graph_widget(args=s.arg_leaves)
         if widget is None:
             widget = w.HTML(_html(display_lib.error_box(
                 "Stepping needs the anywidget package (pip install anywidget).")))
