@@ -1,0 +1,227 @@
+"""Mutable array references: ``jax.new_ref(x)``, ``ref[idx]``, ``ref[idx] = v``.
+
+A ``Ref`` is a box holding an array that indexing reads and assignment replaces. glassjax
+keeps the box's value functional: ``ref[idx] = v`` rebinds the box to
+``value.at[idx].set(v)``, so under a transformation the box simply holds the traced value
+(a ``grad`` or ``jit`` of a function with internal refs sees ordinary array operations —
+JAX's "discharge" of state, done while tracing).
+
+``jit`` is where refs cross a boundary. A ref passed to, or closed over by, a jitted
+function is *state*: the function is traced with the ref's value as an extra input, the
+ref's final value comes back as an extra output, and the call writes it into the ref.
+Such a call is traced anew each time (a closed-over ref's value is read at trace time), and
+JAX's rules are checked: no ref may be returned, passed twice, or both passed and closed
+over. A ``Scope`` (one per ``jit`` trace) notes which outer refs the trace touches and
+puts their values back when the trace ends, so that no tracer stays in a ref.
+"""
+from __future__ import annotations
+
+import contextlib
+import inspect
+
+from glassjax import core, tree_util
+from glassjax.jit import jit, ref_hooks
+from glassjax.interpreters import staging
+from glassjax import numpy as jnp
+from glassjax import lax
+
+# The ``jit`` traces under way, outermost first.
+_scopes: list["Scope"] = []
+
+
+class Scope:
+    """The outer refs one ``jit`` trace reads or writes, with their values before."""
+
+    def __init__(self):
+        self.depth = len(_scopes) + 1
+        self.touched: dict = {}          # id(ref) -> (ref, value before the trace)
+        self.written: dict = {}          # id(ref) -> ref
+
+    def note(self, ref, write: bool):
+        self.touched.setdefault(id(ref), (ref, ref._value))
+        if write:
+            self.written[id(ref)] = ref
+
+    def restore(self):
+        for ref, value in self.touched.values():
+            ref._value = value
+
+
+@contextlib.contextmanager
+def scope():
+    s = Scope()
+    _scopes.append(s)
+    try:
+        yield s
+    finally:
+        _scopes.pop()
+        s.restore()
+
+
+class Ref:
+    """A mutable array reference (JAX's ``jax.Ref``): ``ref[idx]`` reads, ``ref[idx] = v``
+    writes, with NumPy indexing (ints, slices, ``...``, integer arrays)."""
+
+    def __init__(self, value):
+        self._value = value
+        self._depth = len(_scopes)       # created inside this many jit traces
+
+    # -- its type ---------------------------------------------------------------------
+    @property
+    def aval(self):
+        return core.get_aval(self._value)
+
+    shape = property(lambda self: tuple(self.aval.shape))
+    dtype = property(lambda self: self.aval.dtype)
+    weak_type = property(lambda self: self.aval.weak_type)
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(jnp.size(self._value)))
+
+    def type_str(self) -> str:
+        """``Ref{float32[3]}``: how JAX names a ref's type in its messages."""
+        return f"Ref{{{self.aval.str_short()}}}"
+
+    # -- reading and writing ----------------------------------------------------------
+    def _touch(self, write: bool):
+        for s in _scopes:
+            if self._depth < s.depth:
+                s.note(self, write)
+
+    def __getitem__(self, idx):
+        self._touch(write=False)
+        return self._value if idx is Ellipsis else self._value[idx]
+
+    def __setitem__(self, idx, value):
+        self._touch(write=True)
+        value = lax.convert_element_type(value, self.dtype) if not self.weak_type else \
+            core.hooks.convert_element_type(value, self.dtype, True)
+        if idx is Ellipsis:
+            self._value = jnp.broadcast_to(value, self.shape)
+        else:
+            self._value = self._value.at[idx].set(value)
+
+    def get(self):
+        return self[...]
+
+    def set(self, value):
+        self[...] = value
+
+    def unsafe_buffer_pointer(self):
+        return self._value.unsafe_buffer_pointer()
+
+    def __repr__(self):
+        return "Ref" + repr(self._value)[len("Array"):]
+
+    def __str__(self):
+        return repr(self)
+
+    def __len__(self):
+        return self.shape[0]
+
+
+def new_ref(init_val) -> Ref:
+    """A new reference holding ``init_val`` (JAX's ``jax.new_ref``)."""
+    return Ref(jnp.asarray(init_val) if not isinstance(init_val, core.Tracer)
+               else init_val)
+
+
+ref = new_ref
+
+
+def empty_ref(ty) -> Ref:
+    """A new reference of the given type (``ShapeDtypeStruct`` or aval), zero-filled."""
+    return Ref(jnp.zeros(ty.shape, ty.dtype))
+
+
+def freeze(r: Ref):
+    """The reference's final value; the reference is not to be used afterwards."""
+    value = r[...]
+    r._value = None
+    return value
+
+
+def free_ref(r: Ref):
+    """Give up a reference (its value is dropped)."""
+    r._value = None
+
+
+def _takes_refs(args, kwargs) -> bool:
+    return any(isinstance(x, Ref) for x in tree_util.tree_leaves((args, kwargs)))
+
+
+def _arg_names(jitted, args, kwargs):
+    """The name of each flat argument that is a ref, as JAX's messages give it."""
+    try:
+        params = list(inspect.signature(jitted._fun).parameters)
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i, a in enumerate(args):
+        name = params[i] if i < len(params) else f"args[{i}]"
+        for path, leaf in tree_util.tree_flatten_with_path(a)[0]:
+            names.append(name + tree_util.keystr(path))
+    for k in sorted(kwargs):
+        for path, leaf in tree_util.tree_flatten_with_path(kwargs[k])[0]:
+            names.append(k + tree_util.keystr(path))
+    return names
+
+
+def _call(jitted, args, kwargs):
+    """Run ``jit(f)(*args, **kwargs)`` where ``f`` takes or closes over refs: trace
+    ``f`` with each ref's value as an input and its final value as an output."""
+    leaves, tree = tree_util.tree_flatten((args, kwargs))
+    is_ref = [isinstance(x, Ref) for x in leaves]
+    passed = [x for x, r in zip(leaves, is_ref) if r]
+    names = [n for n, r in zip(_arg_names(jitted, args, kwargs), is_ref) if r]
+    where = staging.fun_sourceinfo(jitted._fun)
+    for i, r in enumerate(passed):
+        for j in range(i):
+            if passed[j] is r:
+                raise ValueError(
+                    "only one reference to a mutable array may be passed as an argument "
+                    f"to a function, but when tracing {where} for jit the mutable array "
+                    f"reference of type {r.type_str()} appeared at both {names[j]} and "
+                    f"{names[i]}.")
+    closed = []
+
+    def stateful(ref_values, others):
+        with scope() as s:
+            inner = [Ref(v) for v in ref_values]
+            it_ref, it_other = iter(inner), iter(others)
+            full = [next(it_ref) if r else next(it_other) for r in is_ref]
+            a, k = tree_util.tree_unflatten(tree, full)
+            out = jitted._fun(*a, **k)
+            for x in tree_util.tree_leaves(out):
+                if isinstance(x, Ref):
+                    origin = ("\n\nThe returned mutable array was passed in as the "
+                              f"argument {names[inner.index(x)]}." if x in inner else "")
+                    raise ValueError(
+                        f"function {where} traced for jit returned a mutable array "
+                        f"reference of type {x.type_str()}, but mutable array references "
+                        f"cannot be returned.{origin}")
+            for r, _ in s.touched.values():
+                if any(r is p for p in passed):
+                    i = next(i for i, p in enumerate(passed) if p is r)
+                    raise ValueError(
+                        f"when tracing {where} for jit, a mutable array reference of type "
+                        f"{r.type_str()} was both closed over and passed as the argument "
+                        f"{names[i]}")
+            closed[:] = list(s.written.values())
+            finals = [r._value for r in closed], [r._value for r in inner]
+        return out, finals[1], finals[0]
+
+    stateful.__name__ = jitted._name
+    stateful.discharges_refs = True     # (its jit must not come back here)
+    others = [x for x, r in zip(leaves, is_ref) if not r]
+    out, passed_values, closed_values = jit(stateful)(
+        [r._value for r in passed], others)
+    for r, v in zip(passed, passed_values):
+        r._touch(write=True)
+        r._value = v
+    for r, v in zip(closed, closed_values):
+        r._touch(write=True)
+        r._value = v
+    return out
+
+
+ref_hooks.register(scope=scope, takes_refs=_takes_refs, call=_call)
