@@ -326,8 +326,9 @@ class RefHooks(core.Slots):
     ``scope()``: a context noting the refs a trace reads or writes (``.touched``), whose
     values it puts back on exit; ``takes_refs(args, kwargs)``: whether refs are among the
     arguments; ``call(jitted, args, kwargs)``: run a ``jit`` whose function takes or
-    closes over refs (the refs' new values come back as outputs)."""
-    scope = takes_refs = call = None
+    closes over refs (the refs' new values come back as outputs); ``vmap(fun, in_axes,
+    out_axes, axis_name, axis_size, args, kwargs)``: the same for ``vmap``."""
+    scope = takes_refs = call = vmap = None
 
 
 ref_hooks = RefHooks()

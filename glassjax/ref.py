@@ -21,7 +21,8 @@ import inspect
 
 from glassjax import core, tree_util
 from glassjax.jit import jit, ref_hooks
-from glassjax.interpreters import staging
+from glassjax.interpreters import batching, staging
+from glassjax.vmap_api import vmap
 from glassjax import numpy as jnp
 from glassjax import lax
 
@@ -67,19 +68,20 @@ class Ref:
         self._depth = len(_scopes)       # created inside this many jit traces
 
     # -- its type ---------------------------------------------------------------------
+    # (the value's type, kept private: a ref is no array, and ``jnp`` must refuse it)
     @property
-    def aval(self):
+    def _aval(self):
         return core.get_aval(self._value)
 
-    shape = property(lambda self: tuple(self.aval.shape))
-    dtype = property(lambda self: self.aval.dtype)
-    weak_type = property(lambda self: self.aval.weak_type)
+    shape = property(lambda self: tuple(self._aval.shape))
+    dtype = property(lambda self: self._aval.dtype)
+    weak_type = property(lambda self: self._aval.weak_type)
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(jnp.size(self._value)))
 
     def type_str(self) -> str:
         """``Ref{float32[3]}``: how JAX names a ref's type in its messages."""
-        return f"Ref{{{self.aval.str_short()}}}"
+        return f"Ref{{{self._aval.str_short()}}}"
 
     # -- reading and writing ----------------------------------------------------------
     def _touch(self, write: bool):
@@ -95,6 +97,7 @@ class Ref:
         self._touch(write=True)
         value = lax.convert_element_type(value, self.dtype) if not self.weak_type else \
             core.hooks.convert_element_type(value, self.dtype, True)
+        _check_unbatched_write(self, value)
         if idx is Ellipsis:
             self._value = jnp.broadcast_to(value, self.shape)
         else:
@@ -224,4 +227,48 @@ def _call(jitted, args, kwargs):
     return out
 
 
-ref_hooks.register(scope=scope, takes_refs=_takes_refs, call=_call)
+def _vmap(fun, in_axes, out_axes, axis_name, axis_size, args, kwargs):
+    """``vmap(f, in_axes, out_axes)(*args, **kwargs)`` where refs are among the arguments:
+    ``f`` is vectorised with each ref's value mapped along the ref's axis, and each
+    ref's final value comes back mapped along that axis too, to be written into it."""
+    leaves, tree = tree_util.tree_flatten((args, kwargs))
+    dims = tree_util.broadcast_prefix((in_axes, 0), (args, kwargs),
+                                      is_leaf=lambda x: x is None)
+    is_ref = [isinstance(x, Ref) for x in leaves]
+    passed = [x for x, r in zip(leaves, is_ref) if r]
+    ref_dims = [d for d, r in zip(dims, is_ref) if r]
+
+    def stateful(ref_values, others):
+        inner = [Ref(v) for v in ref_values]
+        it_ref, it_other = iter(inner), iter(others)
+        a, k = tree_util.tree_unflatten(
+            tree, [next(it_ref) if r else next(it_other) for r in is_ref])
+        return fun(*a, **k), [r._value for r in inner]
+
+    out, finals = vmap(stateful, in_axes=(ref_dims, [d for d, r in zip(dims, is_ref) if not r]),
+                       out_axes=(out_axes, ref_dims), axis_name=axis_name,
+                       axis_size=axis_size)([r._value for r in passed],
+                                            [x for x, r in zip(leaves, is_ref) if not r])
+    for r, v in zip(passed, finals):
+        r._touch(write=True)
+        r._value = v
+    return out
+
+
+def _check_unbatched_write(ref, value):
+    """Under ``vmap``, a ref whose value is not mapped cannot take a mapped value: each
+    element of the batch would write its own value into the one array (JAX's error)."""
+    if not isinstance(value, batching.BatchTracer):
+        return
+    v = ref._value
+    while isinstance(v, batching.BatchTracer):
+        if v._trace is value._trace:
+            return
+        v = v.val
+    raise Exception(
+        "performing a set/swap operation with vmapped value on an unbatched array "
+        f"reference of type {ref.type_str()}. Move the array reference to be an argument "
+        "to the vmapped function?")
+
+
+ref_hooks.register(scope=scope, takes_refs=_takes_refs, call=_call, vmap=_vmap)
