@@ -94,12 +94,24 @@ class Ref:
         return self._value if idx is Ellipsis else self._value[idx]
 
     def __setitem__(self, idx, value):
+        """``ref[idx] = value``. As in JAX, the value must have exactly the shape and
+        dtype of ``ref[idx]``; only a weakly typed float (int) is cast to a float (int)
+        ref's dtype, and any int to an int ref's. The ref keeps its own (weak) type."""
         self._touch(write=True)
-        value = lax.convert_element_type(value, self.dtype) if not self.weak_type else \
-            core.hooks.convert_element_type(value, self.dtype, True)
+        value = _implicit_cast(self.dtype, value)
+        target = self._value if idx is Ellipsis else self._value[idx]
+        got, want = core.get_aval(value), core.get_aval(target)
+        transforms = "()" if idx is Ellipsis else f"({idx!r},)"
+        if got.shape != want.shape:
+            raise ValueError(f"Invalid shape for `swap`. Ref shape: {self.shape}. Expected "
+                             f"shape: {want.shape}. Value shape: {got.shape}. Transforms: "
+                             f"{transforms}. ")
+        if got.dtype != want.dtype:
+            raise ValueError(f"Invalid dtype for `swap`. Ref dtype: {want.dtype}. Value "
+                             f"dtype: {got.dtype}. ")
         _check_unbatched_write(self, value)
         if idx is Ellipsis:
-            self._value = jnp.broadcast_to(value, self.shape)
+            self._value = core.hooks.convert_element_type(value, self.dtype, self.weak_type)
         else:
             self._value = self._value.at[idx].set(value)
 
@@ -122,6 +134,16 @@ class Ref:
         return self.shape[0]
 
 
+def _implicit_cast(dtype, value):
+    """JAX's implicit cast of a value written into a ref of ``dtype``."""
+    aval = core.get_aval(value)
+    if (aval.weak_type and jnp.issubdtype(dtype, jnp.floating) and
+            jnp.issubdtype(aval.dtype, jnp.floating)) or (
+            jnp.issubdtype(dtype, jnp.integer) and jnp.issubdtype(aval.dtype, jnp.integer)):
+        return lax.convert_element_type(value, dtype)
+    return value
+
+
 def new_ref(init_val) -> Ref:
     """A new reference holding ``init_val`` (JAX's ``jax.new_ref``)."""
     return Ref(jnp.asarray(init_val) if not isinstance(init_val, core.Tracer)
@@ -137,10 +159,8 @@ def empty_ref(ty) -> Ref:
 
 
 def freeze(r: Ref):
-    """The reference's final value; the reference is not to be used afterwards."""
-    value = r[...]
-    r._value = None
-    return value
+    """The reference's final value (JAX: the reference is not to be used afterwards)."""
+    return r[...]
 
 
 def free_ref(r: Ref):
