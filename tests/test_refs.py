@@ -1,0 +1,185 @@
+"""Mutable array references (``jax.new_ref``): values against NumPy doing the same
+in-place updates, gradients against finite differences, and JAX 0.10.2's errors (types and
+messages as JAX printed them)."""
+import numpy as np
+import pytest
+
+import glassjax as jax
+import glassjax.numpy as jnp
+
+
+def test_the_names_jax_exports():
+    for name in ["Ref", "new_ref", "empty_ref", "free_ref", "freeze", "ref"]:
+        assert hasattr(jax, name)
+    assert isinstance(jax.new_ref(1.0), jax.Ref)
+
+
+def test_repr_and_type():
+    assert repr(jax.new_ref(jnp.zeros(3))) == "Ref([0., 0., 0.], dtype=float32)"
+    assert repr(jax.new_ref(0)) == "Ref(0, dtype=int32, weak_type=True)"
+    r = jax.new_ref(jnp.arange(6.).reshape(2, 3))
+    assert (r.shape, r.dtype, r.ndim, r.size, len(r)) == ((2, 3), np.float32, 2, 6, 2)
+    assert r.type_str() == "Ref{float32[2,3]}"
+
+
+INDEXES = [0, -1, (1, 2), (slice(None), 1), (0, slice(None, 3)), Ellipsis, (Ellipsis, 1),
+           (np.array([0, 0, 1]), np.array([1, 2, 3])), slice(1, None, 2)]
+
+
+@pytest.mark.parametrize("idx", INDEXES, ids=str)
+def test_reads_and_writes_agree_with_numpy(idx):
+    x = np.arange(12., dtype=np.float32).reshape(3, 4)
+    r = jax.new_ref(jnp.asarray(x))
+    np.testing.assert_array_equal(r[idx], x[idx])
+    new = -np.ones_like(x[idx]) * np.arange(np.size(x[idx])).reshape(np.shape(x[idx]))
+    r[idx] = jnp.asarray(new)
+    x[idx] = new
+    np.testing.assert_array_equal(r[...], x)
+
+
+def test_add_update_and_the_tutorials_sequence():
+    x = np.arange(12., dtype=np.float32).reshape(3, 4)
+    r = jax.new_ref(jnp.asarray(x))
+    r[1] = r[0]
+    x[1] = x[0]
+    r[2, 3] = r[1, 2]
+    x[2, 3] = x[1, 2]
+    r[0, :3] = r[:, 1]
+    x[0, :3] = x[:, 1]
+    r[jnp.array([1, 2])] += jnp.ones((2, 4))
+    x[[1, 2]] += 1
+    np.testing.assert_array_equal(r[...], x)
+
+
+def test_jit_closing_over_a_ref_updates_it_on_every_call():
+    r = jax.new_ref(jnp.zeros(3))
+
+    @jax.jit
+    def f():
+        r[1] += 1.
+
+    f()
+    f()
+    np.testing.assert_array_equal(r[...], [0., 2., 0.])
+
+
+def test_jit_taking_a_ref_and_returning_a_value():
+    @jax.jit
+    def f(x_ref, y):
+        x_ref[...] = jnp.sin(x_ref[...]) * y
+        return x_ref[0] + y
+
+    x = np.arange(3., dtype=np.float32)
+    r = jax.new_ref(jnp.asarray(x))
+    out = f(r, 2.)
+    np.testing.assert_allclose(r[...], np.sin(x) * 2, rtol=1e-6)
+    np.testing.assert_allclose(out, np.sin(x[0]) * 2 + 2, rtol=1e-6)
+
+
+def test_jit_inside_jit_writes_through():
+    r = jax.new_ref(jnp.float32(1.))
+
+    @jax.jit
+    def inner(x):
+        r[...] = r[...] * x
+
+    @jax.jit
+    def outer(x):
+        inner(x)
+        inner(x + 1)
+
+    outer(jnp.float32(2.))
+    assert float(r[...]) == 6.
+
+
+def test_internal_refs_are_pure_and_differentiable():
+    def g(x):
+        ref = jax.new_ref(jnp.zeros(3))
+        ref[...] = jnp.sin(x)
+        ref[1] += x[0] * x[2]
+        return jax.freeze(ref).sum()
+
+    x = np.array([0.3, -1.2, 2.0], np.float32)
+    eps = 1e-3
+    fd = [(g(jnp.asarray(x + eps * e)) - g(jnp.asarray(x - eps * e))) / (2 * eps)
+          for e in np.eye(3, dtype=np.float32)]
+    np.testing.assert_allclose(jax.grad(g)(x), fd, rtol=1e-2)
+    np.testing.assert_allclose(jax.grad(jax.jit(g))(x), fd, rtol=1e-2)
+
+
+def test_vmap_over_ref_arguments_matches_a_loop():
+    def dist(x, y, out_ref):
+        out_ref[...] = jnp.sum((x - y) ** 2)
+
+    vecs = np.arange(12., dtype=np.float32).reshape(3, 4)
+    out = jax.new_ref(jnp.zeros((3, 3)))
+    jax.vmap(jax.vmap(dist, (0, None, 0)), (None, 0, 0))(vecs, vecs, out)
+    want = ((vecs[None, :, :] - vecs[:, None, :]) ** 2).sum(-1)
+    np.testing.assert_array_equal(out[...], want)
+
+
+def test_errors_under_jit():
+    x_ref = jax.new_ref(0.)
+
+    @jax.jit
+    def err1(x_ref):
+        return x_ref
+
+    @jax.jit
+    def err2(x_ref, y_ref):
+        pass
+
+    @jax.jit
+    def err3(y_ref):
+        y_ref[...] = x_ref[...]
+
+    where = f"{__file__}:{err1.__wrapped__.__code__.co_firstlineno}"
+    with pytest.raises(ValueError) as e:
+        err1(x_ref)
+    assert str(e.value) == (
+        f"function err1 at {where} traced for jit returned a mutable array reference of "
+        "type Ref{float32[]}, but mutable array references cannot be returned.\n\n"
+        "The returned mutable array was passed in as the argument x_ref.")
+    with pytest.raises(ValueError, match="only one reference to a mutable array may be "
+                       r"passed .* appeared at both x_ref and y_ref\."):
+        err2(x_ref, x_ref)
+    with pytest.raises(ValueError, match=r"a mutable array reference of type "
+                       r"Ref\{float32\[\]\} was both closed over and passed as the "
+                       "argument y_ref"):
+        err3(x_ref)
+    assert float(x_ref[...]) == 0.      # no tracer is left in the ref
+
+
+def test_vmapped_write_into_an_unbatched_ref():
+    x_ref = jax.new_ref(0.)
+
+    def err5(x):
+        x_ref[...] = x
+
+    with pytest.raises(Exception, match=r"^performing a set/swap operation with vmapped "
+                       r"value on an unbatched array reference of type Ref\{float32\[\]\}\. "
+                       "Move the array reference"):
+        jax.vmap(err5)(jnp.arange(3.))
+
+
+def test_math_on_a_ref_and_bad_writes():
+    r = jax.new_ref(jnp.zeros(3))
+    with pytest.raises(TypeError, match="sin requires ndarray or scalar arguments"):
+        jnp.sin(r)
+    with pytest.raises(ValueError) as e:
+        r[...] = 2.
+    assert str(e.value) == ("Invalid shape for `swap`. Ref shape: (3,). Expected shape: "
+                            "(3,). Value shape: (). Transforms: (). ")
+    with pytest.raises(ValueError) as e:
+        r[0] = jnp.int32(2)
+    assert str(e.value) == ("Invalid dtype for `swap`. Ref dtype: float32. Value dtype: "
+                            "int32. ")
+
+
+def test_implicit_casts_keep_the_refs_type():
+    r = jax.new_ref(0.)
+    r[...] = jnp.float32(3)
+    assert repr(r) == "Ref(3., dtype=float32, weak_type=True)"
+    i = jax.new_ref(jnp.zeros(3, jnp.int32))
+    i[1] = jnp.int8(3)
+    assert repr(i) == "Ref([0, 3, 0], dtype=int32)"
