@@ -327,8 +327,10 @@ class RefHooks(core.Slots):
     values it puts back on exit; ``takes_refs(args, kwargs)``: whether refs are among the
     arguments; ``call(jitted, args, kwargs)``: run a ``jit`` whose function takes or
     closes over refs (the refs' new values come back as outputs); ``vmap(fun, in_axes,
-    out_axes, axis_name, axis_size, args, kwargs)``: the same for ``vmap``."""
-    scope = takes_refs = call = vmap = None
+    out_axes, axis_name, axis_size, args, kwargs)``: the same for ``vmap``;
+    ``carry_refs(refs, loop, f, init, xs)``: run ``loop(f, init, xs)`` (a scan) whose body
+    ``f`` closes over ``refs``, carrying their values."""
+    scope = takes_refs = call = vmap = carry_refs = None
 
 
 ref_hooks = RefHooks()

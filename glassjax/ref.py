@@ -96,7 +96,8 @@ class Ref:
     def __setitem__(self, idx, value):
         """``ref[idx] = value``. As in JAX, the value must have exactly the shape and
         dtype of ``ref[idx]``; only a weakly typed float (int) is cast to a float (int)
-        ref's dtype, and any int to an int ref's. The ref keeps its own (weak) type."""
+        ref's dtype, and any int to an int ref's. What is written is strongly typed (a
+        ``new_ref(0.)`` holds a weak value until its first write, as in JAX)."""
         self._touch(write=True)
         value = _implicit_cast(self.dtype, value)
         target = self._value if idx is Ellipsis else self._value[idx]
@@ -110,10 +111,8 @@ class Ref:
             raise ValueError(f"Invalid dtype for `swap`. Ref dtype: {want.dtype}. Value "
                              f"dtype: {got.dtype}. ")
         _check_unbatched_write(self, value)
-        if idx is Ellipsis:
-            self._value = core.hooks.convert_element_type(value, self.dtype, self.weak_type)
-        else:
-            self._value = self._value.at[idx].set(value)
+        new = value if idx is Ellipsis else self._value.at[idx].set(value)
+        self._value = core.hooks.convert_element_type(new, self.dtype, False)
 
     def get(self):
         return self[...]
@@ -275,6 +274,28 @@ def _vmap(fun, in_axes, out_axes, axis_name, axis_size, args, kwargs):
     return out
 
 
+def _carry_refs(refs, loop, f, init, xs):
+    """``loop(f, init, xs)`` (a scan) where ``f`` closes over ``refs``: each iteration
+    starts from the refs' values in the carry and hands on their new values."""
+    def body(carry, x):
+        c, values = carry
+        saved = [(r._value, r._depth) for r in refs]
+        for r, v in zip(refs, values):        # (as if made inside this trace: not noted
+            r._value, r._depth = v, len(_scopes)   # again, so not carried twice)
+        try:
+            c, y = f(c, x)
+            return (c, [r._value for r in refs]), y
+        finally:
+            for r, (v, depth) in zip(refs, saved):
+                r._value, r._depth = v, depth
+
+    (out, finals), ys = loop(body, (init, [r._value for r in refs]), xs)
+    for r, v in zip(refs, finals):
+        r._touch(write=True)
+        r._value = v
+    return out, ys
+
+
 def _check_unbatched_write(ref, value):
     """Under ``vmap``, a ref whose value is not mapped cannot take a mapped value: each
     element of the batch would write its own value into the one array (JAX's error)."""
@@ -291,4 +312,5 @@ def _check_unbatched_write(ref, value):
         "to the vmapped function?")
 
 
-ref_hooks.register(scope=scope, takes_refs=_takes_refs, call=_call, vmap=_vmap)
+ref_hooks.register(scope=scope, takes_refs=_takes_refs, call=_call, vmap=_vmap,
+                   carry_refs=_carry_refs)

@@ -176,10 +176,32 @@ def test_math_on_a_ref_and_bad_writes():
                             "int32. ")
 
 
-def test_implicit_casts_keep_the_refs_type():
+def test_implicit_casts_and_weak_types():
     r = jax.new_ref(0.)
-    r[...] = jnp.float32(3)
-    assert repr(r) == "Ref(3., dtype=float32, weak_type=True)"
+    assert repr(r) == "Ref(0., dtype=float32, weak_type=True)"
+    r[...] += 1
+    assert repr(r) == "Ref(1., dtype=float32)"      # (what JAX prints: writes are strong)
     i = jax.new_ref(jnp.zeros(3, jnp.int32))
     i[1] = jnp.int8(3)
     assert repr(i) == "Ref([0, 3, 0], dtype=int32)"
+
+
+def test_scan_body_closing_over_a_ref_carries_it():
+    r = jax.new_ref(0)
+    xs = np.arange(10, dtype=np.int32)
+
+    def body(c, x):
+        r[...] += x
+        return c, x * 2
+
+    _, ys = jax.lax.scan(body, None, jnp.asarray(xs))
+    assert repr(r) == "Ref(45, dtype=int32)"
+    np.testing.assert_array_equal(ys, xs * 2)
+    total = jax.new_ref(jnp.zeros(3))
+
+    @jax.jit
+    def f(xs):
+        jax.lax.fori_loop(0, 3, lambda i, c: total.__setitem__(i, xs[i] ** 2), None)
+
+    f(jnp.arange(3.))
+    np.testing.assert_array_equal(total[...], [0., 1., 4.])
