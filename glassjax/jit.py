@@ -329,8 +329,10 @@ class RefHooks(core.Slots):
     closes over refs (the refs' new values come back as outputs); ``vmap(fun, in_axes,
     out_axes, axis_name, axis_size, args, kwargs)``: the same for ``vmap``;
     ``carry_refs(refs, loop, f, init, xs)``: run ``loop(f, init, xs)`` (a scan) whose body
-    ``f`` closes over ``refs``, carrying their values."""
-    scope = takes_refs = call = vmap = carry_refs = None
+    ``f`` closes over ``refs``, carrying their values; ``while_refs(refs, while_loop,
+    cond_fun, body_fun, init)`` and ``branch_refs(refs, bind, funs, operands)``: the same
+    for ``while_loop`` and for the branches of ``cond``/``switch``."""
+    scope = takes_refs = call = vmap = carry_refs = while_refs = branch_refs = None
 
 
 ref_hooks = RefHooks()

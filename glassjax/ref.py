@@ -237,12 +237,8 @@ def _call(jitted, args, kwargs):
     others = [x for x, r in zip(leaves, is_ref) if not r]
     out, passed_values, closed_values = jit(stateful)(
         [r._value for r in passed], others)
-    for r, v in zip(passed, passed_values):
-        r._touch(write=True)
-        r._value = v
-    for r, v in zip(closed, closed_values):
-        r._touch(write=True)
-        r._value = v
+    _write_back(passed, passed_values)
+    _write_back(closed, closed_values)
     return out
 
 
@@ -268,10 +264,28 @@ def _vmap(fun, in_axes, out_axes, axis_name, axis_size, args, kwargs):
                        out_axes=(out_axes, ref_dims), axis_name=axis_name,
                        axis_size=axis_size)([r._value for r in passed],
                                             [x for x, r in zip(leaves, is_ref) if not r])
-    for r, v in zip(passed, finals):
+    _write_back(passed, finals)
+    return out
+
+
+@contextlib.contextmanager
+def _bound(refs, values):
+    """Give ``refs`` the ``values`` a loop body or branch is traced with. The refs count
+    as made inside that trace meanwhile, so they are not noted (and carried) again."""
+    saved = [(r._value, r._depth) for r in refs]
+    for r, v in zip(refs, values):
+        r._value, r._depth = v, len(_scopes)
+    try:
+        yield
+    finally:
+        for r, (v, depth) in zip(refs, saved):
+            r._value, r._depth = v, depth
+
+
+def _write_back(refs, values):
+    for r, v in zip(refs, values):
         r._touch(write=True)
         r._value = v
-    return out
 
 
 def _carry_refs(refs, loop, f, init, xs):
@@ -279,21 +293,46 @@ def _carry_refs(refs, loop, f, init, xs):
     starts from the refs' values in the carry and hands on their new values."""
     def body(carry, x):
         c, values = carry
-        saved = [(r._value, r._depth) for r in refs]
-        for r, v in zip(refs, values):        # (as if made inside this trace: not noted
-            r._value, r._depth = v, len(_scopes)   # again, so not carried twice)
-        try:
+        with _bound(refs, values):
             c, y = f(c, x)
             return (c, [r._value for r in refs]), y
-        finally:
-            for r, (v, depth) in zip(refs, saved):
-                r._value, r._depth = v, depth
 
     (out, finals), ys = loop(body, (init, [r._value for r in refs]), xs)
-    for r, v in zip(refs, finals):
-        r._touch(write=True)
-        r._value = v
+    _write_back(refs, finals)
     return out, ys
+
+
+def _while_refs(refs, while_loop, cond_fun, body_fun, init):
+    """``while_loop`` whose functions close over ``refs``: their values join the carry."""
+    def cond(carry):
+        with _bound(refs, carry[1]):
+            return cond_fun(carry[0])
+
+    def body(carry):
+        with _bound(refs, carry[1]):
+            out = body_fun(carry[0])
+            return out, [r._value for r in refs]
+
+    out, finals = while_loop(cond, body, (init, [r._value for r in refs]))
+    _write_back(refs, finals)
+    return out
+
+
+def _branch_refs(refs, bind, funs, operands):
+    """``cond``/``switch`` whose branches close over ``refs``: each branch takes their
+    values as an extra operand and returns their new values."""
+    def with_refs(f):
+        def branch(*ops):
+            *ops, values = ops
+            with _bound(refs, values):
+                out = f(*ops)
+                return out, [r._value for r in refs]
+        return branch
+
+    out, finals = bind(tuple(with_refs(f) for f in funs),
+                       (*operands, [r._value for r in refs]))
+    _write_back(refs, finals)
+    return out
 
 
 def _check_unbatched_write(ref, value):
@@ -313,4 +352,5 @@ def _check_unbatched_write(ref, value):
 
 
 ref_hooks.register(scope=scope, takes_refs=_takes_refs, call=_call, vmap=_vmap,
-                   carry_refs=_carry_refs)
+                   carry_refs=_carry_refs, while_refs=_while_refs,
+                   branch_refs=_branch_refs)

@@ -205,3 +205,29 @@ def test_scan_body_closing_over_a_ref_carries_it():
 
     f(jnp.arange(3.))
     np.testing.assert_array_equal(total[...], [0., 1., 4.])
+
+
+def test_while_loop_and_cond_closing_over_refs():
+    count = jax.new_ref(0)
+    acc = jax.new_ref(jnp.zeros(2))
+
+    def body(x):
+        count[...] += 1
+        acc[...] = acc[...] + x
+        return x * 2.
+
+    out = jax.lax.while_loop(lambda x: x[0] < 10., body, jnp.array([1., 3.]))
+    np.testing.assert_array_equal(out, [16., 48.])
+    assert int(count[...]) == 4
+    np.testing.assert_array_equal(acc[...], [15., 45.])
+
+    flag = jax.new_ref(jnp.zeros(3))
+
+    @jax.jit
+    def mark(i, x):
+        jax.lax.cond(x > 0, lambda: flag.__setitem__(i, x), lambda: None)
+
+    mark(0, 2.)
+    mark(1, -1.)
+    mark(2, 5.)
+    np.testing.assert_array_equal(flag[...], [2., 0., 5.])

@@ -56,7 +56,8 @@ _cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 def memoize(fun, key, build: Callable):
     """``build()``, remembered for ``(fun, key)`` while ``fun`` lives. Results that hold
     tracers (values closed over from an enclosing trace) are never remembered: they
-    belong to that trace only."""
+    belong to that trace only; nor are those of functions reading or writing refs
+    (``jax.new_ref``), whose values are taken at trace time."""
     full_key = (key, config.trace_context(), tuple(core.trace_ctx.axis_env.items()))
     try:
         per_fun = _cache.setdefault(fun, {})
@@ -65,8 +66,9 @@ def memoize(fun, key, build: Callable):
     hit = per_fun.get(full_key)
     if hit is not None:
         return hit
-    result = build()
-    if not _holds_tracers(result) and not getattr(result, "refs", ()):
+    with ref_hooks.scope() as refs:
+        result = build()
+    if not _holds_tracers(result) and not refs.touched:
         per_fun[full_key] = result
     return result
 
