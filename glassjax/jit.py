@@ -331,8 +331,10 @@ class RefHooks(core.Slots):
     ``carry_refs(refs, loop, f, init, xs)``: run ``loop(f, init, xs)`` (a scan) whose body
     ``f`` closes over ``refs``, carrying their values; ``while_refs(refs, while_loop,
     cond_fun, body_fun, init)`` and ``branch_refs(refs, bind, funs, operands)``: the same
-    for ``while_loop`` and for the branches of ``cond``/``switch``."""
+    for ``while_loop`` and for the branches of ``cond``/``switch``; ``custom_vjp(fun,
+    fwd, bwd, args, symbolic_zeros)``: call a ``custom_vjp`` function taking refs."""
     scope = takes_refs = call = vmap = carry_refs = while_refs = branch_refs = None
+    custom_vjp = None
 
 
 ref_hooks = RefHooks()

@@ -20,6 +20,7 @@ import contextlib
 import inspect
 
 from glassjax import core, tree_util
+from glassjax.custom_derivatives import custom_vjp
 from glassjax.jit import jit, ref_hooks
 from glassjax.interpreters import batching, staging
 from glassjax.vmap_api import vmap
@@ -335,6 +336,40 @@ def _branch_refs(refs, bind, funs, operands):
     return out
 
 
+def _custom_vjp(fun, fwd, bwd, args, symbolic_zeros):
+    """A ``custom_vjp`` function called with refs among ``args`` (a ref to stash
+    gradients in, say): the refs are closed over, and any refs among ``fwd``'s residuals
+    are handed to ``bwd`` outside the residuals, which must be arrays."""
+    leaves, tree = tree_util.tree_flatten(args)
+    is_ref = [isinstance(x, Ref) for x in leaves]
+
+    def with_refs(others):
+        it = iter(others)
+        return tree_util.tree_unflatten(tree, [x if r else next(it)
+                                               for x, r in zip(leaves, is_ref)])
+
+    stash = []
+
+    def fwd_arrays(*others):
+        out, res = fwd(*with_refs(others))
+        res_leaves, res_tree = tree_util.tree_flatten(res)
+        stash[:] = [res_tree, res_leaves]
+        return out, [x for x in res_leaves if not isinstance(x, Ref)]
+
+    def bwd_arrays(kept, g):
+        res_tree, res_leaves = stash
+        it = iter(kept)
+        res = tree_util.tree_unflatten(
+            res_tree, [x if isinstance(x, Ref) else next(it) for x in res_leaves])
+        per_leaf = tree_util.broadcast_prefix(tuple(bwd(res, g)), args,
+                                              is_leaf=lambda x: x is None)
+        return tuple(c for c, r in zip(per_leaf, is_ref) if not r)
+
+    f = custom_vjp(lambda *others: fun(*with_refs(others)))
+    f.defvjp(fwd_arrays, bwd_arrays, symbolic_zeros)
+    return f(*[x for x, r in zip(leaves, is_ref) if not r])
+
+
 def _check_unbatched_write(ref, value):
     """Under ``vmap``, a ref whose value is not mapped cannot take a mapped value: each
     element of the batch would write its own value into the one array (JAX's error)."""
@@ -353,4 +388,4 @@ def _check_unbatched_write(ref, value):
 
 ref_hooks.register(scope=scope, takes_refs=_takes_refs, call=_call, vmap=_vmap,
                    carry_refs=_carry_refs, while_refs=_while_refs,
-                   branch_refs=_branch_refs)
+                   branch_refs=_branch_refs, custom_vjp=_custom_vjp)

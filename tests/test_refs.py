@@ -231,3 +231,25 @@ def test_while_loop_and_cond_closing_over_refs():
     mark(1, -1.)
     mark(2, 5.)
     np.testing.assert_array_equal(flag[...], [2., 0., 5.])
+
+
+def test_custom_vjp_stashing_gradients_in_a_ref():
+    @jax.custom_vjp
+    def stash_grads(grads_ref, x):
+        return x
+
+    def bwd(grads_ref, g):
+        grads_ref[...] = g
+        return None, g
+
+    stash_grads.defvjp(lambda grads_ref, x: (x, grads_ref), bwd)
+
+    def f(x, grads_ref):
+        return stash_grads(grads_ref, jnp.sin(x)) * 3.
+
+    for grad in [jax.grad(f), jax.jit(jax.grad(f))]:
+        r = jax.new_ref(0.)
+        f(1., r)
+        assert repr(r) == "Ref(0., dtype=float32, weak_type=True)"   # no backward pass
+        np.testing.assert_allclose(grad(1., r), 3 * np.cos(1.), rtol=1e-6)
+        assert float(r[...]) == 3.       # the cotangent reaching stash_grads
