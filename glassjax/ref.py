@@ -17,7 +17,10 @@ puts their values back when the trace ends, so that no tracer stays in a ref.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import inspect
+
+import numpy as np
 
 from glassjax import core, tree_util
 from glassjax.custom_derivatives import custom_vjp
@@ -60,9 +63,53 @@ def scope():
         s.restore()
 
 
+class AbstractRef:
+    """The type of a ref: ``Ref{float32[3]}`` around the type of the array it holds."""
+
+    def __init__(self, inner_aval):
+        self.inner_aval = inner_aval
+
+    shape = property(lambda self: self.inner_aval.shape)
+    dtype = property(lambda self: self.inner_aval.dtype)
+
+    def __repr__(self):
+        return f"Ref{{{self.inner_aval.str_short()}}}"
+
+    __str__ = __repr__
+
+
+@dataclasses.dataclass(frozen=True)
+class Slice:
+    """``jax.ds(start, size, stride)``: a slice whose ``start`` may be traced (its size
+    is static). It indexes refs."""
+    start: object
+    size: int
+    stride: int = 1
+
+
+def ds(start, size, stride: int = 1) -> Slice:
+    return Slice(start, size, stride)
+
+
+def _windowed(idx, ndim):
+    """Split an index holding ``jax.ds`` slices into the window they cut out
+    (``starts``, ``sizes`` for ``dynamic_slice``) and the NumPy index into that window."""
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    starts, sizes, rest = [0] * ndim, [None] * ndim, []
+    for axis, i in enumerate(idx):
+        if isinstance(i, Slice):
+            if any(j is Ellipsis or j is None for j in idx[:axis]):
+                raise NotImplementedError("jax.ds after ... or None in an index")
+            starts[axis], sizes[axis] = i.start, (i.size - 1) * i.stride + 1
+            rest.append(slice(None, None, i.stride))
+        else:
+            rest.append(i)
+    return starts, sizes, tuple(rest)
+
+
 class Ref:
     """A mutable array reference (JAX's ``jax.Ref``): ``ref[idx]`` reads, ``ref[idx] = v``
-    writes, with NumPy indexing (ints, slices, ``...``, integer arrays)."""
+    writes, with NumPy indexing (ints, slices, ``...``, integer arrays, ``jax.ds``)."""
 
     def __init__(self, value):
         self._value = value
@@ -74,15 +121,21 @@ class Ref:
     def _aval(self):
         return core.get_aval(self._value)
 
+    @property
+    def jax_type(self) -> AbstractRef:
+        """What ``jax.typeof`` gives."""
+        return AbstractRef(self._aval)
+
     shape = property(lambda self: tuple(self._aval.shape))
     dtype = property(lambda self: self._aval.dtype)
     weak_type = property(lambda self: self._aval.weak_type)
     ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(jnp.size(self._value)))
+    size = property(lambda self: int(np.prod(self.shape, dtype=int)))
+    sharding = property(lambda self: self._value.sharding)
 
     def type_str(self) -> str:
         """``Ref{float32[3]}``: how JAX names a ref's type in its messages."""
-        return f"Ref{{{self._aval.str_short()}}}"
+        return str(self.jax_type)
 
     # -- reading and writing ----------------------------------------------------------
     def _touch(self, write: bool):
@@ -90,9 +143,28 @@ class Ref:
             if self._depth < s.depth:
                 s.note(self, write)
 
+    def _read(self, idx):
+        if idx is Ellipsis:
+            return self._value
+        if not any(isinstance(i, Slice) for i in (idx if isinstance(idx, tuple) else (idx,))):
+            return self._value[idx]
+        starts, sizes, rest = _windowed(idx, self.ndim)
+        sizes = [n if k is None else k for n, k in zip(self.shape, sizes)]
+        return lax.dynamic_slice(self._value, starts, sizes)[rest]
+
+    def _write(self, idx, value):
+        if idx is Ellipsis:
+            return value
+        if not any(isinstance(i, Slice) for i in (idx if isinstance(idx, tuple) else (idx,))):
+            return self._value.at[idx].set(value)
+        starts, sizes, rest = _windowed(idx, self.ndim)
+        sizes = [n if k is None else k for n, k in zip(self.shape, sizes)]
+        window = lax.dynamic_slice(self._value, starts, sizes).at[rest].set(value)
+        return lax.dynamic_update_slice(self._value, window, starts)
+
     def __getitem__(self, idx):
         self._touch(write=False)
-        return self._value if idx is Ellipsis else self._value[idx]
+        return self._read(idx)
 
     def __setitem__(self, idx, value):
         """``ref[idx] = value``. As in JAX, the value must have exactly the shape and
@@ -101,8 +173,7 @@ class Ref:
         ``new_ref(0.)`` holds a weak value until its first write, as in JAX)."""
         self._touch(write=True)
         value = _implicit_cast(self.dtype, value)
-        target = self._value if idx is Ellipsis else self._value[idx]
-        got, want = core.get_aval(value), core.get_aval(target)
+        got, want = core.get_aval(value), core.get_aval(self._read(idx))
         transforms = "()" if idx is Ellipsis else f"({idx!r},)"
         if got.shape != want.shape:
             raise ValueError(f"Invalid shape for `swap`. Ref shape: {self.shape}. Expected "
@@ -112,14 +183,16 @@ class Ref:
             raise ValueError(f"Invalid dtype for `swap`. Ref dtype: {want.dtype}. Value "
                              f"dtype: {got.dtype}. ")
         _check_unbatched_write(self, value)
-        new = value if idx is Ellipsis else self._value.at[idx].set(value)
-        self._value = core.hooks.convert_element_type(new, self.dtype, False)
+        self._value = core.hooks.convert_element_type(self._write(idx, value), self.dtype,
+                                                      False)
 
-    def get(self):
-        return self[...]
+    def addupdate(self, idx, value):
+        """``ref[idx] += value`` (JAX's ``jax.ref.addupdate``)."""
+        self[idx] = self[idx] + value
 
-    def set(self, value):
-        self[...] = value
+    @property
+    def at(self):
+        raise NotImplementedError()     # (as in JAX 0.10.2)
 
     def unsafe_buffer_pointer(self):
         return self._value.unsafe_buffer_pointer()
@@ -127,11 +200,32 @@ class Ref:
     def __repr__(self):
         return "Ref" + repr(self._value)[len("Array"):]
 
-    def __str__(self):
-        return repr(self)
+    __str__ = __repr__
 
     def __len__(self):
         return self.shape[0]
+
+
+def get(ref: Ref, idx=Ellipsis):
+    """``ref[idx]``."""
+    return ref[idx]
+
+
+def swap(ref: Ref, idx, value):
+    """``ref[idx] = value``, returning the value ``ref[idx]`` had before."""
+    old = ref[idx]
+    ref[idx] = value
+    return old
+
+
+def set(ref: Ref, idx, value) -> None:    # noqa: A001  (JAX's name)
+    """``ref[idx] = value``."""
+    ref[idx] = value
+
+
+def addupdate(ref: Ref, idx, value) -> None:
+    """``ref[idx] += value``."""
+    ref.addupdate(idx, value)
 
 
 def _implicit_cast(dtype, value):
@@ -150,11 +244,9 @@ def new_ref(init_val) -> Ref:
                else init_val)
 
 
-ref = new_ref
-
-
 def empty_ref(ty) -> Ref:
-    """A new reference of the given type (``ShapeDtypeStruct`` or aval), zero-filled."""
+    """A new reference of the given type (``ShapeDtypeStruct`` or aval). Its contents
+    are undefined (glassjax zero-fills; JAX has no eager rule for it)."""
     return Ref(jnp.zeros(ty.shape, ty.dtype))
 
 

@@ -9,9 +9,43 @@ import glassjax.numpy as jnp
 
 
 def test_the_names_jax_exports():
-    for name in ["Ref", "new_ref", "empty_ref", "free_ref", "freeze", "ref"]:
+    for name in ["Ref", "new_ref", "empty_ref", "free_ref", "freeze", "ds"]:
         assert hasattr(jax, name)
+    for name in ["AbstractRef", "Ref", "addupdate", "empty_ref", "free_ref", "freeze",
+                 "get", "new_ref", "set", "swap"]:
+        assert hasattr(jax.ref, name)
     assert isinstance(jax.new_ref(1.0), jax.Ref)
+    with pytest.raises(NotImplementedError):
+        jax.new_ref(1.0).at          # noqa: B018  (JAX 0.10.2 has no ref.at yet)
+
+
+def test_the_jax_ref_functions_and_typeof():
+    r = jax.new_ref(jnp.arange(3.))
+    assert str(jax.typeof(r)) == "Ref{float32[3]}"
+    assert str(jax.typeof(r).inner_aval) == "float32[3]"
+    assert float(jax.ref.get(r, 1)) == 1.
+    assert float(jax.ref.swap(r, 0, 5.)) == 0.
+    jax.ref.addupdate(r, 1, 2.)
+    np.testing.assert_array_equal(r[...], [5., 3., 2.])
+    jax.ref.set(r, ..., jnp.zeros(3))
+    np.testing.assert_array_equal(jax.freeze(r), np.zeros(3))
+
+
+def test_dynamic_slices_read_and_write_like_numpy_slices():
+    x = np.arange(12., dtype=np.float32).reshape(3, 4)
+    r = jax.new_ref(jnp.asarray(x))
+    assert repr(jax.ds(1, 2, 2)) == "Slice(start=1, size=2, stride=2)"
+
+    @jax.jit
+    def f(i):
+        out = r[jax.ds(i, 2), jax.ds(1, 2)]
+        r[jax.ds(i, 2), 1:3] = -jnp.ones((2, 2))
+        return out
+
+    np.testing.assert_array_equal(f(1), x[1:3, 1:3])
+    x[1:3, 1:3] = -1
+    np.testing.assert_array_equal(r[...], x)
+    np.testing.assert_array_equal(r[jax.ds(0, 2, 2)], x[0:3:2])
 
 
 def test_repr_and_type():
