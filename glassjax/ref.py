@@ -25,7 +25,7 @@ import numpy as np
 from glassjax import core, tree_util
 from glassjax.custom_derivatives import custom_vjp
 from glassjax.jit import jit, ref_hooks
-from glassjax.interpreters import batching, staging
+from glassjax.interpreters import ad, batching, staging
 from glassjax.vmap_api import vmap
 from glassjax import numpy as jnp
 from glassjax import lax
@@ -114,6 +114,7 @@ class Ref:
     def __init__(self, value):
         self._value = value
         self._depth = len(_scopes)       # created inside this many jit traces
+        self._made_under = core.trace_ctx.trace
 
     # -- its type ---------------------------------------------------------------------
     # (the value's type, kept private: a ref is no array, and ``jnp`` must refuse it)
@@ -182,7 +183,7 @@ class Ref:
         if got.dtype != want.dtype:
             raise ValueError(f"Invalid dtype for `swap`. Ref dtype: {want.dtype}. Value "
                              f"dtype: {got.dtype}. ")
-        _check_unbatched_write(self, value)
+        _check_write(self, value)
         self._value = core.hooks.convert_element_type(self._write(idx, value), self.dtype,
                                                       False)
 
@@ -462,20 +463,40 @@ def _custom_vjp(fun, fwd, bwd, args, symbolic_zeros):
     return f(*[x for x, r in zip(leaves, is_ref) if not r])
 
 
-def _check_unbatched_write(ref, value):
-    """Under ``vmap``, a ref whose value is not mapped cannot take a mapped value: each
-    element of the batch would write its own value into the one array (JAX's error)."""
-    if not isinstance(value, batching.BatchTracer):
+# What a transformation's tracer is called in JAX's message, and its inner value.
+_TRANSFORMED = {
+    batching.BatchTracer: ("vmapped value on an unbatched", "to the vmapped function",
+                           lambda t: t.val),
+    ad.JVPTracer: ("a differentiated value on a non-differentiated",
+                   "of the differentiated function", lambda t: t.primal),
+}
+
+
+def _check_write(ref, value):
+    """A value that ``vmap`` maps (or ``grad``/``jvp`` differentiate) may only go into a
+    ref that transformation tracks: one made inside it, or passed to it (whose value it
+    maps). Otherwise one array would have to hold a batch (a tangent): JAX's error."""
+    kind = next((k for k in _TRANSFORMED if isinstance(value, k)), None)
+    if kind is None:
         return
-    v = ref._value
-    while isinstance(v, batching.BatchTracer):
-        if v._trace is value._trace:
+    trace = value._trace
+    t = ref._made_under
+    while t is not None:                 # made while the transformation ran?
+        if t is trace:
             return
-        v = v.val
-    raise Exception(
-        "performing a set/swap operation with vmapped value on an unbatched array "
-        f"reference of type {ref.type_str()}. Move the array reference to be an argument "
-        "to the vmapped function?")
+        t = getattr(t, "parent_trace", None)
+    v = ref._value
+    while isinstance(v, core.Tracer):    # or holding a value it transforms?
+        if v._trace is trace:
+            return
+        inner = next((f for k, (_, _, f) in _TRANSFORMED.items() if isinstance(v, k)),
+                     None)
+        if inner is None:
+            break
+        v = inner(v)
+    what, where, _ = _TRANSFORMED[kind]
+    raise Exception(f"performing a set/swap operation with {what} array reference of type "
+                    f"{ref.type_str()}. Move the array reference to be an argument {where}?")
 
 
 ref_hooks.register(scope=scope, takes_refs=_takes_refs, call=_call, vmap=_vmap,

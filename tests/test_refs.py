@@ -287,3 +287,27 @@ def test_custom_vjp_stashing_gradients_in_a_ref():
         assert repr(r) == "Ref(0., dtype=float32, weak_type=True)"   # no backward pass
         np.testing.assert_allclose(grad(1., r), 3 * np.cos(1.), rtol=1e-6)
         assert float(r[...]) == 3.       # the cotangent reaching stash_grads
+
+
+def test_differentiated_writes_need_a_differentiated_ref():
+    def err6(x, plumbing_ref):
+        y = x + x
+        plumbing_ref[...] += y
+        return y
+
+    def foo(x, plumbing_ref):
+        y = x + x
+        plumbing_ref[...] += jax.lax.stop_gradient(y)
+        return y
+
+    r = jax.new_ref(0.)
+    with pytest.raises(Exception, match=r"^performing a set/swap operation with a "
+                       "differentiated value on a non-differentiated array reference of "
+                       r"type Ref\{float32\[\]\}\. Move the array reference to be an "
+                       r"argument of the differentiated function\?$"):
+        jax.grad(err6)(1., r)
+    assert float(jax.grad(foo)(1., r)) == 2.
+    assert repr(r) == "Ref(2., dtype=float32)"
+    primal, tangent = jax.jvp(lambda x: foo(x, r), (1.,), (1.,))
+    assert (float(primal), float(tangent), float(r[...])) == (2., 2., 4.)
+    assert float(jax.jit(jax.grad(foo))(1., r)) == 2. and float(r[...]) == 6.
