@@ -4,15 +4,24 @@ A ``Ref`` is a box holding an array that indexing reads and assignment replaces.
 keeps the box's value functional: ``ref[idx] = v`` rebinds the box to
 ``value.at[idx].set(v)``, so under a transformation the box simply holds the traced value
 (a ``grad`` or ``jit`` of a function with internal refs sees ordinary array operations —
-JAX's "discharge" of state, done while tracing).
+JAX's "discharge" of state, done while tracing). The price: a jaxpr shows the discharged
+operations (``slice``, ``scatter``), not JAX's ``ref[idx] <- v`` equations.
 
-``jit`` is where refs cross a boundary. A ref passed to, or closed over by, a jitted
-function is *state*: the function is traced with the ref's value as an extra input, the
-ref's final value comes back as an extra output, and the call writes it into the ref.
-Such a call is traced anew each time (a closed-over ref's value is read at trace time), and
-JAX's rules are checked: no ref may be returned, passed twice, or both passed and closed
-over. A ``Scope`` (one per ``jit`` trace) notes which outer refs the trace touches and
-puts their values back when the trace ends, so that no tracer stays in a ref.
+Refs cross a boundary where a transformation runs a function once for many values:
+
+- ``jit``: a ref passed to, or closed over by, the function is *state*. The function is
+  traced with the ref's value as an extra input and its final value as an extra output,
+  which the call writes into the ref. Such a call is traced anew each time (a closed-over
+  ref's value is read at trace time). A ``Scope`` (one per ``jit`` trace) notes the outer
+  refs a trace touches and puts their values back when it ends, so no tracer stays in a
+  ref. JAX's rules are checked: no ref is returned, passed twice, or passed and closed over.
+- ``scan``, ``while_loop``, ``cond``: refs the body closes over join the carry (operands).
+- ``vmap``: a ref argument's value is mapped along its axis; ``custom_vjp``: ref arguments
+  are closed over. A mapped (differentiated) value written into a ref that ``vmap``
+  (``grad``) does not track is JAX's error.
+
+``jit``, the control-flow primitives, ``vmap`` and ``custom_vjp`` sit below this module:
+they reach it through ``jit.ref_hooks``.
 """
 from __future__ import annotations
 
@@ -261,34 +270,57 @@ def free_ref(r: Ref):
     r._value = None
 
 
+def _inner_refs(tree, is_ref, ref_values, others):
+    """Rebuild a call's ``(args, kwargs)`` from its flat leaves with a fresh ref (made
+    in the trace under way) for each ref leaf, holding the value given for it."""
+    inner = [Ref(v) for v in ref_values]
+    it_ref, it_other = iter(inner), iter(others)
+    args, kwargs = tree_util.tree_unflatten(
+        tree, [next(it_ref) if r else next(it_other) for r in is_ref])
+    return args, kwargs, inner
+
+
 def _takes_refs(args, kwargs) -> bool:
     return any(isinstance(x, Ref) for x in tree_util.tree_leaves((args, kwargs)))
 
 
-def _arg_names(jitted, args, kwargs):
-    """The name of each flat argument that is a ref, as JAX's messages give it."""
+def _arg_names(jitted, args, kwargs, static):
+    """The name of each flat (non-static) argument, as JAX's messages give it."""
     try:
         params = list(inspect.signature(jitted._fun).parameters)
     except (TypeError, ValueError):
         params = []
     names = []
     for i, a in enumerate(args):
-        name = params[i] if i < len(params) else f"args[{i}]"
-        for path, leaf in tree_util.tree_flatten_with_path(a)[0]:
-            names.append(name + tree_util.keystr(path))
+        if i not in static:
+            name = params[i] if i < len(params) else f"args[{i}]"
+            names += [name + tree_util.keystr(path)
+                      for path, _ in tree_util.tree_flatten_with_path(a)[0]]
     for k in sorted(kwargs):
-        for path, leaf in tree_util.tree_flatten_with_path(kwargs[k])[0]:
-            names.append(k + tree_util.keystr(path))
+        if k not in jitted._static_argnames:
+            names += [k + tree_util.keystr(path)
+                      for path, _ in tree_util.tree_flatten_with_path(kwargs[k])[0]]
     return names
+
+
+def _merge(static: dict, dyn) -> list:
+    """The positional arguments: the static ones (by position) among the others."""
+    rest = list(dyn)[::-1]
+    return [static[i] if i in static else rest.pop()
+            for i in range(len(static) + len(rest))]
 
 
 def _call(jitted, args, kwargs):
     """Run ``jit(f)(*args, **kwargs)`` where ``f`` takes or closes over refs: trace
     ``f`` with each ref's value as an input and its final value as an output."""
-    leaves, tree = tree_util.tree_flatten((args, kwargs))
+    static = {i: a for i, a in enumerate(args) if i in jitted._static_argnums}
+    static_kw = {k: v for k, v in kwargs.items() if k in jitted._static_argnames}
+    dyn = tuple(a for i, a in enumerate(args) if i not in static)
+    dyn_kw = {k: v for k, v in kwargs.items() if k not in static_kw}
+    leaves, tree = tree_util.tree_flatten((dyn, dyn_kw))
     is_ref = [isinstance(x, Ref) for x in leaves]
     passed = [x for x, r in zip(leaves, is_ref) if r]
-    names = [n for n, r in zip(_arg_names(jitted, args, kwargs), is_ref) if r]
+    names = [n for n, r in zip(_arg_names(jitted, args, kwargs, static), is_ref) if r]
     where = staging.fun_sourceinfo(jitted._fun)
     for i, r in enumerate(passed):
         for j in range(i):
@@ -302,11 +334,8 @@ def _call(jitted, args, kwargs):
 
     def stateful(ref_values, others):
         with scope() as s:
-            inner = [Ref(v) for v in ref_values]
-            it_ref, it_other = iter(inner), iter(others)
-            full = [next(it_ref) if r else next(it_other) for r in is_ref]
-            a, k = tree_util.tree_unflatten(tree, full)
-            out = jitted._fun(*a, **k)
+            dyn, dyn_kw, inner = _inner_refs(tree, is_ref, ref_values, others)
+            out = jitted._fun(*_merge(static, dyn), **static_kw, **dyn_kw)
             for x in tree_util.tree_leaves(out):
                 if isinstance(x, Ref):
                     origin = ("\n\nThe returned mutable array was passed in as the "
@@ -348,10 +377,7 @@ def _vmap(fun, in_axes, out_axes, axis_name, axis_size, args, kwargs):
     ref_dims = [d for d, r in zip(dims, is_ref) if r]
 
     def stateful(ref_values, others):
-        inner = [Ref(v) for v in ref_values]
-        it_ref, it_other = iter(inner), iter(others)
-        a, k = tree_util.tree_unflatten(
-            tree, [next(it_ref) if r else next(it_other) for r in is_ref])
+        a, k, inner = _inner_refs(tree, is_ref, ref_values, others)
         return fun(*a, **k), [r._value for r in inner]
 
     out, finals = vmap(stateful, in_axes=(ref_dims, [d for d, r in zip(dims, is_ref) if not r]),

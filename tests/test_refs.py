@@ -311,3 +311,13 @@ def test_differentiated_writes_need_a_differentiated_ref():
     primal, tangent = jax.jvp(lambda x: foo(x, r), (1.,), (1.,))
     assert (float(primal), float(tangent), float(r[...])) == (2., 2., 4.)
     assert float(jax.jit(jax.grad(foo))(1., r)) == 2. and float(r[...]) == 6.
+
+
+def test_jit_with_static_arguments_and_a_ref():
+    def scale_into(n, x_ref, *, power):
+        x_ref[...] = x_ref[...] * n ** power
+
+    f = jax.jit(scale_into, static_argnums=0, static_argnames="power")
+    r = jax.new_ref(jnp.arange(3.))
+    f(2, r, power=3)
+    np.testing.assert_array_equal(r[...], np.arange(3.) * 8)
