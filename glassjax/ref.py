@@ -208,7 +208,20 @@ class Ref:
         return self._value.unsafe_buffer_pointer()
 
     def __repr__(self):
-        return "Ref" + repr(self._value)[len("Array"):]
+        """``Ref([0., 1.], dtype=float32)``; under a transformation, its tracer's repr
+        with the ref's type in it (``JitTracer(Ref{float32[3]})``), as JAX prints."""
+        v = self._value
+        if isinstance(v, staging.DynamicJaxprTracer):
+            return f"JitTracer({self.jax_type})"
+        if isinstance(v, ad.LinearizeTracer):
+            tangent = core.get_aval(v.tangent).str_short(True)
+            return f"GradTracer(primal={new_ref(v.primal)!r}, typeof(tangent)=Ref{{{tangent}}})"
+        if isinstance(v, ad.JVPTracer):
+            return f"JVPTracer(primal={new_ref(v.primal)!r}, tangent={new_ref(v.tangent)!r})"
+        if isinstance(v, batching.BatchTracer):
+            return (f"VmapTracer(aval={self.jax_type}, "
+                    f"batched={AbstractRef(core.get_aval(v.val))})")
+        return "Ref" + repr(v)[len("Array"):]
 
     __str__ = __repr__
 

@@ -321,3 +321,29 @@ def test_jit_with_static_arguments_and_a_ref():
     r = jax.new_ref(jnp.arange(3.))
     f(2, r, power=3)
     np.testing.assert_array_equal(r[...], np.arange(3.) * 8)
+
+
+def test_refs_print_as_jax_prints_them_under_transformations(capsys):
+    @jax.jit
+    def f(x_ref):
+        print(x_ref)
+
+    def g(x):
+        print(jax.new_ref(x))
+
+    f(jax.new_ref(jnp.zeros(3)))
+    jax.grad(lambda x: (g(x), x)[1])(1.)
+    jax.vmap(g)(jnp.ones(2))
+    jax.jvp(g, (1.,), (1.,))
+    assert capsys.readouterr().out.splitlines() == [   # (JAX 0.10.2's output)
+        "JitTracer(Ref{float32[3]})",
+        "GradTracer(primal=Ref(1., dtype=float32, weak_type=True), "
+        "typeof(tangent)=Ref{f32[]})",
+        "VmapTracer(aval=Ref{float32[]}, batched=Ref{float32[2]})",
+        "JVPTracer(primal=Ref(1., dtype=float32, weak_type=True), "
+        "tangent=Ref(1., dtype=float32, weak_type=True))"]
+
+
+def test_staging_a_ref_argument_says_it_is_not_supported():
+    with pytest.raises(NotImplementedError, match="mutable array reference"):
+        jax.make_jaxpr(lambda r: r[0])(jax.new_ref(jnp.zeros(3)))
