@@ -347,3 +347,39 @@ def test_refs_print_as_jax_prints_them_under_transformations(capsys):
 def test_staging_a_ref_argument_says_it_is_not_supported():
     with pytest.raises(NotImplementedError, match="mutable array reference"):
         jax.make_jaxpr(lambda r: r[0])(jax.new_ref(jnp.zeros(3)))
+
+
+def test_compositions_of_jit_vmap_scan_and_grad():
+    def f(x, r):
+        r[...] += x * 2
+
+    xs = np.arange(3., dtype=np.float32)
+    for transformed in [jax.vmap(jax.jit(f)), jax.jit(jax.vmap(f))]:
+        r = jax.new_ref(jnp.zeros(3))
+        transformed(jnp.asarray(xs), r)
+        np.testing.assert_array_equal(r[...], 2 * xs)
+
+    c = jax.new_ref(0.)
+
+    @jax.jit
+    def h(xs):
+        def body(carry, x):
+            c[...] += x
+            return carry + c[...], None
+        return jax.lax.scan(body, 0., xs)[0]
+
+    xs4 = np.arange(4., dtype=np.float32)
+    assert float(h(jnp.asarray(xs4))) == np.cumsum(xs4).sum()
+    assert float(c[...]) == xs4.sum()
+
+    def loss(x):
+        acc = jax.new_ref(0.)
+
+        def body(_, xi):
+            acc[...] += jnp.sin(xi) * x
+            return None, None
+        jax.lax.scan(body, None, jnp.asarray(xs))
+        return acc[...]
+
+    for grad in [jax.grad(loss), jax.jit(jax.grad(loss))]:
+        np.testing.assert_allclose(grad(2.), np.sin(xs).sum(), rtol=1e-6)
