@@ -416,8 +416,10 @@ def _bound(refs, values):
 
 
 def _write_back(refs, values):
+    """The refs' new values, from a transformed call (checked as a write would be)."""
     for r, v in zip(refs, values):
         r._touch(write=True)
+        _check_write(r, v)
         r._value = v
 
 

@@ -383,3 +383,21 @@ def test_compositions_of_jit_vmap_scan_and_grad():
 
     for grad in [jax.grad(loss), jax.jit(jax.grad(loss))]:
         np.testing.assert_allclose(grad(2.), np.sin(xs).sum(), rtol=1e-6)
+
+
+def test_a_jitted_write_into_an_untracked_ref_is_checked_too():
+    c = jax.new_ref(0.)
+
+    @jax.jit
+    def f(x):
+        c[...] = x * 2
+        return x
+
+    with pytest.raises(Exception, match="with a differentiated value on a "
+                       "non-differentiated array reference"):
+        jax.grad(f)(1.)
+    with pytest.raises(Exception, match="with vmapped value on an unbatched array "
+                       "reference"):
+        jax.vmap(f)(jnp.arange(2.))
+    f(3.)
+    assert float(c[...]) == 6.
