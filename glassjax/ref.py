@@ -39,12 +39,14 @@ from glassjax.vmap_api import vmap
 from glassjax import numpy as jnp
 from glassjax import lax
 
-# The ``jit`` traces under way, outermost first.
+# The traces under way that refs may not leak out of (``jit``'s, and those of control-flow
+# bodies), outermost first.
 _scopes: list["Scope"] = []
 
 
 class Scope:
-    """The outer refs one ``jit`` trace reads or writes, with their values before."""
+    """The outer refs one trace (of ``jit``, or of a loop body or branch) reads or
+    writes, with their values before."""
 
     def __init__(self):
         self.depth = len(_scopes) + 1
@@ -100,11 +102,15 @@ def ds(start, size, stride: int = 1) -> Slice:
     return Slice(start, size, stride)
 
 
-def _windowed(idx, ndim):
+def _has_ds(idx) -> bool:
+    return any(isinstance(i, Slice) for i in (idx if isinstance(idx, tuple) else (idx,)))
+
+
+def _windowed(idx, shape):
     """Split an index holding ``jax.ds`` slices into the window they cut out
     (``starts``, ``sizes`` for ``dynamic_slice``) and the NumPy index into that window."""
     idx = idx if isinstance(idx, tuple) else (idx,)
-    starts, sizes, rest = [0] * ndim, [None] * ndim, []
+    starts, sizes, rest = [0] * len(shape), list(shape), []
     for axis, i in enumerate(idx):
         if isinstance(i, Slice):
             if any(j is Ellipsis or j is None for j in idx[:axis]):
@@ -122,7 +128,7 @@ class Ref:
 
     def __init__(self, value):
         self._value = value
-        self._depth = len(_scopes)       # created inside this many jit traces
+        self._depth = len(_scopes)       # created inside this many scopes
         self._made_under = core.trace_ctx.trace
 
     # -- its type ---------------------------------------------------------------------
@@ -156,19 +162,18 @@ class Ref:
     def _read(self, idx):
         if idx is Ellipsis:
             return self._value
-        if not any(isinstance(i, Slice) for i in (idx if isinstance(idx, tuple) else (idx,))):
+        if not _has_ds(idx):
             return self._value[idx]
-        starts, sizes, rest = _windowed(idx, self.ndim)
-        sizes = [n if k is None else k for n, k in zip(self.shape, sizes)]
+        starts, sizes, rest = _windowed(idx, self.shape)
         return lax.dynamic_slice(self._value, starts, sizes)[rest]
 
     def _write(self, idx, value):
+        """The ref's whole new value after ``ref[idx] = value``."""
         if idx is Ellipsis:
             return value
-        if not any(isinstance(i, Slice) for i in (idx if isinstance(idx, tuple) else (idx,))):
+        if not _has_ds(idx):
             return self._value.at[idx].set(value)
-        starts, sizes, rest = _windowed(idx, self.ndim)
-        sizes = [n if k is None else k for n, k in zip(self.shape, sizes)]
+        starts, sizes, rest = _windowed(idx, self.shape)
         window = lax.dynamic_slice(self._value, starts, sizes).at[rest].set(value)
         return lax.dynamic_update_slice(self._value, window, starts)
 
