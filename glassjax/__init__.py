@@ -43,6 +43,8 @@ from glassjax.array_creation import (make_array_from_callback,
                                      make_array_from_process_local_data,
                                      make_array_from_single_device_arrays)
 from glassjax.xla.dispatch import effects_barrier
+from glassjax.ref import Ref, ds, empty_ref, free_ref, freeze, new_ref
+from glassjax import ref  # noqa: E402  (jax.ref: get, set, swap, addupdate, ...)
 from glassjax import (ad_checkpoint, custom_batching, debug, distributed, dlpack, experimental,
                       export, flatten_util, image, lax, monitoring, nn, numpy, ops, profiler,
                       random, scipy, sharding, stages, state, test_util, typing)

@@ -348,7 +348,10 @@ def get_aval(x) -> ShapedArray:
 
 def typeof(x) -> ShapedArray:
     """The JAX type (abstract value) of ``x``: ``float32[3]``, ``~float32[]`` (weak);
-    ``jax.typeof``, with its error for values of no JAX type."""
+    ``jax.typeof``, with its error for values of no JAX type. A value that is no array
+    but has a JAX type (a mutable array reference) gives it as ``jax_type``."""
+    if hasattr(x, "jax_type"):
+        return x.jax_type
     try:
         return get_aval(x)
     except TypeError:

@@ -27,6 +27,7 @@ from glassjax.errors import UnexpectedTracerError
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.core import Rule
 from glassjax.interpreters.ad import SymbolicZero
+from glassjax.jit import ref_hooks
 from glassjax.tree_util import tree_flatten, tree_map, tree_unflatten
 from glassjax.xla import lowering
 
@@ -526,6 +527,9 @@ class custom_vjp:
             bwd = lambda res, ct: self.bwd(*static, res, ct)
         else:
             dyn_args, fun, fwd, bwd = args, self.fun, self.fwd, self.bwd
+        if ref_hooks.takes_refs(dyn_args, {}):      # refs are closed over (ref.py)
+            return ref_hooks.custom_vjp(fun, fwd, bwd, tuple(dyn_args),
+                                        self.symbolic_zeros)
         args_flat, in_tree = tree_flatten(tuple(dyn_args))
         in_avals = [core.get_aval(x) for x in args_flat]
         out_type: list = []

@@ -384,11 +384,31 @@ def fun_name(fun) -> str:
     return getattr(fun, "__name__", "<unnamed function>")
 
 
+class RefHooks(core.Slots):
+    """Mutable array references (ref.py, a higher layer) meet ``jit`` here.
+    ``scope()``: a context noting the refs a trace reads or writes (``.touched``), whose
+    values it puts back on exit; ``takes_refs(args, kwargs)``: whether refs are among the
+    arguments; ``call(jitted, args, kwargs)``: run a ``jit`` whose function takes or
+    closes over refs (the refs' new values come back as outputs); ``vmap(fun, in_axes,
+    out_axes, axis_name, axis_size, args, kwargs)``: the same for ``vmap``;
+    ``carry_refs(refs, loop, f, init, xs)``: run ``loop(f, init, xs)`` (a scan) whose body
+    ``f`` closes over ``refs``, carrying their values; ``while_refs(refs, while_loop,
+    cond_fun, body_fun, init)`` and ``branch_refs(refs, bind, funs, operands)``: the same
+    for ``while_loop`` and for the branches of ``cond``/``switch``; ``custom_vjp(fun,
+    fwd, bwd, args, symbolic_zeros)``: call a ``custom_vjp`` function taking refs."""
+    scope = takes_refs = call = vmap = carry_refs = while_refs = branch_refs = None
+    custom_vjp = None
+
+
+ref_hooks = RefHooks()
+
+
 class TraceResult(NamedTuple):
     closed_jaxpr: core.ClosedJaxpr   # tracer consts already turned into leading args
     lifted: list                     # values for those leading args
     out_tree: object
     in_tree: object
+    touches_refs: bool = False      # the function reads or writes mutable array refs
 
 
 # fun -> {cache key: TraceResult}; traces die with the function, and only the newest
@@ -478,7 +498,8 @@ class Jitted:
             if config.jax_explain_cache_misses:
                 cache_misses.explain(self._fun, list(per_fun), key, debug)
             start = time.perf_counter()
-            jaxpr, consts = api_util.trace_flat_call(flat, in_avals, debug)
+            with ref_hooks.scope() as refs:
+                jaxpr, consts = api_util.trace_flat_call(flat, in_avals, debug)
             closed, lifted = staging.close_over_concrete_consts(jaxpr, consts)
             elapsed = time.perf_counter() - start
             dispatch.log_compile("Finished tracing %s for jit in %.9f sec", self._name,
@@ -487,8 +508,9 @@ class Jitted:
                                                   fun_name=self._name)
             if config.jax_enable_checks:
                 core.check_jaxpr(closed.jaxpr)
-            result = TraceResult(closed, lifted, flat.out_tree[0], flat.in_tree)
-            if not lifted:
+            result = TraceResult(closed, lifted, flat.out_tree[0], flat.in_tree,
+                                 bool(refs.touched))
+            if not lifted and not refs.touched:
                 per_fun[key] = result
         return result, flat.leaves
 
@@ -523,7 +545,12 @@ class Jitted:
         self._refuse_tracing()      # (only a call C++ could not serve comes here)
         if self._in_shardings is not None and core.trace_ctx.trace is core.eval_trace:
             args = self._apply_in_shardings(args)
+        if ref_hooks.takes_refs(args, kwargs):
+            return ref_hooks.call(self, args, kwargs), None, False
         result, leaves = self._trace(args, kwargs)
+        if result.touches_refs and not getattr(self._fun, "discharges_refs", False):
+            # closed-over refs: their values become inputs and outputs
+            return ref_hooks.call(self, args, kwargs), None, False
         donated = self._donated_invars(args, kwargs, result)
         leaves = [self._place(x) for x in leaves]
         params = dict(jaxpr=result.closed_jaxpr, name=self._name, donated_invars=donated,
@@ -588,6 +615,11 @@ class Jitted:
     # -- ahead of time --------------------------------------------------------------------
 
     def trace(self, *args, **kwargs) -> "Traced":
+        if ref_hooks.takes_refs(args, kwargs):
+            raise NotImplementedError(
+                "glassjax cannot stage a mutable array reference as an input of a jaxpr "
+                "(make_jaxpr, trace, lower, eval_shape): its refs are discharged while "
+                "tracing (see glassjax/ref.py); call the jitted function instead")
         result, leaves = self._trace(args, kwargs)
         return Traced(self, result, self._donated_invars(args, kwargs, result),
                       [*result.lifted, *leaves])

@@ -18,7 +18,7 @@ import numpy as np
 
 from glassjax import core, source_info, tree_util
 from glassjax.interpreters import batching
-from glassjax.jit import fun_name
+from glassjax.jit import fun_name, ref_hooks
 
 
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
@@ -52,6 +52,9 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
     del spmd_axis_name
 
     def vmap_f(*args, **kwargs):
+        if ref_hooks.takes_refs(args, kwargs):
+            return ref_hooks.vmap(fun, in_axes, out_axes, axis_name, axis_size, args,
+                                  kwargs)
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError("vmap in_axes must be an int, None, or a tuple of entries "
                              "corresponding to the positional arguments passed to the "

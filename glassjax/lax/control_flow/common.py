@@ -24,6 +24,7 @@ import numpy as np
 from glassjax import config, core, tree_util
 from glassjax.core import ClosedJaxpr, Jaxpr, Var
 from glassjax.interpreters import staging
+from glassjax.jit import ref_hooks
 from glassjax.lax import structural
 from glassjax.lax.structural import _asarray
 from glassjax.xla import dispatch, lowering, runtime
@@ -35,13 +36,15 @@ from glassjax.xla import dispatch, lowering, runtime
 
 class TracedFun:
     """A function traced for a control-flow primitive: ``jaxpr`` takes ``(*consts,
-    *flat args)`` and has no constvars; ``consts`` are the values closed over."""
-    __slots__ = ("jaxpr", "consts", "out_tree")
+    *flat args)`` and has no constvars; ``consts`` are the values closed over; ``refs``
+    the mutable array references (``jax.new_ref``) it reads or writes."""
+    __slots__ = ("jaxpr", "consts", "out_tree", "refs")
 
-    def __init__(self, jaxpr: ClosedJaxpr, consts: list, out_tree):
+    def __init__(self, jaxpr: ClosedJaxpr, consts: list, out_tree, refs=()):
         self.jaxpr = jaxpr
         self.consts = consts
         self.out_tree = out_tree
+        self.refs = refs
 
     out_avals = property(lambda self: self.jaxpr.out_avals)
 
@@ -53,7 +56,8 @@ _cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 def memoize(fun, key, build: Callable):
     """``build()``, remembered for ``(fun, key)`` while ``fun`` lives. Results that hold
     tracers (values closed over from an enclosing trace) are never remembered: they
-    belong to that trace only."""
+    belong to that trace only; nor are those of functions reading or writing refs
+    (``jax.new_ref``), whose values are taken at trace time."""
     full_key = (key, config.trace_context(), tuple(core.trace_ctx.axis_env.items()))
     try:
         per_fun = _cache.setdefault(fun, {})
@@ -62,8 +66,9 @@ def memoize(fun, key, build: Callable):
     hit = per_fun.get(full_key)
     if hit is not None:
         return hit
-    result = build()
-    if not _holds_tracers(result):
+    with ref_hooks.scope() as refs:
+        result = build()
+    if not _holds_tracers(result) and not refs.touched:
         per_fun[full_key] = result
     return result
 
@@ -94,9 +99,11 @@ def trace_fun(fun: Callable, in_tree, in_avals: Sequence, traced_for: str,
             out_tree.append(tree)
             return leaves_out
 
-        jaxpr, consts, _ = staging.trace_to_jaxpr(flat_fun, in_avals, debug)
+        with ref_hooks.scope() as refs:
+            jaxpr, consts, _ = staging.trace_to_jaxpr(flat_fun, in_avals, debug)
         closed = ClosedJaxpr(staging.convert_constvars_jaxpr(jaxpr), [])
-        return TracedFun(closed, list(consts), out_tree[0])
+        return TracedFun(closed, list(consts), out_tree[0],
+                         tuple(r for r, _ in refs.touched.values()))
     return memoize(fun, ("trace", in_tree, tuple(in_avals), traced_for), build)
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from glassjax import config, core, dtypes, tree_util
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.lax import elementwise, structural
+from glassjax.jit import ref_hooks
 from glassjax.lax.control_flow import common
 from glassjax.lax.control_flow.common import split_list
 from glassjax.lax.elementwise import _const
@@ -192,10 +193,15 @@ def _bind_cond(make_index, funs, operands, api_name, names, reverse_branches=Fal
                          for j in jaxprs)
         if reverse_branches:
             branches = branches[::-1]
-        return branches, consts, traced[0].out_tree, in_fwd
+        refs = tuple({id(r): r for t in traced for r in t.refs}.values())
+        return branches, consts, traced[0].out_tree, in_fwd, refs
 
-    branches, consts, out_tree, in_fwd = common.memoize(
+    branches, consts, out_tree, in_fwd, refs = common.memoize(
         funs[0], ("cond", funs[1:], in_tree, avals, api_name), build)
+    if refs:      # the branches close over refs: their values become operands and outputs
+        return ref_hooks.branch_refs(refs, lambda fs, ops: _bind_cond(
+            make_index, fs, ops, api_name, names, reverse_branches, **params), funs,
+            operands)
     outs = iter(cond_p.bind(make_index(), *consts, *leaves, branches=branches, **params))
     all_inputs = [*consts, *leaves]
     outs = [next(outs) if f is None else common.asarray(all_inputs[f]) for f in in_fwd]

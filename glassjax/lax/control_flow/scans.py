@@ -21,7 +21,7 @@ import numpy as np
 from glassjax import config, core, tree_util
 from glassjax.errors import ConcretizationTypeError
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
-from glassjax.jit import jit_p
+from glassjax.jit import jit_p, ref_hooks
 from glassjax.lax import elementwise, slicing, structural
 from glassjax.lax.control_flow import common
 from glassjax.lax.control_flow.common import merge_lists, partition_list, split_list
@@ -55,6 +55,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         return traced, children[0], children[1]
 
     traced, carry_tree, ys_tree = trace(init_avals)
+    if traced.refs:     # the body closes over refs: their values join the carry
+        return ref_hooks.carry_refs(traced.refs, functools.partial(
+            scan, length=length, reverse=reverse, unroll=unroll), f, init, xs)
     num_carry = len(init_flat)
     carry_avals_out = traced.out_avals[:carry_tree.num_leaves]
     if carry_tree.num_leaves != num_carry:

@@ -21,6 +21,7 @@ from glassjax import config, core, dtypes, tree_util
 from glassjax.errors import ConcretizationTypeError
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.lax import elementwise, reductions
+from glassjax.jit import ref_hooks
 from glassjax.lax.control_flow import common
 from glassjax.lax.control_flow.common import merge_lists, partition_list, split_list
 from glassjax.xla import dispatch, lowering
@@ -49,6 +50,9 @@ def while_loop(cond_fun, body_fun, init_val):
         return cond, body
 
     cond, body = trace(init_avals)
+    if cond.refs or body.refs:      # refs closed over: their values join the carry
+        return ref_hooks.while_refs(tuple({id(r): r for r in cond.refs + body.refs}.values()),
+                                    while_loop, cond_fun, body_fun, init_val)
     if len(body.out_avals) != len(init_avals):
         common.check_carry_type("while_loop body", body_fun, init_tree, init_avals,
                                 body.out_tree, body.out_avals)
