@@ -670,6 +670,8 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
                              backend=backend, inline=inline, keep_unused=keep_unused)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
+    weakref.ref(fun)    # TypeError for objects with no weak references (jaxlib's C++
+    #                     dispatcher keys its caches on them, and crashes without)
     if device is not None or backend is not None:
         warnings.warn("backend and device argument on jit is deprecated. You can use "
                       "`jax.device_put(..., jax.local_devices(backend=\"cpu\")[0])` on the "

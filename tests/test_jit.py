@@ -446,3 +446,16 @@ def test_device_and_backend_arguments_are_deprecated():
                                                 "deprecated"):
         g = jax.jit(lambda x: x, backend="cpu")
     assert g(1.0) == 1.0
+
+
+def test_a_callable_without_weak_references_is_refused_not_crashed():
+    """jaxlib's C++ dispatcher keys its caches on weak references to the function; an
+    object that has none gets JAX's TypeError (it once crashed the interpreter)."""
+    class NoWeakRefs:
+        __slots__ = ()
+
+        def __call__(self, x):
+            return x + 1
+    for _ in range(2):
+        with pytest.raises(TypeError, match="cannot create weak reference to 'NoWeakRefs'"):
+            jax.jit(NoWeakRefs())
