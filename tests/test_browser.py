@@ -102,8 +102,14 @@ def lab(tmp_path_factory):
                     for i, src in enumerate(CELLS)]}
     (work / "explorer.ipynb").write_text(json.dumps(nb))
     port = free_port()
+    # No question about Jupyter's news feed over the widgets (nor a request for it).
+    notification = work / "settings" / "@jupyterlab" / "apputils-extension"
+    notification.mkdir(parents=True)
+    (notification / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(work / "runtime"),
            "JUPYTERLAB_WORKSPACES_DIR": str(work / "workspaces"),
+           "JUPYTERLAB_SETTINGS_DIR": str(work / "settings"),
            "JUPYTER_CONFIG_DIR": str(work / "config")}
     log = open(work / "server.log", "w")
     server = subprocess.Popen(
