@@ -126,7 +126,10 @@ class Ref:
     """A mutable array reference (JAX's ``jax.Ref``): ``ref[idx]`` reads, ``ref[idx] = v``
     writes, with NumPy indexing (ints, slices, ``...``, integer arrays, ``jax.ds``)."""
 
+    made = False        # any ref yet? (until then jit and vmap need not look for them)
+
     def __init__(self, value):
+        Ref.made = True
         self._value = value
         self._depth = len(_scopes)       # created inside this many scopes
         self._made_under = core.trace_ctx.trace
@@ -299,7 +302,8 @@ def _inner_refs(tree, is_ref, ref_values, others):
 
 
 def _takes_refs(args, kwargs) -> bool:
-    return any(isinstance(x, Ref) for x in tree_util.tree_leaves((args, kwargs)))
+    return Ref.made and any(isinstance(x, Ref)
+                            for x in tree_util.tree_leaves((args, kwargs)))
 
 
 def _arg_names(jitted, args, kwargs, static):

@@ -9,8 +9,9 @@ import subprocess
 import pytest
 
 import glassjax.numpy as jnp
-from glassjax import lax, make_jaxpr
+from glassjax import make_jaxpr
 from glassjax.notebook import explorer
+from test_explorer import nested        # while ∘ scan ∘ cond
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NODE = shutil.which("node")
@@ -38,16 +39,6 @@ const visit = (graph) => {
 visit(model);
 console.log(JSON.stringify(out));
 """
-
-
-def nested(x):
-    def step(c, _):
-        c = lax.cond(c.sum() > 0, lambda c: jnp.sin(c), lambda c: jnp.cos(c) * 2.0, c)
-        return c, c.sum()
-
-    def body(c):
-        return lax.scan(step, c, None, length=3)[0]
-    return lax.while_loop(lambda c: c.sum() < 10.0, body, x)
 
 
 def wide(x):

@@ -10,16 +10,11 @@ from glassjax.notebook import graph as graph_lib
 from glassjax.notebook.naming import PrintedNames
 from glassjax.notebook.explorer import View
 from glassjax.notebook.text_lines import TextLinks, eqn_lines, parse_node_id
+from test_explorer import nested as while_scan_cond
 
 
 def nested(x):
-    def step(c, _):
-        c = lax.cond(c.sum() > 0, lambda c: jnp.sin(c), lambda c: jnp.cos(c) * 2.0, c)
-        return c, c.sum()
-
-    def body(c):
-        return lax.scan(step, c, None, length=3)[0]
-    y = lax.while_loop(lambda c: c.sum() < 10.0, body, x)
+    y = while_scan_cond(x)
     jax.debug.print("y {}", y)                  # an equation with no outputs
     return jax.jit(lambda z: jnp.tanh(z) + 1.0)(y)
 
