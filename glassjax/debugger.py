@@ -164,14 +164,11 @@ class CliDebugger(cmd.Cmd):
         return True
     do_c = do_cont = do_continue
 
-    def do_EOF(self, arg):
-        """End of input: nobody is there to type, so continue the program."""
-        return True
-
     def do_quit(self, arg):
-        """q(uit) / exit: end the program."""
+        """q(uit) / exit, or the end of input: end the program (as JAX's jdb does; under
+        ``jit`` the exit surfaces as the callback's ``JaxRuntimeError``)."""
         sys.exit(0)
-    do_q = do_exit = do_quit
+    do_q = do_EOF = do_exit = do_quit
 
     def run(self):
         while True:

@@ -50,10 +50,15 @@ def test_breakpoint_under_jit_sees_the_runtime_values():
     assert "      effect=Debug\n      partitioned=False\n    ] a b" in text
 
 
-def test_breakpoint_without_input_continues():
+def test_breakpoint_at_end_of_input_quits_as_jax_does():
+    """End of input is ``quit``: the program exits (eagerly SystemExit; under jit the
+    exit surfaces as the callback's runtime error)."""
     out = io.StringIO()
-    assert _f(out, "")(2.0) == np.float32(np.sin(2.0) * 2)
+    with pytest.raises(SystemExit):
+        _f(out, "")(2.0)
     assert out.getvalue() == "Entering jdb:\n(jdb) "
+    with pytest.raises(jax.errors.JaxRuntimeError, match="CpuCallback error"):
+        jax.jit(_f(io.StringIO(), ""))(2.0)
 
 
 def test_breakpoint_with_token_and_options():

@@ -55,6 +55,15 @@ TUTORIALS = {
     "custom_pytrees": "custom_pytrees.md",
     "external_callbacks": "external-callbacks.md",
     "shard_map": "notebooks/shard_map.md",
+    "parallel": "parallel.md",
+    "autodiff_remat": "notebooks/autodiff_remat.md",
+    "type_promotion": "jep/9407-type-promotion.md",
+    "convolutions": "notebooks/convolutions.md",
+    "vmapped_log_probs": "notebooks/vmapped_log_probs.md",
+    "debugging": "debugging.md",
+    "autodidax": "autodidax.md",
+    "autodidax2_part1": "autodidax2_part1.md",
+    "layout": "notebooks/layout.md",
 }
 
 _CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
