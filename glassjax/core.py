@@ -64,12 +64,14 @@ class Hooks(Slots):
     ``stage_custom_jvp`` / ``stage_custom_vjp``: how staging records a custom-derivative
     call (custom_derivatives.py). ``linearize`` and ``linear_transpose``: the pytree
     differentiation API that ``custom_root`` / ``custom_linear_solve`` hand to the user's
-    solvers (ad_api.py)."""
+    solvers (ad_api.py). ``type_sharding(recorded, ndim)``: ``ShapedArray.sharding``, the
+    recorded ``(mesh, spec)`` as a NamedSharding (named_sharding.py)."""
     pp_jaxpr = pp_eqn = None
     index_in_dim = broadcast_in_dim = transpose = expand_dims = add_any = None
     convert_element_type = stop_gradient = None
     stage_custom_jvp = stage_custom_vjp = None
     linearize = linear_transpose = None
+    type_sharding = None
 
 
 hooks = Hooks()
@@ -86,6 +88,16 @@ class ManualAxisType(NamedTuple):
     reduced: frozenset = frozenset()
 
 
+_KEEP = object()     # (``ShapedArray.update``: "this field as it is")
+
+
+def _dim_with_axes(size, axes) -> str:
+    """One dimension of a sharded type: ``8``, ``8@X`` or ``8@(X,Y)``."""
+    if axes is None:
+        return str(size)
+    return f"{size}@{axes}" if isinstance(axes, str) else f"{size}@({','.join(axes)})"
+
+
 class ShapedArray:
     """The abstract value of an array: shape, dtype and weak type, but no data.
 
@@ -93,11 +105,19 @@ class ShapedArray:
     manual mesh axes it *varies* over (``vma``, in mesh order): a block of an input split
     over ``'x'`` varies over ``'x'``, ``psum(v, 'x')`` no longer does. It prints as
     ``f32[2,2]{V:x}``. Equality ignores it: it describes a value, it does not change
-    which values an operation accepts."""
-    __slots__ = ("shape", "dtype", "weak_type", "vma")
+    which values an operation accepts.
+
+    On a mesh whose axes are ``Explicit`` the type also says how the value is split
+    (JAX's *sharding in types*): ``_sharding`` is ``(abstract mesh, spec)``, the spec one
+    entry per dimension (None, an axis name, or a tuple of names). It prints as
+    ``f32[8@X,4]``; ``.sharding`` presents it as a ``NamedSharding``. None, the usual
+    case, means no dimension is split over an Explicit axis. Primitives compute it with
+    their ``sharding_rule`` (``Primitive.abstract_eval``). Equality ignores it too (jit
+    keys its traces on it separately)."""
+    __slots__ = ("shape", "dtype", "weak_type", "vma", "_sharding")
     array_abstraction_level = 1
 
-    def __init__(self, shape, dtype, weak_type=False, vma=()):
+    def __init__(self, shape, dtype, weak_type=False, vma=(), sharding=None):
         self.shape = tuple(map(int, shape))
         try:
             self.dtype = np.dtype(dtype)
@@ -107,6 +127,7 @@ class ShapedArray:
             self.dtype = dtype
         self.weak_type = bool(weak_type)
         self.vma = vma
+        self._sharding = sharding
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
@@ -116,11 +137,21 @@ class ShapedArray:
         """JAX's name for the manual-axes part of the type (``.varying``: the vma)."""
         return ManualAxisType(frozenset(self.vma))
 
-    def update(self, shape=None, dtype=None, weak_type=None, vma=None):
+    @property
+    def sharding(self):
+        """How the value is split, as a ``NamedSharding`` over an abstract mesh (over no
+        mesh, with a spec of Nones, when it is not split over Explicit axes)."""
+        return hooks.type_sharding(self._sharding, self.ndim)
+
+    def update(self, shape=None, dtype=None, weak_type=None, vma=None, sharding=_KEEP):
+        """A copy with some fields replaced. A new shape drops the sharding unless one
+        is given (the old spec describes other dimensions)."""
+        if sharding is _KEEP:
+            sharding = self._sharding if shape is None else None
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type,
-                           self.vma if vma is None else vma)
+                           self.vma if vma is None else vma, sharding)
 
     def strip_weak_type(self):
         return self.update(weak_type=False) if self.weak_type else self
@@ -135,7 +166,10 @@ class ShapedArray:
     def str_short(self, short_dtypes=False):
         name = (dtypes.short_dtype_name(self.dtype) if short_dtypes
                 else dtypes.dtype_to_string(self.dtype))
-        text = f"{name}[{','.join(str(d) for d in self.shape)}]"
+        if self._sharding is None:
+            text = f"{name}[{','.join(str(d) for d in self.shape)}]"
+        else:
+            text = f"{name}[{','.join(map(_dim_with_axes, self.shape, self._sharding[1]))}]"
         if self.vma:
             axes = self.vma[0] if len(self.vma) == 1 else f"({','.join(self.vma)})"
             text += f"{{V:{axes}}}"
@@ -152,7 +186,8 @@ class ShapedArray:
         """The aval of a tangent/cotangent for values of this aval: same shape and weak
         type; integer and boolean values have ``float0`` tangents."""
         dtype = dtypes.tangent_dtype(self.dtype)
-        return self if dtype == self.dtype else ShapedArray(self.shape, dtype, self.weak_type)
+        return self if dtype == self.dtype else ShapedArray(self.shape, dtype, self.weak_type,
+                                                            sharding=self._sharding)
 
     at_least_vspace = to_tangent_aval
 
@@ -531,12 +566,23 @@ def jaxpr_as_fun(closed_jaxpr: ClosedJaxpr):
 # Primitives
 # ----------------------------------------------------------------------------------------
 
+class ShardingTypeError(Exception):
+    """Operands whose shardings (in their types) an operation cannot combine."""
+
+
 class Primitive:
     """A named operation. Its rules live in tables filled next to its definition:
     ``impl`` (run eagerly) and ``abstract_eval`` here; lowering, jvp, transpose and
-    batching rules in their interpreters' tables."""
+    batching rules in their interpreters' tables.
+
+    ``sharding_rule(*avals, **params)``: sharding in types. Given operands of which some
+    are split over Explicit mesh axes (or an ``out_sharding`` / ``sharding`` param over
+    such a mesh), the spec of the output (one entry per dimension; a list of specs with
+    ``multiple_results``), or None for "not split"; a primitive without the rule gives
+    unsplit outputs."""
     multiple_results = False
     call_primitive = False   # takes a jaxpr param and is transparent to transformations
+    sharding_rule = None
 
     def __init__(self, name: str):
         self.name = name
@@ -558,7 +604,16 @@ class Primitive:
         """Output aval(s) for input avals; a list when ``multiple_results``."""
         if self.abstract_eval_rule is None:
             raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
-        return self.abstract_eval_rule(*avals, **params)
+        out = self.abstract_eval_rule(*avals, **params)
+        for a in avals:
+            if getattr(a, "_sharding", None) is not None:
+                return _split_outputs(self, avals, out, a._sharding[0], params)
+        if params:      # an output sharding asked for by a param (broadcast_in_dim's, ...)
+            asked = params.get("out_sharding") or params.get("sharding")
+            mesh = getattr(asked, "mesh", None)
+            if mesh is not None and mesh.explicit_axes:
+                return _split_outputs(self, avals, out, mesh.abstract_mesh, params)
+        return out
 
     def bind(self, *args, **params):
         """Apply the primitive: hand it to the current trace."""
@@ -571,6 +626,32 @@ class Primitive:
     def get_bind_params(self, params):
         """Split eqn params into (subfunctions, bind params): identity for most primitives."""
         return [], params
+
+
+def _split_outputs(prim, avals, out, mesh, params):
+    """Sharding in types: the outputs of ``prim`` on operands split over the Explicit
+    axes of ``mesh``, typed by its ``sharding_rule``. A mesh axis may split one
+    dimension only: JAX's error otherwise."""
+    specs = prim.sharding_rule(*avals, **params) if prim.sharding_rule else None
+    if not prim.multiple_results:
+        return _split_like(prim, avals, out, mesh, specs)
+    return [_split_like(prim, avals, o, mesh, s)
+            for o, s in zip(out, specs or [None] * len(out))]
+
+
+def _split_like(prim, avals, out, mesh, spec):
+    if type(out) is not ShapedArray:
+        return out
+    if spec is None or not any(spec):
+        return out if out._sharding is None else out.update(sharding=None)
+    typed = out.update(sharding=(mesh, tuple(spec)))
+    axes = [a for e in spec if e is not None for a in ((e,) if isinstance(e, str) else e)]
+    if len(axes) != len(set(axes)):
+        operands = ", ".join(a.str_short(short_dtypes=True) for a in avals)
+        raise ShardingTypeError(f"{prim} operation with inputs: {operands} produces an "
+                                f"illegally sharded result: "
+                                f"{typed.str_short(short_dtypes=True)}")
+    return typed
 
 
 # ----------------------------------------------------------------------------------------

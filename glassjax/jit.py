@@ -485,7 +485,8 @@ class Jitted:
         # are not part of the key: ``jit(f)``, ``jit(f, donate_argnums=0)``,
         # ``make_jaxpr(f)`` and ``eval_shape(f, ...)`` all share one trace of ``f``.
         key = (flat.in_tree, tuple(in_avals), flat.static_args, config.trace_context(),
-               tuple(core.trace_ctx.axis_env.items()))
+               tuple(core.trace_ctx.axis_env.items()),
+               tuple(getattr(a, "_sharding", None) for a in in_avals))  # (not in aval ==)
         try:
             per_fun = _traces_of(self._fun)
         except TypeError:          # not weak-referenceable: no cache

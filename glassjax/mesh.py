@@ -20,7 +20,7 @@ import enum
 import functools
 import math
 import threading
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 from jaxlib import _jax
@@ -169,9 +169,14 @@ class Mesh(_MeshShape):
     def is_multi_process(self) -> bool:
         return self.devices.size != len(self.local_devices)
 
-    @property
+    @functools.cached_property
     def abstract_mesh(self) -> "AbstractMesh":
-        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+        """The mesh without its devices (but with their kind): what types refer to."""
+        if self.empty:
+            return AbstractMesh((), ())
+        d = self.devices.flat[0]
+        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types,
+                            abstract_device=AbstractDevice(d.device_kind, None, d.platform))
 
     # ``with mesh:`` is JAX's old spelling of ``with set_mesh(mesh):``.
     def __enter__(self):
@@ -183,17 +188,37 @@ class Mesh(_MeshShape):
         return False
 
 
-class AbstractMesh(_MeshShape):
-    """Axis names, sizes and types without devices: what tracing needs of a mesh."""
+class AbstractDevice(NamedTuple):
+    """What a mesh made of devices knows of them once the devices are gone: their kind
+    (``cpu``), core count (None on CPUs) and platform."""
+    device_kind: str
+    num_cores: int | None
+    platform: str
 
-    def __init__(self, axis_sizes: tuple, axis_names: tuple, axis_types=None):
+    def __repr__(self):
+        return f"AbstractDevice({self._repr()})"
+
+    def _repr(self):
+        return (f"device_kind={self.device_kind}, num_cores={self.num_cores}, "
+                f"platform={self.platform}")
+
+
+class AbstractMesh(_MeshShape):
+    """Axis names, sizes and types without devices: what tracing needs of a mesh (and
+    what a value's type names, ``float32[8@X]``). A mesh's own ``abstract_mesh`` also
+    keeps the kind of its devices."""
+    _internal_device_list = None        # (jaxlib's NamedSharding asks every mesh)
+
+    def __init__(self, axis_sizes: tuple, axis_names: tuple, axis_types=None, *,
+                 abstract_device: AbstractDevice | None = None):
         self.axis_sizes = tuple(axis_sizes)
         self.axis_names = tuple(axis_names)
         self.axis_types = _normalize_axis_types(self.axis_names, axis_types,
                                                 "AbstractMesh")
+        self.abstract_device = abstract_device
 
     def _key(self):
-        return (self.axis_sizes, self.axis_names, self.axis_types)
+        return (self.axis_sizes, self.axis_names, self.axis_types, self.abstract_device)
 
     def __eq__(self, other):
         return isinstance(other, AbstractMesh) and self._key() == other._key()
@@ -202,8 +227,9 @@ class AbstractMesh(_MeshShape):
         return hash(self._key())
 
     def __repr__(self):
+        device = "" if self.abstract_device is None else f", {self.abstract_device._repr()}"
         return (f"AbstractMesh({self._shape_str() or '()'}, "
-                f"axis_types={self.axis_types})")
+                f"axis_types={self.axis_types}{device})")
 
     @property
     def abstract_mesh(self) -> "AbstractMesh":
@@ -212,7 +238,8 @@ class AbstractMesh(_MeshShape):
     def update(self, axis_sizes=None, axis_names=None, axis_types=None):
         return AbstractMesh(self.axis_sizes if axis_sizes is None else axis_sizes,
                             self.axis_names if axis_names is None else axis_names,
-                            self.axis_types if axis_types is None else axis_types)
+                            self.axis_types if axis_types is None else axis_types,
+                            abstract_device=self.abstract_device)
 
 
 # ----------------------------------------------------------------------------------------

@@ -24,7 +24,8 @@ import math
 
 from jaxlib import xla_client as xc
 
-from glassjax.mesh import Mesh, PartitionSpec, get_mesh
+from glassjax import core
+from glassjax.mesh import AbstractMesh, Mesh, PartitionSpec, get_mesh
 from glassjax.xla import runtime
 
 
@@ -145,8 +146,8 @@ class _NamedShardingMethods(runtime.ShardingMethods):
                 self._memory_kind == other._memory_kind)
 
     def __repr__(self):
-        return (f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}, "
-                f"memory_kind={self.memory_kind})")
+        kind = "" if self.memory_kind is None else f", memory_kind={self.memory_kind}"
+        return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}{kind})"
 
     def with_spec(self, spec):
         return NamedSharding(self.mesh, spec, memory_kind=self._memory_kind)
@@ -175,6 +176,11 @@ def _hlo_sharding(axis_names, axis_sizes, per_dim):
 
 
 def _make_named_sharding(mesh, spec, *, memory_kind=None):
+    """Over a concrete mesh the memory kind defaults to ``device``; over an abstract one
+    (a value's type) there is no memory to name unless asked."""
+    if isinstance(mesh, AbstractMesh):
+        with runtime.answering_jaxlib_imports():
+            return _CppNamedSharding(mesh, spec, memory_kind)
     if not isinstance(mesh, Mesh):
         raise TypeError(f"mesh should be of type `jax.sharding.Mesh`. Got {mesh} of type "
                         f"{type(mesh)}")
@@ -207,6 +213,43 @@ def as_typed(sharding, ndim: int):
     if not isinstance(sharding, NamedSharding) or not sharding.mesh.explicit_axes:
         return sharding
     return sharding.with_spec(sharding.spec._normalized_spec_for_aval(ndim))
+
+
+# -- sharding in types ---------------------------------------------------------------------
+
+def type_sharding(sharding, ndim: int):
+    """The part of an array's layout its type records, as ``ShapedArray._sharding``:
+    ``(abstract mesh, spec)`` with one spec entry per dimension naming only the mesh's
+    ``Explicit`` axes; None when no dimension is split over one (``Auto`` axes are the
+    compiler's business, not the type's)."""
+    if not isinstance(sharding, NamedSharding) or not sharding.mesh.explicit_axes:
+        return None
+    explicit = set(sharding.mesh.explicit_axes)
+    spec = []
+    for axes in dim_axes(sharding.spec, ndim):
+        kept = tuple(a for a in axes if a in explicit)
+        spec.append(None if not kept else kept[0] if len(kept) == 1 else kept)
+    return (sharding.mesh.abstract_mesh, tuple(spec)) if any(spec) else None
+
+
+def typed_aval(aval: core.ShapedArray, sharding) -> core.ShapedArray:
+    """``aval`` with the type part of ``sharding`` (an array's layout) recorded."""
+    if type(aval) is not core.ShapedArray:      # (tokens)
+        return aval
+    typed = type_sharding(sharding, aval.ndim)
+    return aval if typed == aval._sharding else aval.update(sharding=typed)
+
+
+def _present(typed, ndim: int):
+    """``ShapedArray.sharding``: the recorded ``(mesh, spec)`` as a NamedSharding over
+    the abstract mesh (over the empty mesh, all None, when nothing is recorded)."""
+    if typed is None:
+        return NamedSharding(AbstractMesh((), ()), PartitionSpec(*[None] * ndim))
+    return NamedSharding(typed[0], PartitionSpec(*typed[1]))
+
+
+core.hooks.type_sharding = _present
+runtime.typed_aval = typed_aval
 
 
 def spec_to_sharding(sharding, fname: str):

@@ -38,8 +38,8 @@ from jaxlib.mlir.dialects import sdy
 from glassjax import core, tree_util
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.mesh import AxisType, Mesh, PartitionSpec, get_mesh
-from glassjax.named_sharding import NamedSharding, dim_axes, sdy_dims, splits
-from glassjax.lax import parallel, structural
+from glassjax.named_sharding import NamedSharding, dim_axes, sdy_dims, splits, typed_aval
+from glassjax.lax import parallel, structural, utils as lax_utils
 from glassjax.xla import dispatch, lowering
 
 P = PartitionSpec
@@ -87,10 +87,14 @@ shard_map_p = ShardMapPrimitive("shard_map")
 
 def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma,
                    newly_manual_axes):
-    return [unshard_aval(mesh, s, a) for s, a in zip(out_specs, jaxpr.out_avals)]
+    """The glued outputs; over Explicit axes their split is part of their type."""
+    return [typed_aval(unshard_aval(mesh, s, a), NamedSharding(mesh, s))
+            for s, a in zip(out_specs, jaxpr.out_avals)]
 
 
 shard_map_p.def_abstract_eval(_abstract_eval)
+shard_map_p.sharding_rule = lambda *avals, **params: [
+    lax_utils.spec_of(a) for a in _abstract_eval(*avals, **params)]
 shard_map_p.def_impl(lambda *args, **params: dispatch.apply_primitive(shard_map_p, *args,
                                                                       **params))
 staging.effects_rules[shard_map_p] = lambda jaxpr, **_: jaxpr.effects
@@ -637,24 +641,17 @@ def _check_inferable(mesh, manual):
 
 
 def _inferred_spec(mesh, manual, x):
-    """The spec of argument ``x`` over the manual axes: its NamedSharding's over a mesh
-    like ``mesh`` (an array elsewhere is whole on every device). JAX reads it from the
-    argument's type; glassjax's types carry no shardings, so a traced argument (inside
-    ``jit``) cannot say."""
-    if isinstance(x, core.Tracer):
-        raise NotImplementedError(
-            "shard_map without in_specs of a traced argument (inside jit or another "
-            "transformation): glassjax's types carry no shardings to infer them from; "
-            "pass in_specs")
-    sharding = getattr(x, "sharding", None)
-    ndim = np.ndim(x)
-    if not isinstance(sharding, NamedSharding) or \
-            sharding.mesh.abstract_mesh != mesh.abstract_mesh:
-        return P(*[None] * ndim)
+    """The spec of argument ``x`` over the manual axes, read from its type (sharding in
+    types: an array, or a tracer inside ``jit``, split over Explicit axes of a mesh
+    like ``mesh``); anything else is whole on every device."""
+    aval = core.get_aval(x)
+    typed = getattr(aval, "_sharding", None)
+    if typed is None or typed[0] != mesh.abstract_mesh:
+        return P(*[None] * aval.ndim)
     return P(*[None if p is None else
                tuple(a for a in p if a in manual) or None if isinstance(p, tuple) else
                p if p in manual else None
-               for p in sharding.spec._normalized_spec_for_aval(ndim)])
+               for p in typed[1]])
 
 
 def _check_spec_of_argument(mesh, manual, x, spec):

@@ -23,7 +23,7 @@ from glassjax.lax import structural
 from glassjax.lax.comparison import eq, ge, select
 from glassjax.lax.conversion import _const, convert_element_type
 from glassjax.lax.structural import _ones, _zeros
-from glassjax.lax.utils import (_any, _compare, _complex, _complex_basetype, _float,
+from glassjax.lax.utils import (same_sharding, _any, _compare, _complex, _complex_basetype, _float,
                                 _hide_none, _int, _num, _zero_jvp, above, multi_broadcast,
                                 naryop, standard_primitive, unop, unop_dtype_rule)
 from glassjax.xla import dispatch, lowering
@@ -181,6 +181,7 @@ def _integer_pow_jvp(g, x, *, y):
 
 integer_pow_p = standard_primitive(lambda x, *, y: x.shape, _integer_pow_dtype,
                                    "integer_pow")
+integer_pow_p.sharding_rule = same_sharding
 batching.defvectorized(integer_pow_p)
 lowering.register_lowering(integer_pow_p, _integer_pow_lower)
 ad.defjvp(integer_pow_p, _integer_pow_jvp)

@@ -8,6 +8,8 @@ Read next: lax/arithmetic.py.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from glassjax import dtypes
@@ -16,6 +18,7 @@ from glassjax.lax import structural
 from glassjax.lax.conversion import _const
 from glassjax.lax.structural import _zeros
 from glassjax.lax.utils import (_any, _bool_or_int, _compare, _compare_kind, _int, _ordered,
+                                broadcasting_sharding,
                                 _zero_jvp, check_same_dtypes, multi_broadcast, naryop,
                                 naryop_dtype_rule, standard_primitive, unop)
 from glassjax.xla import lowering
@@ -263,6 +266,7 @@ def _select_n_batch(args, dims):
 select_n_p = standard_primitive(_select_shape_rule, _select_dtype_rule, "select_n",
                                 weak_type_rule=lambda which, *cases: all(
                                     c.weak_type for c in cases))
+select_n_p.sharding_rule = functools.partial(broadcasting_sharding, "select_n")
 lowering.register_lowering(select_n_p, _select_n_lower)
 ad.primitive_jvps[select_n_p] = _select_n_jvp
 ad.primitive_transposes[select_n_p] = _select_n_transpose
@@ -335,6 +339,7 @@ clamp_p = standard_primitive(
     _clamp_shape_rule,
     lambda *avals: naryop_dtype_rule(lambda *d: d[0], [_any] * 3, "clamp", *avals),
     "clamp")
+clamp_p.sharding_rule = functools.partial(broadcasting_sharding, "clamp")
 lowering.register_lowering(clamp_p, _clamp_lower)
 ad.defjvp(clamp_p,
           lambda g, min, operand, max: select(bitwise_and(gt(min, operand), lt(min, max)),

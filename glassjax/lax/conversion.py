@@ -17,7 +17,7 @@ import numpy as np
 
 from glassjax import core, dtypes, pretty
 from glassjax.interpreters import ad, batching, staging
-from glassjax.lax.utils import (_compare, _compare_kind, _complex_basetype, _float,
+from glassjax.lax.utils import (same_sharding, _compare, _compare_kind, _complex_basetype, _float,
                                 _zero_jvp, standard_primitive, unop_dtype_rule)
 from glassjax.xla import lowering, runtime
 from glassjax.xla.lowering import hlo
@@ -83,6 +83,7 @@ def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding):
 convert_element_type_p = standard_primitive(
     lambda x, **p: x.shape, lambda x, *, new_dtype, **p: np.dtype(new_dtype),
     "convert_element_type", weak_type_rule=lambda x, *, weak_type, **p: weak_type)
+convert_element_type_p.sharding_rule = same_sharding
 batching.defvectorized(convert_element_type_p)
 lowering.register_lowering(convert_element_type_p, _convert_lower)
 ad.defjvp2(convert_element_type_p, _convert_jvp)

@@ -13,6 +13,8 @@ from jaxlib import xla_client as xc
 
 from glassjax import core
 from glassjax.interpreters import ad, batching
+from glassjax.lax.utils import spec_of
+from glassjax.named_sharding import typed_aval
 from glassjax.xla import lowering, runtime
 
 Copy = xc.ArrayCopySemantics
@@ -27,7 +29,16 @@ def _device_put_impl(*xs, devices, srcs, copy_semantics):
 
 
 device_put_p.def_impl(_device_put_impl)
-device_put_p.def_abstract_eval(lambda *avals, **_: list(avals))
+
+
+def _device_put_abstract_eval(*avals, devices, **params):
+    """The values' types; a NamedSharding target over Explicit axes is part of it."""
+    return [a if d is None else typed_aval(a, d) for a, d in zip(avals, devices)]
+
+
+device_put_p.def_abstract_eval(_device_put_abstract_eval)
+device_put_p.sharding_rule = lambda *avals, **params: [
+    spec_of(a) for a in _device_put_abstract_eval(*avals, **params)]
 lowering.register_lowering(device_put_p, lambda ctx, *xs, **_: list(xs))
 batching.primitive_batchers[device_put_p] = lambda args, dims, **params: (
     device_put_p.bind(*args, **params), dims)

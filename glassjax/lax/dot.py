@@ -19,12 +19,15 @@ from typing import Any, NamedTuple, Union
 
 import numpy as np
 
-from glassjax import dtypes, pretty
+from glassjax import core, dtypes, pretty
 from glassjax.config import config
 from glassjax.interpreters import ad, batching
 from glassjax.lax.conversion import _convert_element_type
 from glassjax.lax.structural import transpose
-from glassjax.lax.utils import canonicalize_axis, ensure_index_tuple, standard_primitive
+from glassjax.lax.utils import (canonicalize_axis, ensure_index_tuple, spec_of,
+                                standard_primitive)
+from glassjax.mesh import PartitionSpec
+from glassjax.named_sharding import NamedSharding
 from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo, ir
 
@@ -331,11 +334,27 @@ def _dot_general_transpose_lhs(ct, x, y, *, dimension_numbers, precision,
     unsorted_axes = list(x_batch) + x_kept + x_contract_sorted_by_y
     out_axes = np.argsort(unsorted_axes)
     out = dot_general(ct, y, dims, precision=precision,
-                      preferred_element_type=preferred_element_type)
+                      preferred_element_type=preferred_element_type,
+                      out_sharding=_transposed_sharding(x.aval, (ct, y), unsorted_axes))
     x_bar = transpose(out, tuple(out_axes))
     if x_bar.dtype != x.aval.dtype:
         x_bar = _convert_element_type(x_bar, x.aval.dtype, x.aval.weak_type)
     return x_bar
+
+
+def _transposed_sharding(aval, operands, axes):
+    """Sharding in types: the split of the product giving an operand's cotangent is the
+    operand's own (its axes in the order the product yields them, ``axes``). An unsplit
+    operand asks for an unsplit result, so contracting axes split on both sides is not
+    ambiguous here (the partial sums are added up)."""
+    typed = aval._sharding
+    if typed is not None:
+        return NamedSharding(typed[0], PartitionSpec(*[typed[1][a] for a in axes]))
+    for o in operands:
+        other = getattr(core.get_aval(o), "_sharding", None)
+        if other is not None:
+            return NamedSharding(other[0], PartitionSpec(*[None] * aval.ndim))
+    return None
 
 
 def _dot_general_transpose_rhs(ct, x, y, *, dimension_numbers, precision,
@@ -445,8 +464,38 @@ def _dot_general_printed_params(params):
     return printed
 
 
+def _dot_general_sharding(lhs, rhs, *, dimension_numbers, precision,
+                           preferred_element_type, out_sharding):
+    """Batch dimensions keep their (agreeing) splits, then the lhs's free dimensions,
+    then the rhs's. Contracting dimensions split on both sides leave the result's
+    split ambiguous: ``out_sharding`` must say (JAX's errors)."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    if out_sharding is not None:
+        ndim = len(lhs.shape) + len(rhs.shape) - 2 * len(lc) - len(lb)
+        return out_sharding.spec._normalized_spec_for_aval(ndim)
+    ls, rs = spec_of(lhs), spec_of(rhs)
+    for what, l, r in (("lhs batch dimensions and rhs batch dimensions",
+                        [ls[i] for i in lb], [rs[i] for i in rb]),
+                       ("contracting dimensions", [ls[i] for i in lc], [rs[i] for i in rc])):
+        if any(a is not None and b is not None and a != b for a, b in zip(l, r)):
+            consistent = " the consistent" if "batch" in what else " consistent"
+            raise core.ShardingTypeError(
+                f"dot_general requires {what} to have{consistent} sharding, got "
+                f"{tuple(l)} and {tuple(r)}.")
+    lcs, rcs = tuple(ls[i] for i in lc), tuple(rs[i] for i in rc)
+    if any(a is not None and b is not None for a, b in zip(lcs, rcs)):
+        raise core.ShardingTypeError(
+            "Contracting dimensions are sharded and it is ambiguous how the output should "
+            "be sharded. Please specify the output sharding via the `out_sharding` "
+            f"parameter. Got lhs_contracting_spec={lcs} and rhs_contracting_spec={rcs}")
+    free = lambda spec, used: [e for i, e in enumerate(spec) if i not in used]
+    return ([ls[i] for i in lb] + free(ls, set(lc) | set(lb)) +
+            free(rs, set(rc) | set(rb)))
+
+
 dot_general_p = standard_primitive(_dot_general_shape_rule, _dot_general_dtype_rule,
                                    "dot_general")
+dot_general_p.sharding_rule = _dot_general_sharding
 lowering.register_lowering(dot_general_p, _dot_general_lower)
 ad.defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)
 batching.primitive_batchers[dot_general_p] = _dot_general_batch

@@ -26,7 +26,7 @@ from glassjax.lax.logaddexp import logaddexp
 from glassjax.lax.slicing import pad, slice_in_dim
 from glassjax.lax.structural import (broadcast_in_dim, broadcasted_iota, concatenate,
                                      expand_dims, full, reshape, rev, squeeze)
-from glassjax.lax.utils import (above, all_weak, canonicalize_axis,
+from glassjax.lax.utils import (above, same_sharding, spec_of, all_weak, canonicalize_axis,
                                 standard_multi_result_primitive, standard_primitive)
 from glassjax.vmap_api import vmap
 from glassjax.xla import dispatch, lowering
@@ -141,8 +141,17 @@ def _lower_unary_reduce(combine, identity, ctx, x, *, axes, **params):
     return op.result
 
 
+def _reduced_sharding(x, *, axes, out_sharding=None, **params):
+    """A reduction keeps the splits of the dimensions it does not reduce (a reduced
+    split dimension is summed across its devices)."""
+    if out_sharding is not None:
+        return out_sharding.spec._normalized_spec_for_aval(x.ndim - len(axes))
+    return [e for i, e in enumerate(spec_of(x)) if i not in axes]
+
+
 def _reduction(name, shape_rule, dtype_rule, weak_type_rule, combine, identity):
     prim = standard_primitive(shape_rule, dtype_rule, name, weak_type_rule)
+    prim.sharding_rule = _reduced_sharding
     lowering.register_lowering(prim, functools.partial(_lower_unary_reduce, combine,
                                                        identity))
     batching.primitive_batchers[prim] = functools.partial(_reducer_batch, prim)
@@ -175,7 +184,8 @@ _min_hlo = _minmax_hlo(hlo.minimum, "LT")
 
 def _reduce_sum_transpose(ct, x, *, axes, out_sharding):
     kept = tuple(np.delete(np.arange(len(x.aval.shape)), axes))
-    return [broadcast_in_dim(ct, x.aval.shape, kept)]
+    split = x.aval.sharding if x.aval._sharding is not None else None    # (its type's)
+    return [broadcast_in_dim(ct, x.aval.shape, kept, out_sharding=split)]
 
 
 def _reduce_sum_dtype_rule(x, *, axes, **params):
@@ -344,6 +354,7 @@ def _compute_argminmax(value_comparator, get_identity, x, *, axes, index_dtype):
 def _arg_reduction(name, comparator_name, get_identity):
     prim = standard_primitive(_argminmax_shape_rule, _argminmax_dtype_rule, name,
                               weak_type_rule=_strip_weak_type)
+    prim.sharding_rule = _reduced_sharding
     batching.primitive_batchers[prim] = functools.partial(_reducer_batch, prim)
     _logical_jvp(prim)
     lowering.register_lowering(prim, lowering.lower_fun(
@@ -645,6 +656,7 @@ def _cumulative_jvp(combine_fn, primals, tangents, *, axis, reverse):
 def _cumulative_reduction(name, combine, identity, combine_fn):
     prim = standard_primitive(_cumred_shape_rule,
                               functools.partial(_cumred_dtype_rule, name), name)
+    prim.sharding_rule = same_sharding
     lowering.register_lowering(prim, functools.partial(_cumred_lower, combine, identity))
     batching.primitive_batchers[prim] = functools.partial(_cumred_batch, prim)
     if combine_fn is not None:

@@ -19,10 +19,11 @@ from __future__ import annotations
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
-from glassjax import core, tree_util
+from glassjax import core, pretty, tree_util
 from glassjax.interpreters import ad, batching
 from glassjax.mesh import PartitionSpec, get_mesh
-from glassjax.named_sharding import NamedSharding
+from glassjax.lax.utils import spec_of
+from glassjax.named_sharding import NamedSharding, spec_to_sharding, typed_aval
 from glassjax.xla import dispatch, lowering, runtime
 
 
@@ -42,7 +43,11 @@ class _EmptyMesh:
 
 
 sharding_constraint_p = core.Primitive("sharding_constraint")
-sharding_constraint_p.def_abstract_eval(lambda aval, **params: aval)
+# Over Explicit mesh axes the constraint is also the result's type.
+sharding_constraint_p.def_abstract_eval(
+    lambda aval, *, sharding, **params: typed_aval(aval, sharding))
+sharding_constraint_p.sharding_rule = lambda x, *, sharding, **params: spec_of(
+    typed_aval(x, sharding))
 
 
 def _impl(x, *, sharding, layout, context_mesh, unconstrained_dims):
@@ -100,4 +105,48 @@ def with_sharding_constraint(x, shardings):
             leaf, sharding=sharding, layout=None,
             context_mesh=context if context is not None else _EmptyMesh(),
             unconstrained_dims=frozenset()))
+    return tree_util.tree_unflatten(tree, outs)
+
+
+# -- reshard: the explicit-sharding way to move a value ----------------------------------
+
+reshard_p = core.Primitive("reshard")
+reshard_p.def_abstract_eval(lambda aval, *, sharding: typed_aval(aval, sharding))
+reshard_p.sharding_rule = lambda x, *, sharding: spec_of(typed_aval(x, sharding))
+reshard_p.def_impl(lambda x, *, sharding: runtime.device_put(x, sharding, committed=True))
+lowering.register_lowering(reshard_p, lambda ctx, x, *, sharding: _lowering(
+    ctx, x, sharding=sharding, layout=None, context_mesh=None, unconstrained_dims=None))
+batching.primitive_batchers[reshard_p] = lambda args, dims, *, sharding: _batching(
+    args, dims, sharding=sharding)
+dispatch.mesh_rules[reshard_p] = lambda params: [params["sharding"].mesh]
+pretty.pp_eqn_rules[reshard_p] = pretty.hide_params(lambda params: {})
+
+
+def _reshard_transpose(ct, x, *, sharding):
+    """The cotangent goes back to the operand's layout (its type's split)."""
+    if type(ct) is ad.Zero:
+        return [ct]
+    back = NamedSharding(sharding.mesh, PartitionSpec(*spec_of(x.aval)))
+    return [reshard_p.bind(ct, sharding=back)]
+
+
+ad.deflinear2(reshard_p, _reshard_transpose)
+
+
+def reshard(xs, out_shardings):
+    """Lay every leaf of ``xs`` out as ``out_shardings`` says (NamedShardings or
+    PartitionSpecs over the mesh of ``set_mesh``, or a pytree prefix of them). On a mesh
+    of ``Explicit`` axes the new split is part of the result's type: ``f32[8@X]``."""
+    leaves, tree = tree_util.tree_flatten(xs)
+    per_leaf = tree_util.broadcast_prefix(
+        out_shardings, xs, is_leaf=lambda s: isinstance(s, (NamedSharding, PartitionSpec)))
+    outs = []
+    for leaf, sharding in zip(leaves, per_leaf):
+        sharding = spec_to_sharding(sharding, "reshard")
+        if not isinstance(sharding, NamedSharding) or sharding.mesh.empty:
+            raise ValueError("Reshard should only be used with out_shardings which are "
+                             f"non-None and have a non-empty mesh. Got sharding {sharding}.")
+        ndim = core.get_aval(leaf).ndim
+        sharding = sharding.with_spec(sharding.spec._normalized_spec_for_aval(ndim))
+        outs.append(reshard_p.bind(leaf, sharding=sharding))
     return tree_util.tree_unflatten(tree, outs)

@@ -18,7 +18,7 @@ import numpy as np
 from glassjax import core, dtypes, pretty
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax.conversion import _convert_element_type
-from glassjax.lax.utils import (above, canonicalize_axis, canonicalize_shape,
+from glassjax.lax.utils import (above, same_sharding, spec_of, canonicalize_axis, canonicalize_shape,
                                 check_same_dtypes, check_shapelike, ensure_index_tuple,
                                 is_array, standard_multi_result_primitive,
                                 standard_primitive)
@@ -80,6 +80,16 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding)
     return [expand_dims(above.reduce_sum(ct, summed_axes), unit_dims)]
 
 
+def _broadcast_in_dim_sharding(x, *, shape, broadcast_dimensions, sharding):
+    """Operand dimensions keep their splits; new dimensions are whole."""
+    if sharding is not None:
+        return sharding.spec._normalized_spec_for_aval(len(shape))
+    out = [None] * len(shape)
+    for e, d in zip(spec_of(x), broadcast_dimensions):
+        out[d] = e
+    return out
+
+
 def _broadcast_in_dim_batch(args, dims, *, shape, broadcast_dimensions, sharding):
     (x,), (d,) = args, dims
     x = batching.moveaxis(x, d, 0)
@@ -89,6 +99,7 @@ def _broadcast_in_dim_batch(args, dims, *, shape, broadcast_dimensions, sharding
 
 broadcast_in_dim_p = standard_primitive(_broadcast_in_dim_shape_rule, _input_dtype,
                                         "broadcast_in_dim")
+broadcast_in_dim_p.sharding_rule = _broadcast_in_dim_sharding
 lowering.register_lowering(
     broadcast_in_dim_p, lambda ctx, x, *, shape, broadcast_dimensions, sharding:
     lowering.broadcast_in_dim(x, shape, broadcast_dimensions))
@@ -302,6 +313,36 @@ def _reshape_transpose(ct, x, *, new_sizes, dimensions, sharding):
     return [transpose(out, np.argsort(dimensions))]
 
 
+def _reshape_sharding(x, *, new_sizes, dimensions, sharding):
+    """Splits follow the dimensions they split when the reshape only adds or removes
+    size-1 dimensions, or splits one dimension in two, or merges dimensions of which
+    only the first (major) is split. (Other reshapes of split values give whole
+    results here; JAX refuses them.)"""
+    if sharding is not None:
+        return sharding.spec._normalized_spec_for_aval(len(new_sizes))
+    spec = spec_of(x)
+    if dimensions is not None or not any(spec):
+        return None
+    out, i, j = [None] * len(new_sizes), 0, 0
+    old, new = x.shape, tuple(new_sizes)
+    while i < len(old) and j < len(new):
+        # the smallest groups old[i:i2], new[j:j2] of equal size
+        i2, j2, a, b = i + 1, j + 1, old[i], new[j]
+        while a != b:
+            if a < b:
+                a, i2 = a * old[i2], i2 + 1
+            else:
+                b, j2 = b * new[j2], j2 + 1
+        split = [k for k in range(i, i2) if spec[k] is not None]
+        if split:
+            if split != [i] or old[i] == 1:
+                return None
+            first = next(k for k in range(j, j2) if new[k] != 1)
+            out[first] = spec[i]
+        i, j = i2, j2
+    return out
+
+
 def _reshape_batch(args, dims, *, new_sizes, dimensions, sharding):
     (x,), (d,) = args, dims
     x = batching.moveaxis(x, d, 0)
@@ -317,6 +358,7 @@ def _reshape_lower(ctx, x, *, new_sizes, dimensions, sharding):
 
 
 reshape_p = standard_primitive(_reshape_shape_rule, _input_dtype, "reshape")
+reshape_p.sharding_rule = _reshape_sharding
 lowering.register_lowering(reshape_p, _reshape_lower)
 ad.deflinear2(reshape_p, _reshape_transpose)
 batching.primitive_batchers[reshape_p] = _reshape_batch
@@ -358,6 +400,8 @@ def _squeeze_batch(args, dims, *, dimensions):
 
 squeeze_p = standard_primitive(lambda x, *, dimensions: _squeeze_shape(x.shape, dimensions),
                                _input_dtype, "squeeze")
+squeeze_p.sharding_rule = lambda x, *, dimensions: [
+    e for i, e in enumerate(spec_of(x)) if i not in dimensions]
 lowering.register_lowering(squeeze_p, lambda ctx, x, *, dimensions: hlo.reshape(
     lowering.aval_to_ir_type(ctx.avals_out[0]), x))
 ad.deflinear2(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])
@@ -402,6 +446,7 @@ def _transpose_batch(args, dims, *, permutation):
 
 
 transpose_p = standard_primitive(_transpose_shape_rule, _input_dtype, "transpose")
+transpose_p.sharding_rule = lambda x, *, permutation: [spec_of(x)[p] for p in permutation]
 lowering.register_lowering(transpose_p, lambda ctx, x, *, permutation: hlo.transpose(
     x, lowering.i64_array(permutation)))
 ad.deflinear2(transpose_p, lambda ct, x, *, permutation: [
@@ -433,6 +478,7 @@ def _rev_batch(args, dims, *, dimensions):
 
 
 rev_p = standard_primitive(_rev_shape_rule, _input_dtype, "rev")
+rev_p.sharding_rule = same_sharding
 lowering.register_lowering(rev_p, lambda ctx, x, *, dimensions: hlo.reverse(
     x, lowering.i64_array(dimensions)))
 ad.deflinear2(rev_p, lambda ct, x, *, dimensions: [rev(ct, dimensions)])
@@ -710,6 +756,7 @@ def _copy_lower(ctx, x):
 
 
 copy_p = standard_primitive(lambda x: x.shape, lambda x: x.dtype, "copy")
+copy_p.sharding_rule = same_sharding
 lowering.register_lowering(copy_p, _copy_lower)
 ad.deflinear(copy_p, lambda ct: [copy_p.bind(ct)])
 batching.defvectorized(copy_p)

@@ -222,12 +222,51 @@ _ordered = (np.integer, np.floating, np.bool_)
 _same = lambda *dts: dts[0]
 
 
+# -- sharding rules (sharding in types: see core.Primitive) -------------------------------
+
+def spec_of(aval) -> tuple:
+    """How an operand is split: one entry per dimension (all None when it is not)."""
+    typed = getattr(aval, "_sharding", None)
+    return typed[1] if typed is not None else (None,) * aval.ndim
+
+
+def same_sharding(x, *rest, **params):
+    """Elementwise on one operand (and most shape-keeping ops): split as the operand."""
+    return spec_of(x)
+
+
+def broadcasting_sharding(name, *avals, **params):
+    """Elementwise on several operands: each dimension is split as the operands split it;
+    a size-1 dimension (broadcast) that is not split says nothing. Operands split over
+    different axes along one dimension are JAX's error."""
+    ranked = [a for a in avals if a.shape]
+    if not ranked:
+        return None
+    specs = [spec_of(a) for a in ranked]
+    out = []
+    for i, entries in enumerate(zip(*specs)):
+        known = [e for e, a in zip(entries, ranked) if not (a.shape[i] == 1 and e is None)]
+        if all(e == entries[0] for e in entries):
+            out.append(entries[0])
+        elif not known or all(e == known[0] for e in known):
+            out.append(known[0] if known else None)
+        else:
+            split = [e for e in entries if e is not None]
+            if any(e != split[0] for e in split):
+                raise core.ShardingTypeError(
+                    f"{name} got incompatible shardings for broadcasting: "
+                    f"{', '.join(map(str, specs))}.")
+            out.append(split[0])
+    return out
+
+
 def unop(name, accepted, lower_op, result_dtype=_same):
     """An elementwise one-input primitive (shape and weak type pass through), lowered by
     ``lower_op(x, **params)``; with ``lower_op=None`` the caller registers a rule."""
     prim = standard_primitive(lambda x, **p: x.shape,
                               functools.partial(unop_dtype_rule, result_dtype, accepted,
                                                 name), name)
+    prim.sharding_rule = same_sharding
     batching.defvectorized(prim)
     if lower_op is not None:
         lowering.register_lowering(prim, lambda ctx, x, **p: lower_op(x, **p))
@@ -242,6 +281,7 @@ def naryop(name, accepted, lower_op, result_dtype=_same, require_same=True):
         functools.partial(broadcasting_shape_rule, name),
         functools.partial(naryop_dtype_rule, result_dtype, accepted, name,
                           require_same=require_same), name)
+    prim.sharding_rule = functools.partial(broadcasting_sharding, name)
     batching.defbroadcasting(prim)
     if lower_op is not None:
         lowering.register_lowering(prim, functools.partial(_nary_lower, lower_op))

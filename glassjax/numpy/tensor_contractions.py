@@ -18,6 +18,7 @@ import numpy as np
 
 from glassjax import dtypes, lax
 from glassjax.jit import jit
+from glassjax.mesh import PartitionSpec as P
 from glassjax.named_sharding import as_typed, spec_to_sharding
 from glassjax.numpy import lax_numpy, ufuncs, util
 from glassjax.numpy.util import canonicalize_axis, ensure_arraylike
@@ -40,6 +41,17 @@ def _laid_out(result, out_sharding):
     return lax.with_sharding_constraint(result, as_typed(sharding, result.ndim))
 
 
+def _dot_sharding(out_sharding, result_ndim, order):
+    """``out_sharding`` as the ``dot_general`` computing the result asks for it: its
+    output axis k is the result's axis ``order[k]``. (Contracting axes split on both
+    sides need it: the split of the result is the user's to say.)"""
+    if out_sharding is None:
+        return None
+    sharding = as_typed(spec_to_sharding(out_sharding, "out_sharding"), result_ndim)
+    spec = sharding.spec._normalized_spec_for_aval(result_ndim)
+    return sharding.with_spec(P(*[spec[i] for i in order]))
+
+
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's ``dot``: contract the last axis of ``a`` with the second-to-last of ``b``
     (the only one for vectors); a scalar operand multiplies elementwise."""
@@ -51,8 +63,10 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
         contract = ((a.ndim - 1,), (0,))
     else:
         contract = ((a.ndim - 1,), (b.ndim - 2,))
+    ndim = a.ndim + b.ndim - 2 * len(contract[0])
     result = lax.dot_general(a, b, (contract, ((), ())), precision=precision,
-                             preferred_element_type=dtype)
+                             preferred_element_type=dtype,
+                             out_sharding=_dot_sharding(out_sharding, ndim, range(ndim)))
     return _laid_out(util.convert(result, dtype, weak), out_sharding)
 
 
@@ -108,7 +122,9 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     b = lax.squeeze(b, tuple(b_squeeze)) if b_squeeze else b
     out = lax.dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1 - b_is_mat,)),
                                  (tuple(a_batch), tuple(b_batch))),
-                          precision=precision, preferred_element_type=dtype)
+                          precision=precision, preferred_element_type=dtype,
+                          out_sharding=_dot_sharding(out_sharding,
+                                                     len(order) + len(both_squeeze), order))
     result = out if perm == tuple(range(len(perm))) else lax.transpose(out, perm)
     if both_squeeze:
         result = lax.expand_dims(result, tuple(both_squeeze))
@@ -337,7 +353,9 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     else:
         dtype = dtypes.check_and_canonicalize_user_dtype(preferred_element_type, "einsum")
         weak = False
-    for positions, contracted, einstr in steps:
+    typed_out = None if out_sharding is None else as_typed(
+        spec_to_sharding(out_sharding, "out_sharding"), len(output))
+    for k, (positions, contracted, einstr) in enumerate(steps):
         step_inputs, result_names = einstr.split("->")
         names_in = step_inputs.split(",")
         contracted = sorted(contracted)
@@ -347,7 +365,8 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         else:
             operand, names = _contract_pair(operands.pop(positions[0]),
                                             operands.pop(positions[1]), *names_in,
-                                            contracted, result_names, dtype, precision)
+                                            contracted, result_names, dtype, precision,
+                                            typed_out if k == len(steps) - 1 else None)
         if names != result_names:
             operand = lax.transpose(operand, tuple(names.index(n) for n in result_names))
         operands.append(operand)
@@ -413,7 +432,7 @@ def _filter_singleton_dims(operand, names, other_shape, other_names):
 
 
 def _contract_pair(lhs, rhs, lhs_names, rhs_names, contracted, result_names, dtype,
-                   precision):
+                   precision, out_sharding=None):
     lhs, lhs_names = _filter_singleton_dims(lhs, lhs_names, rhs.shape, rhs_names)
     rhs, rhs_names = _filter_singleton_dims(rhs, rhs_names, lhs.shape, lhs_names)
     lhs_counts = collections.Counter(lhs_names)
@@ -442,8 +461,21 @@ def _contract_pair(lhs, rhs, lhs_names, rhs_names, contracted, result_names, dty
     # operands swapped if that already gives the output order.
     if batch_names + rhs_rest + lhs_rest == result_names:
         out = lax.dot_general(rhs, lhs, ((rhs_cont, lhs_cont), (rhs_batch, lhs_batch)),
-                              precision, preferred_element_type=dtype)
+                              precision, preferred_element_type=dtype,
+                              out_sharding=_sharding_for(out_sharding, result_names,
+                                                         result_names))
         return out, result_names
+    names = batch_names + lhs_rest + rhs_rest
     out = lax.dot_general(lhs, rhs, ((lhs_cont, rhs_cont), (lhs_batch, rhs_batch)),
-                          precision, preferred_element_type=dtype)
-    return out, batch_names + lhs_rest + rhs_rest
+                          precision, preferred_element_type=dtype,
+                          out_sharding=_sharding_for(out_sharding, result_names, names))
+    return out, names
+
+
+def _sharding_for(out_sharding, result_names, names):
+    """``out_sharding`` (over the indices ``result_names``) for a product whose output
+    indices are ``names``."""
+    if out_sharding is None:
+        return None
+    spec = out_sharding.spec._normalized_spec_for_aval(len(result_names))
+    return out_sharding.with_spec(P(*[spec[result_names.index(n)] for n in names]))

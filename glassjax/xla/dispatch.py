@@ -24,7 +24,7 @@ from jaxlib import xla_client as xc
 
 from glassjax import config, core, monitoring, tree_util
 from glassjax.mesh import Mesh, PartitionSpec
-from glassjax.named_sharding import NamedSharding, as_typed, gspmd_to_named
+from glassjax.named_sharding import NamedSharding, as_typed, gspmd_to_named, typed_aval
 from glassjax.xla import fastpath, lowering, runtime
 
 logger = logging.getLogger(__name__)
@@ -336,13 +336,15 @@ def compile_lowered(closed: core.ClosedJaxpr, lowered: LoweredJaxpr) -> Compiled
         first_in = (in_shardings[0], kept_avals[0].ndim) if in_shardings else None
         out_shardings = [_sharding_from_xla(hlo, placement, aval, first_in) for hlo, aval
                          in zip(exe.get_output_shardings(), closed.out_avals)]
+        out_avals = [typed_aval(a, s) for a, s in zip(closed.out_avals, out_shardings)]
     else:
         in_shardings = [runtime.SingleDeviceSharding(placement.devices[0])] * \
             sum(lowered.kept_invars)
         out_shardings = [runtime.SingleDeviceSharding(placement.devices[0])] * \
             len(closed.out_avals)
+        out_avals = closed.out_avals
     ordered = lowering.ordered_effects(closed.jaxpr.effects)
-    return Compiled(exe, closed.in_avals, closed.out_avals, lowered.kept_invars, placement,
+    return Compiled(exe, closed.in_avals, out_avals, lowered.kept_invars, placement,
                     in_shardings, out_shardings, lowered.donated, mctx, ordered,
                     lowered.name)
 

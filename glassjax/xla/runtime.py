@@ -442,6 +442,13 @@ def answering_jaxlib_imports():
 # Device arrays
 # ----------------------------------------------------------------------------------------
 
+def typed_aval(aval: core.ShapedArray, sharding) -> core.ShapedArray:
+    """The aval of an array laid out by ``sharding``. Sharding in types: over a mesh of
+    ``Explicit`` axes the type records the split; ``named_sharding.py`` fills this slot
+    in (it sits above this module)."""
+    return aval
+
+
 def _host_aval(x) -> core.ShapedArray:
     """The aval a host value gets on the device: canonical dtype (float64 becomes float32
     unless x64 is on), weak type for Python scalars."""
@@ -478,6 +485,7 @@ def device_put(x, device=None, *, committed: bool = False,
     pieces = sharding.devices_indices_map(aval.shape)   # device -> index of its piece
     # (jaxlib takes the pieces in the order of the sharding's device list)
     devices = [d for d in sharding._device_assignment if d in pieces]
+    aval = typed_aval(aval, sharding)
     return xc.batched_device_put(aval, sharding, [value[pieces[d]] for d in devices],
                                  devices, committed, enable_x64=config.jax_enable_x64)
 
@@ -515,8 +523,10 @@ def _move(x: ArrayImpl, device, committed: bool) -> ArrayImpl:
         x, = xc.batched_copy_array_to_devices_with_sharding(
             [x], [_jax.DeviceList(target._device_assignment)], [target],
             [xc.ArrayCopySemantics.REUSE_INPUT])
-    if committed and not x._committed:      # the same buffers in a new, committed array
-        x = ArrayImpl(x.aval, target, shards(x), True, True)
+    aval = typed_aval(x.aval, target)
+    if (committed and not x._committed) or aval is not x.aval:
+        # the same buffers in a new array: committed, or of the new layout's type
+        x = ArrayImpl(aval, target, shards(x), committed or x._committed, True)
     return x
 
 
