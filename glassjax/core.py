@@ -866,20 +866,37 @@ class Environment:
 
 
 def interpret(jaxpr: Jaxpr, consts, args, apply_eqn, env: Environment | None = None):
-    """The loop every jaxpr interpreter shares, written once: write the constants and
-    inputs into ``env``; for each equation read its inputs, ``apply_eqn(eqn, inputs)``
-    gives one value per output, write them; return the values of the outputs.
+    """Run ``jaxpr`` with ``apply_eqn(eqn, inputs)`` giving each equation's outputs (one
+    value per output variable): the ``steps`` walk, driven to its end.
 
     Evaluation (``eval_jaxpr``), lowering to MLIR, transposition's forward sweep and
     partial evaluation's known/unknown split are each this loop with their own
-    ``apply_eqn``."""
+    ``apply_eqn``; the notebook's stepper drives ``steps`` itself, one equation at a
+    time."""
+    walk = steps(jaxpr, consts, args, env)
+    outs = None
+    try:
+        while True:
+            eqn, inputs = walk.send(outs)
+            outs = apply_eqn(eqn, inputs)
+    except StopIteration as end:
+        return end.value
+
+
+def steps(jaxpr: Jaxpr, consts, args, env: Environment | None = None):
+    """The loop every jaxpr interpreter shares, written once, as a generator: write the
+    constants and inputs into ``env``; for each equation yield ``(eqn, inputs)`` and be
+    sent one value per output, which are written; return the values of the outputs.
+
+    A generator, so that its caller may stop between equations (the stepper waits there
+    for the learner) while the loop itself stays here."""
     env = Environment() if env is None else env
     for v, x in zip(jaxpr.constvars, consts):
         env.write(v, x)
     for v, x in zip(jaxpr.invars, args):
         env.write(v, x)
     for eqn in jaxpr.eqns:
-        outs = apply_eqn(eqn, [env.read(x) for x in eqn.invars])
+        outs = yield eqn, [env.read(x) for x in eqn.invars]
         for v, x in zip(eqn.outvars, outs):
             env.write(v, x)
     return [env.read(v) for v in jaxpr.outvars]

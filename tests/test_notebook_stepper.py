@@ -148,7 +148,7 @@ def test_a_scan_body_is_stepped_per_iteration_with_its_slices(reverse):
     for it in range(3):
         t = 2 - it if reverse else it
         assert s.frame.iteration == it and s.frame.title == "body"
-        close(s.frame.read(s.frame.jaxpr.invars[1]), xs[t])  # the iteration's slice
+        close(s.value(s.frame.jaxpr.invars[1]), xs[t])  # the iteration's slice
         step_body_to_end(s)
         carry, y = s.inputs()
         ys.append(y)
