@@ -92,11 +92,10 @@ class Frame:
 
 
 def bind_eqn(eqn, inputs) -> list:
-    """Run one equation on concrete values; its outputs as a list."""
-    subfuns, params = eqn.primitive.get_bind_params(eqn.params)
+    """Run one equation on concrete values (``eval_jaxpr``'s step, with the eval trace
+    whatever trace is current); its outputs as a list."""
     with core.set_current_trace(core.eval_trace):
-        outs = eqn.primitive.bind(*subfuns, *inputs, **params)
-    return list(outs) if eqn.primitive.multiple_results else [outs]
+        return list(core.eval_equation(eqn, inputs))
 
 
 class Stepper:
