@@ -946,24 +946,40 @@ class Environment:
             self.values[var] = value
 
 
-def interpret(jaxpr: Jaxpr, consts, args, apply_eqn, env: Environment | None = None):
+def steps(jaxpr: Jaxpr, consts, args, env: Environment | None = None):
     """The loop every jaxpr interpreter shares, written once: write the constants and
-    inputs into ``env``; for each equation read its inputs, ``apply_eqn(eqn, inputs)``
-    gives one value per output, write them; return the values of the outputs.
+    inputs into ``env``; for each equation, yield ``(eqn, its inputs)`` and be sent one
+    value per output, which are written; return the values of the outputs.
 
-    Evaluation (``eval_jaxpr``), lowering to MLIR, transposition's forward sweep and
-    partial evaluation's known/unknown split are each this loop with their own
-    ``apply_eqn``."""
+    A generator, so that a caller can stop between equations (the notebook's stepper
+    waits there for the learner); ``interpret`` runs it to the end."""
     env = Environment() if env is None else env
     for v, x in zip(jaxpr.constvars, consts):
         env.write(v, x)
     for v, x in zip(jaxpr.invars, args):
         env.write(v, x)
     for eqn in jaxpr.eqns:
-        outs = apply_eqn(eqn, [env.read(x) for x in eqn.invars])
+        outs = yield eqn, [env.read(x) for x in eqn.invars]
         for v, x in zip(eqn.outvars, outs):
             env.write(v, x)
     return [env.read(v) for v in jaxpr.outvars]
+
+
+def interpret(jaxpr: Jaxpr, consts, args, apply_eqn, env: Environment | None = None):
+    """Run ``steps`` to the end, ``apply_eqn(eqn, inputs)`` giving each equation's
+    outputs; return the values of the outputs.
+
+    Evaluation (``eval_jaxpr``), lowering to MLIR, transposition's forward sweep and
+    partial evaluation's known/unknown split are each this loop with their own
+    ``apply_eqn``."""
+    walk = steps(jaxpr, consts, args, env)
+    outs = None                        # (sending None starts the walk)
+    while True:
+        try:
+            eqn, inputs = walk.send(outs)
+        except StopIteration as end:   # (only the walk's end: not one apply_eqn raised)
+            return end.value
+        outs = apply_eqn(eqn, inputs)
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args, propagate_source_info=True):

@@ -148,7 +148,7 @@ def test_a_scan_body_is_stepped_per_iteration_with_its_slices(reverse):
     for it in range(3):
         t = 2 - it if reverse else it
         assert s.frame.iteration == it and s.frame.title == "body"
-        close(s.frame.read(s.frame.jaxpr.invars[1]), xs[t])  # the iteration's slice
+        close(s.value(s.frame.jaxpr.invars[1]), xs[t])  # the iteration's slice
         step_body_to_end(s)
         carry, y = s.inputs()
         ys.append(y)
@@ -315,3 +315,22 @@ def test_stepping_into_a_failing_call_finds_the_failing_equation():
         s.outputs()
     s.out()                                              # back on the failed call
     assert titles(s) == ["program"] and s.location() == (0,)
+
+
+def test_the_stepper_runs_nothing_ahead_of_its_cursor():
+    """Each equation runs when the cursor arrives at it (the walk, ``core.steps``, waits
+    in between): a callback in the program is called once the stepper reaches it."""
+    calls = []
+
+    def f(x):
+        y = jnp.sin(x)
+        jax.debug.callback(lambda v: calls.append(np.asarray(v)), y)
+        return y * 2.0
+    x = jnp.float32(0.5)
+    s = Stepper(make_jaxpr(f)(x), [x])
+    assert s.eqn.primitive.name == "sin" and calls == []
+    s.over()
+    assert s.eqn.primitive.name == "debug_callback"
+    assert len(calls) == 1 and np.asarray(calls[0]) == np.sin(np.float32(0.5))
+    close(s.run()[0], 2 * np.sin(np.float32(0.5)))
+    assert len(calls) == 1

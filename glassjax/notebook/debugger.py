@@ -16,7 +16,7 @@ import numpy as np
 
 from glassjax import core
 from glassjax.notebook.sharding_grid import shards
-from glassjax.notebook.stepper import Stepper
+from glassjax.notebook.stepper import Stepper, bind_eqn
 
 WINDOW = 30           # equations listed before and after the current one
 THRESHOLD = 200       # array elements printed in full; longer ones are summarised
@@ -142,7 +142,8 @@ class Debugger:
 
     def _program_values(self) -> dict:
         if self._evaluated is None:
-            s = Stepper(self.closed_jaxpr, self.args)
-            s.run()
-            self._evaluated = s.frame.env
+            env = core.Environment()
+            core.interpret(self.closed_jaxpr.jaxpr, self.closed_jaxpr.consts, self.args,
+                           bind_eqn, env)
+            self._evaluated = env.values
         return self._evaluated

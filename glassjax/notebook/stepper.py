@@ -1,10 +1,11 @@
 """Step-through evaluation: a debugger for jaxprs, with step into / over / out.
 
-This is ``core.eval_jaxpr`` with a cursor: each equation is bound with concrete values
-(so it runs on the device, op by op) and every value is kept so the explorer can show
-it. The cursor stands on the *current* equation, whose inputs are known; its outputs
-are computed as soon as the cursor arrives (binding the equation whole, a loop with
-all its iterations), so they can be shown next to the inputs.
+This is ``core.eval_jaxpr`` with a cursor: the same walk (``core.steps``), driven one
+equation at a time; each equation is bound with concrete values (so it runs on the
+device, op by op) and every value is kept so the explorer can show it. The cursor
+stands on the *current* equation, whose inputs are known; its outputs are computed as
+soon as the cursor arrives (binding the equation whole, a loop with all its
+iterations), so they can be shown next to the inputs.
 
 A higher-order equation can be *entered*: a jit (or custom_jvp/vjp, checkpoint) body
 with the equation's operands, the branch a ``cond`` takes, a ``while``'s cond and body
@@ -30,7 +31,8 @@ CALLS = ("jit", "custom", "checkpoint")      # layout kinds that call one body, 
 
 
 class Frame:
-    """One jaxpr being stepped through: its values so far and where the cursor is.
+    """One jaxpr being stepped through: its walk (``core.steps``), its values so far
+    (``env``) and where the cursor is.
 
     ``then(outputs)`` makes the frame that follows this one when it ends (a loop's next
     cond or body), or returns None when the entered equation is done."""
@@ -40,8 +42,8 @@ class Frame:
         if len(args) != len(jaxpr.invars):
             raise TypeError(f"the jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}")
         self.jaxpr = jaxpr
-        self.env = dict(zip(jaxpr.constvars, consts))
-        self.env.update(zip(jaxpr.invars, args))
+        self.env = core.Environment()
+        self._walk = core.steps(jaxpr, consts, args, self.env)
         self.pc = 0                  # index of the current equation; len(eqns) at the end
         self.title = title           # "program", "jit: f", "branch 1", "body", ...
         self.path = path             # ((eqn, region), ...) from the program to here
@@ -50,9 +52,34 @@ class Frame:
         self.then = then
         self.outputs = None          # the current equation's outputs, once computed
         self.error = None            # or why computing them failed
+        self.results = None          # the jaxpr's outputs, at its end
+        self._advance(None)
 
-    def read(self, atom):
-        return atom.val if isinstance(atom, core.Literal) else self.env[atom]
+    def _advance(self, outputs):
+        """Hand the walk the current equation's outputs (None at the start): it writes
+        them and stops at the next equation with its inputs, or ends with the results."""
+        try:
+            self._inputs = self._walk.send(outputs)[1]
+        except StopIteration as end:
+            self.results = end.value
+
+    def arrive(self):
+        """Compute the current equation's outputs (or keep why that failed)."""
+        self.outputs, self.error = None, None
+        if self.at_end:
+            return
+        try:
+            self.outputs = bind_eqn(self.jaxpr.eqns[self.pc], self._inputs)
+        except Exception as e:              # shown where the cursor stands
+            self.error = e
+            return
+        self._advance(self.outputs)
+
+    def inputs(self) -> list:
+        """The current equation's operands (at the end: the jaxpr's results)."""
+        if self.at_end:
+            return self.results
+        return [self.env.read(a) for a in self.jaxpr.eqns[self.pc].invars]
 
     @property
     def at_end(self) -> bool:
@@ -65,11 +92,10 @@ class Frame:
 
 
 def bind_eqn(eqn, inputs) -> list:
-    """Run one equation on concrete values; its outputs as a list."""
-    subfuns, params = eqn.primitive.get_bind_params(eqn.params)
+    """Run one equation on concrete values (``eval_jaxpr``'s step, with the eval trace
+    whatever trace is current); its outputs as a list."""
     with core.set_current_trace(core.eval_trace):
-        outs = eqn.primitive.bind(*subfuns, *inputs, **params)
-    return list(outs) if eqn.primitive.multiple_results else [outs]
+        return list(core.eval_equation(eqn, inputs))
 
 
 class Stepper:
@@ -81,7 +107,7 @@ class Stepper:
         jaxpr = closed_jaxpr.jaxpr
         self.stack = [Frame(jaxpr, closed_jaxpr.consts, list(args), title="program",
                             path=())]
-        self._arrive()
+        self.frame.arrive()
 
     @property
     def frame(self) -> Frame:
@@ -102,9 +128,7 @@ class Stepper:
 
     def inputs(self) -> list:
         """The current equation's operands (at a body's end: the body's results)."""
-        f = self.frame
-        atoms = f.jaxpr.outvars if f.at_end else f.jaxpr.eqns[f.pc].invars
-        return [f.read(a) for a in atoms]
+        return self.frame.inputs()
 
     def outputs(self) -> list:
         """The current equation's results; raises what computing them raised."""
@@ -117,8 +141,8 @@ class Stepper:
         """The value ``var`` has where the cursor is (innermost frame first), or raises
         KeyError when no frame on the stack has computed it."""
         for f in reversed(self.stack):
-            if var in f.env:
-                return f.env[var]
+            if var in f.env.values:
+                return f.env.values[var]
         raise KeyError(var)
 
     # -- moving -------------------------------------------------------------------------
@@ -133,7 +157,7 @@ class Stepper:
         if f.error is not None:
             raise f.error
         f.pc += 1
-        self._arrive()
+        self.frame.arrive()
 
     def into(self):
         """Into the current equation's body, if it has one the stepper can enter (its
@@ -144,7 +168,7 @@ class Stepper:
             self.over()
             return
         self.stack.append(body)
-        self._arrive()
+        self.frame.arrive()
 
     def out(self):
         """Out of this body (a loop's remaining iterations too) to the equation after
@@ -165,29 +189,13 @@ class Stepper:
 
     # -- inside -------------------------------------------------------------------------
 
-    def _arrive(self):
-        f = self.frame
-        f.outputs, f.error = None, None
-        if f.at_end:
-            return
-        eqn = f.jaxpr.eqns[f.pc]
-        try:
-            outs = bind_eqn(eqn, [f.read(a) for a in eqn.invars])
-        except Exception as e:              # shown where the cursor stands
-            f.error = e
-            return
-        f.outputs = outs
-        for v, val in zip(eqn.outvars, outs):
-            if not isinstance(v, core.DropVar):
-                f.env[v] = val
-
     def _leave(self):
         """At a body's end: the loop's next frame, or back to the equation after."""
         f = self.stack.pop()
-        nxt = f.then([f.read(v) for v in f.jaxpr.outvars]) if f.then else None
+        nxt = f.then(f.results) if f.then else None
         if nxt is not None:
             self.stack.append(nxt)
-            self._arrive()
+            self.frame.arrive()
         else:
             self._resume()
 
@@ -196,7 +204,7 @@ class Stepper:
         running it failed (the cursor then stays on it, showing why)."""
         if self.frame.error is None:
             self.frame.pc += 1
-            self._arrive()
+            self.frame.arrive()
 
     def _body(self, f: Frame) -> Frame | None:
         """The first frame inside the current equation, or None if it cannot be entered."""
@@ -204,7 +212,7 @@ class Stepper:
         make = graph_lib.LAYOUTS.get(eqn.primitive.name)
         if make is None:
             return None
-        layout, inputs = make(eqn), [f.read(a) for a in eqn.invars]
+        layout, inputs = make(eqn), f.inputs()
 
         def frame(r, args, title=None, **kw):
             region = layout.regions[r]
