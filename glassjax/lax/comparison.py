@@ -112,7 +112,9 @@ def shift_right_logical(x, y):
 # ----------------------------------------------------------------------------------------
 
 
-def _comparison(name, direction, accepted):
+def _comparison(name, direction, accepted, symbol):
+    """The primitive ``name`` (lowered to a StableHLO compare in ``direction``, of
+    boolean result, zero derivative) and its public function ``x symbol y``."""
     def lower(ctx, x, y):
         shape = ctx.avals_out[0].shape
         x, y = (multi_broadcast(v, a, shape) for v, a in zip((x, y), ctx.avals_in))
@@ -121,45 +123,20 @@ def _comparison(name, direction, accepted):
                   result_dtype=lambda *d: np.dtype(np.bool_))
     lowering.register_lowering(prim, lower)
     _zero_jvp(prim)
-    return prim
+
+    def compare(x, y):
+        return prim.bind(x, y)
+    compare.__name__ = compare.__qualname__ = name
+    compare.__doc__ = f"Elementwise ``x {symbol} y``."
+    return prim, compare
 
 
-eq_p = _comparison("eq", "EQ", _any)
-ne_p = _comparison("ne", "NE", _any)
-lt_p = _comparison("lt", "LT", _ordered)
-le_p = _comparison("le", "LE", _ordered)
-gt_p = _comparison("gt", "GT", _ordered)
-ge_p = _comparison("ge", "GE", _ordered)
-
-
-def eq(x, y):
-    """Elementwise ``x == y``."""
-    return eq_p.bind(x, y)
-
-
-def ne(x, y):
-    """Elementwise ``x != y``."""
-    return ne_p.bind(x, y)
-
-
-def lt(x, y):
-    """Elementwise ``x < y``."""
-    return lt_p.bind(x, y)
-
-
-def le(x, y):
-    """Elementwise ``x <= y``."""
-    return le_p.bind(x, y)
-
-
-def gt(x, y):
-    """Elementwise ``x > y``."""
-    return gt_p.bind(x, y)
-
-
-def ge(x, y):
-    """Elementwise ``x >= y``."""
-    return ge_p.bind(x, y)
+eq_p, eq = _comparison("eq", "EQ", _any, "==")
+ne_p, ne = _comparison("ne", "NE", _any, "!=")
+lt_p, lt = _comparison("lt", "LT", _ordered, "<")
+le_p, le = _comparison("le", "LE", _ordered, "<=")
+gt_p, gt = _comparison("gt", "GT", _ordered, ">")
+ge_p, ge = _comparison("ge", "GE", _ordered, ">=")
 
 
 # ----------------------------------------------------------------------------------------
