@@ -792,6 +792,26 @@ def _shifted(dims):
     return tuple(np.add(1, dims))
 
 
+# Gather's and scatter's dimension numbers list the same five roles in the same order
+# (scatter being gather's transpose): the window dimensions of the output or updates
+# (``offset_dims`` / ``update_window_dims``), three lists of operand dimensions, and the
+# indices' batching dimensions. Their batching rules move the batch dimensions to the
+# front, and renumber alike:
+
+def _operand_batched(dn):
+    """Only the operand (and updates) batched: the batch dimension is one more window
+    dimension, in front."""
+    window, *operand_dims, indices_batching = dn
+    return type(dn)((0,) + _shifted(window), *map(_shifted, operand_dims), indices_batching)
+
+
+def _both_batched(dn):
+    """Operand and indices batched: a new pair of batching dimensions, in front."""
+    window, collapsed, to_operand, operand_batching, indices_batching = dn
+    return type(dn)(_shifted(window), _shifted(collapsed), _shifted(to_operand),
+                    (0,) + _shifted(operand_batching), (0,) + _shifted(indices_batching))
+
+
 def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, unique_indices,
                   indices_are_sorted, mode, fill_value):
     """Three cases: only the operand is batched (its batch axis becomes one more
@@ -802,13 +822,7 @@ def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, unique_indices,
     dn = dimension_numbers
     if operand_d is not None and indices_d is None:
         operand = batching.moveaxis(operand, operand_d, 0)
-        dnums = GatherDimensionNumbers(
-            offset_dims=(0,) + _shifted(dn.offset_dims),
-            collapsed_slice_dims=_shifted(dn.collapsed_slice_dims),
-            start_index_map=_shifted(dn.start_index_map),
-            operand_batching_dims=_shifted(dn.operand_batching_dims),
-            start_indices_batching_dims=dn.start_indices_batching_dims)
-        return gather(operand, indices, dimension_numbers=dnums,
+        return gather(operand, indices, dimension_numbers=_operand_batched(dn),
                       slice_sizes=(np.shape(operand)[0],) + tuple(slice_sizes),
                       unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
                       mode=mode, fill_value=fill_value), 0
@@ -827,15 +841,9 @@ def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, unique_indices,
     operand = batching.moveaxis(operand, operand_d, 0)
     indices = batching.moveaxis(indices, indices_d, 0)
     slice_sizes = ((0,) if np.shape(operand)[0] == 0 else (1,)) + tuple(slice_sizes)
-    dnums = GatherDimensionNumbers(
-        offset_dims=_shifted(dn.offset_dims),
-        collapsed_slice_dims=_shifted(dn.collapsed_slice_dims),
-        start_index_map=_shifted(dn.start_index_map),
-        operand_batching_dims=(0,) + _shifted(dn.operand_batching_dims),
-        start_indices_batching_dims=(0,) + _shifted(dn.start_indices_batching_dims))
-    return gather(operand, indices, dimension_numbers=dnums, slice_sizes=slice_sizes,
-                  unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
-                  mode=mode, fill_value=fill_value), 0
+    return gather(operand, indices, dimension_numbers=_both_batched(dn),
+                  slice_sizes=slice_sizes, unique_indices=unique_indices,
+                  indices_are_sorted=indices_are_sorted, mode=mode, fill_value=fill_value), 0
 
 
 gather_p = standard_primitive(_gather_shape_rule, _gather_dtype_rule, "gather",
@@ -1051,21 +1059,11 @@ def _scatter_batch(prim, args, dims, *, update_jaxpr, update_consts, dimension_n
     operand = batching.bdim_at_front(operand, operand_d, size)
     updates = batching.bdim_at_front(updates, updates_d, size)
     if indices_d is None:
-        dnums = ScatterDimensionNumbers(
-            update_window_dims=(0,) + _shifted(dn.update_window_dims),
-            inserted_window_dims=_shifted(dn.inserted_window_dims),
-            scatter_dims_to_operand_dims=_shifted(dn.scatter_dims_to_operand_dims),
-            operand_batching_dims=_shifted(dn.operand_batching_dims),
-            scatter_indices_batching_dims=dn.scatter_indices_batching_dims)
-        return prim.bind(operand, indices, updates, dimension_numbers=dnums, **params), 0
+        return prim.bind(operand, indices, updates, dimension_numbers=_operand_batched(dn),
+                         **params), 0
     indices = batching.bdim_at_front(indices, indices_d, size)
-    dnums = ScatterDimensionNumbers(
-        update_window_dims=_shifted(dn.update_window_dims),
-        inserted_window_dims=_shifted(dn.inserted_window_dims),
-        scatter_dims_to_operand_dims=_shifted(dn.scatter_dims_to_operand_dims),
-        operand_batching_dims=(0,) + _shifted(dn.operand_batching_dims),
-        scatter_indices_batching_dims=(0,) + _shifted(dn.scatter_indices_batching_dims))
-    return prim.bind(operand, indices, updates, dimension_numbers=dnums, **params), 0
+    return prim.bind(operand, indices, updates, dimension_numbers=_both_batched(dn),
+                     **params), 0
 
 
 def _scatter_primitive(name):
