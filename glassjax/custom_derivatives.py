@@ -268,8 +268,8 @@ def _check_primal_out(expected, tree, avals, decorator, intro, primal_name, rule
     def mismatch(requirement, what, end):
         start = intro.format(rule=rule_name, primal=primal_name, requirement=requirement)
         return TypeError(
-            f"{start}{what}:\n    {_tree_types(tree, avals)}\nwhile the {decorator}-"
-            f"decorated function {primal_name} had output {what}:\n"
+            f"{start}{what}:\n    {_tree_types(tree, avals)}\nwhile the "
+            f"{decorator}-decorated function {primal_name} had output {what}:\n"
             f"    {_tree_types(tree_, avals_)}{end}")
     if tree != tree_:
         raise mismatch("of the same container/pytree structure",
