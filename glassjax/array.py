@@ -13,6 +13,7 @@ Operators and array methods (``+``, ``sum``, ``reshape``, ``at``, ...) are insta
 """
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -189,25 +190,18 @@ class _ArrayMethods:
         return (runtime.device_put(row, device, committed=self.committed, aval=row_aval)
                 for row in self._value)
 
-    def __bool__(self):
-        core.check_bool_conversion(self.aval)
-        return bool(self._value)
+    def _to_python(self, convert, check):
+        """``bool(x)``, ``int(x)`` and the like: ``check`` raises NumPy's error for an
+        array of the wrong shape (or dtype), then NumPy converts the value."""
+        check(self.aval)
+        return convert(self._value[()])
 
-    def __int__(self):
-        core.check_scalar_conversion(self.aval)
-        return int(self._value)
-
-    def __float__(self):
-        core.check_scalar_conversion(self.aval)
-        return float(self._value)
-
-    def __complex__(self):
-        core.check_scalar_conversion(self.aval)
-        return complex(self._value)
-
-    def __index__(self):
-        core.check_integer_conversion(self.aval)
-        return operator.index(self._value[()])
+    __bool__ = functools.partialmethod(_to_python, bool, core.check_bool_conversion)
+    __int__ = functools.partialmethod(_to_python, int, core.check_scalar_conversion)
+    __float__ = functools.partialmethod(_to_python, float, core.check_scalar_conversion)
+    __complex__ = functools.partialmethod(_to_python, complex, core.check_scalar_conversion)
+    __index__ = functools.partialmethod(_to_python, operator.index,
+                                        core.check_integer_conversion)
 
     def __format__(self, format_spec):
         # Like NumPy: 0-d arrays format as their scalar, so f"{x:.3f}" works.

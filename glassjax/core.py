@@ -18,6 +18,7 @@ Everything in glassjax is built from four ideas that live here:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import itertools
 import math
@@ -419,12 +420,10 @@ def valid_jaxtype(x) -> bool:
 # The jaxpr IR
 # ----------------------------------------------------------------------------------------
 
+@dataclasses.dataclass(slots=True, eq=False)
 class Var:
     """A jaxpr variable. Identity is the variable; names are chosen only when printing."""
-    __slots__ = ("aval",)
-
-    def __init__(self, aval):
-        self.aval = aval
+    aval: ShapedArray | AbstractToken
 
     def __repr__(self):
         return f"Var(id={id(self)}):{self.aval.str_short()}"
@@ -438,13 +437,11 @@ class DropVar(Var):
         return "_"
 
 
+@dataclasses.dataclass(slots=True, eq=False)
 class Literal:
     """A scalar constant written inline in an equation, e.g. ``2.0:f32[]``."""
-    __slots__ = ("val", "aval")
-
-    def __init__(self, val, aval):
-        self.val = val
-        self.aval = aval
+    val: object
+    aval: ShapedArray
 
     def __repr__(self):
         return f"Literal({self.val})"

@@ -17,6 +17,7 @@ Staged out (``make_jaxpr``, ``jit``), the equations print as JAX prints them::
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 
@@ -32,16 +33,11 @@ from glassjax.tree_util import tree_flatten, tree_map, tree_unflatten
 from glassjax.xla import lowering
 
 
+@dataclasses.dataclass(slots=True, eq=False)
 class CustomVJPPrimal:
     """What a ``symbolic_zeros`` forward rule receives per input leaf."""
-    __slots__ = ("value", "perturbed")
-
-    def __init__(self, value, perturbed):
-        self.value = value
-        self.perturbed = perturbed
-
-    def __repr__(self):
-        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+    value: object
+    perturbed: bool
 
 
 def custom_vjp_primal_tree_values(tree):
@@ -120,11 +116,28 @@ def _tree_types(tree, avals):
     return str(tree_unflatten(tree, [a.str_short() for a in avals])).replace("'", "")
 
 
+class _CustomRules:
+    """What ``custom_jvp`` and ``custom_vjp`` share: they wrap ``fun`` (taking its name
+    and docstring), may mark arguments as non-differentiable (``nondiff_argnums``, or by
+    name), and bind as methods when used on one."""
+
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = _nondiff_argnums(fun, nondiff_argnums, nondiff_argnames)
+        self.symbolic_zeros = False
+
+    __getattr__ = forward_def_attr
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+
 # ----------------------------------------------------------------------------------------
 # custom_jvp
 # ----------------------------------------------------------------------------------------
 
-class custom_jvp:
+class custom_jvp(_CustomRules):
     """A function with a custom JVP rule, used by forward and reverse mode::
 
         @custom_jvp
@@ -139,16 +152,8 @@ class custom_jvp:
     """
 
     def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = _nondiff_argnums(fun, nondiff_argnums, nondiff_argnames)
+        super().__init__(fun, nondiff_argnums, nondiff_argnames)
         self.jvp = None
-        self.symbolic_zeros = False
-
-    __getattr__ = forward_def_attr
-
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
 
     def defjvp(self, jvp, symbolic_zeros=False):
         """Set the JVP rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``
@@ -233,32 +238,44 @@ def _flatten_jvp(jvp, in_tree, out_type, primal_name, jvp_name):
                             "respectively.")
         primal_avals = [core.get_aval(x) for x in primals_out]
         if out_type:
-            _check_jvp_primal_out(out_type[0], tree, primal_avals, primal_name, jvp_name)
+            _check_primal_out(out_type[0], tree, primal_avals, "custom_jvp",
+                              _JVP_PRIMAL_OUT, primal_name, jvp_name)
         _check_jvp_tangent_out(primal_avals, tangents_out)
         out_type[:] = [(tree, primal_avals)]
         return [*primals_out, *tangents_out]
     return flat
 
 
-def _check_jvp_primal_out(expected, tree, avals, primal_name, jvp_name):
+# How JAX's errors about a rule's primal output begin (``{requirement}``: what must match).
+_JVP_PRIMAL_OUT = (
+    "Custom JVP rule {rule} for function {primal} must produce a pair (list or tuple of "
+    "length two) where the first element represents the primal output (equal in value to "
+    "the output of the custom_jvp-decorated function {primal}, and in particular "
+    "{requirement}), but instead the JVP rule output's first element had ")
+_FWD_PRIMAL_OUT = (
+    "Custom VJP fwd rule {rule} for function {primal} must produce a pair (list or tuple "
+    "of length two) where the first element represents the primal output (equal to the "
+    "output of the custom_vjp-decorated function {primal}) and the second element "
+    "represents residuals (i.e. values stored from the forward pass for use on the "
+    "backward pass), but instead the fwd rule output's first element had ")
+
+
+def _check_primal_out(expected, tree, avals, decorator, intro, primal_name, rule_name):
+    """A rule's primal output (``tree`` of ``avals``) must have the structure and the
+    shapes/dtypes of the function's (``expected``); ``intro`` begins the message."""
     tree_, avals_ = expected
-    intro = (f"Custom JVP rule {jvp_name} for function {primal_name} must produce a pair "
-             "(list or tuple of length two) where the first element represents the "
-             "primal output (equal in value to the output of the custom_jvp-decorated "
-             f"function {primal_name}, and in particular ")
+
+    def mismatch(requirement, what, end):
+        start = intro.format(rule=rule_name, primal=primal_name, requirement=requirement)
+        return TypeError(
+            f"{start}{what}:\n    {_tree_types(tree, avals)}\nwhile the "
+            f"{decorator}-decorated function {primal_name} had output {what}:\n"
+            f"    {_tree_types(tree_, avals_)}{end}")
     if tree != tree_:
-        raise TypeError(
-            intro + "of the same container/pytree structure), but instead the JVP rule "
-            "output's first element had container/pytree structure:\n"
-            f"    {_tree_types(tree, avals)}\nwhile the custom_jvp-decorated function "
-            f"{primal_name} had output container/pytree structure:\n"
-            f"    {_tree_types(tree_, avals_)}.")
+        raise mismatch("of the same container/pytree structure",
+                       "container/pytree structure", ".")
     if any((a.shape, a.dtype) != (b.shape, b.dtype) for a, b in zip(avals, avals_)):
-        raise TypeError(
-            intro + "with leaves of the same shape/dtype), but instead the JVP rule "
-            "output's first element had shapes/dtypes of:\n"
-            f"    {_tree_types(tree, avals)}\nwhile the custom_jvp-decorated function "
-            f"{primal_name} had output shapes/dtypes of:\n    {_tree_types(tree_, avals_)}")
+        raise mismatch("with leaves of the same shape/dtype", "shapes/dtypes of", "")
 
 
 def _check_jvp_tangent_out(primal_avals, tangents_out):
@@ -322,20 +339,29 @@ def _lifted_jvp(num_consts, jvp_jaxpr_fun, *args):
                             for p, z in zip(out_primals, out_zeros))]
 
 
-class JVPJaxprThunk:
-    """The JVP rule of a staged ``custom_jvp_call``, traced to a jaxpr on demand (once per
-    pattern of symbolic-zero tangents). Prints as the rule's name."""
+class _RuleJaxprThunk:
+    """A custom rule of a staged call, traced to a jaxpr on demand by ``_trace``: once
+    per pattern of its inputs (which tangents are symbolic zeros, which inputs are
+    perturbed). Prints as the rule's name."""
 
-    def __init__(self, jvp, in_avals, name):
-        self.jvp = jvp
+    def __init__(self, rule, in_avals, name):
+        self.rule = rule
         self.in_avals = in_avals
         self.name = name
         self._cache: dict = {}
 
-    def __call__(self, *in_zeros):
-        if in_zeros not in self._cache:
-            self._cache[in_zeros] = self._trace(in_zeros)
-        return self._cache[in_zeros]
+    def __call__(self, *pattern):
+        if pattern not in self._cache:
+            self._cache[pattern] = self._trace(pattern)
+        return self._cache[pattern]
+
+    def __str__(self):
+        return self.name
+
+
+class JVPJaxprThunk(_RuleJaxprThunk):
+    """The JVP rule of a staged ``custom_jvp_call``; the pattern says which tangents are
+    symbolic zeros."""
 
     def _trace(self, in_zeros):
         n = len(self.in_avals)
@@ -346,7 +372,7 @@ class JVPJaxprThunk:
             nz = iter(args[n:])
             tangents = [SymbolicZero(a) if z else next(nz)
                         for a, z in zip(tangent_avals, in_zeros)]
-            outs = self.jvp.call_wrapped(*args[:n], *tangents)
+            outs = self.rule.call_wrapped(*args[:n], *tangents)
             primals_out, tangents_out = outs[:len(outs) // 2], outs[len(outs) // 2:]
             out_zeros[:] = [type(t) is SymbolicZero for t in tangents_out]
             return [*primals_out, *(t for t in tangents_out if type(t) is not SymbolicZero)]
@@ -354,9 +380,6 @@ class JVPJaxprThunk:
         avals = [*self.in_avals, *(a for a, z in zip(tangent_avals, in_zeros) if not z)]
         jaxpr, consts, _ = staging.trace_to_jaxpr(jvp_fun, avals)
         return jaxpr, consts, out_zeros
-
-    def __str__(self):
-        return self.name
 
 
 def _jaxpr_name(closed):
@@ -469,7 +492,7 @@ ad.primitive_transposes[custom_jvp_call_p] = _custom_jvp_call_transpose
 # custom_vjp
 # ----------------------------------------------------------------------------------------
 
-class custom_vjp:
+class custom_vjp(_CustomRules):
     """A function with a custom VJP rule, used by reverse mode::
 
         @custom_vjp
@@ -487,18 +510,10 @@ class custom_vjp:
     """
 
     def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = _nondiff_argnums(fun, nondiff_argnums, nondiff_argnames)
+        super().__init__(fun, nondiff_argnums, nondiff_argnames)
         self.fwd = None
         self.bwd = None
-        self.symbolic_zeros = False
         self.optimize_remat = False
-
-    __getattr__ = forward_def_attr
-
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
         """Set the forward rule ``fwd(*args) -> (out, residuals)`` and the backward rule
@@ -578,33 +593,14 @@ def _flatten_fwd(fwd, in_tree, out_type, trees, symbolic_zeros, primal_name, fwd
         res, res_tree = tree_flatten(pair[1])
         avals = [core.get_aval(x) for x in primals_out]
         if out_type:
-            _check_fwd_primal_out(out_type[0], out_tree, avals, primal_name, fwd_name)
+            _check_primal_out(out_type[0], out_tree, avals, "custom_vjp", _FWD_PRIMAL_OUT,
+                              primal_name, fwd_name)
         out_type[:] = [(out_tree, avals)]
         inputs = {id(x): i for i, x in enumerate(args)}
         forwards = [inputs.get(id(r)) for r in res]
         trees[:] = [(out_tree, res_tree, forwards)]
         return [*(r for r, f in zip(res, forwards) if f is None), *primals_out]
     return flat
-
-
-def _check_fwd_primal_out(expected, tree, avals, primal_name, fwd_name):
-    tree_, avals_ = expected
-    intro = (f"Custom VJP fwd rule {fwd_name} for function {primal_name} must produce a "
-             "pair (list or tuple of length two) where the first element represents the "
-             "primal output (equal to the output of the custom_vjp-decorated function "
-             f"{primal_name}) and the second element represents residuals (i.e. values "
-             "stored from the forward pass for use on the backward pass), but instead the "
-             "fwd rule output's first element had ")
-    if tree != tree_:
-        raise TypeError(
-            intro + f"container/pytree structure:\n    {_tree_types(tree, avals)}\nwhile "
-            f"the custom_vjp-decorated function {primal_name} had output container/pytree "
-            f"structure:\n    {_tree_types(tree_, avals_)}.")
-    if any((a.shape, a.dtype) != (b.shape, b.dtype) for a, b in zip(avals, avals_)):
-        raise TypeError(
-            intro + f"shapes/dtypes of:\n    {_tree_types(tree, avals)}\nwhile the "
-            f"custom_vjp-decorated function {primal_name} had output shapes/dtypes of:\n"
-            f"    {_tree_types(tree_, avals_)}")
 
 
 def _flatten_bwd(bwd, in_tree, in_avals, out_trees):
@@ -739,25 +735,14 @@ def _bwd_with_consts(const_avals, bwd, *args):
     return [*(ad.Zero(a.to_tangent_aval()) for a in const_avals), *bwd.call_wrapped(*args)]
 
 
-class FwdJaxprThunk:
-    """The forward rule of a staged ``custom_vjp_call``, traced to a jaxpr on demand (once
-    per pattern of perturbed inputs). Prints as the rule's name."""
+class FwdJaxprThunk(_RuleJaxprThunk):
+    """The forward rule of a staged ``custom_vjp_call``; the pattern says which inputs
+    are perturbed."""
 
-    def __init__(self, fwd, in_avals, name):
-        self.fwd = fwd
-        self.in_avals = in_avals
-        self.name = name
-        self._cache: dict = {}
-
-    def __call__(self, *perturbed):
-        if perturbed not in self._cache:
-            fwd = lambda *args: self.fwd.call_wrapped(*args, perturbed=list(perturbed))
-            jaxpr, consts, _ = staging.trace_to_jaxpr(fwd, self.in_avals)
-            self._cache[perturbed] = (jaxpr, consts)
-        return self._cache[perturbed]
-
-    def __str__(self):
-        return self.name
+    def _trace(self, perturbed):
+        fwd = lambda *args: self.rule.call_wrapped(*args, perturbed=list(perturbed))
+        jaxpr, consts, _ = staging.trace_to_jaxpr(fwd, self.in_avals)
+        return jaxpr, consts
 
 
 def stage_custom_vjp(trace, primitive, fun, fwd, bwd, tracers, out_trees, symbolic_zeros):

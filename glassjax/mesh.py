@@ -96,6 +96,13 @@ class _MeshShape:
     def _shape_str(self) -> str:
         return ", ".join(f"'{n}': {s}" for n, s in self.shape_tuple)
 
+    # A mesh is a value: equal to a mesh of its kind with the same ``_key`` (a property).
+    def __eq__(self, other):
+        return self is other or isinstance(other, type(self)) and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
+
 
 class Mesh(_MeshShape):
     """``Mesh(devices, axis_names, axis_types=None)``: ``devices`` is an array of devices
@@ -124,12 +131,6 @@ class Mesh(_MeshShape):
     def _key(self):
         return (tuple(d.id for d in self.devices.flat), self.axis_sizes, self.axis_names,
                 self.axis_types)
-
-    def __eq__(self, other):
-        return self is other or isinstance(other, Mesh) and self._key == other._key
-
-    def __hash__(self):
-        return hash(self._key)
 
     def __str__(self):
         if self.empty:
@@ -217,14 +218,9 @@ class AbstractMesh(_MeshShape):
                                                 "AbstractMesh")
         self.abstract_device = abstract_device
 
+    @property
     def _key(self):
         return (self.axis_sizes, self.axis_names, self.axis_types, self.abstract_device)
-
-    def __eq__(self, other):
-        return isinstance(other, AbstractMesh) and self._key() == other._key()
-
-    def __hash__(self):
-        return hash(self._key())
 
     def __repr__(self):
         device = "" if self.abstract_device is None else f", {self.abstract_device._repr()}"

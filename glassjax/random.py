@@ -202,14 +202,20 @@ def _key(ctor_name, seed, impl_spec):
     return prng.random_seed(seed, impl=impl)
 
 
+def _impl_or_dtype(fun_name, impl, dtype):
+    """The implementation a key constructor was given: ``impl``, or ``dtype`` (a key
+    dtype names its implementation), never both."""
+    if dtype is None:
+        return impl
+    if impl is not None:
+        raise ValueError("Cannot specify both `impl` and `dtype` arguments to "
+                         f"jax.random.{fun_name}")
+    return dtype
+
+
 def key(seed, *, impl=None, dtype=None):
     """A typed key (a scalar of dtype ``key<fry>``) from an integer seed."""
-    if dtype is not None:
-        if impl is not None:
-            raise ValueError("Cannot specify both `impl` and `dtype` arguments to "
-                             "jax.random.key")
-        impl = dtype
-    return _key("key", seed, impl)
+    return _key("key", seed, _impl_or_dtype("key", impl, dtype))
 
 
 def PRNGKey(seed, *, impl=None):
@@ -255,11 +261,7 @@ def key_data(keys):
 
 def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
     """Typed keys overlaying ``uint32`` words of shape ``(..., 2)``."""
-    if dtype is not None:
-        if impl is not None:
-            raise ValueError("Cannot specify both `impl` and `dtype` arguments to "
-                             "jax.random.wrap_key_data")
-        impl = dtype
+    impl = _impl_or_dtype("wrap_key_data", impl, dtype)
     return prng.random_wrap(key_bits_array, impl=_resolve_prng_impl(impl))
 
 
@@ -622,8 +624,7 @@ def _bernoulli(key, p, shape, mode):
 
 def cauchy(key, shape=(), dtype=None):
     """Standard Cauchy samples: ``tan(pi * (u - 1/2))``."""
-    key, shape, dtype = _sampler_args("cauchy", key, shape, dtype)
-    return _cauchy(key, shape, dtype)
+    return _cauchy(*_sampler_args("cauchy", key, shape, dtype))
 
 
 @jit(static_argnums=(1, 2))
@@ -634,8 +635,7 @@ def _cauchy(key, shape, dtype):
 
 def exponential(key, shape=(), dtype=None):
     """Standard exponential samples: ``-log(1 - u)``."""
-    key, shape, dtype = _sampler_args("exponential", key, shape, dtype)
-    return _exponential(key, shape, dtype)
+    return _exponential(*_sampler_args("exponential", key, shape, dtype))
 
 
 @jit(static_argnums=(1, 2))
@@ -699,8 +699,7 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, m
 
 def laplace(key, shape=(), dtype=None):
     """Standard Laplace samples: ``sign(u) * log(1 - |u|)`` for ``u`` in (-1, 1)."""
-    key, shape, dtype = _sampler_args("laplace", key, shape, dtype)
-    return _laplace(key, shape, dtype)
+    return _laplace(*_sampler_args("laplace", key, shape, dtype))
 
 
 @jit(static_argnums=(1, 2))
@@ -711,8 +710,7 @@ def _laplace(key, shape, dtype):
 
 def logistic(key, shape=(), dtype=None):
     """Standard logistic samples: ``log(u) - log(1 - u)``."""
-    key, shape, dtype = _sampler_args("logistic", key, shape, dtype)
-    return _logistic(key, shape, dtype)
+    return _logistic(*_sampler_args("logistic", key, shape, dtype))
 
 
 @jit(static_argnums=(1, 2))
@@ -750,9 +748,8 @@ def _rayleigh(key, scale, shape, dtype):
 
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
     """Weibull samples: ``(-log(1 - u)) ** (1 / concentration) * scale``."""
-    key, _ = _check_prng_key("weibull_min", key)
-    dtype = _float_dtype("weibull_min", dtype)
-    return _weibull_min(key, scale, concentration, _canonicalize_shape(shape), dtype)
+    key, shape, dtype = _sampler_args("weibull_min", key, shape, dtype)
+    return _weibull_min(key, scale, concentration, shape, dtype)
 
 
 @jit(static_argnums=(3, 4))
@@ -848,8 +845,7 @@ def _rademacher(key, shape, dtype):
 
 def maxwell(key, shape=(), dtype=None):
     """Maxwell samples: the length of a 3-vector of standard normals."""
-    key, shape, dtype = _sampler_args("maxwell", key, shape, dtype)
-    return _maxwell(key, shape, dtype)
+    return _maxwell(*_sampler_args("maxwell", key, shape, dtype))
 
 
 @jit(static_argnums=(1, 2))
@@ -860,9 +856,8 @@ def _maxwell(key, shape, dtype):
 
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     """Maxwell samples with a random sign, scaled and shifted."""
-    key, _ = _check_prng_key("double_sided_maxwell", key)
-    dtype = _float_dtype("double_sided_maxwell", dtype)
-    return _double_sided_maxwell(key, loc, scale, _canonicalize_shape(shape), dtype)
+    key, shape, dtype = _sampler_args("double_sided_maxwell", key, shape, dtype)
+    return _double_sided_maxwell(key, loc, scale, shape, dtype)
 
 
 @jit(static_argnums=(3, 4))
@@ -1158,6 +1153,25 @@ def _poisson_knuth(key, lam, shape, dtype, max_iters):
     return (k - 1).astype(dtype)
 
 
+def _rejection_loop(propose, key, k_init, accepted, max_iters):
+    """The loop of a transformed-rejection sampler (Hörmann's PTRS and BTRS):
+    ``propose(key)`` returns ``(key, k, accept)``, a candidate per element and whether
+    it is accepted; each element keeps its first accepted candidate, and the loop stops
+    when all have one (or after ``max_iters``)."""
+    def body_fn(carry):
+        i, k_out, accepted, key = carry
+        key, k, accept = propose(key)
+        k_out = lax.select(accept, k, k_out)
+        accepted |= accept
+        return i + 1, k_out, accepted, key
+
+    def cond_fn(carry):
+        i, accepted = carry[0], carry[2]
+        return (~accepted).any() & (i < max_iters)
+
+    return lax.while_loop(cond_fn, body_fn, (0, k_init, accepted, key))[1]
+
+
 @jit(static_argnums=(2, 3, 4))
 def _poisson_rejection(key, lam, shape, dtype, max_iters):
     """Hörmann's transformed rejection (PTRS) for large ``lam``."""
@@ -1167,8 +1181,7 @@ def _poisson_rejection(key, lam, shape, dtype, max_iters):
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
     v_r = 0.9277 - 3.6224 / (b - 2)
 
-    def body_fn(carry):
-        i, k_out, accepted, key = carry
+    def propose(key):
         key, subkey_0, subkey_1 = _split(key, 3)
         u = uniform(subkey_0, shape, lam.dtype) - 0.5
         v = uniform(subkey_1, shape, lam.dtype)
@@ -1179,19 +1192,11 @@ def _poisson_rejection(key, lam, shape, dtype, max_iters):
         accept1 = (u_shifted >= 0.07) & (v <= v_r)
         reject = (k < 0) | ((u_shifted < 0.013) & (v > u_shifted))
         accept2 = s <= t
-        accept = accept1 | (~reject & accept2)
-        k_out = lax.select(accept, k, k_out)
-        accepted |= accept
-        return i + 1, k_out, accepted, key
-
-    def cond_fn(carry):
-        i, k_out, accepted, key = carry
-        return (~accepted).any() & (i < max_iters)
+        return key, k, accept1 | (~reject & accept2)
 
     k_init = lax.full_like(lam, -1, lam.dtype, shape)
     accepted = lax.full_like(lam, False, np.dtype("bool"), shape)
-    k = lax.while_loop(cond_fn, body_fn, (0, k_init, accepted, key))[1]
-    return k.astype(dtype)
+    return _rejection_loop(propose, key, k_init, accepted, max_iters).astype(dtype)
 
 
 @jit(static_argnums=(2, 3))
@@ -1265,8 +1270,7 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
     alpha = (2.83 + 5.1 / b) * stddev
     m = jnp.floor((count + 1) * prob)
 
-    def body_fn(carry):
-        i, k_out, accepted, key = carry
+    def propose(key):
         key, subkey_0, subkey_1 = split(key, 3)
         u = uniform(subkey_0, shape, prob.dtype)
         v = uniform(subkey_1, shape, prob.dtype)
@@ -1282,18 +1286,11 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
               _stirling_approx_tail(m) + _stirling_approx_tail(count - m) -
               _stirling_approx_tail(k) - _stirling_approx_tail(count - k))
         accept2 = v <= ub
-        accept = accept1 | (~reject & accept2)
-        k_out = lax.select(accept, k, k_out)
-        accepted |= accept
-        return i + 1, k_out, accepted, key
-
-    def cond_fn(carry):
-        i, accepted = carry[0], carry[2]
-        return (~accepted).any() & (i < max_iters)
+        return key, k, accept1 | (~reject & accept2)
 
     k_init = lax.full_like(prob, -1, prob.dtype, shape)
-    carry = (0, k_init, jnp.full(shape, False, bool), key)
-    return lax.while_loop(cond_fn, body_fn, carry)[1].astype(dtype)
+    accepted = jnp.full(shape, False, bool)
+    return _rejection_loop(propose, key, k_init, accepted, max_iters).astype(dtype)
 
 
 @jit(static_argnums=(3, 4), inline=True)

@@ -14,6 +14,7 @@ The second half of this module holds the interpreters that use these rules: forw
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import weakref
 
@@ -58,12 +59,10 @@ class SymbolicZero:
         return SymbolicZero(core.get_aval(val).to_tangent_aval())
 
 
+@dataclasses.dataclass(slots=True, eq=False)
 class UndefinedPrimal:
     """In a transpose rule: an input the primitive is linear in (its value is unknown)."""
-    __slots__ = ("aval",)
-
-    def __init__(self, aval):
-        self.aval = aval
+    aval: core.ShapedArray | core.AbstractToken
 
     def __repr__(self):
         return f"UndefinedPrimal({self.aval})"

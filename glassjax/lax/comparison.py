@@ -38,31 +38,27 @@ def bitwise_not(x):
     return not_p.bind(x)
 
 
-and_p = naryop("and", [_bool_or_int, _bool_or_int], hlo.and_)
-_zero_jvp(and_p)
+def _binary_function(prim, name, doc):
+    """The public function ``name(x, y)`` that binds the binary primitive ``prim``."""
+    def function(x, y):
+        return prim.bind(x, y)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
 
 
-def bitwise_and(x, y):
-    """Elementwise AND (logical for booleans)."""
-    return and_p.bind(x, y)
+def _bitwise(name, lower, what):
+    """The bitwise primitive ``name`` on bools or integers (piecewise constant: zero
+    derivative) and its public function ``bitwise_name``."""
+    prim = naryop(name, [_bool_or_int, _bool_or_int], lower)
+    _zero_jvp(prim)
+    return prim, _binary_function(prim, f"bitwise_{name}",
+                                  f"Elementwise {what} (logical for booleans).")
 
 
-or_p = naryop("or", [_bool_or_int, _bool_or_int], hlo.or_)
-_zero_jvp(or_p)
-
-
-def bitwise_or(x, y):
-    """Elementwise OR (logical for booleans)."""
-    return or_p.bind(x, y)
-
-
-xor_p = naryop("xor", [_bool_or_int, _bool_or_int], hlo.xor)
-_zero_jvp(xor_p)
-
-
-def bitwise_xor(x, y):
-    """Elementwise exclusive OR (logical for booleans)."""
-    return xor_p.bind(x, y)
+and_p, bitwise_and = _bitwise("and", hlo.and_, "AND")
+or_p, bitwise_or = _bitwise("or", hlo.or_, "OR")
+xor_p, bitwise_xor = _bitwise("xor", hlo.xor, "exclusive OR")
 
 
 population_count_p = unop("population_count", _int, hlo.popcnt)
@@ -115,7 +111,9 @@ def shift_right_logical(x, y):
 # ----------------------------------------------------------------------------------------
 
 
-def _comparison(name, direction, accepted):
+def _comparison(name, direction, accepted, symbol):
+    """The primitive ``name`` (lowered to a StableHLO compare in ``direction``, of
+    boolean result, zero derivative) and its public function ``x symbol y``."""
     def lower(ctx, x, y):
         shape = ctx.avals_out[0].shape
         x, y = (multi_broadcast(v, a, shape) for v, a in zip((x, y), ctx.avals_in))
@@ -124,45 +122,15 @@ def _comparison(name, direction, accepted):
                   result_dtype=lambda *d: np.dtype(np.bool_))
     lowering.register_lowering(prim, lower)
     _zero_jvp(prim)
-    return prim
+    return prim, _binary_function(prim, name, f"Elementwise ``x {symbol} y``.")
 
 
-eq_p = _comparison("eq", "EQ", _any)
-ne_p = _comparison("ne", "NE", _any)
-lt_p = _comparison("lt", "LT", _ordered)
-le_p = _comparison("le", "LE", _ordered)
-gt_p = _comparison("gt", "GT", _ordered)
-ge_p = _comparison("ge", "GE", _ordered)
-
-
-def eq(x, y):
-    """Elementwise ``x == y``."""
-    return eq_p.bind(x, y)
-
-
-def ne(x, y):
-    """Elementwise ``x != y``."""
-    return ne_p.bind(x, y)
-
-
-def lt(x, y):
-    """Elementwise ``x < y``."""
-    return lt_p.bind(x, y)
-
-
-def le(x, y):
-    """Elementwise ``x <= y``."""
-    return le_p.bind(x, y)
-
-
-def gt(x, y):
-    """Elementwise ``x > y``."""
-    return gt_p.bind(x, y)
-
-
-def ge(x, y):
-    """Elementwise ``x >= y``."""
-    return ge_p.bind(x, y)
+eq_p, eq = _comparison("eq", "EQ", _any, "==")
+ne_p, ne = _comparison("ne", "NE", _any, "!=")
+lt_p, lt = _comparison("lt", "LT", _ordered, "<")
+le_p, le = _comparison("le", "LE", _ordered, "<=")
+gt_p, gt = _comparison("gt", "GT", _ordered, ">")
+ge_p, ge = _comparison("ge", "GE", _ordered, ">=")
 
 
 # ----------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ derivatives.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -20,12 +21,10 @@ from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo, ir
 
 
+@dataclasses.dataclass(slots=True, eq=False)
 class HashableArray:
     """A NumPy array attribute, hashable so that it can be a primitive parameter."""
-    __slots__ = ("val",)
-
-    def __init__(self, val):
-        self.val = val
+    val: np.ndarray
 
     def __repr__(self):
         return f"HashableArray({self.val!r})"

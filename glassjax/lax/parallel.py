@@ -178,6 +178,18 @@ def _allreduce_lowering(positional_reducer, combine, ctx, x, *, axes, axis_index
     return _with_reducer(op, scalar, combine).results[0]
 
 
+def _linear_collective(name, abstract_eval, transpose, batcher):
+    """A collective that is linear in its operand (gathers, scatters, permutations):
+    run by compiling it like any primitive, transposed by ``transpose``, batched by
+    ``batcher`` (the lowering is registered after it)."""
+    prim = core.Primitive(name)
+    prim.def_impl(functools.partial(dispatch.apply_primitive, prim))
+    prim.def_abstract_eval(abstract_eval)
+    ad.deflinear2(prim, transpose)
+    batching.fancy_primitive_batchers[prim] = batcher
+    return prim
+
+
 def _allreduce_primitive(name, positional_reducer, combine):
     prim = core.Primitive(name)
     prim.def_impl(functools.partial(_allreduce_impl, prim, positional_reducer))
@@ -538,11 +550,8 @@ def _all_gather_batcher(axis_data, vals, dims, *, all_gather_dimension, axis_nam
     return y, None
 
 
-all_gather_p = core.Primitive("all_gather")
-all_gather_p.def_impl(functools.partial(dispatch.apply_primitive, all_gather_p))
-all_gather_p.def_abstract_eval(_all_gather_abstract_eval)
-ad.deflinear2(all_gather_p, _all_gather_transpose)
-batching.fancy_primitive_batchers[all_gather_p] = _all_gather_batcher
+all_gather_p = _linear_collective("all_gather", _all_gather_abstract_eval,
+                                  _all_gather_transpose, _all_gather_batcher)
 
 
 def _all_gather_lowering(ctx, x, *, all_gather_dimension, axis_name, axis_index_groups,
@@ -617,12 +626,9 @@ def _all_gather_invariant_transpose(ct, x, *, all_gather_dimension, axis_name, a
     return [out if tiled else structural.squeeze(out, (all_gather_dimension,))]
 
 
-all_gather_invariant_p = core.Primitive("all_gather_invariant")
-all_gather_invariant_p.def_impl(functools.partial(dispatch.apply_primitive,
-                                                  all_gather_invariant_p))
-all_gather_invariant_p.def_abstract_eval(_all_gather_invariant_abstract_eval)
-ad.deflinear2(all_gather_invariant_p, _all_gather_invariant_transpose)
-batching.fancy_primitive_batchers[all_gather_invariant_p] = (
+all_gather_invariant_p = _linear_collective(
+    "all_gather_invariant", _all_gather_invariant_abstract_eval,
+    _all_gather_invariant_transpose,
     lambda axis_data, vals, dims, **params: _all_gather_batcher(
         axis_data, vals, dims, axis_index_groups=None, prim=all_gather_invariant_p,
         **params))
@@ -704,11 +710,8 @@ def _reduce_scatter_batcher(axis_data, vals, dims, *, scatter_dimension, axis_na
     return y, scatter_dimension
 
 
-reduce_scatter_p = core.Primitive("reduce_scatter")
-reduce_scatter_p.def_impl(functools.partial(dispatch.apply_primitive, reduce_scatter_p))
-reduce_scatter_p.def_abstract_eval(_reduce_scatter_abstract_eval)
-ad.deflinear2(reduce_scatter_p, _reduce_scatter_transpose)
-batching.fancy_primitive_batchers[reduce_scatter_p] = _reduce_scatter_batcher
+reduce_scatter_p = _linear_collective("reduce_scatter", _reduce_scatter_abstract_eval,
+                                      _reduce_scatter_transpose, _reduce_scatter_batcher)
 
 
 def _reduce_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, axis_index_groups,
@@ -776,11 +779,8 @@ def _ppermute_batcher(axis_data, vals, dims, *, axis_name, perm):
     return x.take(sources, d), d
 
 
-ppermute_p = core.Primitive("ppermute")
-ppermute_p.def_impl(functools.partial(dispatch.apply_primitive, ppermute_p))
-ppermute_p.def_abstract_eval(_ppermute_abstract_eval)
-ad.deflinear2(ppermute_p, _ppermute_transpose)
-batching.fancy_primitive_batchers[ppermute_p] = _ppermute_batcher
+ppermute_p = _linear_collective("ppermute", _ppermute_abstract_eval,
+                                _ppermute_transpose, _ppermute_batcher)
 
 
 def _ppermute_lowering(ctx, x, *, axis_name, perm):
@@ -835,11 +835,8 @@ def _pbroadcast_batcher(axis_data, vals, dims, *, axis_name, source):
     return x.take(np.full(axis_data.size, source), d), d
 
 
-pbroadcast_p = core.Primitive("pbroadcast")
-pbroadcast_p.def_impl(functools.partial(dispatch.apply_primitive, pbroadcast_p))
-pbroadcast_p.def_abstract_eval(lambda x, *, axis_name, source: x)
-ad.deflinear2(pbroadcast_p, _pbroadcast_transpose)
-batching.fancy_primitive_batchers[pbroadcast_p] = _pbroadcast_batcher
+pbroadcast_p = _linear_collective("pbroadcast", lambda x, *, axis_name, source: x,
+                                  _pbroadcast_transpose, _pbroadcast_batcher)
 # (JAX lowers it to collective_broadcast on GPU only; a masked all-reduce runs anywhere.)
 lowering.register_lowering(pbroadcast_p, lowering.lower_fun(_masked_sum))
 
@@ -908,11 +905,8 @@ def _all_to_all_batcher(axis_data, vals, dims, *, axis_name, split_axis, concat_
     return _splitaxis(split_axis, size, x), split_axis
 
 
-all_to_all_p = core.Primitive("all_to_all")
-all_to_all_p.def_impl(functools.partial(dispatch.apply_primitive, all_to_all_p))
-all_to_all_p.def_abstract_eval(_all_to_all_abstract_eval)
-ad.deflinear2(all_to_all_p, _all_to_all_transpose)
-batching.fancy_primitive_batchers[all_to_all_p] = _all_to_all_batcher
+all_to_all_p = _linear_collective("all_to_all", _all_to_all_abstract_eval,
+                                  _all_to_all_transpose, _all_to_all_batcher)
 
 
 def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_index_groups,

@@ -46,9 +46,22 @@ _const = elementwise._const
 
 # -- slice --------------------------------------------------------------------------------
 
+def _check_within_operand(name, values, x):
+    """A bound ``slice`` and ``dynamic_slice`` check (``name``: of the param checked)."""
+    if not all(map(operator.ge, x.shape, values)):
+        raise TypeError(f"slice {name} must be less than or equal to operand shape, got "
+                        f"{name} {values} for operand shape {x.shape}.")
+
+
+def _check_nonnegative(name, values):
+    """Another bound ``slice`` and ``dynamic_slice`` check."""
+    if not all(v >= 0 for v in values):
+        raise TypeError(f"slice {name} must be greater than or equal to zero, got {name} "
+                        f"of {values}.")
+
+
 def _slice_shape_rule(x, *, start_indices, limit_indices, strides):
-    check_shapelike("slice", "start_indices", start_indices)
-    check_shapelike("slice", "limit_indices", limit_indices)
+    check_shapelike("slice", start_indices=start_indices, limit_indices=limit_indices)
     if x.ndim != len(start_indices):
         raise TypeError("slice start_indices must have length equal to the number of "
                         f"dimensions of the operand, got indices {start_indices} for "
@@ -57,12 +70,8 @@ def _slice_shape_rule(x, *, start_indices, limit_indices, strides):
         raise TypeError("slice limit_indices must have the same length as start_indices, "
                         f"got start_indices {start_indices} and limit_indices "
                         f"{limit_indices}.")
-    if not all(map(operator.ge, x.shape, limit_indices)):
-        raise TypeError("slice limit_indices must be less than or equal to operand shape, "
-                        f"got limit_indices {limit_indices} for operand shape {x.shape}.")
-    if not all(s >= 0 for s in start_indices):
-        raise TypeError("slice start_indices must be greater than or equal to zero, got "
-                        f"start_indices of {start_indices}.")
+    _check_within_operand("limit_indices", limit_indices, x)
+    _check_nonnegative("start_indices", start_indices)
     if not all(map(operator.ge, limit_indices, start_indices)):
         raise TypeError("slice limit_indices must be greater than or equal to "
                         f"start_indices, got start_indices {start_indices} and "
@@ -70,7 +79,7 @@ def _slice_shape_rule(x, *, start_indices, limit_indices, strides):
     diff = tuple(map(operator.sub, limit_indices, start_indices))
     if strides is None or tuple(strides) == (1,) * x.ndim:
         return diff
-    check_shapelike("slice", "strides", strides)
+    check_shapelike("slice", strides=strides)
     if len(strides) != x.ndim:
         raise TypeError("slice strides must have length equal to the number of dimensions "
                         f"of the operand, got strides {strides} for operand shape "
@@ -265,12 +274,8 @@ def _dynamic_slice_shape_rule(x, *start_indices, slice_sizes):
                         f"equal to the number of dimensions of the operand, got "
                         f"{len(start_indices)} start indices and slice_sizes {slice_sizes} "
                         f"for operand shape {x.shape}.")
-    if not all(map(operator.ge, x.shape, slice_sizes)):
-        raise TypeError("slice slice_sizes must be less than or equal to operand shape, "
-                        f"got slice_sizes {slice_sizes} for operand shape {x.shape}.")
-    if not all(s >= 0 for s in slice_sizes):
-        raise TypeError("slice slice_sizes must be greater than or equal to zero, got "
-                        f"slice_sizes of {slice_sizes}.")
+    _check_within_operand("slice_sizes", slice_sizes, x)
+    _check_nonnegative("slice_sizes", slice_sizes)
     if any(i.ndim != 0 for i in start_indices):
         raise TypeError("start_indices arguments to dynamic_slice must be scalars, "
                         f" got indices {tuple(start_indices)}")
@@ -782,6 +787,31 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
                         indices_are_sorted=indices_are_sorted, mode=mode), None]
 
 
+def _shifted(dims):
+    """Dimension numbers after a batch dimension is put in front: each one more."""
+    return tuple(np.add(1, dims))
+
+
+# Gather's and scatter's dimension numbers list the same five roles in the same order
+# (scatter being gather's transpose): the window dimensions of the output or updates
+# (``offset_dims`` / ``update_window_dims``), three lists of operand dimensions, and the
+# indices' batching dimensions. Their batching rules move the batch dimensions to the
+# front, and renumber alike:
+
+def _operand_batched(dn):
+    """Only the operand (and updates) batched: the batch dimension is one more window
+    dimension, in front."""
+    window, *operand_dims, indices_batching = dn
+    return type(dn)((0,) + _shifted(window), *map(_shifted, operand_dims), indices_batching)
+
+
+def _both_batched(dn):
+    """Operand and indices batched: a new pair of batching dimensions, in front."""
+    window, collapsed, to_operand, operand_batching, indices_batching = dn
+    return type(dn)(_shifted(window), _shifted(collapsed), _shifted(to_operand),
+                    (0,) + _shifted(operand_batching), (0,) + _shifted(indices_batching))
+
+
 def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, unique_indices,
                   indices_are_sorted, mode, fill_value):
     """Three cases: only the operand is batched (its batch axis becomes one more
@@ -792,13 +822,7 @@ def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, unique_indices,
     dn = dimension_numbers
     if operand_d is not None and indices_d is None:
         operand = batching.moveaxis(operand, operand_d, 0)
-        dnums = GatherDimensionNumbers(
-            offset_dims=(0,) + tuple(np.add(1, dn.offset_dims)),
-            collapsed_slice_dims=tuple(np.add(1, dn.collapsed_slice_dims)),
-            start_index_map=tuple(np.add(1, dn.start_index_map)),
-            operand_batching_dims=tuple(np.add(1, dn.operand_batching_dims)),
-            start_indices_batching_dims=dn.start_indices_batching_dims)
-        return gather(operand, indices, dimension_numbers=dnums,
+        return gather(operand, indices, dimension_numbers=_operand_batched(dn),
                       slice_sizes=(np.shape(operand)[0],) + tuple(slice_sizes),
                       unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
                       mode=mode, fill_value=fill_value), 0
@@ -809,7 +833,7 @@ def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, unique_indices,
             collapsed_slice_dims=dn.collapsed_slice_dims,
             start_index_map=dn.start_index_map,
             operand_batching_dims=dn.operand_batching_dims,
-            start_indices_batching_dims=tuple(np.add(1, dn.start_indices_batching_dims)))
+            start_indices_batching_dims=_shifted(dn.start_indices_batching_dims))
         # Batched accesses into one array may no longer be sorted or unique.
         return gather(operand, indices, dimension_numbers=dnums, slice_sizes=slice_sizes,
                       unique_indices=False, indices_are_sorted=False, mode=mode,
@@ -817,15 +841,9 @@ def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, unique_indices,
     operand = batching.moveaxis(operand, operand_d, 0)
     indices = batching.moveaxis(indices, indices_d, 0)
     slice_sizes = ((0,) if np.shape(operand)[0] == 0 else (1,)) + tuple(slice_sizes)
-    dnums = GatherDimensionNumbers(
-        offset_dims=tuple(np.add(1, dn.offset_dims)),
-        collapsed_slice_dims=tuple(np.add(1, dn.collapsed_slice_dims)),
-        start_index_map=tuple(np.add(1, dn.start_index_map)),
-        operand_batching_dims=(0,) + tuple(np.add(1, dn.operand_batching_dims)),
-        start_indices_batching_dims=(0,) + tuple(np.add(1, dn.start_indices_batching_dims)))
-    return gather(operand, indices, dimension_numbers=dnums, slice_sizes=slice_sizes,
-                  unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
-                  mode=mode, fill_value=fill_value), 0
+    return gather(operand, indices, dimension_numbers=_both_batched(dn),
+                  slice_sizes=slice_sizes, unique_indices=unique_indices,
+                  indices_are_sorted=indices_are_sorted, mode=mode, fill_value=fill_value), 0
 
 
 gather_p = standard_primitive(_gather_shape_rule, _gather_dtype_rule, "gather",
@@ -1041,22 +1059,11 @@ def _scatter_batch(prim, args, dims, *, update_jaxpr, update_consts, dimension_n
     operand = batching.bdim_at_front(operand, operand_d, size)
     updates = batching.bdim_at_front(updates, updates_d, size)
     if indices_d is None:
-        dnums = ScatterDimensionNumbers(
-            update_window_dims=(0,) + tuple(np.add(1, dn.update_window_dims)),
-            inserted_window_dims=tuple(np.add(1, dn.inserted_window_dims)),
-            scatter_dims_to_operand_dims=tuple(np.add(1, dn.scatter_dims_to_operand_dims)),
-            operand_batching_dims=tuple(np.add(1, dn.operand_batching_dims)),
-            scatter_indices_batching_dims=dn.scatter_indices_batching_dims)
-        return prim.bind(operand, indices, updates, dimension_numbers=dnums, **params), 0
+        return prim.bind(operand, indices, updates, dimension_numbers=_operand_batched(dn),
+                         **params), 0
     indices = batching.bdim_at_front(indices, indices_d, size)
-    dnums = ScatterDimensionNumbers(
-        update_window_dims=tuple(np.add(1, dn.update_window_dims)),
-        inserted_window_dims=tuple(np.add(1, dn.inserted_window_dims)),
-        scatter_dims_to_operand_dims=tuple(np.add(1, dn.scatter_dims_to_operand_dims)),
-        operand_batching_dims=(0,) + tuple(np.add(1, dn.operand_batching_dims)),
-        scatter_indices_batching_dims=(0,) + tuple(np.add(1,
-                                                         dn.scatter_indices_batching_dims)))
-    return prim.bind(operand, indices, updates, dimension_numbers=dnums, **params), 0
+    return prim.bind(operand, indices, updates, dimension_numbers=_both_batched(dn),
+                     **params), 0
 
 
 def _scatter_primitive(name):
@@ -1278,10 +1285,10 @@ ad.primitive_jvps[scatter_p] = _scatter_jvp
 ad.primitive_transposes[scatter_p] = _scatter_transpose
 
 
-def _combining_scatter(name, prim, combine, identity, doc):
+def _combining_scatter(prim, combine, identity, what):
     """The public function of a scatter that combines old and new values with
     ``combine``; the scalar jaxpr of ``combine`` is the ``update_jaxpr`` param (printed,
-    and lowered as the update region)."""
+    and lowered as the update region). ``what`` begins its docstring."""
     def scatter_fn(operand, scatter_indices, updates, dimension_numbers, *,
                    indices_are_sorted=False, unique_indices=False, mode=None):
         jaxpr, consts = reduction_jaxpr(combine, core.get_aval(_const(operand, identity)))
@@ -1289,26 +1296,21 @@ def _combining_scatter(name, prim, combine, identity, doc):
                          update_consts=consts, dimension_numbers=dimension_numbers,
                          indices_are_sorted=indices_are_sorted,
                          unique_indices=unique_indices, mode=GatherScatterMode.from_any(mode))
-    scatter_fn.__name__ = scatter_fn.__qualname__ = name
-    scatter_fn.__doc__ = doc
+    scatter_fn.__name__ = scatter_fn.__qualname__ = prim.name.replace("-", "_")
+    scatter_fn.__doc__ = f"{what} at the windows ``scatter_indices``."
     return scatter_fn
 
 
-scatter_add = _combining_scatter(
-    "scatter_add", scatter_add_p, elementwise.add, 0,
-    "Add ``updates`` into ``operand`` at the windows ``scatter_indices``.")
-scatter_sub = _combining_scatter(
-    "scatter_sub", scatter_sub_p, elementwise.sub, 0,
-    "Subtract ``updates`` from ``operand`` at the windows ``scatter_indices``.")
-scatter_mul = _combining_scatter(
-    "scatter_mul", scatter_mul_p, elementwise.mul, 1,
-    "Multiply ``operand`` by ``updates`` at the windows ``scatter_indices``.")
-scatter_min = _combining_scatter(
-    "scatter_min", scatter_min_p, elementwise.min, 0,
-    "Minimum of ``operand`` and ``updates`` at the windows ``scatter_indices``.")
-scatter_max = _combining_scatter(
-    "scatter_max", scatter_max_p, elementwise.max, 0,
-    "Maximum of ``operand`` and ``updates`` at the windows ``scatter_indices``.")
+scatter_add = _combining_scatter(scatter_add_p, elementwise.add, 0,
+                                 "Add ``updates`` into ``operand``")
+scatter_sub = _combining_scatter(scatter_sub_p, elementwise.sub, 0,
+                                 "Subtract ``updates`` from ``operand``")
+scatter_mul = _combining_scatter(scatter_mul_p, elementwise.mul, 1,
+                                 "Multiply ``operand`` by ``updates``")
+scatter_min = _combining_scatter(scatter_min_p, elementwise.min, 0,
+                                 "Minimum of ``operand`` and ``updates``")
+scatter_max = _combining_scatter(scatter_max_p, elementwise.max, 0,
+                                 "Maximum of ``operand`` and ``updates``")
 
 
 def scatter(operand, scatter_indices, updates, dimension_numbers, *,

@@ -44,8 +44,8 @@ def _asarray(x):
 # -- broadcast_in_dim ---------------------------------------------------------------------
 
 def _broadcast_in_dim_shape_rule(x, *, shape, broadcast_dimensions, sharding):
-    check_shapelike("broadcast_in_dim", "shape", shape)
-    check_shapelike("broadcast_in_dim", "broadcast_dimensions", broadcast_dimensions)
+    check_shapelike("broadcast_in_dim", shape=shape,
+                    broadcast_dimensions=broadcast_dimensions)
     if x.ndim != len(broadcast_dimensions):
         raise TypeError("broadcast_in_dim broadcast_dimensions must have length equal to "
                         f"operand ndim; got broadcast_dimensions {broadcast_dimensions} "
@@ -232,7 +232,7 @@ def _one(x):
 # -- iota ---------------------------------------------------------------------------------
 
 def _iota_shape_rule(*, dtype, shape, dimension, sharding):
-    check_shapelike("iota", "shape", shape)
+    check_shapelike("iota", shape=shape)
     if not any(dtypes.issubdtype(dtype, t) for t in (np.integer, np.floating,
                                                       np.complexfloating)):
         raise TypeError(f"iota does not accept dtype {dtypes.dtype_to_string(dtype)}. "
@@ -463,7 +463,7 @@ def transpose(operand, permutation):
 
 
 def _rev_shape_rule(x, *, dimensions):
-    check_shapelike("rev", "dimensions", dimensions)
+    check_shapelike("rev", dimensions=dimensions)
     if len(set(dimensions)) != len(dimensions):
         raise TypeError(f"rev dimensions must be unique, got {dimensions}.")
     if dimensions and not max(dimensions) < x.ndim:
@@ -492,21 +492,31 @@ def rev(operand, dimensions):
 
 # -- concatenate, split, stack, unstack, tile ---------------------------------------------
 
-def _concatenate_shape_rule(*xs, dimension):
+def _shapes(xs):
+    """The shapes of ``xs`` for an error message: ``(2, 3), (4, 3)``."""
+    return ", ".join(str(x.shape) for x in xs)
+
+
+def _check_operands(verb, xs, error):
+    """What ``concatenate`` and ``stack`` (with their JAX error types) both require: at
+    least one operand, all of the same rank."""
     if not xs:
-        raise TypeError("concatenate expects at least one operand, got 0.")
+        raise error(f"{verb} expects at least one operand, got 0.")
     if len({x.ndim for x in xs}) != 1:
-        raise TypeError("Cannot concatenate arrays with different numbers of dimensions: "
-                        f"got {', '.join(str(x.shape) for x in xs)}.")
+        raise error(f"Cannot {verb} arrays with different numbers of dimensions: "
+                    f"got {_shapes(xs)}.")
+
+
+def _concatenate_shape_rule(*xs, dimension):
+    _check_operands("concatenate", xs, TypeError)
     if not 0 <= dimension < xs[0].ndim:
         raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for "
-                        f"shapes {', '.join(str(x.shape) for x in xs)}.")
+                        f"shapes {_shapes(xs)}.")
     others = [_delete(x.shape, [dimension]) for x in xs]
     if others[:-1] != others[1:]:
         raise TypeError("Cannot concatenate arrays with shapes that differ in dimensions "
                         "other than the one being concatenated: concatenating along "
-                        f"dimension {dimension} for shapes "
-                        f"{', '.join(str(x.shape) for x in xs)}.")
+                        f"dimension {dimension} for shapes {_shapes(xs)}.")
     shape = list(xs[0].shape)
     shape[dimension] = sum(x.shape[dimension] for x in xs)
     return tuple(shape)
@@ -602,14 +612,9 @@ def split(operand, sizes, axis: int = 0):
 
 
 def _stack_shape_rule(*xs, axis):
-    if not xs:
-        raise ValueError("stack expects at least one operand, got 0.")
-    if len({x.ndim for x in xs}) != 1:
-        raise ValueError("Cannot stack arrays with different numbers of dimensions: got "
-                         f"{', '.join(str(x.shape) for x in xs)}.")
+    _check_operands("stack", xs, ValueError)
     if len({x.shape for x in xs}) != 1:
-        raise ValueError("All input arrays must have the same shape. Got "
-                         f"{', '.join(str(x.shape) for x in xs)}.")
+        raise ValueError(f"All input arrays must have the same shape. Got {_shapes(xs)}.")
     return xs[0].shape[:axis] + (len(xs),) + xs[0].shape[axis:]
 
 

@@ -381,8 +381,15 @@ def ensure_index_tuple(x) -> tuple:
         return tuple(map(operator.index, x))
 
 
-def check_shapelike(fun_name: str, arg_name: str, obj, non_zero_shape=False):
-    """The checks shape rules make of shape-like params (tuples of nonnegative ints)."""
+def check_shapelike(fun_name: str, *, non_zero_shape=False, **params):
+    """The checks shape rules make of shape-like params (tuples of nonnegative ints, or
+    of positive ones with ``non_zero_shape``), e.g. ``check_shapelike("slice",
+    start_indices=start_indices)``: each keyword names a param and gives its value."""
+    for arg_name, obj in params.items():
+        _check_one_shapelike(fun_name, arg_name, obj, non_zero_shape)
+
+
+def _check_one_shapelike(fun_name, arg_name, obj, non_zero_shape):
     if not isinstance(obj, (tuple, list, np.ndarray)):
         raise TypeError(f"{fun_name} {arg_name} must be of type tuple/list/ndarray, got "
                         f"{type(obj)}.")

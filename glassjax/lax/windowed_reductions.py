@@ -105,11 +105,10 @@ def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, 
 
 def _common_reduce_window_shape_rule(operand, window_dimensions, window_strides, padding,
                                      base_dilation, window_dilation):
-    check_shapelike("reduce_window", "window_dimensions", window_dimensions,
-                    non_zero_shape=True)
-    check_shapelike("reduce_window", "window_strides", window_strides, non_zero_shape=True)
-    check_shapelike("reduce_window", "base_dilation", base_dilation)
-    check_shapelike("reduce_window", "window_dilation", window_dilation)
+    check_shapelike("reduce_window", window_dimensions=window_dimensions,
+                    window_strides=window_strides, non_zero_shape=True)
+    check_shapelike("reduce_window", base_dilation=base_dilation,
+                    window_dilation=window_dilation)
     if operand.ndim != len(window_dimensions):
         raise TypeError("reduce_window got the wrong number of window_dimensions for "
                         f"operand: got operand shape {operand.shape} with window_dimensions "
@@ -398,8 +397,8 @@ def reduce_window(operand, init_value, computation, window_dimensions,
 def _select_and_scatter_shape_rule(operand, source, init_value, *, select_jaxpr,
                                    select_consts, scatter_jaxpr, scatter_consts,
                                    window_dimensions, window_strides, padding):
-    check_shapelike("select_and_scatter", "window_dimensions", window_dimensions)
-    check_shapelike("select_and_scatter", "window_strides", window_strides)
+    check_shapelike("select_and_scatter", window_dimensions=window_dimensions,
+                    window_strides=window_strides)
     if len(window_dimensions) != len(window_strides):
         raise TypeError("select_and_scatter got inconsistent window_strides and "
                         f"window_dimensions: got window_strides {window_strides} and "

@@ -153,33 +153,29 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
     return init
 
 
-def _variance_scaling_family(scale, mode, distribution, name, doc):
+def _variance_scaling_family(name, title, scale, mode, distribution):
+    """The named initializer builder ``name(in_axis, out_axis, batch_axis, dtype)`` of
+    ``variance_scaling(scale, mode, distribution)``."""
     def builder(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None):
         return variance_scaling(scale, mode, distribution, in_axis=in_axis,
                                 out_axis=out_axis, batch_axis=batch_axis, dtype=dtype)
     builder.__name__ = builder.__qualname__ = name
-    builder.__doc__ = doc
+    builder.__doc__ = f"{title}: ``variance_scaling({scale}, '{mode}', '{distribution}')``."
     return builder
 
 
 glorot_uniform = xavier_uniform = _variance_scaling_family(
-    1.0, "fan_avg", "uniform", "glorot_uniform",
-    "Glorot (Xavier) uniform: ``variance_scaling(1.0, 'fan_avg', 'uniform')``.")
+    "glorot_uniform", "Glorot (Xavier) uniform", 1.0, "fan_avg", "uniform")
 glorot_normal = xavier_normal = _variance_scaling_family(
-    1.0, "fan_avg", "truncated_normal", "glorot_normal",
-    "Glorot (Xavier) normal: ``variance_scaling(1.0, 'fan_avg', 'truncated_normal')``.")
+    "glorot_normal", "Glorot (Xavier) normal", 1.0, "fan_avg", "truncated_normal")
 lecun_uniform = _variance_scaling_family(
-    1.0, "fan_in", "uniform", "lecun_uniform",
-    "LeCun uniform: ``variance_scaling(1.0, 'fan_in', 'uniform')``.")
+    "lecun_uniform", "LeCun uniform", 1.0, "fan_in", "uniform")
 lecun_normal = _variance_scaling_family(
-    1.0, "fan_in", "truncated_normal", "lecun_normal",
-    "LeCun normal: ``variance_scaling(1.0, 'fan_in', 'truncated_normal')``.")
+    "lecun_normal", "LeCun normal", 1.0, "fan_in", "truncated_normal")
 he_uniform = kaiming_uniform = _variance_scaling_family(
-    2.0, "fan_in", "uniform", "he_uniform",
-    "He (Kaiming) uniform: ``variance_scaling(2.0, 'fan_in', 'uniform')``.")
+    "he_uniform", "He (Kaiming) uniform", 2.0, "fan_in", "uniform")
 he_normal = kaiming_normal = _variance_scaling_family(
-    2.0, "fan_in", "truncated_normal", "he_normal",
-    "He (Kaiming) normal: ``variance_scaling(2.0, 'fan_in', 'truncated_normal')``.")
+    "he_normal", "He (Kaiming) normal", 2.0, "fan_in", "truncated_normal")
 
 
 def orthogonal(scale=1.0, column_axis=-1, dtype=None):

@@ -132,12 +132,12 @@ class Stages:
         except Exception as e:
             raise StageError(f"{stage} failed: {type(e).__name__}: {e}") from e
 
-    # Each stage first gets the product of the stage before it, then starts its clock.
+    # Each stage first gets the product of the stage before it (as an argument of
+    # ``_guarded``, so before the clock starts), then starts its clock.
 
     @property
     def lowered(self):
-        traced = self._traced("lower")
-        return self._guarded("lower", traced.lower)
+        return self._guarded("lower", self._traced("lower").lower)
 
     @property
     def stablehlo(self) -> str:
@@ -146,8 +146,7 @@ class Stages:
 
     @property
     def compiled(self):
-        lowered = self.lowered
-        return self._guarded("compile", lowered.compile)
+        return self._guarded("compile", self.lowered.compile)
 
     @property
     def optimized_hlo(self) -> str:

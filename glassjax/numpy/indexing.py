@@ -16,6 +16,7 @@ turned into a ``scatter``.
 """
 from __future__ import annotations
 
+import dataclasses
 import enum
 import operator
 from typing import NamedTuple, Sequence
@@ -761,14 +762,12 @@ class _IndexUpdateHelper:
         return f"_IndexUpdateHelper({self.array!r})"
 
 
+@dataclasses.dataclass(slots=True, eq=False)
 class IndexUpdateRef:
     """``x.at[idx]``: functional updates. Each returns a new array; ``x`` is unchanged.
     Out-of-bounds updates are dropped; reads clamp unless ``mode='fill'``."""
-    __slots__ = ("array", "index")
-
-    def __init__(self, array, index):
-        self.array = array
-        self.index = index
+    array: object
+    index: object
 
     def __repr__(self):
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"

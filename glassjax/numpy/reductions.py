@@ -79,6 +79,7 @@ _REDUCERS = {lax.add: lax.reduce_sum, lax.mul: lax.reduce_prod, lax.max: lax.red
 def _reduction(a, name, op, init_val, *, has_identity=True, preproc=None, bool_op=None,
                upcast_f16_for_computation=False, axis=None, dtype=None, out=None,
                keepdims=False, initial=None, where_=None, promote_integers=False):
+    axis = _ensure_optional_axes(axis)
     bool_op = bool_op or op
     if out is not None:
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
@@ -148,31 +149,27 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     """Sum over ``axis`` (all axes by default). Bools and small ints sum as int32."""
     return _reduction(a, "sum", lax.add, 0, preproc=_cast_to_numeric,
                       bool_op=lax.bitwise_or, upcast_f16_for_computation=dtype is None,
-                      axis=_ensure_optional_axes(axis), dtype=dtype, out=out,
-                      keepdims=keepdims, initial=initial, where_=where,
-                      promote_integers=promote_integers)
+                      axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial,
+                      where_=where, promote_integers=promote_integers)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers=True):
     return _reduction(a, "prod", lax.mul, 1, preproc=_cast_to_numeric,
                       bool_op=lax.bitwise_and, upcast_f16_for_computation=dtype is None,
-                      axis=_ensure_optional_axes(axis), dtype=dtype, out=out,
-                      keepdims=keepdims, initial=initial, where_=where,
-                      promote_integers=promote_integers)
+                      axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial,
+                      where_=where, promote_integers=promote_integers)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """The maximum over ``axis``; with ``where``, ``initial`` is required (no identity)."""
-    return _reduction(a, "max", lax.max, -np.inf, has_identity=False,
-                      axis=_ensure_optional_axes(axis), out=out, keepdims=keepdims,
-                      initial=initial, where_=where)
+    return _reduction(a, "max", lax.max, -np.inf, has_identity=False, axis=axis, out=out,
+                      keepdims=keepdims, initial=initial, where_=where)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
-    return _reduction(a, "min", lax.min, np.inf, has_identity=False,
-                      axis=_ensure_optional_axes(axis), out=out, keepdims=keepdims,
-                      initial=initial, where_=where)
+    return _reduction(a, "min", lax.min, np.inf, has_identity=False, axis=axis, out=out,
+                      keepdims=keepdims, initial=initial, where_=where)
 
 
 amax, amin = max, min
@@ -180,15 +177,13 @@ amax, amin = max, min
 
 def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
     """Whether every element (along ``axis``) is nonzero."""
-    return _reduction(a, "all", lax.bitwise_and, True, preproc=_cast_to_bool,
-                      axis=_ensure_optional_axes(axis), out=out, keepdims=keepdims,
-                      where_=where)
+    return _reduction(a, "all", lax.bitwise_and, True, preproc=_cast_to_bool, axis=axis,
+                      out=out, keepdims=keepdims, where_=where)
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
-    return _reduction(a, "any", lax.bitwise_or, False, preproc=_cast_to_bool,
-                      axis=_ensure_optional_axes(axis), out=out, keepdims=keepdims,
-                      where_=where)
+    return _reduction(a, "any", lax.bitwise_or, False, preproc=_cast_to_bool, axis=axis,
+                      out=out, keepdims=keepdims, where_=where)
 
 
 # -- mean, average, var, std --------------------------------------------------------------
@@ -289,12 +284,17 @@ def _correction(ddof, correction):
     return correction
 
 
+def _optional_dtype(dtype, name=None):
+    """A reduction's ``dtype=`` argument: None (the default), or the dtype checked and
+    canonicalized (``name``, if given, is the function an error message names)."""
+    return None if dtype is None else dtypes.check_and_canonicalize_user_dtype(dtype, name)
+
+
 def _check_stat_args(name, where, dtype, out):
     """The argument checks of var, std and their NaN-ignoring versions: returns the
     checked ``where`` and ``dtype``."""
     where = _check_where(name, where)
-    if dtype is not None:
-        dtype = dtypes.check_and_canonicalize_user_dtype(dtype, name)
+    dtype = _optional_dtype(dtype, name)
     if out is not None:
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
     return where, dtype
@@ -399,8 +399,7 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 
 @jit(static_argnames=("axis", "dtype", "keepdims"))
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    if dtype is not None:
-        dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "nanprod")
+    dtype = _optional_dtype(dtype, "nanprod")      # (sic: JAX's message names nanprod)
     return _nan_reduction(a, "nansum", sum, 0, nan_if_all_nan=False, axis=axis,
                           dtype=dtype, out=out, keepdims=keepdims, initial=initial,
                           where=where)
@@ -408,8 +407,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
 
 @jit(static_argnames=("axis", "dtype", "keepdims"))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    if dtype is not None:
-        dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "nanprod")
+    dtype = _optional_dtype(dtype, "nanprod")
     return _nan_reduction(a, "nanprod", prod, 1, nan_if_all_nan=False, axis=axis,
                           dtype=dtype, out=out, keepdims=keepdims, initial=initial,
                           where=where)
@@ -497,13 +495,18 @@ def _nan_arg_reduction(arg_reduction, fill, a, axis, keepdims):
     return _where(all(nan_mask, axis=axis, keepdims=keepdims), -1, res)
 
 
+def _nan_arg_reduction_args(name, a, axis, out):
+    """The checks ``nanargmax`` and ``nanargmin`` make before their jitted part: the
+    array, and the axis as an int (or None)."""
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+    return ensure_arraylike(name, a), None if axis is None else operator.index(axis)
+
+
 def nanargmax(a, axis=None, out=None, keepdims=None):
     """``argmax`` ignoring NaNs."""
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.nanargmax is not supported.")
-    a = ensure_arraylike("nanargmax", a)
-    return _nanargmax(a, None if axis is None else operator.index(axis),
-                      keepdims=bool(keepdims))
+    a, axis = _nan_arg_reduction_args("nanargmax", a, axis, out)
+    return _nanargmax(a, axis, keepdims=bool(keepdims))
 
 
 @jit(static_argnames=("axis", "keepdims"))
@@ -513,11 +516,8 @@ def _nanargmax(a, axis=None, keepdims=False):
 
 def nanargmin(a, axis=None, out=None, keepdims=None):
     """``argmin`` ignoring NaNs."""
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.nanargmin is not supported.")
-    a = ensure_arraylike("nanargmin", a)
-    return _nanargmin(a, None if axis is None else operator.index(axis),
-                      keepdims=bool(keepdims))
+    a, axis = _nan_arg_reduction_args("nanargmin", a, axis, out)
+    return _nanargmin(a, axis, keepdims=bool(keepdims))
 
 
 @jit(static_argnames=("axis", "keepdims"))
@@ -607,17 +607,14 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     """The array API's cumulative sum (small integers promoted, as ``sum`` does)."""
     x = ensure_arraylike("cumulative_sum", x)
     axis = _cumulative_axis(x, axis, "sum")
-    if dtype is not None:
-        dtype = dtypes.check_and_canonicalize_user_dtype(dtype)
-    out = _cumsum_with_promotion(x, axis=axis, dtype=dtype)
+    out = _cumsum_with_promotion(x, axis=axis, dtype=_optional_dtype(dtype))
     return _with_initial(out, axis, 0) if include_initial else out
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     x = ensure_arraylike("cumulative_prod", x)
     axis = _cumulative_axis(x, axis, "product")
-    if dtype is not None:
-        dtype = dtypes.check_and_canonicalize_user_dtype(dtype)
-    out = _cumulative_reduction("cumulative_prod", lax.cumprod, x, axis, dtype)
+    out = _cumulative_reduction("cumulative_prod", lax.cumprod, x, axis,
+                                _optional_dtype(dtype))
     return _with_initial(out, axis, 1) if include_initial else out
 

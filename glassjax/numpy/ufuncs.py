@@ -55,6 +55,16 @@ def _binary(lax_fn, name, promote=promote_args):
                   f"Elementwise ``{name}`` after dtype and rank promotion.")
 
 
+def _numeric_binary(lax_fn, name):
+    """A binary ufunc that promotes bools to integers."""
+    return _binary(lax_fn, name, promote_args_numeric)
+
+
+def _inexact_binary(lax_fn, name):
+    """A binary ufunc that promotes its arguments to floating point."""
+    return _binary(lax_fn, name, promote_args_inexact)
+
+
 def _rounding(lax_fn, name):
     """A rounding ufunc: integers and bools are already round, floats go to ``lax_fn``."""
     def ufunc(x, /):
@@ -89,15 +99,15 @@ cbrt = _inexact_unary(lax.cbrt, "cbrt")
 bitwise_and = _binary(lax.bitwise_and, "bitwise_and")
 bitwise_or = _binary(lax.bitwise_or, "bitwise_or")
 bitwise_xor = _binary(lax.bitwise_xor, "bitwise_xor")
-left_shift = _binary(lax.shift_left, "left_shift", promote_args_numeric)
-bitwise_left_shift = _binary(lax.shift_left, "bitwise_left_shift", promote_args_numeric)
+left_shift = _numeric_binary(lax.shift_left, "left_shift")
+bitwise_left_shift = _numeric_binary(lax.shift_left, "bitwise_left_shift")
 equal = _binary(lax.eq, "equal")
 not_equal = _binary(lax.ne, "not_equal")
 minimum = _binary(lax.min, "minimum")
 maximum = _binary(lax.max, "maximum")
-arctan2 = _binary(lax.atan2, "arctan2", promote_args_inexact)
-float_power = _binary(lax.pow, "float_power", promote_args_inexact)
-nextafter = _binary(lax.nextafter, "nextafter", promote_args_inexact)
+arctan2 = _inexact_binary(lax.atan2, "arctan2")
+float_power = _inexact_binary(lax.pow, "float_power")
+nextafter = _inexact_binary(lax.nextafter, "nextafter")
 
 # Array-API spellings.
 asin, acos, atan, asinh, atanh, atan2 = arcsin, arccos, arctan, arcsinh, arctanh, arctan2

@@ -41,8 +41,7 @@ def _promote_inexact(name, *args):
 
 def gammaln(x):
     """``log|Gamma(x)|``."""
-    x, = _promote_inexact("gammaln", x)
-    return lax.lgamma(x)
+    return lax.lgamma(*_promote_inexact("gammaln", x))
 
 
 def gammainc(a, x):
@@ -59,8 +58,7 @@ def gammaincc(a, x):
 
 def digamma(x):
     """``d/dx log Gamma(x)``."""
-    x, = _promote_inexact("digamma", x)
-    return lax.digamma(x)
+    return lax.digamma(*_promote_inexact("digamma", x))
 
 
 def polygamma(n, x):
@@ -76,26 +74,22 @@ def polygamma(n, x):
 
 def erf(x):
     """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``."""
-    x, = _promote_inexact("erf", x)
-    return lax.erf(x)
+    return lax.erf(*_promote_inexact("erf", x))
 
 
 def erfc(x):
     """``1 - erf(x)``, accurate where ``erf(x)`` is close to 1."""
-    x, = _promote_inexact("erfc", x)
-    return lax.erfc(x)
+    return lax.erfc(*_promote_inexact("erfc", x))
 
 
 def erfinv(x):
     """The inverse of ``erf`` on (-1, 1)."""
-    x, = _promote_inexact("erfinv", x)
-    return lax.erf_inv(x)
+    return lax.erf_inv(*_promote_inexact("erfinv", x))
 
 
 def expit(x):
     """The logistic sigmoid ``1 / (1 + exp(-x))``."""
-    x, = _promote_inexact("expit", x)
-    return lax.logistic(x)
+    return lax.logistic(*_promote_inexact("expit", x))
 
 
 @custom_jvp
@@ -606,8 +600,7 @@ def kl_div(p, q):
 
 def i0e(x):
     """``exp(-|x|) I0(x)``."""
-    x, = _promote_inexact("i0e", x)
-    return lax.bessel_i0e(x)
+    return lax.bessel_i0e(*_promote_inexact("i0e", x))
 
 
 def i0(x):
@@ -618,8 +611,7 @@ def i0(x):
 
 def i1e(x):
     """``exp(-|x|) I1(x)``."""
-    x, = _promote_inexact("i1e", x)
-    return lax.bessel_i1e(x)
+    return lax.bessel_i1e(*_promote_inexact("i1e", x))
 
 
 def i1(x):

@@ -6,6 +6,7 @@ import numpy as np
 from glassjax import lax
 from glassjax.lax.elementwise import _const
 from glassjax.numpy.util import promote_args_inexact
+from glassjax.scipy.stats.symmetric import mirrored_tails
 
 
 def logpdf(x, loc=0, scale=1):
@@ -32,15 +33,7 @@ def logcdf(x, loc=0, scale=1):
     return lax.log(cdf(x, loc, scale))
 
 
-def sf(x, loc=0, scale=1):
-    """The cdf of the mirrored point (accurate in the upper tail)."""
-    x, loc, scale = promote_args_inexact("cauchy.sf", x, loc, scale)
-    return cdf(-x, -loc, scale)
-
-
-def logsf(x, loc=0, scale=1):
-    x, loc, scale = promote_args_inexact("cauchy.logsf", x, loc, scale)
-    return logcdf(-x, -loc, scale)
+sf, logsf = mirrored_tails("cauchy", cdf, logcdf)
 
 
 def isf(q, loc=0, scale=1):

@@ -7,6 +7,7 @@ from glassjax import lax
 from glassjax.lax.elementwise import _const
 from glassjax.numpy.array_creation import asarray
 from glassjax.numpy.util import promote_args_inexact
+from glassjax.scipy.stats.symmetric import mirrored_tails
 from glassjax.scipy import special
 
 
@@ -38,15 +39,7 @@ def ppf(q, loc=0, scale=1):
     return asarray(special.ndtri(q) * scale + loc, float)
 
 
-def sf(x, loc=0, scale=1):
-    """The survival function ``1 - cdf``, computed as the cdf of the mirrored point."""
-    x, loc, scale = promote_args_inexact("norm.sf", x, loc, scale)
-    return cdf(-x, -loc, scale)
-
-
-def logsf(x, loc=0, scale=1):
-    x, loc, scale = promote_args_inexact("norm.logsf", x, loc, scale)
-    return logcdf(-x, -loc, scale)
+sf, logsf = mirrored_tails("norm", cdf, logcdf)
 
 
 def isf(q, loc=0, scale=1):
