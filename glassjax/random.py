@@ -167,7 +167,13 @@ def _isnan(x):
 # ----------------------------------------------------------------------------------------
 
 def default_prng_impl() -> PRNGImpl:
-    return prng.prngs["threefry2x32"]
+    """The implementation named by ``jax_default_prng_impl`` (threefry2x32 unless set)."""
+    name = config.jax_default_prng_impl
+    if name not in prng.prngs:
+        raise NotImplementedError(
+            f"jax_default_prng_impl={name!r}: glassjax implements only "
+            f"{', '.join(prng.prngs)}")
+    return prng.prngs[name]
 
 
 def _resolve_prng_impl(impl_spec) -> PRNGImpl:

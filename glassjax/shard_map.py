@@ -36,6 +36,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
 from glassjax import core, tree_util
+from glassjax.config import config
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.mesh import AxisType, Mesh, PartitionSpec, get_mesh
 from glassjax.named_sharding import NamedSharding, dim_axes, sdy_dims, splits
@@ -53,10 +54,18 @@ def shard_aval(mesh, spec, aval, manual_axes=None):
     """The block one device sees of a value of type ``aval``; with ``manual_axes``
     (check_vma), it varies over the manual axes its spec splits it over."""
     vma = () if manual_axes is None else tuple(
-        a for a in mesh.axis_names if a in manual_axes and a in spec.mesh_axes())
+        a for a in _typed_axes(mesh, spec.mesh_axes()) if a in manual_axes)
     return aval.update(shape=tuple(d // n for d, n in
                                    zip(aval.shape, splits(mesh, spec, aval.ndim))),
                        vma=vma)
+
+
+def _typed_axes(mesh, axes) -> tuple:
+    """The mesh axes among ``axes`` that types mention, in mesh order (all of them, or,
+    with ``jax_remove_size_one_mesh_axis_from_type``, those of more than one device)."""
+    drop_ones = config.jax_remove_size_one_mesh_axis_from_type
+    return tuple(a for a in mesh.axis_names
+                 if a in axes and not (drop_ones and mesh.shape[a] == 1))
 
 
 def unshard_aval(mesh, spec, aval):
@@ -580,7 +589,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
             _check_out_ranks(name, out_specs, outs, out_specs_flat,
                              [core.get_aval(x).update(vma=()) for x in out_leaves])
             out_tree_box.append((out_tree, out_specs_flat, _spec_keys(out_specs, outs)))
-            if check_vma:
+            if check_vma and config.jax_auto_pcast:
                 out_leaves = [_vary_over_spec(mesh, x, s)
                               for x, s in zip(out_leaves, out_specs_flat)]
             return out_leaves
@@ -606,10 +615,9 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
 def _vary_over_spec(mesh, x, spec):
     """An output the same along an axis its spec splits it over is cast to vary along
     it (``pvary``, as JAX inserts): its blocks are then typed as the spec says."""
-    missing = set(spec.mesh_axes()) - set(getattr(core.get_aval(x), "vma", ()))
-    if not missing:
-        return x
-    return parallel.pvary_p.bind(x, axes=tuple(a for a in mesh.axis_names if a in missing))
+    vma = getattr(core.get_aval(x), "vma", ())
+    missing = tuple(a for a in _typed_axes(mesh, spec.mesh_axes()) if a not in vma)
+    return parallel.pvary_p.bind(x, axes=missing) if missing else x
 
 
 def _on_context_mesh(f, **kwargs):

@@ -22,6 +22,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from glassjax import core, dtypes, tree_util
+from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax import elementwise, reductions, slicing, structural
 from glassjax.lax.elementwise import _const
@@ -254,7 +255,7 @@ def psum(x, axis_name, *, axis_index_groups=None):
     """The sum of ``x`` (a pytree) over the mapped axis (or axes) ``axis_name``. Booleans
     are summed as int32; values that are not traced (the same for every element) are
     just multiplied by the axis size."""
-    axes = _as_tuple(axis_name)
+    axes = _skip_size_one_axes(_as_tuple(axis_name))
     if not axes:
         return x
     if any(isinstance(a, int) for a in axes) and axis_index_groups is not None:
@@ -276,6 +277,8 @@ def psum(x, axis_name, *, axis_index_groups=None):
                 a, np.ndim(leaf)) for a in positional])
         outs = [_const(leaf, size) * positional_sum(leaf) for leaf in leaves]
     elif core.trace_ctx.vma_axes is not None and _named(axes):
+        for leaf in leaves:
+            _check_one_state("jax.lax.psum", leaf, axes)
         outs = [_psum_invariant(leaf, axes) for leaf in leaves]
     else:
         outs = [psum_p.bind(leaf, axes=axes, axis_index_groups=axis_index_groups)
@@ -290,6 +293,28 @@ def psum(x, axis_name, *, axis_index_groups=None):
 # ``pvary`` casts a value that is the same along some axes to one that may vary along
 # them (no data moves: it lowers to nothing); the sum of a value over an axis it varies
 # over no longer varies over it, and is written ``psum_invariant``, as in JAX.
+
+def _skip_size_one_axes(axes) -> tuple:
+    """With ``jax_remove_size_one_mesh_axis_from_type``, named axes of size 1 are left out
+    of types, so sums and casts over them are nothing."""
+    if not config.jax_remove_size_one_mesh_axis_from_type:
+        return axes
+    return tuple(a for a in axes if isinstance(a, int) or a not in core.trace_ctx.axis_env
+                 or core.axis_size(a) != 1)
+
+
+def _check_one_state(name, x, axes):
+    """A sum runs over axes ``x`` varies over, or over axes it is the same along (and is
+    cast first), never over a mix of both, as JAX checks."""
+    vma = _vma_of(x)
+    states = {"varying" if a in vma else "invarying" for a in _named(axes)}
+    if len(states) > 1:
+        raise ValueError(
+            f"{name} can only accept axis_name which corresponds to one of varying, "
+            "unreduced, reduced or invarying state of the input. Got input type: "
+            f"{core.get_aval(x).str_short(short_dtypes=False)}, axes: {tuple(axes)} and "
+            f"input state: {states}")
+
 
 def _vma_of(x) -> tuple:
     return getattr(core.get_aval(x), "vma", ())
@@ -323,7 +348,8 @@ def pvary(x, axes):
     if unbound:
         raise ValueError("pvary should be called under jax.shard_map.")
     order = core.trace_ctx.vma_axes
-    if order is None:
+    axes = _skip_size_one_axes(axes)
+    if order is None or not axes:
         return x
     axes = tuple(a for a in order if a in axes)
     return tree_util.tree_map(lambda leaf: pvary_p.bind(leaf, axes=axes), x)
