@@ -37,7 +37,8 @@ from glassjax.xla.runtime import (Device, default_backend, device_count, devices
 from glassjax.array import Shard
 from glassjax.mesh import P, make_mesh, set_mesh
 from glassjax.named_sharding import NamedSharding
-from glassjax.shard_map import shard_map
+from glassjax.shard_map import shard_map, smap
+from glassjax.lax.sharding_constraint import reshard
 from glassjax import shard_map_eager as _shard_map_eager  # noqa: F401 (registers)
 from glassjax.pmap import pmap
 from glassjax.describe import describe, primitives

@@ -79,11 +79,40 @@ hooks = Hooks()
 # Abstract values
 # ----------------------------------------------------------------------------------------
 
-class ManualAxisType(NamedTuple):
-    """The manual mesh axes a value varies over (no unreduced / reduced axes here)."""
+class _ManualAxes(NamedTuple):
     varying: frozenset
-    unreduced: frozenset = frozenset()
-    reduced: frozenset = frozenset()
+    unreduced: frozenset
+    reduced: frozenset
+
+
+class ManualAxisType(_ManualAxes):
+    """The manual-axes part of a type inside ``shard_map``: the mesh axes a value varies
+    over, and (JAX's partial sums, which glassjax does not make) the axes it is an
+    unreduced or reduced sum over. An axis is in at most one of varying and the others."""
+    __slots__ = ()
+
+    def __new__(cls, *, varying=frozenset(), unreduced=frozenset(), reduced=frozenset()):
+        varying, unreduced, reduced = map(frozenset, (varying, unreduced, reduced))
+        for name, other in (("unreduced", unreduced), ("reduced", reduced)):
+            if varying & other:
+                raise ValueError(f"varying and {name} cannot have common mesh axes. Got "
+                                 f"varying={varying} and {name}={other}")
+        return super().__new__(cls, varying, unreduced, reduced)
+
+    def update(self, **kwargs):
+        return ManualAxisType(**{**self._asdict(), **kwargs})
+
+    @property
+    def empty(self) -> bool:
+        return not (self.varying or self.unreduced or self.reduced)
+
+    @property
+    def vur(self) -> frozenset:
+        return self.varying | self.unreduced | self.reduced
+
+    def invarying(self, mesh) -> frozenset:
+        """The manual axes of ``mesh`` the value is the same along."""
+        return frozenset(mesh.manual_axes) - self.vur
 
 
 class ShapedArray:
@@ -114,7 +143,7 @@ class ShapedArray:
     @property
     def manual_axis_type(self) -> "ManualAxisType":
         """JAX's name for the manual-axes part of the type (``.varying``: the vma)."""
-        return ManualAxisType(frozenset(self.vma))
+        return ManualAxisType(varying=self.vma)
 
     def update(self, shape=None, dtype=None, weak_type=None, vma=None):
         return ShapedArray(self.shape if shape is None else shape,

@@ -612,6 +612,50 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     return mapped
 
 
+def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
+    """A ``shard_map`` over the one mesh axis ``axis_name`` of the context mesh
+    (``set_mesh``), written like ``vmap``: ``in_axes`` / ``out_axes`` say which dimension
+    of each argument / result is split over it (None: not split). Each instance of ``f``
+    sees its block; the other mesh axes stay as they are."""
+    if f is None:
+        return lambda g: smap(g, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
+    if isinstance(axis_name, (list, tuple)):
+        raise TypeError(f"smap axis_name should be a `str` or a `Hashable`, but got "
+                        f"{axis_name}")
+    if in_axes is not None and in_axes is not Infer and not isinstance(in_axes,
+                                                                         (int, tuple)):
+        raise TypeError("smap in_axes must be an int, None, jax.sharding.Infer, or a tuple "
+                        "of entries corresponding to the positional arguments passed to the "
+                        f"function, but got {in_axes}.")
+    if in_axes is not Infer and not all(isinstance(a, int)
+                                        for a in tree_util.tree_leaves(in_axes)):
+        raise TypeError("smap in_axes must be an int, None, jax.sharding.Infer, or (nested) "
+                        f"container with those types as leaves, but got {in_axes}.")
+    if not all(isinstance(a, int) for a in tree_util.tree_leaves(out_axes)):
+        raise TypeError("smap out_axes must be an int, None, or (nested) container with "
+                        f"those types as leaves, but got {out_axes}.")
+
+    def to_specs(axes):
+        return tree_util.tree_map(
+            lambda a: P() if a is None else P(*[None] * a, axis_name), axes,
+            is_leaf=lambda a: a is None)
+    mapped = shard_map(f, mesh=None, in_specs=Infer if in_axes is Infer else
+                       to_specs(in_axes), out_specs=to_specs(out_axes),
+                       axis_names={axis_name}, check_vma=True)
+    if in_axes is not Infer:
+        return mapped
+
+    @functools.wraps(f)
+    def inferred(*args):
+        mesh = get_mesh()
+        kind = None if mesh is None else mesh._name_to_type.get(axis_name)
+        if kind is not None and kind != AxisType.Explicit:
+            raise TypeError(f"in_axes was not specified when axis_name="
+                            f"{frozenset({axis_name})} was of type {kind}")
+        return mapped(*args)
+    return inferred
+
+
 def _vary_over_spec(mesh, x, spec):
     """An output the same along an axis its spec splits it over is cast to vary along
     it (``pvary``, as JAX inserts): its blocks are then typed as the spec says."""

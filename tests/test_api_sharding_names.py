@@ -3,6 +3,8 @@ rbg / unsafe_rbg generators), ``debug_key_reuse``, ``auto_pcast``,
 ``remove_size_one_mesh_axis_from_type``, ``thread_guard``, ``reshard``, ``auto_axes`` /
 ``explicit_axes``, ``use_abstract_mesh``, ``smap``, ... Expected values and jaxpr texts
 are what JAX 0.10.2 prints for the same snippet (8 CPU devices, conftest.py)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -185,3 +187,247 @@ def test_thread_guard_and_jax2tf_option_are_config_options(restore_config):
     jax.config.update("jax2tf_associative_scan_reductions", True)
     assert jax.jax2tf_associative_scan_reductions.value is True
     np.testing.assert_array_equal(jnp.cumsum(jnp.arange(4)), [0, 1, 3, 6])
+
+
+# -- jax.sharding: AbstractDevice, ManualAxisType, use_abstract_mesh, get_mesh --------------
+
+def test_abstract_device_and_abstract_mesh_of_a_mesh():
+    mesh = jax.make_mesh((4, 2), ("x", "y"))
+    device = jax.sharding.AbstractDevice(device_kind="cpu", num_cores=None, platform="cpu")
+    assert repr(device) == "AbstractDevice(device_kind=cpu, num_cores=None, platform=cpu)"
+    assert mesh.abstract_mesh.abstract_device == device
+    assert repr(mesh.abstract_mesh) == (
+        "AbstractMesh('x': 4, 'y': 2, axis_types=(Explicit, Explicit), device_kind=cpu, "
+        "num_cores=None, platform=cpu)")
+    plain = jax.sharding.AbstractMesh((4, 2), ("x", "y"))
+    assert repr(plain) == "AbstractMesh('x': 4, 'y': 2, axis_types=(Auto, Auto))"
+    assert plain != mesh.abstract_mesh.update(axis_types=plain.axis_types)
+    assert plain.update(abstract_device=device) == mesh.abstract_mesh.update(
+        axis_types=plain.axis_types)
+
+
+def test_manual_axis_type():
+    mat = jax.sharding.ManualAxisType(varying=frozenset({"x"}))
+    assert repr(mat) == ("ManualAxisType(varying=frozenset({'x'}), unreduced=frozenset(), "
+                         "reduced=frozenset())")
+    assert mat.update(reduced={"y"}).vur == {"x", "y"} and jax.sharding.ManualAxisType().empty
+    with pytest.raises(ValueError, match="varying and unreduced cannot have common mesh "
+                       "axes"):
+        jax.sharding.ManualAxisType(varying={"x"}, unreduced={"x"})
+    # Inside shard_map(check_vma=True) the types carry it.
+    seen = []
+    mesh = jax.make_mesh((4,), ("i",), axis_types=(jax.sharding.AxisType.Auto,))
+    jax.shard_map(lambda a: seen.append(jax.typeof(a).manual_axis_type) or a, mesh=mesh,
+                  in_specs=P("i"), out_specs=P("i"))(jnp.arange(8.))
+    assert seen[0] == jax.sharding.ManualAxisType(varying={"i"})
+
+
+def test_use_abstract_mesh():
+    abstract = jax.sharding.AbstractMesh((4, 2), ("x", "y"))
+    assert jax.sharding.get_abstract_mesh().empty
+    assert str(jax.sharding.get_mesh()) == "Mesh()"
+    with jax.sharding.use_abstract_mesh(abstract):
+        assert jax.sharding.get_abstract_mesh() == abstract
+        assert str(jax.sharding.get_mesh()) == "Mesh()"   # no devices came with it
+        with pytest.raises(ValueError, match=r"use_abstract_mesh cannot change the size "
+                           r"of the mesh. Got new mesh: AbstractMesh\('z': 2, "
+                           r"axis_types=\(Auto,\)\) with size=2 and prev mesh"):
+            with jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((2,), ("z",))):
+                pass
+        assert jax.sharding.get_abstract_mesh() == abstract
+    assert jax.sharding.get_abstract_mesh().empty
+    with pytest.raises(ValueError, match="Expected mesh of type "
+                       "`jax.sharding.AbstractMesh`. Got type"):
+        jax.sharding.use_abstract_mesh(jax.make_mesh((8,), ("x",)))
+
+
+# -- reshard --------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def explicit_mesh():
+    return jax.make_mesh((4, 2), ("x", "y"))
+
+
+@pytest.fixture(scope="module")
+def auto_mesh():
+    return jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+
+
+X = np.arange(16.).reshape(8, 2).astype(np.float32)
+
+
+def test_reshard_eager_moves_the_value(explicit_mesh):
+    from glassjax.sharding import NamedSharding
+    assert jax.reshard is jax.sharding.reshard
+    y = jax.sharding.reshard(jnp.asarray(X), NamedSharding(explicit_mesh, P("x")))
+    assert repr(y.sharding) == ("NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=("
+                                "Explicit, Explicit)), spec=P('x', None), "
+                                "memory_kind=device)")
+    np.testing.assert_array_equal(y, X)
+    assert [s.data.shape for s in y.addressable_shards] == [(2, 2)] * 8
+    with jax.set_mesh(explicit_mesh):
+        z = jax.reshard({"a": y}, P(None, "y"))["a"]
+    assert z.sharding.spec == P(None, "y")
+    np.testing.assert_array_equal(z, X)
+
+
+def test_reshard_under_jit(explicit_mesh):
+    from glassjax.sharding import NamedSharding
+    f = lambda x: jax.reshard(jnp.sin(x), NamedSharding(explicit_mesh, P()))
+    assert str(jax.make_jaxpr(f)(X)) == (
+        "{ lambda ; a:f32[8,2]. let b:f32[8,2] = sin a; c:f32[8,2] = reshard b in (c,) }")
+    g = lambda x: jax.reshard(x * 2, NamedSharding(explicit_mesh, P("x", "y")))
+    with jax.set_mesh(explicit_mesh):
+        out = jax.jit(g)(X)
+        text = jax.jit(g).lower(X).as_text()
+    assert out.sharding.spec == P("x", "y")
+    np.testing.assert_array_equal(out, X * 2)
+    assert ('%2 = sdy.sharding_constraint %1 <@mesh, [{"x"}, {"y"}]> : tensor<8x2xf32>'
+            in text)
+    # Transformations: values as without the reshard.
+    np.testing.assert_allclose(jax.grad(lambda x: jnp.sum(f(x)))(X), np.cos(X), rtol=1e-6)
+    vg = jax.vmap(lambda r: jax.reshard(r, NamedSharding(explicit_mesh, P("y"))))
+    np.testing.assert_array_equal(jax.jit(vg)(X), X)
+
+
+def test_reshard_errors(explicit_mesh, auto_mesh):
+    from glassjax.sharding import NamedSharding
+    x = jnp.asarray(X)
+    with pytest.raises(ValueError, match=r"PartitionSpec passed to reshard cannot contain "
+                       r"axis names that are of type Auto or Manual. Got PartitionSpec: "
+                       r"P\('x',\) with axis name: x of type: AxisType.Auto."):
+        jax.reshard(x, NamedSharding(auto_mesh, P("x")))
+    with pytest.raises(TypeError, match="`out_sharding` argument of reshard only supports "
+                       "instances of `NamedSharding` or `PartitionSpec`. Got 3"):
+        jax.reshard(x, 3)
+    with pytest.raises(ValueError, match="Reshard should only be used with out_shardings "
+                       "which are non-None and have a non-empty mesh. Got sharding None."):
+        jax.reshard(x, None)
+    with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a "
+                       "mesh context is not allowed"):
+        jax.reshard(x, P("x"))
+    # vmap: the batched layout splits the per-example axis 1 (JAX's message).
+    with pytest.raises(ValueError, match=re.escape(
+            "Sharding spec ('x',) implies that array axis 1 is partitioned 4 times, but does "
+            "not evenly divide the dimension size 2. Got shape: (8, 2) and sharding "
+            "NamedSharding(mesh=AbstractMesh('x': 4, 'y': 2, axis_types=(Explicit, "
+            "Explicit), device_kind=cpu, num_cores=None, platform=cpu), spec=P(None, 'x'))")):
+        jax.make_jaxpr(jax.vmap(lambda r: jax.reshard(r, NamedSharding(explicit_mesh,
+                                                                       P("x")))))(X)
+
+
+# -- auto_axes / explicit_axes --------------------------------------------------------------
+
+def test_auto_axes(explicit_mesh, auto_mesh):
+    inside = []
+
+    @jax.sharding.auto_axes
+    def g(x):
+        inside.append(jax.sharding.get_abstract_mesh().axis_types)
+        return x * 2
+
+    with jax.set_mesh(explicit_mesh):
+        xs = jax.device_put(X, P("x"))
+        out = g(xs, out_sharding=P("x", "y"))
+        text = jax.jit(lambda x: g(x, out_sharding=P("x", "y"))).lower(xs).as_text()
+        with pytest.raises(TypeError, match="Missing required keyword argument: "
+                           "'out_sharding'"):
+            g(xs)
+    assert inside[0] == (jax.sharding.AxisType.Auto,) * 2
+    assert out.sharding.spec == P("x", "y") and out.sharding.mesh == explicit_mesh
+    np.testing.assert_array_equal(out, X * 2)
+    # JAX 0.10.2's body: no constraint on the way in, the out_sharding on the way out.
+    assert text.count("sdy.sharding_constraint") == 1
+    assert 'sdy.sharding_constraint %1 <@mesh, [{"x"}, {"y"}]>' in text
+    # Over axes that are Auto already, it is the function itself (JAX prints no reshard).
+    with jax.set_mesh(auto_mesh):
+        assert str(jax.make_jaxpr(jax.sharding.auto_axes(lambda x: x + 1,
+                                                         out_sharding=P()))(X)) == (
+            "{ lambda ; a:f32[8,2]. let b:f32[8,2] = add a 1.0:f32[] in (b,) }")
+
+
+def test_explicit_axes(auto_mesh):
+    inside = []
+
+    @jax.sharding.explicit_axes(axes="x", in_sharding=P("x"))
+    def h(x):
+        inside.append(jax.sharding.get_abstract_mesh().axis_types)
+        return x * 2
+
+    with pytest.raises(ValueError, match="Context mesh cannot be empty. Please use "
+                       "`jax.set_mesh` API"):
+        h(X)
+    with jax.set_mesh(auto_mesh):
+        out = h(X)
+        text = str(jax.make_jaxpr(h)(X))
+        lowered = jax.jit(h).lower(X).as_text()
+    assert inside[0] == (jax.sharding.AxisType.Explicit, jax.sharding.AxisType.Auto)
+    np.testing.assert_array_equal(out, X * 2)
+    # The result keeps the layout the body gave it (JAX: split over 'x').
+    assert out.sharding.spec[0] == "x" and out.sharding.mesh.axis_types == \
+        auto_mesh.axis_types
+    # JAX 0.10.2 prints f32[8@x,2] for b and c (shardings in types, which glassjax lacks).
+    assert text == """\
+{ lambda ; a:f32[8,2]. let
+    b:f32[8,2] = reshard a
+    c:f32[8,2] = mul b 2.0:f32[]
+    d:f32[8,2] = reshard c
+  in (d,) }"""
+    assert '%0 = sdy.sharding_constraint %arg0 <@mesh, [{"x"}, {}]>' in lowered
+
+
+# -- smap -------------------------------------------------------------------------------------
+
+SMAP_BODY = """\
+      jaxpr={ lambda ; d:f32[2,2]{V:x} e:f32[]. let
+          f:f32[2,2] = psum_invariant[axes=('x',)] d
+          g:f32[] = convert_element_type[new_dtype=float32 weak_type=False] e
+          h:f32[2,2] = mul f g
+          i:f32[2,2]{V:x} = pvary[axes=('x',)] h
+        in (i,) }"""
+
+
+def test_smap(auto_mesh):
+    f = jax.smap(lambda a, b: jax.lax.psum(a, "x") * b, in_axes=(0, None), out_axes=1,
+                 axis_name="x")
+    with jax.set_mesh(auto_mesh):
+        text = str(jax.make_jaxpr(f)(X, 3.))
+        out = f(X, 3.)
+        jitted = jax.jit(f)(X, 3.)
+    # JAX prints the context mesh as AbstractMesh(...); glassjax's shard_map keeps the
+    # concrete mesh of set_mesh.
+    assert "in_specs=(P('x',), P())" in text and "out_specs=(P(None, 'x'),)" in text
+    assert SMAP_BODY in text and "newly_manual_axes=frozenset({'x'})" in text
+    want = np.tile(X.reshape(4, 2, 2).sum(0) * 3, (1, 4))
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(jitted, want)
+    # Against a loop: each block of rows of 'x' summed (the 'y' axis stays Auto).
+    g = jax.smap(lambda a: a * 2 + 1, in_axes=1, out_axes=1, axis_name="y")
+    with jax.set_mesh(auto_mesh):
+        np.testing.assert_array_equal(g(X), X * 2 + 1)
+
+
+def test_smap_errors(auto_mesh):
+    body = lambda a: a
+    with jax.set_mesh(auto_mesh):
+        with pytest.raises(TypeError, match=re.escape(
+                "in_axes was not specified when axis_name=frozenset({'x'}) was of type "
+                "AxisType.Auto")):
+            jax.smap(body, out_axes=0, axis_name="x")(X)
+    with pytest.raises(ValueError, match="The context mesh cannot be empty"):
+        jax.smap(body, in_axes=0, out_axes=0, axis_name="x")(X)
+    for kwargs, message in [
+            (dict(in_axes=0, out_axes=0, axis_name=("x",)),
+             "smap axis_name should be a `str` or a `Hashable`, but got ('x',)"),
+            (dict(in_axes=[0], out_axes=0, axis_name="x"),
+             "smap in_axes must be an int, None, jax.sharding.Infer, or a tuple of entries "
+             "corresponding to the positional arguments passed to the function, but got "
+             "[0]."),
+            (dict(in_axes=0, out_axes="a", axis_name="x"),
+             "smap out_axes must be an int, None, or (nested) container with those types "
+             "as leaves, but got a."),
+            (dict(in_axes=(0.5,), out_axes=0, axis_name="x"),
+             "smap in_axes must be an int, None, jax.sharding.Infer, or (nested) container "
+             "with those types as leaves, but got (0.5,).")]:
+        with pytest.raises(TypeError, match=re.escape(message)):
+            jax.smap(body, **kwargs)

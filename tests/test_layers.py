@@ -13,7 +13,7 @@ need is inverted with a registration hook: the lower module keeps a named slot
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
     3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, cache_misses.py,
                     mesh.py,
-                    named_sharding.py, sharding.py, array.py, array_creation.py,
+                    named_sharding.py, array.py, array_creation.py,
                     distributed.py, typing.py, dlpack.py, profiler.py,
                     interpreters/mlir.py (JAX's name for registering a lowering)
     4 transforms    vmap_api.py and custom_derivatives.py: the transformations lax's own
@@ -23,7 +23,8 @@ need is inverted with a registration hook: the lower module keeps a named slot
     6 libraries     numpy/, scipy/, nn/, random.py, prng.py, image.py, ops/,
                     flatten_util.py, and ad_api.py (grad, jvp, vjp, the jacobians):
                     jacfwd builds its basis with jnp.eye and scipy.optimize differentiates
-    7 API           pmap.py, shard_map.py, shard_map_eager.py, state/, ref.py, ad_checkpoint.py,
+    7 API           pmap.py, shard_map.py, shard_map_eager.py, sharding.py (the
+                    public facade), axis_modes.py, state/, ref.py, ad_checkpoint.py,
                     callbacks.py, debug.py, debugger.py, export/, custom_batching.py,
                     describe.py, api.py, test_util.py, experimental/, extend/ and _src/
                     (JAX's names for core objects, as its tutorials import them)
@@ -44,14 +45,14 @@ LAYERS = {
              "monitoring", "source_info"],
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],
-    "runtime": ["xla", "jit", "cache_misses", "mesh", "named_sharding", "sharding", "array",
+    "runtime": ["xla", "jit", "cache_misses", "mesh", "named_sharding", "array",
                 "array_creation", "distributed", "typing", "dlpack", "profiler",
                 "interpreters.mlir"],
     "transforms": ["vmap_api", "custom_derivatives"],
     "lax": ["lax"],
     "libraries": ["numpy", "scipy", "nn", "random", "prng", "image", "ops", "flatten_util",
                   "ad_api"],
-    "API": ["pmap", "shard_map", "shard_map_eager", "state", "ad_checkpoint", "callbacks",
+    "API": ["pmap", "shard_map", "shard_map_eager", "sharding", "axis_modes", "state", "ad_checkpoint", "callbacks",
             "debug", "debugger", "export", "custom_batching", "describe", "api", "stages", "ref",
             "test_util", "experimental", "extend", "_src"],
     "notebook": ["notebook", "kernel"],
