@@ -431,3 +431,135 @@ def test_smap_errors(auto_mesh):
              "with those types as leaves, but got (0.5,).")]:
         with pytest.raises(TypeError, match=re.escape(message)):
             jax.smap(body, **kwargs)
+
+
+# -- ragged_all_to_all, psend / precv -------------------------------------------------------
+# XLA:CPU compiles neither (JAX 0.10.2 fails the same way): tracing, printing,
+# differentiation and lowering are checked against JAX's texts.
+
+RAGGED_ARGS = (jnp.ones(3), jnp.zeros(4), jnp.array([0, 1], jnp.int32),
+               jnp.array([1, 2], jnp.int32), jnp.array([0, 0], jnp.int32),
+               jnp.array([1, 1], jnp.int32))
+
+
+def _ragged(*args):
+    return jax.lax.ragged_all_to_all(*args, axis_name="x")
+
+
+def test_ragged_all_to_all_jaxprs():
+    assert jax.lax.ragged_all_to_all_p.name == "ragged_all_to_all"
+    assert str(jax.make_jaxpr(_ragged, axis_env=[("x", 2)])(*RAGGED_ARGS)) == """\
+{ lambda ; a:f32[3] b:f32[4] c:i32[2] d:i32[2] e:i32[2] f:i32[2]. let
+    g:f32[4] = ragged_all_to_all[axis_index_groups=None axis_name=('x',)] a b c d
+      e f
+  in (g,) }"""
+    jvp = jax.make_jaxpr(lambda a, b, *rest: jax.jvp(lambda a, b: _ragged(a, b, *rest),
+                                                     (a, b), (a, b)),
+                         axis_env=[("x", 2)])(*RAGGED_ARGS)
+    assert str(jvp) == """\
+{ lambda ; a:f32[3] b:f32[4] c:i32[2] d:i32[2] e:i32[2] f:i32[2]. let
+    g:f32[4] = ragged_all_to_all[axis_index_groups=None axis_name=('x',)] a b c d
+      e f
+    h:f32[4] = ragged_all_to_all[axis_index_groups=None axis_name=('x',)] a b c d
+      e f
+  in (g, h) }"""
+    # The transpose sends cotangents back: offsets swapped through all_to_all (JAX's
+    # first equations; JAX builds the mask of overwritten rows with scatters and a cumsum,
+    # glassjax with comparisons).
+    vjp = str(jax.make_jaxpr(
+        lambda op, out, *rest: jax.vjp(lambda a, b: _ragged(a, b, *rest), op, out)[1](
+            jnp.ones(4)), axis_env=[("x", 2)])(*RAGGED_ARGS))
+    assert """\
+    i:i32[2] = all_to_all[
+      axis_index_groups=None
+      axis_name=('x',)
+      concat_axis=0
+      split_axis=0
+      tiled=True
+    ] e
+    j:i32[2] = all_to_all[
+      axis_index_groups=None
+      axis_name=('x',)
+      concat_axis=0
+      split_axis=0
+      tiled=True
+    ] c
+    k:f32[3] = ragged_all_to_all[axis_index_groups=None axis_name=('x',)] g h i f
+      j d""" in vjp
+
+
+def test_ragged_all_to_all_vmap_over_another_axis():
+    """The batch is folded into the ragged rows, element b's offsets shifted by b rows."""
+    text = str(jax.make_jaxpr(jax.vmap(_ragged, in_axes=(0, 0, None, None, None, None)),
+                              axis_env=[("x", 2)])(jnp.ones((5, 3)), jnp.zeros((5, 4)),
+                                                   *RAGGED_ARGS[2:]))
+    assert "w:f32[20] = ragged_all_to_all[axis_index_groups=None axis_name=('x',)] q r s" \
+        in text and "m:i32[1,5] = mul l 3:i32[]" in text and "o:i32[1,5] = mul l 4:i32[]" \
+        in text
+
+
+def test_ragged_all_to_all_lowering_and_errors():
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+    args = (jnp.array([[1., 2., 2.], [3., 4., 0.]]), jnp.zeros((2, 4)),
+            jnp.array([[0, 1], [0, 1]], jnp.int32), jnp.array([[1, 2], [1, 1]], jnp.int32),
+            jnp.array([[0, 0], [1, 2]], jnp.int32), jnp.array([[1, 1], [2, 1]], jnp.int32))
+    f = jax.shard_map(lambda *a: _ragged(*[x[0] for x in a])[None], mesh=mesh,
+                      in_specs=(P("x"),) * 6, out_specs=P("x"))
+    text = jax.jit(f).lower(*args).as_text()
+    assert ("%7 = stablehlo.custom_call @ragged_all_to_all(%1, %2, %3, %4, %5, %6) "
+            "{api_version = 4 : i32, backend_config = {channel_id = 1 : i64, "
+            "replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}} : (tensor<3xf32>, "
+            "tensor<4xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> "
+            "tensor<4xf32>") in text
+    with pytest.raises(Exception, match="HLO opcode `ragged-all-to-all` is not supported "
+                       "by XLA:CPU ThunkEmitter"):
+        jax.jit(f)(*args)
+    with pytest.raises(ValueError, match="ragged_all_to_all input_offsets must be integer "
+                       "type."):
+        jax.make_jaxpr(_ragged, axis_env=[("x", 2)])(
+            RAGGED_ARGS[0], RAGGED_ARGS[1], jnp.array([0., 1.]), *RAGGED_ARGS[3:])
+    with pytest.raises(ValueError, match=re.escape(
+            "ragged_all_to_all input_offsets must be rank 1 with positive dimension size, "
+            "but got shape (1, 2)")):
+        jax.make_jaxpr(_ragged, axis_env=[("x", 2)])(
+            RAGGED_ARGS[0], RAGGED_ARGS[1], jnp.array([[0, 1]]), *RAGGED_ARGS[3:])
+    with pytest.raises(RuntimeError, match="ragged_all_to_all must be used within a mapped "
+                       "context like vmap or shard_map."):
+        _ragged(*RAGGED_ARGS)
+
+
+PERM = [(0, 1), (1, 2), (2, 3), (3, 0)]
+
+
+def _send_receive(x):
+    token = jax.lax.psend(x, "i", PERM)
+    return jax.lax.precv(token, jax.ShapeDtypeStruct(x.shape, x.dtype), "i", PERM)
+
+
+def test_psend_precv():
+    assert str(jax.make_jaxpr(_send_receive, axis_env=[("i", 4)])(jnp.ones(3))) == """\
+{ lambda ; a:f32[3]. let
+    b:Tok = psend[axis_name=('i',) perm=((0, 1), (1, 2), (2, 3), (3, 0))] a
+    c:f32[3] = precv[
+      axis_name=('i',)
+      out_shape=float32[3]
+      perm=((0, 1), (1, 2), (2, 3), (3, 0))
+    ] b
+  in (c,) }"""
+    mesh = jax.make_mesh((4,), ("i",), axis_types=(jax.sharding.AxisType.Auto,))
+    f = jax.shard_map(_send_receive, mesh=mesh, in_specs=P("i"), out_specs=P("i"))
+    assert """\
+      jaxpr={ lambda ; c:f32[2]{V:i}. let
+          d:Tok = psend[axis_name=('i',) perm=((0, 1), (1, 2), (2, 3), (3, 0))] c
+          e:f32[2] = precv[
+            axis_name=('i',)
+            out_shape=float32[2]
+            perm=((0, 1), (1, 2), (2, 3), (3, 0))
+          ] d
+          f:f32[2]{V:i} = pvary[axes=('i',)] e
+        in (f,) }""" in str(jax.make_jaxpr(f)(jnp.arange(8.)))
+    with pytest.raises(NotImplementedError, match="psend is currently only implemented on "
+                       "GPU"):
+        jax.jit(f)(jnp.arange(8.))
+    with pytest.raises(NameError, match="unbound axis name: i"):
+        jax.make_jaxpr(_send_receive)(jnp.ones(3))

@@ -73,6 +73,8 @@ from glassjax.lax.convolution import (
 from glassjax.lax.special import (igamma, igamma_grad_a, igamma_grad_a_p, igamma_p, igammac,
                                   igammac_p, random_gamma_grad)
 from glassjax.lax.sharding_constraint import sharding_constraint_p, with_sharding_constraint
+from glassjax.lax.ragged_collectives import (precv, psend, ragged_all_to_all,
+                                            ragged_all_to_all_p)
 from glassjax.lax.bessel_beta import (bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p,
                                       betainc, regularized_incomplete_beta_p)
 from glassjax.lax.rng import (RandomAlgorithm, rng_bit_generator, rng_bit_generator_p,
