@@ -563,3 +563,37 @@ def test_psend_precv():
         jax.jit(f)(jnp.arange(8.))
     with pytest.raises(NameError, match="unbound axis name: i"):
         jax.make_jaxpr(_send_receive)(jnp.ones(3))
+
+
+# -- lax.stage ------------------------------------------------------------------------------
+
+def test_stage_lifts_values_into_the_trace():
+    x = jax.lax.stage(np.arange(3.))
+    assert isinstance(x, jax.Array) and x.dtype == np.float32
+    np.testing.assert_array_equal(x, [0., 1., 2.])
+    assert jax.lax.stage(2).dtype == np.int32 and jax.lax.stage(2.0).weak_type
+    y = jnp.ones(3)
+    assert jax.lax.stage(y) is y
+    # JAX 0.10.2's texts: staging records no equation, the value becomes a constant.
+    assert str(jax.make_jaxpr(lambda a: jax.lax.stage(np.arange(3.)) + a)(1.)) == """\
+{ lambda a:f32[3]; b:f32[]. let
+    c:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b
+    d:f32[3] = add a c
+  in (d,) }"""
+    assert str(jax.make_jaxpr(lambda a: jax.lax.stage(3.) * a)(1.)) == (
+        "{ lambda ; a:f32[]. let b:f32[] = mul 3.0:f32[] a in (b,) }")
+    assert str(jax.make_jaxpr(jax.grad(lambda a: jax.lax.stage(a) * 2))(1.)) == """\
+{ lambda ; a:f32[]. let
+    _:f32[] = mul a 2.0:f32[]
+    b:f32[] = mul 1.0:f32[] 2.0:f32[]
+  in (b,) }"""
+    assert str(jax.make_jaxpr(jax.vmap(jax.lax.stage))(jnp.arange(3))) == (
+        "{ lambda ; a:i32[3]. let  in (a,) }")
+    assert jax.grad(lambda a: jax.lax.stage(a) * 2)(1.) == 2.0
+    np.testing.assert_array_equal(jax.jit(lambda a: jax.lax.stage(a) + 1)(jnp.arange(3)),
+                                  [1, 2, 3])
+
+
+def test_experimental_shard_map_jshmap_is_the_implementation_module():
+    from glassjax.experimental import shard_map as legacy
+    assert legacy.jshmap.smap is jax.smap and legacy.jshmap.shard_map is jax.shard_map

@@ -83,6 +83,7 @@ from glassjax.lax.conv_patches import conv_general_dilated_local, conv_general_d
 from glassjax.dtypes import dtype
 from glassjax.lax.ragged_dot import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general
 from glassjax.lax.composite import composite
+from glassjax.lax.stage import stage, stage_p
 from glassjax.lax.tokens import after_all, after_all_p, create_token, create_token_p
 from glassjax.lax.dce_sink import dce_sink, dce_sink_p
 from glassjax.lax.device_put import device_put_p
