@@ -54,6 +54,7 @@ from glassjax import (ad_checkpoint, custom_batching, debug, distributed, dlpack
                       random, scipy, sharding, stages, state, test_util, typing)
 
 import glassjax.nn.initializers  # noqa: E402  (see glassjax/nn/__init__.py)
+from glassjax import key_reuse as _key_reuse  # noqa: E402,F401  (registers the checker)
 from glassjax.version import __version__  # noqa: E402
 
 

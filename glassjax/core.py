@@ -28,6 +28,7 @@ import numpy as np
 from jaxlib import _jax
 
 from glassjax import dtypes, source_info
+from glassjax.config import debug_key_reuse as _debug_key_reuse
 from glassjax.layout import Format
 from glassjax.errors import (ConcretizationTypeError, JaxprTypeError,
                              TracerArrayConversionError, TracerBoolConversionError,
@@ -64,12 +65,15 @@ class Hooks(Slots):
     ``stage_custom_jvp`` / ``stage_custom_vjp``: how staging records a custom-derivative
     call (custom_derivatives.py). ``linearize`` and ``linear_transpose``: the pytree
     differentiation API that ``custom_root`` / ``custom_linear_solve`` hand to the user's
-    solvers (ad_api.py)."""
+    solvers (ad_api.py). ``key_reuse_eval(primitive, impl, args, params)`` and
+    ``check_key_reuse(jaxpr)``: the key-reuse checker, used while ``jax_debug_key_reuse``
+    is on (key_reuse.py)."""
     pp_jaxpr = pp_eqn = None
     index_in_dim = broadcast_in_dim = transpose = expand_dims = add_any = None
     convert_element_type = stop_gradient = None
     stage_custom_jvp = stage_custom_vjp = None
     linearize = linear_transpose = None
+    key_reuse_eval = check_key_reuse = None
 
 
 hooks = Hooks()
@@ -637,7 +641,10 @@ class EvalTrace(Trace):
                 raise escaped_tracer_error(a)
         if primitive.impl is None:
             raise NotImplementedError(f"Evaluation rule for '{primitive.name}' not implemented")
-        return primitive.impl(*map(canonicalize_value, args), **params)
+        args = list(map(canonicalize_value, args))
+        if hooks.key_reuse_eval is not None and _debug_key_reuse.value:
+            return hooks.key_reuse_eval(primitive, primitive.impl, args, params)
+        return primitive.impl(*args, **params)
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
         del primitive, jvp, symbolic_zeros

@@ -132,6 +132,9 @@ class PRNGKeyArray(runtime.Array):
         if not isinstance(key_data, runtime.ArrayImpl):
             key_data = runtime.device_put(np.asarray(key_data))
         self._base_array = key_data
+        # Whether these keys were used up (a mask for each key), tracked while
+        # jax_debug_key_reuse is on (key_reuse.py).
+        self._consumed = False
 
     dtype = property(lambda self: KeyTy(self._impl))
     shape = property(lambda self: tuple(self._base_array.shape[:-len(self._impl.key_shape)]))

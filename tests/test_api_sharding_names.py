@@ -597,3 +597,87 @@ def test_stage_lifts_values_into_the_trace():
 def test_experimental_shard_map_jshmap_is_the_implementation_module():
     from glassjax.experimental import shard_map as legacy
     assert legacy.jshmap.smap is jax.smap and legacy.jshmap.shard_map is jax.shard_map
+
+
+# -- debug_key_reuse -------------------------------------------------------------------------
+# Messages as JAX 0.10.2 raises them for the same programs.
+
+def _raises_reuse(message, fn):
+    with pytest.raises(jax.errors.KeyReuseError, match=re.escape(message)):
+        fn()
+
+
+def test_key_reuse_eager():
+    with jax.debug_key_reuse(True):
+        k = jax.random.key(0)
+        jax.random.uniform(k)
+        _raises_reuse("Previously-consumed key passed to jit-compiled function at index 0",
+                      lambda: jax.random.uniform(k))
+        k = jax.random.key(1)
+        jax.random.split(k)
+        _raises_reuse("Previously-consumed key passed to random_split at index 0",
+                      lambda: jax.random.split(k))
+        k1, k2 = jax.random.split(jax.random.key(2))
+        jax.random.normal(k1), jax.random.normal(k2)          # fresh keys: fine
+        _raises_reuse("Previously-consumed key passed to jit-compiled function at index 0",
+                      lambda: jax.random.normal(k1))
+        k = jax.random.key(3)
+        jax.random.fold_in(k, 1), jax.random.fold_in(k, 2)     # fold_in does not consume
+        jax.random.uniform(k)
+        k = jax.random.key(4)
+        jax.random.uniform(jax.random.clone(k))                # the clone is consumed
+        jax.random.uniform(k)
+        _raises_reuse("Previously-consumed key passed to jit-compiled function",
+                      lambda: jax.random.uniform(k))
+        k = jax.random.key(7)
+        jax.random.key_data(k)                                 # reading the words: fine
+        jax.random.uniform(k)
+        ks = jax.random.split(jax.random.key(8), 3)
+        jax.random.uniform(ks[0])
+        _raises_reuse("Previously-consumed key", lambda: jax.random.uniform(ks[0]))
+        jax.random.uniform(ks[1])                              # only ks[0] was used
+        raw = jax.random.PRNGKey(0)                            # raw keys are not tracked
+        jax.random.uniform(raw), jax.random.uniform(raw)
+    k = jax.random.key(13)
+    np.testing.assert_array_equal(jax.random.uniform(k), jax.random.uniform(k))   # off
+
+
+def test_key_reuse_under_jit():
+    def twice(k):
+        return jax.random.uniform(k) + jax.random.uniform(k)
+
+    def once(k):
+        return jax.random.uniform(k)
+
+    with jax.debug_key_reuse(True):
+        _raises_reuse("In jit, argument 0 is already consumed.",
+                      lambda: jax.jit(twice)(jax.random.key(5)))
+        _raises_reuse("In jit, argument 0 is already consumed.",
+                      lambda: jax.make_jaxpr(twice)(jax.random.key(9)))
+        k = jax.random.key(6)
+        jax.jit(once)(k)
+        _raises_reuse("Previously-consumed key passed to jit-compiled function at index 0",
+                      lambda: jax.jit(once)(k))
+        _raises_reuse("Previously-consumed key passed to jit-compiled function at index 0",
+                      lambda: jax.random.uniform(k))
+        _raises_reuse("Previously-consumed key passed to jit-compiled function at index 0",
+                      lambda: jax.vmap(twice)(jax.random.split(jax.random.key(10), 2)))
+        # A key one branch consumes is consumed after the cond.
+        _raises_reuse("In jit, argument 0 is already consumed.", lambda: jax.jit(
+            lambda k, p: jax.lax.cond(p, lambda k: jax.random.uniform(k), lambda k: 0.0, k)
+            + jax.random.uniform(k))(jax.random.key(11), True))
+        jax.jit(lambda k, p: jax.lax.cond(p, jax.random.uniform, jax.random.normal, k))(
+            jax.random.key(11), True)
+        # A loop may not consume the same key on every iteration; a split carry is fine.
+        _raises_reuse("scan body function leads to key reuse when repeatedly executed, "
+                      "because key constants are repeatedly consumed:\n"
+                      "  signature=KeyReuseSignature(Sink(0),)\n  eqn=a:f32[3] = scan[",
+                      lambda: jax.jit(lambda k: jax.lax.scan(
+                          lambda c, _: (c, jax.random.uniform(c)), k, None, length=3))(
+                              jax.random.key(12)))
+        out = jax.jit(lambda k: jax.lax.fori_loop(
+            0, 3, lambda i, c: jax.random.split(c)[0], k))(jax.random.key(12))
+        assert out.dtype == jax.random.key(0).dtype
+    # Off again: the C++ fast path serves the same function.
+    k = jax.random.key(6)
+    assert jax.jit(once)(k) == jax.jit(once)(k)
