@@ -155,22 +155,26 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
     block = op.regions[0].blocks.append(*[lowering.aval_to_ir_type(a)
                                           for a in jaxpr.in_avals])
     with ir.InsertionPoint(block):
-        sdy.ReturnOp(_lower_body(mctx, mesh, jaxpr, list(block.arguments)))
+        sdy.ReturnOp(_lower_body(mctx, mesh, jaxpr, list(block.arguments), manual))
     return list(op.results)
 
 
-def _lower_body(mctx, mesh, jaxpr, args):
+def _lower_body(mctx, mesh, jaxpr, args, manual=()):
     """The body's ops, lowered with the mesh's axes as the collectives' device grid.
     Varying axes were checked when the body was traced; the rules that lower by tracing
     glassjax code (``lower_fun``) do not track them again, even when this shard_map was
     compiled from inside one of its own rules (an eager transpose)."""
-    saved = mctx.axis_env, mctx.spmd, core.trace_ctx.vma_axes
+    saved = (mctx.axis_env, mctx.spmd, mctx.manual_mesh, mctx.manual_axes,
+             core.trace_ctx.vma_axes)
     mctx.axis_env, mctx.spmd = dict(mesh.shape), True
+    mctx.manual_mesh = mesh
+    mctx.manual_axes = frozenset(manual) | (saved[3] or frozenset())
     core.trace_ctx.vma_axes = None
     try:
         return lowering.lower_closed_jaxpr(mctx, jaxpr, args)
     finally:
-        mctx.axis_env, mctx.spmd, core.trace_ctx.vma_axes = saved
+        (mctx.axis_env, mctx.spmd, mctx.manual_mesh, mctx.manual_axes,
+         core.trace_ctx.vma_axes) = saved
 
 
 lowering.register_lowering(shard_map_p, _lowering)

@@ -681,3 +681,100 @@ def test_key_reuse_under_jit():
     # Off again: the C++ fast path serves the same function.
     k = jax.random.key(6)
     assert jax.jit(once)(k) == jax.jit(once)(k)
+
+
+def test_smap_axis_index_over_part_of_the_mesh(auto_mesh):
+    """axis_index where the other mesh axes stay Auto: lowered, as in JAX, in a nested
+    manual region over those axes (values printed by JAX 0.10.2)."""
+    over_y = jax.smap(lambda a: a * jax.lax.axis_index("y"), in_axes=1, out_axes=1,
+                      axis_name="y")
+    over_x = jax.smap(lambda a: a + jax.lax.axis_index("x"), in_axes=0, out_axes=0,
+                      axis_name="x")
+    with jax.set_mesh(auto_mesh):
+        want_y = X * np.array([0., 1.])
+        np.testing.assert_array_equal(over_y(X), want_y)
+        np.testing.assert_array_equal(jax.jit(over_y)(X), want_y)
+        np.testing.assert_array_equal(over_x(X), X + np.repeat(np.arange(4.), 2)[:, None])
+        text = jax.jit(over_y).lower(X).as_text()
+    assert ('sdy.manual_computation() in_shardings=[] out_shardings=[<@mesh, []>] '
+            'manual_axes={"x"} () {') in text
+
+
+# -- custom_derivatives.remat_opt_p (custom_vjp with optimize_remat=True) -------------------
+
+def _remat_opt_f():
+    @jax.custom_vjp
+    def f(x):
+        return jnp.sin(x)
+
+    f.defvjp(lambda x: (jnp.sin(x), jnp.cos(x)), lambda c, g: (c * g,),
+             optimize_remat=True)
+    return f
+
+
+REMAT_OPT_EQN = """\
+    b:f32[] c:f32[] = remat_opt[
+      fun_jaxpr_thunk=<function _memoize.<locals>.memoized at 0xXXXXXXXXXXXX>
+      fwd_jaxpr={ lambda ; d:f32[]. let
+          e:f32[] = sin d
+          f:f32[] = cos d
+        in (f, e) }
+      num_consts=0
+      num_res=1
+    ] a"""
+
+
+def test_remat_opt_jaxprs():
+    f = _remat_opt_f()
+    assert jax.custom_derivatives.remat_opt_p.name == "remat_opt"
+    assert str(jax.make_jaxpr(jax.grad(lambda x: f(x) * 2))(1.)) == (
+        "{ lambda ; a:f32[]. let\n" + REMAT_OPT_EQN + """
+    _:f32[] = mul c 2.0:f32[]
+    g:f32[] = mul 1.0:f32[] 2.0:f32[]
+    h:f32[] = mul b g
+  in (h,) }""")
+    assert str(jax.make_jaxpr(lambda x: jax.linearize(f, x)[0])(1.)) == """\
+{ lambda ; a:f32[]. let
+    _:f32[] b:f32[] = remat_opt[
+      fun_jaxpr_thunk=<function _memoize.<locals>.memoized at 0xXXXXXXXXXXXX>
+      fwd_jaxpr={ lambda ; c:f32[]. let
+          d:f32[] = sin c
+          e:f32[] = cos c
+        in (e, d) }
+      num_consts=0
+      num_res=1
+    ] a
+  in (b,) }"""
+    # Under checkpoint the recomputed forward pass only needs the output: the function
+    # itself is called (JAX prints closed_call[call_jaxpr=...]; glassjax's closed_call is
+    # a jit of that name), and the residual-computing rule is pruned to the cosine.
+    text = str(jax.make_jaxpr(jax.grad(jax.checkpoint(lambda x: f(x) * 2)))(1.))
+    assert "name=closed_call\n      jaxpr={ lambda ; a:f32[]. let b:f32[] = sin a in (b,) }" \
+        in text
+    assert "fwd_jaxpr={ lambda ; g:f32[]. let h:f32[] = cos g in (h,) }" in text
+
+
+def test_remat_opt_values_and_transformations():
+    @jax.custom_vjp
+    def f(x, y):
+        return jnp.sin(x) * y
+
+    f.defvjp(lambda x, y: (jnp.sin(x) * y, (jnp.cos(x), y, jnp.sin(x))),
+             lambda res, g: (res[0] * res[1] * g, res[2] * g), optimize_remat=True)
+    loss = lambda x, y: jnp.sum(f(x, y) ** 2)
+    x, y = jnp.linspace(0., 1., 5), jnp.arange(5.)
+    want_x = 2 * np.sin(x) * np.asarray(y) ** 2 * np.cos(x)
+    want_y = 2 * np.sin(x) ** 2 * np.asarray(y)
+    for grad in (jax.grad(loss, (0, 1)), jax.jit(jax.grad(loss, (0, 1))),
+                 jax.grad(jax.checkpoint(loss), (0, 1))):
+        gx, gy = grad(x, y)
+        np.testing.assert_allclose(gx, want_x, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(gy, want_y, rtol=1e-5, atol=1e-6)
+    batched = jax.vmap(jax.grad(loss))(jnp.stack([x, x + 1]), jnp.stack([y, y]))
+    np.testing.assert_allclose(batched[1], jax.grad(loss)(x + 1, y), rtol=1e-6)
+    # Forward over reverse uses remat_opt's JVP (JAX 0.10.2's values).
+    _, tangent = jax.jvp(jax.grad(loss), (x, y), (x, y))
+    np.testing.assert_allclose(tangent, [0., 1.3976424, 8.892977, 18.909859, 15.780817],
+                               rtol=1e-5)
+    with pytest.raises(ValueError, match="Linearization failed to produce known values"):
+        jax.grad(lambda x: jax.grad(loss)(x, y).sum())(x)

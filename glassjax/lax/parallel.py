@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import stablehlo as hlo
+from jaxlib.mlir.dialects import sdy, stablehlo as hlo
 
 from glassjax import core, dtypes, tree_util
 from glassjax.config import config
@@ -490,8 +490,36 @@ axis_index_p.def_abstract_eval(_axis_index_abstract_eval)
 batching.fancy_primitive_batchers[axis_index_p] = _axis_index_batcher
 staging.vma_rules[axis_index_p] = lambda vmas, *, axis_name: tuple(
     a for a in core.trace_ctx.vma_axes if a in _as_tuple(axis_name))
-lowering.register_lowering(axis_index_p,
-                           lambda ctx, *, axis_name: _device_index(ctx, axis_name))
+def _axis_index_lowering(ctx, *, axis_name):
+    """The partition id, divided down to the coordinate along ``axis_name``. Where some
+    mesh axes are still Auto (a shard_map over part of the mesh), the partitioner cannot
+    tell what a partition id means there: as JAX does, the index is computed in a nested
+    region where the other axes are manual too, and comes out the same on every device
+    along them."""
+    mctx = ctx.module_context
+    mesh, manual = mctx.manual_mesh, mctx.manual_axes
+    if mesh is None or manual >= set(mesh.axis_names):
+        return _device_index(ctx, axis_name)
+    if mesh.shape[axis_name] == 1:
+        return hlo.constant(ir.DenseElementsAttr.get(np.asarray(0, np.int32)))
+    rest = [a for a in mesh.axis_names if a not in manual]
+    scalar = ir.RankedTensorType.get((), ir.IntegerType.get_signless(32))
+    symbol = mctx.mesh_symbol(mesh)
+    op = sdy.ManualComputationOp(
+        [scalar], [], ir.Attribute.parse("#sdy.sharding_per_value<[]>"),
+        ir.Attribute.parse(f"#sdy.sharding_per_value<[<@{symbol}, []>]>"),
+        sdy.ManualAxesAttr.get([ir.StringAttr.get(a) for a in rest]))
+    saved = mctx.manual_axes
+    mctx.manual_axes = frozenset(mesh.axis_names)
+    try:
+        with ir.InsertionPoint(op.regions[0].blocks.append()):
+            sdy.ReturnOp([_device_index(ctx, axis_name)])
+    finally:
+        mctx.manual_axes = saved
+    return op.results[0]
+
+
+lowering.register_lowering(axis_index_p, _axis_index_lowering)
 
 
 def axis_index(axis_name):
