@@ -33,7 +33,6 @@ import numpy as np
 from glassjax import core, dtypes, prng, random
 from glassjax.ad_checkpoint import remat_p
 from glassjax.callbacks import debug_callback_p
-from glassjax.config import config
 from glassjax.errors import KeyReuseError
 from glassjax.jit import jit_p
 from glassjax.lax import comparison, conversion, slicing, structural

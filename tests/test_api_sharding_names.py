@@ -10,7 +10,7 @@ import pytest
 
 import glassjax as jax
 import glassjax.numpy as jnp
-from glassjax.sharding import Mesh, PartitionSpec as P
+from glassjax.sharding import PartitionSpec as P
 
 
 @pytest.fixture
