@@ -4,13 +4,16 @@ A complete tracing / transformation / XLA-compile engine with JAX's public API, 
 to be read. ``import glassjax as jax`` behaves like JAX 0.10.2.
 """
 from glassjax.config import (allow_f16_reductions, array_garbage_collection_guard,
-                             check_tracer_leaks, checking_leaks, config, debug_infs,
-                             debug_nans, default_device, default_matmul_precision,
-                             disable_jit, enable_checks, enable_custom_prng, enable_x64,
-                             ensure_compile_time_eval, explain_cache_misses, legacy_prng_key,
+                             auto_pcast, check_tracer_leaks, checking_leaks, config,
+                             debug_infs, debug_key_reuse, debug_nans, default_device,
+                             default_matmul_precision, default_prng_impl, disable_jit,
+                             enable_checks, enable_custom_prng, enable_x64,
+                             ensure_compile_time_eval, explain_cache_misses,
+                             jax2tf_associative_scan_reductions, legacy_prng_key,
                              log_compiles, make_user_context, no_execution, no_tracing,
-                             numpy_dtype_promotion, numpy_rank_promotion, softmax_custom_jvp,
-                             threefry_partitionable, transfer_guard,
+                             numpy_dtype_promotion, numpy_rank_promotion,
+                             remove_size_one_mesh_axis_from_type, softmax_custom_jvp,
+                             thread_guard, threefry_partitionable, transfer_guard,
                              transfer_guard_device_to_device, transfer_guard_device_to_host,
                              transfer_guard_host_to_device)
 from glassjax import errors, tree, tree_util, dtypes, core
@@ -34,8 +37,8 @@ from glassjax.xla.runtime import (Device, default_backend, device_count, devices
 from glassjax.array import Shard
 from glassjax.mesh import P, make_mesh, set_mesh
 from glassjax.named_sharding import NamedSharding
+from glassjax.shard_map import shard_map, smap
 from glassjax.lax.sharding_constraint import reshard
-from glassjax.shard_map import shard_map
 from glassjax import shard_map_eager as _shard_map_eager  # noqa: F401 (registers)
 from glassjax.pmap import pmap
 from glassjax.describe import describe, primitives
@@ -51,6 +54,7 @@ from glassjax import (ad_checkpoint, custom_batching, debug, distributed, dlpack
                       random, scipy, sharding, stages, state, test_util, typing)
 
 import glassjax.nn.initializers  # noqa: E402  (see glassjax/nn/__init__.py)
+from glassjax import key_reuse as _key_reuse  # noqa: E402,F401  (registers the checker)
 from glassjax.version import __version__  # noqa: E402
 
 

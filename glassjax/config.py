@@ -273,6 +273,47 @@ softmax_custom_jvp = config.define("jax_softmax_custom_jvp", False, _parse_bool,
                                    from_env=_bool_from_env, in_jit_key=True,
                                    in_trace_context=True)
 
+# Which PRNG ``jax.random.key(seed)`` / ``PRNGKey(seed)`` use when no ``impl=`` is given
+# (``prng.py`` and ``random.py`` read it). JAX 0.10.2 accepts six names; glassjax
+# implements threefry2x32, rbg and unsafe_rbg (asking for another one is an error there).
+default_prng_impl = config.define(
+    "jax_default_prng_impl", "threefry2x32",
+    _enum(["threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32",
+           "philox4x32"]))
+
+# Track typed PRNG keys and raise ``KeyReuseError`` when a consumed key is used again
+# (``random.py``'s key-reuse checker). It changes what tracing checks: part of the keys.
+debug_key_reuse = config.define("jax_debug_key_reuse", False, _parse_bool,
+                                from_env=_bool_from_env, in_jit_key=True,
+                                in_trace_context=True)
+
+# Inside ``shard_map(check_vma=True)``, an operation whose operands vary over different
+# manual axes first casts the less-varying ones with ``pvary`` (``staging._vary_alike``);
+# off, such an operation is a type error, as in JAX.
+auto_pcast = config.define("jax_auto_pcast", True, _parse_bool, from_env=_bool_from_env,
+                           in_jit_key=True, in_trace_context=True)
+
+# Leave mesh axes of size 1 out of the types: a value does not "vary" over an axis with one
+# device (the vma of ``shard_map`` inputs, ``pvary``), and collectives skip such axes.
+remove_size_one_mesh_axis_from_type = config.define(
+    "jax_remove_size_one_mesh_axis_from_type", False, _parse_bool, from_env=_bool_from_env,
+    in_jit_key=True, in_trace_context=True)
+
+# Only read by jax2tf (JAX's TensorFlow exporter, which glassjax does not have): whether
+# cumulative reductions are exported as associative scans instead of reduce_window. On CPU
+# jit lowers them as associative scans either way. Kept as a real option so that code
+# setting it runs.
+jax2tf_associative_scan_reductions = config.define(
+    "jax2tf_associative_scan_reductions", False, _parse_bool, from_env=_bool_from_env)
+
+# Raise when a multi-process operation is called from a thread other than the one that
+# turned the guard on (threads would schedule collectives in different orders in different
+# processes). jaxlib's C++ checks it; ``with thread_guard(True):`` switches its state.
+thread_guard = config.define(
+    "jax_thread_guard", False, _parse_bool, from_env=_bool_from_env,
+    thread_local_hook=lambda value: _jax.guard_lib.update_thread_guard_global_state(
+        bool(value)))
+
 # Transfer guards: what happens when data moves implicitly (an argument NumPy array put on
 # the device by a computation, ...): "allow", "log", "disallow", or "log_explicit" /
 # "disallow_explicit" (explicit ``device_put``/``device_get`` too). jaxlib checks them in

@@ -29,6 +29,7 @@ import numpy as np
 from jaxlib import _jax
 
 from glassjax import dtypes, source_info
+from glassjax.config import debug_key_reuse as _debug_key_reuse
 from glassjax.layout import Format
 from glassjax.errors import (ConcretizationTypeError, JaxprTypeError,
                              TracerArrayConversionError, TracerBoolConversionError,
@@ -66,13 +67,17 @@ class Hooks(Slots):
     call (custom_derivatives.py). ``linearize`` and ``linear_transpose``: the pytree
     differentiation API that ``custom_root`` / ``custom_linear_solve`` hand to the user's
     solvers (ad_api.py). ``type_sharding(recorded, ndim)``: ``ShapedArray.sharding``, the
-    recorded ``(mesh, spec)`` as a NamedSharding (named_sharding.py)."""
+    recorded ``(mesh, spec)`` as a NamedSharding (named_sharding.py).
+    ``key_reuse_eval(primitive, impl, args, params)`` and
+    ``check_key_reuse(jaxpr)``: the key-reuse checker, used while ``jax_debug_key_reuse``
+    is on (key_reuse.py)."""
     pp_jaxpr = pp_eqn = None
     index_in_dim = broadcast_in_dim = transpose = expand_dims = add_any = None
     convert_element_type = stop_gradient = None
     stage_custom_jvp = stage_custom_vjp = None
     linearize = linear_transpose = None
     type_sharding = None
+    key_reuse_eval = check_key_reuse = None
 
 
 hooks = Hooks()
@@ -82,11 +87,40 @@ hooks = Hooks()
 # Abstract values
 # ----------------------------------------------------------------------------------------
 
-class ManualAxisType(NamedTuple):
-    """The manual mesh axes a value varies over (no unreduced / reduced axes here)."""
+class _ManualAxes(NamedTuple):
     varying: frozenset
-    unreduced: frozenset = frozenset()
-    reduced: frozenset = frozenset()
+    unreduced: frozenset
+    reduced: frozenset
+
+
+class ManualAxisType(_ManualAxes):
+    """The manual-axes part of a type inside ``shard_map``: the mesh axes a value varies
+    over, and (JAX's partial sums, which glassjax does not make) the axes it is an
+    unreduced or reduced sum over. An axis is in at most one of varying and the others."""
+    __slots__ = ()
+
+    def __new__(cls, *, varying=frozenset(), unreduced=frozenset(), reduced=frozenset()):
+        varying, unreduced, reduced = map(frozenset, (varying, unreduced, reduced))
+        for name, other in (("unreduced", unreduced), ("reduced", reduced)):
+            if varying & other:
+                raise ValueError(f"varying and {name} cannot have common mesh axes. Got "
+                                 f"varying={varying} and {name}={other}")
+        return super().__new__(cls, varying, unreduced, reduced)
+
+    def update(self, **kwargs):
+        return ManualAxisType(**{**self._asdict(), **kwargs})
+
+    @property
+    def empty(self) -> bool:
+        return not (self.varying or self.unreduced or self.reduced)
+
+    @property
+    def vur(self) -> frozenset:
+        return self.varying | self.unreduced | self.reduced
+
+    def invarying(self, mesh) -> frozenset:
+        """The manual axes of ``mesh`` the value is the same along."""
+        return frozenset(mesh.manual_axes) - self.vur
 
 
 _KEEP = object()     # (``ShapedArray.update``: "this field as it is")
@@ -136,7 +170,7 @@ class ShapedArray:
     @property
     def manual_axis_type(self) -> "ManualAxisType":
         """JAX's name for the manual-axes part of the type (``.varying``: the vma)."""
-        return ManualAxisType(frozenset(self.vma))
+        return ManualAxisType(varying=self.vma)
 
     @property
     def sharding(self):
@@ -686,7 +720,10 @@ class EvalTrace(Trace):
                 raise escaped_tracer_error(a)
         if primitive.impl is None:
             raise NotImplementedError(f"Evaluation rule for '{primitive.name}' not implemented")
-        return primitive.impl(*map(canonicalize_value, args), **params)
+        args = list(map(canonicalize_value, args))
+        if hooks.key_reuse_eval is not None and _debug_key_reuse.value:
+            return hooks.key_reuse_eval(primitive, primitive.impl, args, params)
+        return primitive.impl(*args, **params)
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
         del primitive, jvp, symbolic_zeros

@@ -28,7 +28,7 @@ from glassjax.errors import UnexpectedTracerError
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.core import Rule
 from glassjax.interpreters.ad import SymbolicZero
-from glassjax.jit import ref_hooks
+from glassjax.jit import jit_p, ref_hooks
 from glassjax.tree_util import tree_flatten, tree_map, tree_unflatten
 from glassjax.xla import lowering
 
@@ -552,12 +552,172 @@ class custom_vjp(_CustomRules):
         flat_fun = Rule(_flatten_fun(fun, in_tree, out_type), name)
         flat_fwd = Rule(_flatten_fwd(fwd, in_tree, out_type, trees, self.symbolic_zeros,
                                      name, _name(self.fwd)), _name(self.fwd))
+        if self.optimize_remat:
+            flat_fwd = Rule(_remat_optimized_fwd(flat_fun, flat_fwd, trees),
+                            flat_fwd.name)
         flat_bwd = Rule(_flatten_bwd(bwd, in_tree, in_avals, lambda: trees[0]),
                         _name(self.bwd))
         outs = custom_vjp_call_p.bind(flat_fun, flat_fwd, flat_bwd, *args_flat,
                                       out_trees=lambda: trees[0],
                                       symbolic_zeros=self.symbolic_zeros)
         return tree_unflatten(out_type[0][0], outs)
+
+
+# ----------------------------------------------------------------------------------------
+# remat_opt: a custom_vjp forward rule that checkpointing may replace by the function
+# ----------------------------------------------------------------------------------------
+# ``f.defvjp(fwd, bwd, optimize_remat=True)``: the forward rule is staged as one
+# ``remat_opt`` equation holding the rule's jaxpr (residuals first, then outputs) and a
+# thunk tracing the plain function. When dead-code elimination finds that nobody reads the
+# residuals -- the forward pass recomputed under ``jax.checkpoint`` only for its outputs --
+# the equation becomes a call of the plain function: a forward rule that runs an
+# expensive kernel to save residuals does not run it again. Otherwise it is the forward
+# rule, evaluated as usual.
+
+class RematOptPrimitive(core.Primitive):
+    multiple_results = True
+
+
+remat_opt_p = RematOptPrimitive("remat_opt")
+
+
+def _memoize(thunk):
+    """The thunk's result computed once (JAX prints the param as this function)."""
+    cache = []
+
+    def memoized():
+        if not cache:
+            cache.append(thunk())
+        return cache[0]
+    return memoized
+
+
+def _remat_optimized_fwd(flat_fun, flat_fwd, trees):
+    def fwd(*args, perturbed):
+        del perturbed         # (JAX's forward treats every input as perturbed)
+        avals = [core.get_aval(x) for x in args]
+        jaxpr, consts, _ = staging.trace_to_jaxpr(
+            lambda *xs: flat_fwd.call_wrapped(*xs, perturbed=[True] * len(xs)), avals)
+        _, res_tree, forwards = trees[0]
+        closed = core.ClosedJaxpr(staging.convert_constvars_jaxpr(jaxpr), [])
+
+        @_memoize
+        def fun_jaxpr_thunk():
+            fun_jaxpr, fun_consts, _ = staging.trace_to_jaxpr(flat_fun.call_wrapped, avals)
+            return fun_jaxpr, fun_consts
+
+        return remat_opt_p.bind(
+            *consts, *args, num_consts=len(consts),
+            num_res=res_tree.num_leaves - sum(f is not None for f in forwards),
+            fwd_jaxpr=closed, fun_jaxpr_thunk=fun_jaxpr_thunk)
+    return fwd
+
+
+def _remat_opt_impl(*args, num_consts, num_res, fwd_jaxpr, fun_jaxpr_thunk):
+    return core.jaxpr_as_fun(fwd_jaxpr)(*args)
+
+
+def _remat_opt_jvp(primals, tangents, *, num_consts, num_res, fwd_jaxpr, fun_jaxpr_thunk):
+    """The JVP of the forward rule, as one remat_opt of (res, res_dot, out, out_dot)."""
+    consts, args = primals[:num_consts], primals[num_consts:]
+    consts_dot = [t for t in tangents[:num_consts] if type(t) is not ad.Zero]
+    arg_dots = [ad.instantiate_zeros(t) for t in tangents[num_consts:]]
+    nonzeros = [type(t) is not ad.Zero for t in tangents[:num_consts]] + [True] * len(args)
+    jvp_jaxpr, _ = ad.jvp_jaxpr(fwd_jaxpr, nonzeros, True)
+    num_out = len(fwd_jaxpr.out_avals) - num_res
+    n_c, n_cd = len(consts), len(consts_dot)
+
+    def rearranged(*xs):        # (consts, consts_dot, args, arg_dots) in, JAX's order out
+        c, cd, a, ad_ = (xs[:n_c], xs[n_c:n_c + n_cd], xs[n_c + n_cd:n_c + n_cd + len(args)],
+                         xs[n_c + n_cd + len(args):])
+        outs = core.jaxpr_as_fun(jvp_jaxpr)(*c, *a, *cd, *ad_)
+        primal_outs, tangent_outs = outs[:num_res + num_out], outs[num_res + num_out:]
+        return [*primal_outs[:num_res], *tangent_outs[:num_res], *primal_outs[num_res:],
+                *tangent_outs[num_res:]]
+
+    in_avals = [core.get_aval(x) for x in (*consts, *consts_dot, *args, *arg_dots)]
+    jaxpr, jaxpr_consts, _ = staging.trace_to_jaxpr(rearranged, in_avals)
+
+    @_memoize
+    def fun_jvp_jaxpr_thunk():
+        fun_jaxpr = core.ClosedJaxpr(*fun_jaxpr_thunk())
+        fun_jvp, _ = ad.jvp_jaxpr(fun_jaxpr, [True] * len(args), True)
+        return fun_jvp.jaxpr, fun_jvp.consts
+
+    outs = remat_opt_p.bind(
+        *jaxpr_consts, *consts, *consts_dot, *args, *arg_dots,
+        num_consts=len(jaxpr_consts) + n_c + n_cd, num_res=2 * num_res,
+        fwd_jaxpr=core.ClosedJaxpr(staging.convert_constvars_jaxpr(jaxpr), []),
+        fun_jaxpr_thunk=fun_jvp_jaxpr_thunk)
+    res, res_dot = outs[:num_res], outs[num_res:2 * num_res]
+    out, out_dot = outs[2 * num_res:2 * num_res + num_out], outs[2 * num_res + num_out:]
+    return [*res, *out], [*res_dot, *out_dot]
+
+
+def _remat_opt_transpose(cts, *args, **params):
+    raise NotImplementedError(
+        "remat optimization for custom_vjp does not support higher-order AD")
+
+
+def _remat_opt_batching(axis_data, args, dims, *, num_consts, num_res, fwd_jaxpr,
+                        fun_jaxpr_thunk):
+    args = [batching.moveaxis(x, d, 0) if d is not None and d != 0 else x
+            for x, d in zip(args, dims)]
+    in_batched = [d is not None for d in dims]
+    batched, out_batched = batching.batch_jaxpr(fwd_jaxpr, axis_data, in_batched, False)
+    extra = batched.consts
+    batched = core.ClosedJaxpr(staging.convert_constvars_jaxpr(batched.jaxpr), [])
+
+    @_memoize
+    def batched_fun_jaxpr_thunk():
+        fun_batched, _ = batching.batch_jaxpr(core.ClosedJaxpr(*fun_jaxpr_thunk()),
+                                              axis_data, in_batched[num_consts:], False)
+        return fun_batched.jaxpr, fun_batched.consts
+
+    outs = remat_opt_p.bind(*extra, *args, num_consts=num_consts + len(extra),
+                            num_res=num_res, fwd_jaxpr=batched,
+                            fun_jaxpr_thunk=batched_fun_jaxpr_thunk)
+    return outs, [0 if b else None for b in out_batched]
+
+
+def _remat_opt_dce(used_outs, eqn):
+    """Residuals used: the forward rule, pruned. None used: the plain function (a
+    ``closed_call``), which may be much cheaper than a rule computing residuals."""
+    if not any(used_outs) and not eqn.effects:
+        return [False] * len(eqn.invars), None
+    params = eqn.params
+    num_consts, num_res = params["num_consts"], params["num_res"]
+    outvars = [v for used, v in zip(used_outs, eqn.outvars) if used]
+    if any(used_outs[:num_res]):
+        instantiate = [False] * num_consts + [True] * (len(eqn.invars) - num_consts)
+        jaxpr, used_ins = pe.dce_jaxpr(params["fwd_jaxpr"].jaxpr, used_outs,
+                                       instantiate=instantiate)
+        new_params = dict(params, num_consts=sum(used_ins[:num_consts]),
+                          num_res=sum(used_outs[:num_res]),
+                          fwd_jaxpr=core.ClosedJaxpr(jaxpr, []))
+        return used_ins, core.new_jaxpr_eqn(
+            [v for used, v in zip(used_ins, eqn.invars) if used], outvars, remat_opt_p,
+            new_params, eqn.effects, eqn.source_info)
+    # (A call of the function's jaxpr: glassjax's ``closed_call`` is a jit so named.)
+    fun_jaxpr, consts = params["fun_jaxpr_thunk"]()
+    jaxpr, used_ins = pe.dce_jaxpr(fun_jaxpr, used_outs[num_res:])
+    closed = core.ClosedJaxpr(jaxpr, consts)
+    invars = [v for used, v in zip(used_ins, eqn.invars[num_consts:]) if used]
+    return [False] * num_consts + used_ins, core.new_jaxpr_eqn(
+        invars, outvars, jit_p, dict(jaxpr=closed, name="closed_call",
+                                     donated_invars=(False,) * len(invars), inline=False,
+                                     keep_unused=False),
+        eqn.effects, eqn.source_info)
+
+
+remat_opt_p.def_impl(_remat_opt_impl)
+remat_opt_p.def_abstract_eval(lambda *avals, fwd_jaxpr, **_: fwd_jaxpr.out_avals)
+lowering.register_lowering(remat_opt_p, lowering.lower_fun(_remat_opt_impl,
+                                                           multiple_results=True))
+ad.primitive_jvps[remat_opt_p] = _remat_opt_jvp
+ad.primitive_transposes[remat_opt_p] = _remat_opt_transpose
+batching.fancy_primitive_batchers[remat_opt_p] = _remat_opt_batching
+pe.dce_rules[remat_opt_p] = _remat_opt_dce
 
 
 def _check_for_tracers(x):

@@ -501,6 +501,8 @@ class Jitted:
             start = time.perf_counter()
             with ref_hooks.scope() as refs:
                 jaxpr, consts = api_util.trace_flat_call(flat, in_avals, debug)
+            if config.jax_debug_key_reuse and core.hooks.check_key_reuse is not None:
+                core.hooks.check_key_reuse(jaxpr)
             closed, lifted = staging.close_over_concrete_consts(jaxpr, consts)
             elapsed = time.perf_counter() - start
             dispatch.log_compile("Finished tracing %s for jit in %.9f sec", self._name,
@@ -556,8 +558,9 @@ class Jitted:
         leaves = [self._place(x) for x in leaves]
         params = dict(jaxpr=result.closed_jaxpr, name=self._name, donated_invars=donated,
                       keep_unused=self._keep_unused)
+        # (Checking key reuse needs every call to see its keys: no C++ fast path.)
         if core.trace_ctx.trace is not core.eval_trace or result.lifted or any(
-                isinstance(x, core.Tracer) for x in leaves):
+                isinstance(x, core.Tracer) for x in leaves) or config.jax_debug_key_reuse:
             outs = jit_p.bind(*result.lifted, *leaves, inline=self._inline, **params)
             return tree_util.tree_unflatten(result.out_tree, outs), None, False
         compiled = _executable(leaves, **params,

@@ -16,11 +16,12 @@ Read next: ``sharding_impls.py`` (shardings built on these), ``shard_map.py``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import enum
 import functools
 import math
 import threading
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 from jaxlib import _jax
@@ -96,13 +97,6 @@ class _MeshShape:
     def _shape_str(self) -> str:
         return ", ".join(f"'{n}': {s}" for n, s in self.shape_tuple)
 
-    # A mesh is a value: equal to a mesh of its kind with the same ``_key`` (a property).
-    def __eq__(self, other):
-        return self is other or isinstance(other, type(self)) and self._key == other._key
-
-    def __hash__(self):
-        return hash(self._key)
-
 
 class Mesh(_MeshShape):
     """``Mesh(devices, axis_names, axis_types=None)``: ``devices`` is an array of devices
@@ -131,6 +125,12 @@ class Mesh(_MeshShape):
     def _key(self):
         return (tuple(d.id for d in self.devices.flat), self.axis_sizes, self.axis_names,
                 self.axis_types)
+
+    def __eq__(self, other):
+        return self is other or isinstance(other, Mesh) and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
 
     def __str__(self):
         if self.empty:
@@ -175,9 +175,14 @@ class Mesh(_MeshShape):
         """The mesh without its devices (but with their kind): what types refer to."""
         if self.empty:
             return AbstractMesh((), ())
-        d = self.devices.flat[0]
+        device = self.devices.flat[0]
+        # JAX records the core count of TPU and GPU devices only.
+        cores = {"tpu": "num_cores", "gpu": "core_count"}.get(device.platform)
         return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types,
-                            abstract_device=AbstractDevice(d.device_kind, None, d.platform))
+                            abstract_device=AbstractDevice(
+                                device_kind=device.device_kind,
+                                num_cores=getattr(device, cores, None) if cores else None,
+                                platform=device.platform))
 
     # ``with mesh:`` is JAX's old spelling of ``with set_mesh(mesh):``.
     def __enter__(self):
@@ -189,9 +194,10 @@ class Mesh(_MeshShape):
         return False
 
 
-class AbstractDevice(NamedTuple):
-    """What a mesh made of devices knows of them once the devices are gone: their kind
-    (``cpu``), core count (None on CPUs) and platform."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class AbstractDevice:
+    """The kind of device a mesh is made of, without the devices: enough to compile for
+    them ahead of time (``AbstractMesh(..., abstract_device=...)``)."""
     device_kind: str
     num_cores: int | None
     platform: str
@@ -211,19 +217,25 @@ class AbstractMesh(_MeshShape):
     _internal_device_list = None        # (jaxlib's NamedSharding asks every mesh)
 
     def __init__(self, axis_sizes: tuple, axis_names: tuple, axis_types=None, *,
-                 abstract_device: AbstractDevice | None = None):
+                 abstract_device=None):
         self.axis_sizes = tuple(axis_sizes)
         self.axis_names = tuple(axis_names)
         self.axis_types = _normalize_axis_types(self.axis_names, axis_types,
                                                 "AbstractMesh")
         self.abstract_device = abstract_device
 
-    @property
     def _key(self):
         return (self.axis_sizes, self.axis_names, self.axis_types, self.abstract_device)
 
+    def __eq__(self, other):
+        return isinstance(other, AbstractMesh) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
     def __repr__(self):
-        device = "" if self.abstract_device is None else f", {self.abstract_device._repr()}"
+        device = ("" if self.abstract_device is None else
+                  f", {self.abstract_device._repr()}")
         return (f"AbstractMesh({self._shape_str() or '()'}, "
                 f"axis_types={self.axis_types}{device})")
 
@@ -231,11 +243,16 @@ class AbstractMesh(_MeshShape):
     def abstract_mesh(self) -> "AbstractMesh":
         return self
 
-    def update(self, axis_sizes=None, axis_names=None, axis_types=None):
+    def update(self, axis_sizes=None, axis_names=None, axis_types=None, **kwargs):
+        kwargs.setdefault("abstract_device", self.abstract_device)
         return AbstractMesh(self.axis_sizes if axis_sizes is None else axis_sizes,
                             self.axis_names if axis_names is None else axis_names,
                             self.axis_types if axis_types is None else axis_types,
-                            abstract_device=self.abstract_device)
+                            **kwargs)
+
+    def update_axis_types(self, name_to_type: dict) -> "AbstractMesh":
+        return self.update(axis_types=tuple(name_to_type.get(n, t) for n, t in
+                                            zip(self.axis_names, self.axis_types)))
 
 
 # ----------------------------------------------------------------------------------------
@@ -244,7 +261,7 @@ class AbstractMesh(_MeshShape):
 
 class _MeshStack(threading.local):
     def __init__(self):
-        self.meshes: list = []
+        self.meshes: list = []      # concrete meshes (set_mesh) and abstract ones
 
 
 _mesh_stack = _MeshStack()
@@ -252,12 +269,42 @@ _mesh_stack = _MeshStack()
 
 def get_mesh() -> Mesh | None:
     """The mesh set by the innermost ``set_mesh`` (or ``with mesh:``), or None."""
-    return _mesh_stack.meshes[-1] if _mesh_stack.meshes else None
+    return next((m for m in reversed(_mesh_stack.meshes) if isinstance(m, Mesh)), None)
 
 
 def get_abstract_mesh() -> AbstractMesh:
-    mesh = get_mesh()
-    return AbstractMesh((), ()) if mesh is None else mesh.abstract_mesh
+    """What tracing knows of the current mesh: the innermost ``set_mesh``'s, or the one
+    a ``use_abstract_mesh`` block (``auto_axes``, ``explicit_axes``) put over it."""
+    if not _mesh_stack.meshes:
+        return AbstractMesh((), ())
+    return _mesh_stack.meshes[-1].abstract_mesh
+
+
+class use_abstract_mesh:
+    """Trace under ``mesh`` (an ``AbstractMesh``) in this block: it changes what
+    ``get_abstract_mesh`` says (e.g. the axis types), not the devices of ``set_mesh``,
+    so it cannot change the mesh's size."""
+    __slots__ = ["mesh"]
+
+    def __init__(self, mesh: AbstractMesh):
+        if not isinstance(mesh, AbstractMesh):
+            raise ValueError("Expected mesh of type `jax.sharding.AbstractMesh`. Got type:"
+                             f" {type(mesh)}")
+        self.mesh = mesh
+
+    def __enter__(self):
+        prev = get_abstract_mesh()
+        if not prev.empty and not self.mesh.empty and prev.size != self.mesh.size:
+            raise ValueError(
+                f"use_abstract_mesh cannot change the size of the mesh. Got new mesh: "
+                f"{self.mesh} with size={self.mesh.size} and prev mesh: {prev} with "
+                f"size={prev.size}")
+        _mesh_stack.meshes.append(self.mesh)
+        return self.mesh
+
+    def __exit__(self, *exc):
+        _mesh_stack.meshes.pop()
+        return False
 
 
 class set_mesh(contextlib.ContextDecorator):

@@ -132,6 +132,9 @@ class PRNGKeyArray(runtime.Array):
         if not isinstance(key_data, runtime.ArrayImpl):
             key_data = runtime.device_put(np.asarray(key_data))
         self._base_array = key_data
+        # Whether these keys were used up (a mask for each key), tracked while
+        # jax_debug_key_reuse is on (key_reuse.py).
+        self._consumed = False
 
     dtype = property(lambda self: KeyTy(self._impl))
     shape = property(lambda self: tuple(self._base_array.shape[:-len(self._impl.key_shape)]))
@@ -595,3 +598,58 @@ threefry_prng_impl = PRNGImpl(key_shape=(2,), seed=threefry_seed, split=threefry
                               name="threefry2x32", tag="fry")
 prngs[threefry_prng_impl.name] = threefry_prng_impl
 _install_array_methods()
+
+
+# ----------------------------------------------------------------------------------------
+# rbg and unsafe_rbg: keys for XLA's RngBitGenerator
+# ----------------------------------------------------------------------------------------
+# A key is four uint32 words, the state of XLA's own generator (``lax.rng_bit_generator``),
+# which makes the bits. Seeding, splitting and folding in stay threefry on each half-key,
+# so they are as sound as threefry's; only the bits come from XLA, whose algorithm JAX does
+# not promise to keep stable across backends or versions. ``unsafe_rbg`` also splits and
+# folds in with the generator (cheaper, with no proof of independence).
+
+def _rbg_seed(seed):
+    halfkey = threefry_seed(seed)
+    return jnp.concatenate([halfkey, halfkey])
+
+
+def _rbg_split(key, shape):
+    split = (_threefry_split_foldlike if config.jax_threefry_partitionable
+             else _threefry_split_original)
+    halfkeys = key.reshape(2, 2)
+    return vmap(split, (0, None), len(shape))(halfkeys, shape).reshape(*shape, 4)
+
+
+def _rbg_fold_in(key, data):
+    return vmap(_threefry_fold_in, (0, None), 0)(key.reshape(2, 2), data).reshape(4)
+
+
+def _rbg_random_bits(key, bit_width, shape):
+    if bit_width not in (8, 16, 32, 64):
+        raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
+    _, bits = lax.rng_bit_generator(key, shape, dtype=UINT_DTYPES[bit_width])
+    return bits
+
+
+def _unsafe_rbg_split(key, shape):
+    """Ten draws of the generator per new key, keeping every tenth: a cheap 'hash'."""
+    num = math.prod(shape)
+    _, keys = lax.rng_bit_generator(key, (10 * num, 4), dtype=np.uint32)
+    return lax.slice_in_dim(keys, start_index=None, limit_index=None,
+                            stride=10).reshape(*shape, 4)
+
+
+def _unsafe_rbg_fold_in(key, data):
+    _, bits = lax.rng_bit_generator(_rbg_seed(data), (10, 4), dtype=np.uint32)
+    return key ^ bits[-1]
+
+
+rbg_prng_impl = PRNGImpl(key_shape=(4,), seed=_rbg_seed, split=_rbg_split,
+                         random_bits=_rbg_random_bits, fold_in=_rbg_fold_in, name="rbg",
+                         tag="rbg")
+unsafe_rbg_prng_impl = PRNGImpl(key_shape=(4,), seed=_rbg_seed, split=_unsafe_rbg_split,
+                                random_bits=_rbg_random_bits, fold_in=_unsafe_rbg_fold_in,
+                                name="unsafe_rbg", tag="urbg")
+prngs[rbg_prng_impl.name] = rbg_prng_impl
+prngs[unsafe_rbg_prng_impl.name] = unsafe_rbg_prng_impl

@@ -33,7 +33,7 @@ from glassjax.lax import elementwise as lax_elementwise, utils as lax_utils
 from glassjax.numpy import util as jnp_util
 from glassjax.prng import PRNGImpl
 from glassjax.vmap_api import vmap
-from glassjax.xla import lowering
+from glassjax.xla import dispatch, lowering
 
 __all__ = ["PRNGKey", "ball", "bernoulli", "beta", "binomial", "bits", "categorical",
            "cauchy", "chisquare", "choice", "clone", "dirichlet", "double_sided_maxwell",
@@ -167,7 +167,13 @@ def _isnan(x):
 # ----------------------------------------------------------------------------------------
 
 def default_prng_impl() -> PRNGImpl:
-    return prng.prngs["threefry2x32"]
+    """The implementation named by ``jax_default_prng_impl`` (threefry2x32 unless set)."""
+    name = config.jax_default_prng_impl
+    if name not in prng.prngs:
+        raise NotImplementedError(
+            f"jax_default_prng_impl={name!r}: glassjax implements only "
+            f"{', '.join(prng.prngs)}")
+    return prng.prngs[name]
 
 
 def _resolve_prng_impl(impl_spec) -> PRNGImpl:
@@ -266,7 +272,7 @@ def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
 
 
 random_clone_p = core.Primitive("random_clone")
-random_clone_p.def_impl(lambda key: key)
+random_clone_p.def_impl(partial(dispatch.apply_primitive, random_clone_p))   # a new array
 random_clone_p.def_abstract_eval(lambda key: key)
 batching.defvectorized(random_clone_p)
 lowering.register_lowering(random_clone_p, lambda ctx, key: key,
@@ -274,7 +280,8 @@ lowering.register_lowering(random_clone_p, lambda ctx, key: key,
 
 
 def clone(key):
-    """The same key, marked as a fresh value (for key-reuse checking: a no-op here)."""
+    """The same key as a new, fresh value: with ``jax_debug_key_reuse`` the clone may be
+    consumed without consuming ``key`` (``key_reuse.py``)."""
     return random_clone_p.bind(key)
 
 

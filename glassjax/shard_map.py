@@ -36,6 +36,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
 from glassjax import core, tree_util
+from glassjax.config import config
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.mesh import AxisType, Mesh, PartitionSpec, get_mesh
 from glassjax.named_sharding import NamedSharding, dim_axes, sdy_dims, splits, typed_aval
@@ -53,10 +54,18 @@ def shard_aval(mesh, spec, aval, manual_axes=None):
     """The block one device sees of a value of type ``aval``; with ``manual_axes``
     (check_vma), it varies over the manual axes its spec splits it over."""
     vma = () if manual_axes is None else tuple(
-        a for a in mesh.axis_names if a in manual_axes and a in spec.mesh_axes())
+        a for a in _typed_axes(mesh, spec.mesh_axes()) if a in manual_axes)
     return aval.update(shape=tuple(d // n for d, n in
                                    zip(aval.shape, splits(mesh, spec, aval.ndim))),
                        vma=vma)
+
+
+def _typed_axes(mesh, axes) -> tuple:
+    """The mesh axes among ``axes`` that types mention, in mesh order (all of them, or,
+    with ``jax_remove_size_one_mesh_axis_from_type``, those of more than one device)."""
+    drop_ones = config.jax_remove_size_one_mesh_axis_from_type
+    return tuple(a for a in mesh.axis_names
+                 if a in axes and not (drop_ones and mesh.shape[a] == 1))
 
 
 def unshard_aval(mesh, spec, aval):
@@ -150,22 +159,26 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
     block = op.regions[0].blocks.append(*[lowering.aval_to_ir_type(a)
                                           for a in jaxpr.in_avals])
     with ir.InsertionPoint(block):
-        sdy.ReturnOp(_lower_body(mctx, mesh, jaxpr, list(block.arguments)))
+        sdy.ReturnOp(_lower_body(mctx, mesh, jaxpr, list(block.arguments), manual))
     return list(op.results)
 
 
-def _lower_body(mctx, mesh, jaxpr, args):
+def _lower_body(mctx, mesh, jaxpr, args, manual=()):
     """The body's ops, lowered with the mesh's axes as the collectives' device grid.
     Varying axes were checked when the body was traced; the rules that lower by tracing
     glassjax code (``lower_fun``) do not track them again, even when this shard_map was
     compiled from inside one of its own rules (an eager transpose)."""
-    saved = mctx.axis_env, mctx.spmd, core.trace_ctx.vma_axes
+    saved = (mctx.axis_env, mctx.spmd, mctx.manual_mesh, mctx.manual_axes,
+             core.trace_ctx.vma_axes)
     mctx.axis_env, mctx.spmd = dict(mesh.shape), True
+    mctx.manual_mesh = mesh
+    mctx.manual_axes = frozenset(manual) | (saved[3] or frozenset())
     core.trace_ctx.vma_axes = None
     try:
         return lowering.lower_closed_jaxpr(mctx, jaxpr, args)
     finally:
-        mctx.axis_env, mctx.spmd, core.trace_ctx.vma_axes = saved
+        (mctx.axis_env, mctx.spmd, mctx.manual_mesh, mctx.manual_axes,
+         core.trace_ctx.vma_axes) = saved
 
 
 lowering.register_lowering(shard_map_p, _lowering)
@@ -584,7 +597,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
             _check_out_ranks(name, out_specs, outs, out_specs_flat,
                              [core.get_aval(x).update(vma=()) for x in out_leaves])
             out_tree_box.append((out_tree, out_specs_flat, _spec_keys(out_specs, outs)))
-            if check_vma:
+            if check_vma and config.jax_auto_pcast:
                 out_leaves = [_vary_over_spec(mesh, x, s)
                               for x, s in zip(out_leaves, out_specs_flat)]
             return out_leaves
@@ -607,13 +620,56 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     return mapped
 
 
+def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
+    """A ``shard_map`` over the one mesh axis ``axis_name`` of the context mesh
+    (``set_mesh``), written like ``vmap``: ``in_axes`` / ``out_axes`` say which dimension
+    of each argument / result is split over it (None: not split). Each instance of ``f``
+    sees its block; the other mesh axes stay as they are."""
+    if f is None:
+        return lambda g: smap(g, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
+    if isinstance(axis_name, (list, tuple)):
+        raise TypeError(f"smap axis_name should be a `str` or a `Hashable`, but got "
+                        f"{axis_name}")
+    if in_axes is not None and in_axes is not Infer and not isinstance(in_axes,
+                                                                         (int, tuple)):
+        raise TypeError("smap in_axes must be an int, None, jax.sharding.Infer, or a tuple "
+                        "of entries corresponding to the positional arguments passed to the "
+                        f"function, but got {in_axes}.")
+    if in_axes is not Infer and not all(isinstance(a, int)
+                                        for a in tree_util.tree_leaves(in_axes)):
+        raise TypeError("smap in_axes must be an int, None, jax.sharding.Infer, or (nested) "
+                        f"container with those types as leaves, but got {in_axes}.")
+    if not all(isinstance(a, int) for a in tree_util.tree_leaves(out_axes)):
+        raise TypeError("smap out_axes must be an int, None, or (nested) container with "
+                        f"those types as leaves, but got {out_axes}.")
+
+    def to_specs(axes):
+        return tree_util.tree_map(
+            lambda a: P() if a is None else P(*[None] * a, axis_name), axes,
+            is_leaf=lambda a: a is None)
+    mapped = shard_map(f, mesh=None, in_specs=Infer if in_axes is Infer else
+                       to_specs(in_axes), out_specs=to_specs(out_axes),
+                       axis_names={axis_name}, check_vma=True)
+    if in_axes is not Infer:
+        return mapped
+
+    @functools.wraps(f)
+    def inferred(*args):
+        mesh = get_mesh()
+        kind = None if mesh is None else mesh._name_to_type.get(axis_name)
+        if kind is not None and kind != AxisType.Explicit:
+            raise TypeError(f"in_axes was not specified when axis_name="
+                            f"{frozenset({axis_name})} was of type {kind}")
+        return mapped(*args)
+    return inferred
+
+
 def _vary_over_spec(mesh, x, spec):
     """An output the same along an axis its spec splits it over is cast to vary along
     it (``pvary``, as JAX inserts): its blocks are then typed as the spec says."""
-    missing = set(spec.mesh_axes()) - set(getattr(core.get_aval(x), "vma", ()))
-    if not missing:
-        return x
-    return parallel.pvary_p.bind(x, axes=tuple(a for a in mesh.axis_names if a in missing))
+    vma = getattr(core.get_aval(x), "vma", ())
+    missing = tuple(a for a in _typed_axes(mesh, spec.mesh_axes()) if a not in vma)
+    return parallel.pvary_p.bind(x, axes=missing) if missing else x
 
 
 def _on_context_mesh(f, **kwargs):

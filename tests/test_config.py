@@ -27,6 +27,9 @@ DEFAULTS = {
     "jax_legacy_prng_key": "allow", "jax_enable_custom_prng": False,
     "jax_threefry_partitionable": True, "jax_explain_cache_misses": False,
     "jax_allow_f16_reductions": True, "jax_array_garbage_collection_guard": None,
+    "jax_default_prng_impl": "threefry2x32", "jax_debug_key_reuse": False,
+    "jax_auto_pcast": True, "jax_remove_size_one_mesh_axis_from_type": False,
+    "jax2tf_associative_scan_reductions": False, "jax_thread_guard": False,
 }
 
 

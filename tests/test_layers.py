@@ -23,8 +23,8 @@ need is inverted with a registration hook: the lower module keeps a named slot
     6 libraries     numpy/, scipy/, nn/, random.py, prng.py, image.py, ops/,
                     flatten_util.py, and ad_api.py (grad, jvp, vjp, the jacobians):
                     jacfwd builds its basis with jnp.eye and scipy.optimize differentiates
-    7 API           sharding.py (jax.sharding: the sharding names, reshard among them),
-                    pmap.py, shard_map.py, shard_map_eager.py, state/, ref.py, ad_checkpoint.py,
+    7 API           pmap.py, shard_map.py, shard_map_eager.py, sharding.py (the
+                    public facade), axis_modes.py, key_reuse.py, state/, ref.py, ad_checkpoint.py,
                     callbacks.py, debug.py, debugger.py, export/, custom_batching.py,
                     describe.py, api.py, test_util.py, experimental/, extend/ and _src/
                     (JAX's names for core objects, as its tutorials import them)
@@ -52,7 +52,7 @@ LAYERS = {
     "lax": ["lax"],
     "libraries": ["numpy", "scipy", "nn", "random", "prng", "image", "ops", "flatten_util",
                   "ad_api"],
-    "API": ["sharding", "pmap", "shard_map", "shard_map_eager", "state", "ad_checkpoint", "callbacks",
+    "API": ["pmap", "shard_map", "shard_map_eager", "sharding", "axis_modes", "key_reuse", "state", "ad_checkpoint", "callbacks",
             "debug", "debugger", "export", "custom_batching", "describe", "api", "stages", "ref",
             "test_util", "experimental", "extend", "_src"],
     "notebook": ["notebook", "kernel"],

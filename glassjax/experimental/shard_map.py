@@ -1,9 +1,14 @@
 """``jax.experimental.shard_map``: the old home of ``shard_map``, kept (deprecated, as in
 JAX 0.10.2) with its old signature: mesh and specs positional, ``check_rep`` for what is
 now ``check_vma``."""
+import importlib
 import warnings
 
 from glassjax.shard_map import shard_map as _shard_map
+
+# JAX exposes its shard_map implementation module here as ``jshmap``; this is glassjax's
+# (looked up by module name: the package attribute ``glassjax.shard_map`` is the function).
+jshmap = importlib.import_module("glassjax.shard_map")
 
 
 def _legacy_shard_map(f, mesh, in_specs, out_specs, check_rep=True):

@@ -363,6 +363,13 @@ def _vary_alike(trace, primitive, tracers, params):
         return tracers, None
     order = core.trace_ctx.vma_axes
     union = tuple(a for a in order if any(a in v for v in in_vmas))
+    if not config.jax_auto_pcast and any(
+            v != union for t, v in zip(tracers, in_vmas) if hasattr(t.aval, "vma")):
+        raise ValueError(
+            f"Primitive {primitive.name} requires varying manual axes to match, but got "
+            f"{[frozenset(v) for v in in_vmas]}. Please open an issue at "
+            "https://github.com/jax-ml/jax/issues and as a temporary workaround pass the "
+            "check_vma=False argument to `jax.shard_map`")
     pvary, = pvary_primitive
     tracers = [t if v == union or not hasattr(t.aval, "vma") else
                trace.default_process_primitive(

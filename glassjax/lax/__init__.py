@@ -72,8 +72,9 @@ from glassjax.lax.convolution import (
     conv_with_general_padding)
 from glassjax.lax.special import (igamma, igamma_grad_a, igamma_grad_a_p, igamma_p, igammac,
                                   igammac_p, random_gamma_grad)
-from glassjax.lax.sharding_constraint import (reshard, reshard_p, sharding_constraint_p,
-                                              with_sharding_constraint)
+from glassjax.lax.sharding_constraint import sharding_constraint_p, with_sharding_constraint
+from glassjax.lax.ragged_collectives import (precv, psend, ragged_all_to_all,
+                                            ragged_all_to_all_p)
 from glassjax.lax.bessel_beta import (bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p,
                                       betainc, regularized_incomplete_beta_p)
 from glassjax.lax.rng import (RandomAlgorithm, rng_bit_generator, rng_bit_generator_p,
@@ -82,6 +83,7 @@ from glassjax.lax.conv_patches import conv_general_dilated_local, conv_general_d
 from glassjax.dtypes import dtype
 from glassjax.lax.ragged_dot import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general
 from glassjax.lax.composite import composite
+from glassjax.lax.stage import stage, stage_p
 from glassjax.lax.tokens import after_all, after_all_p, create_token, create_token_p
 from glassjax.lax.dce_sink import dce_sink, dce_sink_p
 from glassjax.lax.device_put import device_put_p

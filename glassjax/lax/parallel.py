@@ -19,9 +19,10 @@ import math
 
 import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import stablehlo as hlo
+from jaxlib.mlir.dialects import sdy, stablehlo as hlo
 
 from glassjax import core, dtypes, tree_util
+from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax import elementwise, reductions, slicing, structural
 from glassjax.lax.elementwise import _const
@@ -266,7 +267,7 @@ def psum(x, axis_name, *, axis_index_groups=None):
     """The sum of ``x`` (a pytree) over the mapped axis (or axes) ``axis_name``. Booleans
     are summed as int32; values that are not traced (the same for every element) are
     just multiplied by the axis size."""
-    axes = _as_tuple(axis_name)
+    axes = _skip_size_one_axes(_as_tuple(axis_name))
     if not axes:
         return x
     if any(isinstance(a, int) for a in axes) and axis_index_groups is not None:
@@ -288,6 +289,8 @@ def psum(x, axis_name, *, axis_index_groups=None):
                 a, np.ndim(leaf)) for a in positional])
         outs = [_const(leaf, size) * positional_sum(leaf) for leaf in leaves]
     elif core.trace_ctx.vma_axes is not None and _named(axes):
+        for leaf in leaves:
+            _check_one_state("jax.lax.psum", leaf, axes)
         outs = [_psum_invariant(leaf, axes) for leaf in leaves]
     else:
         outs = [psum_p.bind(leaf, axes=axes, axis_index_groups=axis_index_groups)
@@ -302,6 +305,28 @@ def psum(x, axis_name, *, axis_index_groups=None):
 # ``pvary`` casts a value that is the same along some axes to one that may vary along
 # them (no data moves: it lowers to nothing); the sum of a value over an axis it varies
 # over no longer varies over it, and is written ``psum_invariant``, as in JAX.
+
+def _skip_size_one_axes(axes) -> tuple:
+    """With ``jax_remove_size_one_mesh_axis_from_type``, named axes of size 1 are left out
+    of types, so sums and casts over them are nothing."""
+    if not config.jax_remove_size_one_mesh_axis_from_type:
+        return axes
+    return tuple(a for a in axes if isinstance(a, int) or a not in core.trace_ctx.axis_env
+                 or core.axis_size(a) != 1)
+
+
+def _check_one_state(name, x, axes):
+    """A sum runs over axes ``x`` varies over, or over axes it is the same along (and is
+    cast first), never over a mix of both, as JAX checks."""
+    vma = _vma_of(x)
+    states = {"varying" if a in vma else "invarying" for a in _named(axes)}
+    if len(states) > 1:
+        raise ValueError(
+            f"{name} can only accept axis_name which corresponds to one of varying, "
+            "unreduced, reduced or invarying state of the input. Got input type: "
+            f"{core.get_aval(x).str_short(short_dtypes=False)}, axes: {tuple(axes)} and "
+            f"input state: {states}")
+
 
 def _vma_of(x) -> tuple:
     return getattr(core.get_aval(x), "vma", ())
@@ -335,7 +360,8 @@ def pvary(x, axes):
     if unbound:
         raise ValueError("pvary should be called under jax.shard_map.")
     order = core.trace_ctx.vma_axes
-    if order is None:
+    axes = _skip_size_one_axes(axes)
+    if order is None or not axes:
         return x
     axes = tuple(a for a in order if a in axes)
     return tree_util.tree_map(lambda leaf: pvary_p.bind(leaf, axes=axes), x)
@@ -476,8 +502,36 @@ axis_index_p.def_abstract_eval(_axis_index_abstract_eval)
 batching.fancy_primitive_batchers[axis_index_p] = _axis_index_batcher
 staging.vma_rules[axis_index_p] = lambda vmas, *, axis_name: tuple(
     a for a in core.trace_ctx.vma_axes if a in _as_tuple(axis_name))
-lowering.register_lowering(axis_index_p,
-                           lambda ctx, *, axis_name: _device_index(ctx, axis_name))
+def _axis_index_lowering(ctx, *, axis_name):
+    """The partition id, divided down to the coordinate along ``axis_name``. Where some
+    mesh axes are still Auto (a shard_map over part of the mesh), the partitioner cannot
+    tell what a partition id means there: as JAX does, the index is computed in a nested
+    region where the other axes are manual too, and comes out the same on every device
+    along them."""
+    mctx = ctx.module_context
+    mesh, manual = mctx.manual_mesh, mctx.manual_axes
+    if mesh is None or manual >= set(mesh.axis_names):
+        return _device_index(ctx, axis_name)
+    if mesh.shape[axis_name] == 1:
+        return hlo.constant(ir.DenseElementsAttr.get(np.asarray(0, np.int32)))
+    rest = [a for a in mesh.axis_names if a not in manual]
+    scalar = ir.RankedTensorType.get((), ir.IntegerType.get_signless(32))
+    symbol = mctx.mesh_symbol(mesh)
+    op = sdy.ManualComputationOp(
+        [scalar], [], ir.Attribute.parse("#sdy.sharding_per_value<[]>"),
+        ir.Attribute.parse(f"#sdy.sharding_per_value<[<@{symbol}, []>]>"),
+        sdy.ManualAxesAttr.get([ir.StringAttr.get(a) for a in rest]))
+    saved = mctx.manual_axes
+    mctx.manual_axes = frozenset(mesh.axis_names)
+    try:
+        with ir.InsertionPoint(op.regions[0].blocks.append()):
+            sdy.ReturnOp([_device_index(ctx, axis_name)])
+    finally:
+        mctx.manual_axes = saved
+    return op.results[0]
+
+
+lowering.register_lowering(axis_index_p, _axis_index_lowering)
 
 
 def axis_index(axis_name):

@@ -16,6 +16,7 @@ import operator
 import numpy as np
 
 from glassjax import core, dtypes, pretty
+from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax.conversion import _convert_element_type
 from glassjax.lax.utils import (above, same_sharding, spec_of, canonicalize_axis, canonicalize_shape,
@@ -213,7 +214,8 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     weak_type = dtype is None and dtypes.is_weakly_typed(x)
     dtype = dtypes.dtype(dtype if dtype is not None else x, canonicalize=True)
     out = full(fill_shape, _convert_element_type(fill_value, dtype, weak_type))
-    return staging.vary_as(out, x) if shape is None else out
+    # It varies as ``x`` does (a ``pvary``), unless automatic casts are off.
+    return staging.vary_as(out, x) if shape is None and config.jax_auto_pcast else out
 
 
 def _zeros(x):

@@ -199,6 +199,9 @@ class ModuleContext:
         self.platform = platform
         self.axis_env = dict(axis_env or {})
         self.spmd = False
+        # Inside a shard_map body: its mesh and the axes manual there (a subset of the
+        # mesh's when the others stay Auto), else None.
+        self.manual_mesh = self.manual_axes = None
         self.mesh_names: dict = {}      # mesh -> its ``sdy.mesh`` symbol
         self.mesh = None                # the program's mesh (SPMD programs), else None
         self.devices = None             # the devices it is compiled for, if known
