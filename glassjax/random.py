@@ -16,6 +16,8 @@ accepted (``gamma``, ``poisson``, ``binomial``).
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import operator
 import warnings
@@ -30,6 +32,7 @@ from glassjax import numpy as jnp
 from glassjax.interpreters import ad, batching
 from glassjax.jit import jit
 from glassjax.lax import elementwise as lax_elementwise, utils as lax_utils
+from glassjax.lax.sharding_constraint import reshard
 from glassjax.numpy import util as jnp_util
 from glassjax.prng import PRNGImpl
 from glassjax.vmap_api import vmap
@@ -153,6 +156,22 @@ def _sampler_args(name, key, shape, dtype, *params, kinds=np.floating,
              _canonicalize_shape(shape))
     _check_all_safe_to_cast(name, dtype, *params)
     return key, shape, dtype
+
+
+def _with_out_sharding(sampler):
+    """The sampler with JAX's ``out_sharding=`` keyword: a layout (a NamedSharding, or a
+    PartitionSpec over the ``set_mesh`` mesh) for the result, which is drawn whole and
+    then resharded. The numbers do not depend on it (as in JAX, whose threefry is
+    partitionable: where a number lands does not change it)."""
+    @functools.wraps(sampler)
+    def sample(*args, out_sharding=None, **kwargs):
+        out = sampler(*args, **kwargs)
+        return out if out_sharding is None else reshard(out, out_sharding)
+    signature = inspect.signature(sampler)
+    sample.__signature__ = signature.replace(parameters=[
+        *signature.parameters.values(),
+        inspect.Parameter("out_sharding", inspect.Parameter.KEYWORD_ONLY, default=None)])
+    return sample
 
 
 _const = lax_elementwise._const
@@ -293,6 +312,7 @@ def _random_bits(key, bit_width, shape):
     return prng.random_bits(key, bit_width=bit_width, shape=shape)
 
 
+@_with_out_sharding
 def bits(key, shape=(), dtype=None):
     """Uniformly random unsigned integers (``uint32`` by default)."""
     key, _ = _check_prng_key("bits", key)
@@ -304,6 +324,7 @@ def bits(key, shape=(), dtype=None):
     return _random_bits(key, dtype.itemsize * 8, _canonicalize_shape(shape))
 
 
+@_with_out_sharding
 def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
     """Samples uniform in ``[minval, maxval)``."""
     key, _ = _check_prng_key("uniform", key)
@@ -339,6 +360,7 @@ def _convert_and_clip_integer(val, dtype):
     return jnp.clip(val, _const(val, lo), _const(val, hi)).astype(dtype)
 
 
+@_with_out_sharding
 def randint(key, shape, minval, maxval, dtype=None):
     """Integers in ``[minval, maxval)``: twice the dtype's bits of randomness reduced
     modulo the span (narrow dtypes are sampled as int32, for less bias)."""
@@ -392,6 +414,7 @@ def _randint(key, minval, maxval, shape, dtype):
 # Permutations and choices
 # ----------------------------------------------------------------------------------------
 
+@_with_out_sharding
 def permutation(key, x, axis: int = 0, independent: bool = False):
     """A random permutation of ``arange(x)`` (an int) or of ``x`` along ``axis``."""
     key, _ = _check_prng_key("permutation", key)
@@ -473,6 +496,7 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
 # Continuous distributions from uniforms
 # ----------------------------------------------------------------------------------------
 
+@_with_out_sharding
 def normal(key, shape=(), dtype=None):
     """Standard normal samples (complex dtypes: real and imaginary parts each with
     variance 1/2)."""
@@ -493,6 +517,7 @@ def _normal(key, shape, dtype):
     return _normal_real(key, shape, dtype)
 
 
+@_with_out_sharding
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
     """Samples of N(``mean``, ``cov``): ``mean + factor @ z`` for standard normal ``z``
     and a ``factor`` with ``factor @ factor.T == cov`` (Cholesky, or from ``eigh`` /
@@ -550,6 +575,7 @@ def _normal_real(key, shape, dtype):
     return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
 
 
+@_with_out_sharding
 def orthogonal(key, n, shape=(), dtype=None, m=None):
     """Random ``n x m`` matrices with orthonormal columns (rows if ``n < m``), uniform
     under the Haar measure: the QR of a Gaussian matrix, with R's diagonal signs moved
@@ -573,6 +599,7 @@ def _orthogonal(key, n, m, shape, dtype):
     return jnp.swapaxes(x, -1, -2) if n < m else x
 
 
+@_with_out_sharding
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
     """Normal samples conditioned on ``lower < x < upper`` (inverse-CDF sampling)."""
     if shape is not None:
@@ -601,6 +628,7 @@ def _truncated_normal(key, lower, upper, shape, dtype):
                     lax.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dtype=dtype)))
 
 
+@_with_out_sharding
 def bernoulli(key, p=0.5, shape=None, mode: str = "low"):
     """Booleans that are True with probability ``p``."""
     if shape is not None:
@@ -629,6 +657,7 @@ def _bernoulli(key, p, shape, mode):
     return uniform(key, shape, dtype) < p
 
 
+@_with_out_sharding
 def cauchy(key, shape=(), dtype=None):
     """Standard Cauchy samples: ``tan(pi * (u - 1/2))``."""
     return _cauchy(*_sampler_args("cauchy", key, shape, dtype))
@@ -640,6 +669,7 @@ def _cauchy(key, shape, dtype):
     return lax.tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
 
 
+@_with_out_sharding
 def exponential(key, shape=(), dtype=None):
     """Standard exponential samples: ``-log(1 - u)``."""
     return _exponential(*_sampler_args("exponential", key, shape, dtype))
@@ -651,6 +681,7 @@ def _exponential(key, shape, dtype):
     return lax.neg(lax.log1p(lax.neg(u)))
 
 
+@_with_out_sharding
 def gumbel(key, shape=(), dtype=None, mode=None):
     """Standard Gumbel samples: ``-log(-log(u))`` (``mode='high'``: more resolution
     near 1, from two uniforms)."""
@@ -673,6 +704,7 @@ def _gumbel(key, shape, dtype, mode):
                                       dtype=dtype)))
 
 
+@_with_out_sharding
 def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, mode=None):
     """Indices drawn with probabilities ``softmax(logits)`` along ``axis``: the
     Gumbel-max trick (top-k of perturbed logits without replacement)."""
@@ -704,6 +736,7 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, m
     return lax.reshape(indices, shape, dimensions)
 
 
+@_with_out_sharding
 def laplace(key, shape=(), dtype=None):
     """Standard Laplace samples: ``sign(u) * log(1 - |u|)`` for ``u`` in (-1, 1)."""
     return _laplace(*_sampler_args("laplace", key, shape, dtype))
@@ -715,6 +748,7 @@ def _laplace(key, shape, dtype):
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
+@_with_out_sharding
 def logistic(key, shape=(), dtype=None):
     """Standard logistic samples: ``log(u) - log(1 - u)``."""
     return _logistic(*_sampler_args("logistic", key, shape, dtype))
@@ -726,6 +760,7 @@ def _logistic(key, shape, dtype):
     return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
 
+@_with_out_sharding
 def pareto(key, b, shape=None, dtype=None):
     """Pareto samples of shape parameter ``b``: ``exp(e / b)``, ``e`` exponential."""
     key, shape, dtype = _sampler_args("pareto", key, shape, dtype, b)
@@ -739,6 +774,7 @@ def _pareto(key, b, shape, dtype):
     return lax.exp(e / b)
 
 
+@_with_out_sharding
 def rayleigh(key, scale, shape=None, dtype=None):
     """Rayleigh samples: ``scale * sqrt(-2 log u)``."""
     key, shape, dtype = _sampler_args("rayleigh", key, shape, dtype, scale)
@@ -765,6 +801,7 @@ def _weibull_min(key, scale, concentration, shape, dtype):
     return jnp.power(-jnp.log1p(-random_uniform), 1.0 / concentration) * scale
 
 
+@_with_out_sharding
 def triangular(key, left, mode, right, shape=None, dtype=None):
     """Triangular samples on ``[left, right]`` peaking at ``mode`` (inverse CDF)."""
     key, shape, dtype = _sampler_args("triangular", key, shape, dtype, left, mode, right)
@@ -783,6 +820,7 @@ def _triangular(key, left, mode, right, shape, dtype):
     return lax.select(u < fc, out1, out2)
 
 
+@_with_out_sharding
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
     """Log-normal samples: ``exp(sigma * normal)``."""
     key, shape, dtype = _sampler_args("lognormal", key, shape, dtype, sigma,
@@ -796,6 +834,7 @@ def _lognormal(key, sigma, shape, dtype):
     return lax.exp(normal(key, shape, dtype) * sigma)
 
 
+@_with_out_sharding
 def wald(key, mean, shape=None, dtype=None):
     """Wald (inverse Gaussian) samples of mean ``mean``."""
     key, shape, dtype = _sampler_args("wald", key, shape, dtype, mean)
@@ -816,6 +855,7 @@ def _wald(key, mean, shape, dtype):
     return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
 
 
+@_with_out_sharding
 def geometric(key, p, shape=None, dtype=None):
     """Number of Bernoulli(``p``) trials up to the first success: ``floor(log u /
     log(1 - p)) + 1``."""
@@ -837,6 +877,7 @@ def _geometric(key, p, shape, dtype):
     return g.astype(dtype)
 
 
+@_with_out_sharding
 def rademacher(key, shape=(), dtype=None):
     """-1 or +1 with equal probability."""
     key, _ = _check_prng_key("rademacher", key)
@@ -850,6 +891,7 @@ def _rademacher(key, shape, dtype):
     return (2 * samples - 1).astype(dtype)
 
 
+@_with_out_sharding
 def maxwell(key, shape=(), dtype=None):
     """Maxwell samples: the length of a 3-vector of standard normals."""
     return _maxwell(*_sampler_args("maxwell", key, shape, dtype))
@@ -978,6 +1020,7 @@ ad.defjvp2(random_gamma_p, None,
            lambda tangent, ans, key, a, **params: tangent * _gamma_grad(ans, a, **params))
 
 
+@_with_out_sharding
 def gamma(key, a, shape=None, dtype=None):
     """Gamma(``a``) samples (unit scale)."""
     key, _ = _check_prng_key("gamma", key)
@@ -987,6 +1030,7 @@ def gamma(key, a, shape=None, dtype=None):
     return _gamma(key, a, shape=shape, dtype=dtype)
 
 
+@_with_out_sharding
 def loggamma(key, a, shape=None, dtype=None):
     """Logarithms of Gamma(``a``) samples, accurate also for small ``a``."""
     key, _ = _check_prng_key("loggamma", key)
@@ -1008,6 +1052,7 @@ def _gamma(key, a, shape, dtype, log_space=False):
     return random_gamma_p.bind(key, a, log_space=log_space)
 
 
+@_with_out_sharding
 def beta(key, a, b, shape=None, dtype=None):
     """Beta(``a``, ``b``) samples, from two log-gamma samples."""
     key, _ = _check_prng_key("beta", key)
@@ -1033,6 +1078,7 @@ def _beta(key, a, b, shape, dtype):
     return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
 
 
+@_with_out_sharding
 def dirichlet(key, alpha, shape=None, dtype=None):
     """Dirichlet(``alpha``) samples: normalized gamma samples (a softmax of log-gammas)."""
     key, _ = _check_prng_key("dirichlet", key)
@@ -1056,6 +1102,7 @@ def _dirichlet(key, alpha, shape, dtype):
     return nn.softmax(log_gamma_samples, -1)
 
 
+@_with_out_sharding
 def t(key, df, shape=None, dtype=None):
     """Student's t samples: ``normal * sqrt(df / 2 / gamma(df / 2))``."""
     key, shape, dtype = _sampler_args("t", key, shape, dtype, df)
@@ -1073,6 +1120,7 @@ def _t(key, df, shape, dtype):
     return n * jnp.sqrt(half_df / g)
 
 
+@_with_out_sharding
 def chisquare(key, df, shape=None, dtype=None):
     """Chi-square samples: twice Gamma(``df / 2``)."""
     key, shape, dtype = _sampler_args("chisquare", key, shape, dtype, df)
@@ -1087,6 +1135,7 @@ def _chisquare(key, df, shape, dtype, out_sharding):
     return lax.mul(jnp.exp(log_g), two)
 
 
+@_with_out_sharding
 def f(key, dfnum, dfden, shape=None, dtype=None):
     """F-distribution samples: the ratio of two scaled chi-squares."""
     key, shape, dtype = _sampler_args("f", key, shape, dtype, dfnum, dfden)
@@ -1103,6 +1152,7 @@ def _f(key, dfnum, dfden, shape, dtype, out_sharding):
     return lax.div(lax.div(chi2_dfn, dfnum), lax.div(chi2_dfd, dfden))
 
 
+@_with_out_sharding
 def generalized_normal(key, p: float, shape=(), dtype=None):
     """Samples with density proportional to ``exp(-|x| ** p)``."""
     shape = _canonicalize_shape(shape)
@@ -1119,6 +1169,7 @@ def _generalized_normal(key, p, shape, dtype):
     return r * g ** (1 / p)
 
 
+@_with_out_sharding
 def ball(key, d: int, p: float = 2, shape=(), dtype=None):
     """Points uniform in the unit ``p``-norm ball of dimension ``d``."""
     shape = _canonicalize_shape(shape)
@@ -1218,6 +1269,7 @@ def _poisson(key, lam, shape, dtype):
     return lax.select(lam == 0, jnp.zeros_like(result), result)
 
 
+@_with_out_sharding
 def poisson(key, lam, shape=None, dtype=None):
     """Poisson(``lam``) samples (integers)."""
     key, _ = _check_prng_key("poisson", key)

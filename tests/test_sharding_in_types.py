@@ -139,3 +139,20 @@ def test_auto_axes_are_not_part_of_types():
         assert str(jax.typeof(y)) == "float32[8]"
         assert repr(jax.typeof(y).sharding.spec) == "P(None,)"
         assert y.sharding.spec == jax.P('X')
+
+
+@pytest.mark.parametrize("sample", [
+    lambda key, **kw: jax.random.normal(key, (8, 4), **kw),
+    lambda key, **kw: jax.random.randint(key, (8, 4), 0, 10, **kw),
+    lambda key, **kw: jax.random.bernoulli(key, 0.3, (8, 4), **kw),
+])
+def test_samplers_lay_their_results_out_as_asked(mesh, sample):
+    """``out_sharding=``: the same numbers (threefry is partitionable), laid out and
+    typed as asked, eagerly and under jit."""
+    key = jax.random.key(0)
+    whole = sample(key)
+    for split in (sample(key, out_sharding=jax.P('X', 'Y')),
+                  jax.jit(lambda k: sample(k, out_sharding=jax.P('X', 'Y')))(key)):
+        np.testing.assert_array_equal(split, whole)
+        assert str(jax.typeof(split)).endswith("[8@X,4@Y]")
+        assert split.sharding == jax.NamedSharding(mesh, jax.P('X', 'Y'))
