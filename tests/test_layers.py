@@ -24,7 +24,7 @@ need is inverted with a registration hook: the lower module keeps a named slot
                     flatten_util.py, and ad_api.py (grad, jvp, vjp, the jacobians):
                     jacfwd builds its basis with jnp.eye and scipy.optimize differentiates
     7 API           pmap.py, shard_map.py, shard_map_eager.py, state/, ref.py, ad_checkpoint.py,
-                    callbacks.py, debug.py, debugger.py, export/, custom_batching.py,
+                    callbacks.py, debug.py, debugger.py, export/, ffi.py, custom_batching.py,
                     describe.py, api.py, test_util.py, experimental/, extend/ and _src/
                     (JAX's names for core objects, as its tutorials import them)
     8 notebook      notebook/ (magics, graphs, widgets, display), kernel.py
@@ -52,7 +52,8 @@ LAYERS = {
     "libraries": ["numpy", "scipy", "nn", "random", "prng", "image", "ops", "flatten_util",
                   "ad_api"],
     "API": ["pmap", "shard_map", "shard_map_eager", "state", "ad_checkpoint", "callbacks",
-            "debug", "debugger", "export", "custom_batching", "describe", "api", "stages", "ref",
+            "debug", "debugger", "export", "ffi", "custom_batching", "describe", "api", "stages",
+            "ref",
             "test_util", "experimental", "extend", "_src"],
     "notebook": ["notebook", "kernel"],
 }

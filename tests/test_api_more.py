@@ -1,0 +1,288 @@
+"""More of JAX 0.10.2's public API: ``jax.ffi`` (calling native handlers: jaxlib's own LAPACK
+kernels, and one compiled here against ``include_dir()``), the scaled matmuls, ``einsum_path``,
+the 1-bit dtypes and the small namespaces. Values against NumPy/SciPy, jaxprs against the text
+JAX 0.10.2 prints."""
+import ctypes
+import shutil
+import subprocess
+import textwrap
+
+import numpy as np
+import pytest
+import scipy.linalg
+from jaxlib import lapack
+
+import glassjax as jax
+import glassjax.numpy as jnp
+
+
+# ----------------------------------------------------------------------------------------
+# jax.ffi on jaxlib's LAPACK handlers
+# ----------------------------------------------------------------------------------------
+
+def _getrf(a, vmap_method="broadcast_all"):
+    """LU with partial pivoting by LAPACK's ?getrf, called through the FFI: column-major
+    matrices, 1-based pivots and an ``info`` status, as the handler defines them."""
+    target = lapack.prepare_lapack_call("getrf_ffi", a.dtype)   # also loads LAPACK
+    batch, k = a.shape[:-2], min(a.shape[-2:])
+    return jax.ffi.ffi_call(
+        target, (jax.ShapeDtypeStruct(a.shape, a.dtype),
+                 jax.ShapeDtypeStruct(batch + (k,), jnp.int32),
+                 jax.ShapeDtypeStruct(batch, jnp.int32)),
+        input_layouts=[(1, 0)], output_layouts=[(1, 0), None, None],
+        vmap_method=vmap_method)(a)
+
+
+def _check_lu(a, lu, piv, info):
+    lu_ref, piv_ref = scipy.linalg.lu_factor(a)
+    np.testing.assert_allclose(np.asarray(lu), lu_ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(np.asarray(piv) - 1, piv_ref)
+    assert int(info) == 0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_ffi_call_lapack_getrf_eager_and_jit(dtype):
+    a = np.random.RandomState(0).randn(4, 4).astype(dtype)
+    with jax.enable_x64(dtype == np.float64):
+        lu, piv, info = _getrf(a)
+        assert isinstance(lu, jax.Array) and lu.dtype == dtype and piv.dtype == np.int32
+        _check_lu(a, lu, piv, info)
+        _check_lu(a, *jax.jit(_getrf)(a))
+
+
+@pytest.mark.parametrize("vmap_method", ["broadcast_all", "expand_dims", "sequential",
+                                         "sequential_unrolled", "legacy_vectorized"])
+def test_ffi_call_vmap_methods_against_a_loop(vmap_method):
+    a = np.random.RandomState(1).randn(3, 4, 4).astype(np.float32)
+    lus, pivs, infos = jax.vmap(lambda m: _getrf(m, vmap_method))(a)
+    for i in range(3):
+        _check_lu(a[i], lus[i], pivs[i], infos[i])
+
+
+def test_ffi_call_without_vmap_method_cannot_be_vmapped():
+    a = np.zeros((2, 3, 3), np.float32)
+    with pytest.raises(NotImplementedError, match="vmap_method"):
+        jax.vmap(lambda m: _getrf(m, None))(a)
+    with pytest.raises(ValueError, match="vmap_method must be on of the allowed"):
+        jax.ffi.ffi_call("t", jax.ShapeDtypeStruct((), np.float32), vmap_method="loop")
+
+
+_GETRF_JAXPR = """\
+{ lambda ; a:f32[3,3]. let
+    b:f32[3,3] c:i32[3] d:i32[] = ffi_call[
+      attributes=()
+      custom_call_api_version=4
+      has_side_effect=False
+      input_layouts=((0, 1),)
+      input_output_aliases=()
+      legacy_backend_config=None
+      output_layouts=((0, 1), (0,), ())
+      result_avals=(ShapedArray(float32[3,3]), ShapedArray(int32[3]), ShapedArray(int32[]))
+      target_name=lapack_sgetrf_ffi
+      vmap_method=broadcast_all
+    ] a
+  in (b, c, d) }"""
+
+_GETRF_VMAP_JAXPR = """\
+{ lambda ; a:f32[2,3,3]. let
+    b:f32[2,3,3] c:i32[2,3] d:i32[2] = ffi_call[
+      attributes=()
+      custom_call_api_version=4
+      has_side_effect=False
+      input_layouts=((1, 2, 0),)
+      input_output_aliases=()
+      legacy_backend_config=None
+      output_layouts=((1, 2, 0), (1, 0), (0,))
+      result_avals=(ShapedArray(float32[2,3,3]), ShapedArray(int32[2,3]), ShapedArray(int32[2]))
+      target_name=lapack_sgetrf_ffi
+      vmap_method=broadcast_all
+    ] a
+  in (b, c, d) }"""
+
+_GETRF_MODULE = """\
+module @jit__getrf attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<3x3xf32>) -> (tensor<3x3xf32> {jax.result_info = "result[0]"}, tensor<3xi32> {jax.result_info = "result[1]"}, tensor<i32> {jax.result_info = "result[2]"}) {
+    %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%arg0) {backend_config = "", mhlo.backend_config = {}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>]} : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>, tensor<i32>)
+    return %0#0, %0#1, %0#2 : tensor<3x3xf32>, tensor<3xi32>, tensor<i32>
+  }
+}
+"""
+
+_SEQUENTIAL_JAXPR = """\
+{ lambda ; a:f32[2,3,3]. let
+    b:f32[2,3,3] = scan[
+      jaxpr={ lambda ; c:f32[3,3]. let
+          d:f32[3,3] = ffi_call[
+            attributes=(('s', 'abc'), ('x', np.int32(3)), ('y', 1.5))
+            custom_call_api_version=4
+            has_side_effect=False
+            input_layouts=((1, 0),)
+            input_output_aliases=()
+            legacy_backend_config=None
+            output_layouts=((1, 0),)
+            result_avals=(ShapedArray(float32[3,3]),)
+            target_name=lapack_sgetrf_ffi
+            vmap_method=sequential
+          ] c
+        in (d,) }
+      length=2
+      num_carry=0
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] a
+  in (b,) }"""
+
+
+def test_ffi_call_jaxprs_and_stablehlo_as_jax_prints_them():
+    a = np.zeros((3, 3), np.float32)
+    assert str(jax.make_jaxpr(_getrf)(a)) == _GETRF_JAXPR
+    assert str(jax.make_jaxpr(jax.vmap(_getrf))(np.stack([a, a]))) == _GETRF_VMAP_JAXPR
+    assert jax.jit(_getrf).lower(a).as_text() == _GETRF_MODULE
+    f = jax.ffi.ffi_call("lapack_sgetrf_ffi", jax.ShapeDtypeStruct((3, 3), jnp.float32),
+                         vmap_method="sequential")
+    g = jax.vmap(lambda a: f(a, x=np.int32(3), y=1.5, s="abc"))
+    assert str(jax.make_jaxpr(g)(np.stack([a, a]))) == _SEQUENTIAL_JAXPR
+
+
+_ATTRIBUTES_MODULE = """\
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2xf32>) -> (tensor<2xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.custom_call @some_target(%arg0) {backend_config = "", has_side_effect = true, mhlo.backend_config = {d = {k = 1 : i8}, eps = 5.000000e-01 : f32, flag = true, n = 3 : i64, name = "abc", v = dense<[0, 1, 2]> : tensor<3xi32>}, operand_layouts = [dense<0> : tensor<1xindex>], result_layouts = [dense<0> : tensor<1xindex>]} : (tensor<2xf32>) -> tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+}
+"""
+
+
+def test_ffi_call_attributes_become_typed_backend_config():
+    f = jax.ffi.ffi_call("some_target", jax.ShapeDtypeStruct((2,), jnp.float32),
+                         has_side_effect=True)
+    text = jax.jit(lambda x: f(x, n=3, eps=np.float32(0.5), flag=True, name="abc",
+                               v=np.arange(3, dtype=np.int32), d={"k": np.int8(1)})
+                   ).lower(np.zeros(2, np.float32)).as_text()
+    assert text == _ATTRIBUTES_MODULE
+    with pytest.raises(TypeError, match="Non-hashable keyword argument to ffi_call v"):
+        f(np.zeros(2, np.float32), v=[1, 2])
+
+
+def test_ffi_call_side_effect_survives_dce():
+    f = jax.ffi.ffi_call("t", jax.ShapeDtypeStruct((), jnp.float32), has_side_effect=True)
+    g = jax.ffi.ffi_call("t", jax.ShapeDtypeStruct((), jnp.float32))
+    text = jax.jit(lambda x: (f(x), x)[1]).lower(1.0).as_text()
+    assert "custom_call @t" in text
+    assert "custom_call @t" not in jax.jit(lambda x: (g(x), x)[1]).lower(1.0).as_text()
+
+
+def test_ffi_call_errors_as_jax():
+    a = np.zeros((3, 3), np.float32)
+    sds = jax.ShapeDtypeStruct((3, 3), jnp.float32)
+    with pytest.raises(ValueError, match="cannot be differentiated"):
+        jax.grad(lambda a: _getrf(a)[0].sum())(a)
+    with pytest.raises(ValueError, match=r"mapping '0:0' referring to an input with "
+                                         r"abstract value"):
+        jax.ffi.ffi_call("t", sds, input_output_aliases={0: 0})(np.zeros(3, np.float32))
+    with pytest.raises(ValueError, match=r"input index 1 outside the range \[0, 1\)"):
+        jax.ffi.ffi_call("t", sds, input_output_aliases={1: 0})(a)
+    with pytest.raises(ValueError, match=r"number of input layouts \(2\)"):
+        jax.ffi.ffi_call("t", sds, input_layouts=[None, None])(a)
+    with pytest.raises(ValueError, match="legacy_backend_config parameter requires"):
+        jax.ffi.ffi_call("t", sds, legacy_backend_config="x")
+    with pytest.raises(ValueError, match="must have 'shape' and 'dtype'"):
+        jax.ffi.ffi_call("t", [sds, 3])
+    with pytest.raises(ValueError, match="not supported after jaxlib"):
+        jax.ffi.register_ffi_type_id("t", None)
+
+
+def test_ffi_lowering_for_a_user_primitive():
+    """JAX's "FFI" tutorial pattern: a primitive of one's own, lowered by ffi_lowering."""
+    from glassjax.extend import core as jex_core
+    from glassjax.interpreters import mlir
+    target = lapack.prepare_lapack_call("getrf_ffi", np.float64)
+    prim = jex_core.Primitive("my_getrf")
+    prim.multiple_results = True
+    prim.def_impl(lambda a: jax.jit(prim.bind)(a))
+    prim.def_abstract_eval(lambda a: [a, jax.core.ShapedArray(a.shape[:-1], np.int32),
+                                      jax.core.ShapedArray((), np.int32)])
+    mlir.register_lowering(prim, jax.ffi.ffi_lowering(
+        target, operand_layouts=[(0, 1)], result_layouts=[(0, 1), None, None]),
+        platform="cpu")
+    a = np.random.RandomState(2).randn(5, 5)
+    with jax.enable_x64(True):
+        _check_lu(a, *prim.bind(a))
+
+
+def test_include_dir_and_pycapsule():
+    assert (jax.ffi.include_dir().endswith("jaxlib/include"))
+    import os
+    assert os.path.exists(os.path.join(jax.ffi.include_dir(), "xla", "ffi", "api", "ffi.h"))
+    capsule = jax.ffi.pycapsule(ctypes.pythonapi.Py_IncRef)
+    assert type(capsule).__name__ == "PyCapsule"
+
+
+_AXPY_CC = """
+#include <cstdint>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+
+// out = alpha * x + y elementwise; count = the number of elements.
+static ffi::Error AxpyImpl(float alpha, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> y,
+                           ffi::ResultBuffer<ffi::F32> out,
+                           ffi::ResultBuffer<ffi::S32> count) {
+  if (x.element_count() != y.element_count())
+    return ffi::Error::InvalidArgument("axpy: x and y differ in size");
+  for (size_t i = 0; i < x.element_count(); ++i)
+    out->typed_data()[i] = alpha * x.typed_data()[i] + y.typed_data()[i];
+  count->typed_data()[0] = static_cast<int32_t>(x.element_count());
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(Axpy, AxpyImpl,
+    ffi::Ffi::Bind().Attr<float>("alpha").Arg<ffi::Buffer<ffi::F32>>()
+        .Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>()
+        .Ret<ffi::Buffer<ffi::S32>>());
+"""
+
+
+@pytest.fixture(scope="module")
+def axpy_target(tmp_path_factory):
+    """A typed-FFI handler compiled here against jaxlib's headers and registered."""
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if compiler is None:
+        pytest.skip("no C++ compiler")
+    src = tmp_path_factory.mktemp("ffi") / "axpy.cc"
+    src.write_text(_AXPY_CC)
+    lib = src.with_suffix(".so")
+    subprocess.run([compiler, "-O1", "-shared", "-fPIC", "-std=c++17", "-w",
+                    "-I", jax.ffi.include_dir(), str(src), "-o", str(lib)], check=True)
+    handler = ctypes.cdll.LoadLibrary(str(lib)).Axpy
+    jax.ffi.register_ffi_target("glassjax_test_axpy", jax.ffi.pycapsule(handler))
+    return "glassjax_test_axpy"
+
+
+def _axpy(target, alpha, x, y, vmap_method="broadcast_all"):
+    return jax.ffi.ffi_call(target, (jax.ShapeDtypeStruct(x.shape, x.dtype),
+                                     jax.ShapeDtypeStruct((), jnp.int32)),
+                            vmap_method=vmap_method)(x, y, alpha=np.float32(alpha))
+
+
+def test_ffi_call_a_handler_compiled_against_include_dir(axpy_target):
+    rng = np.random.RandomState(3)
+    x, y = rng.randn(2, 3).astype(np.float32), rng.randn(2, 3).astype(np.float32)
+    out, count = _axpy(axpy_target, 2.5, x, y)
+    np.testing.assert_allclose(out, 2.5 * x + y, rtol=1e-6)
+    assert int(count) == 6
+    out, count = jax.jit(_axpy, static_argnums=(0, 1))(axpy_target, -1.0, x, y)
+    np.testing.assert_allclose(out, y - x, rtol=1e-6)
+    # vmap over rows with y shared: broadcast_all gives y a full batch axis.
+    out, _ = jax.vmap(lambda r: _axpy(axpy_target, 2.0, r, y[0]))(x)
+    np.testing.assert_allclose(out, 2.0 * x + y[0], rtol=1e-6)
+    out, counts = jax.vmap(lambda r: _axpy(axpy_target, 2.0, r, y[0], "sequential"))(x)
+    np.testing.assert_allclose(out, 2.0 * x + y[0], rtol=1e-6)
+    np.testing.assert_array_equal(counts, [3, 3])
+    # The handler's own errors and XLA's checks of the typed signature reach the user.
+    with pytest.raises(Exception, match="axpy: x and y differ in size"):
+        _axpy(axpy_target, 1.0, x, y[0])
+    with pytest.raises(Exception, match="Wrong number of results"):
+        jax.ffi.ffi_call(axpy_target, jax.ShapeDtypeStruct(x.shape, x.dtype))(
+            x, y, alpha=np.float32(1))
