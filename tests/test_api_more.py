@@ -286,3 +286,142 @@ def test_ffi_call_a_handler_compiled_against_include_dir(axpy_target):
     with pytest.raises(Exception, match="Wrong number of results"):
         jax.ffi.ffi_call(axpy_target, jax.ShapeDtypeStruct(x.shape, x.dtype))(
             x, y, alpha=np.float32(1))
+
+
+# ----------------------------------------------------------------------------------------
+# Block-scaled matmuls (the jaxprs are compared with JAX's in
+# tests/jax_programs/api_scaled_matmul.py; JAX 0.10.2 cannot run nn.scaled_matmul on CPU,
+# so values are checked against NumPy here)
+# ----------------------------------------------------------------------------------------
+
+import ml_dtypes  # noqa: E402
+
+BF16 = ml_dtypes.bfloat16
+
+
+def _np_dequantized(x, scale, axis):
+    """NumPy: ``x * repeat(scale)`` along ``axis``, both factors rounded to bfloat16 as
+    the decomposition converts them (XLA's CPU backend keeps the bf16 product in float32
+    on its way into the dot, so the product is not rounded again)."""
+    rep = np.repeat(scale.astype(np.float32), x.shape[axis] // scale.shape[axis], axis=axis)
+    return x.astype(BF16).astype(np.float32) * rep.astype(BF16).astype(np.float32)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_lax_scaled_dot_against_numpy(seed):
+    rng = np.random.RandomState(seed)
+    b, m, k, n, blocks = rng.randint(1, 4), rng.randint(1, 5), 8 * rng.randint(1, 4), \
+        rng.randint(1, 5), 2
+    lhs = rng.randn(b, m, k).astype(np.float32)
+    rhs = rng.randn(b, k, n).astype(np.float32)
+    ls = rng.uniform(.5, 2, (b, m, blocks)).astype(np.float32)
+    rs = rng.uniform(.5, 2, (b, blocks, n)).astype(np.float32)
+    out = jax.lax.scaled_dot(lhs, rhs, lhs_scale=ls, rhs_scale=rs,
+                             preferred_element_type=jnp.float32)
+    assert out.dtype == np.float32 and out.shape == (b, m, n)
+    expected = np.einsum("bmk,bkn->bmn", _np_dequantized(lhs, ls, 2),
+                         _np_dequantized(rhs, rs, 1))
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+    default = jax.lax.scaled_dot(lhs, rhs, lhs_scale=ls, rhs_scale=rs)
+    assert default.dtype == jnp.bfloat16
+    np.testing.assert_allclose(np.asarray(default, np.float32), expected, rtol=2e-2,
+                               atol=2e-2)
+    # vmap (scales batched or not) against a loop.
+    f = lambda a, c: jax.lax.scaled_dot(a, rhs[0], lhs_scale=c, rhs_scale=rs[0],
+                                        preferred_element_type=jnp.float32)
+    np.testing.assert_allclose(jax.vmap(f)(lhs, ls), np.stack([f(lhs[i], ls[i])
+                                                                for i in range(b)]))
+
+
+def test_lax_scaled_dot_errors_as_jax():
+    x = np.ones((2, 8), np.float32)
+    with pytest.raises(TypeError, match="scaled_dot does not support 0-rank and 1-rank"):
+        jax.lax.scaled_dot(np.ones(8, np.float32), np.ones(8, np.float32))
+    with pytest.raises(TypeError, match=r"ratio of LHS contracting dim 1 to its scale's "
+                                        r"dim size \(1\) must be at least 2"):
+        jax.lax.scaled_dot(x, x.T, lhs_scale=x)
+    with pytest.raises(TypeError, match="LHS dim 0 of size 2 does not match scale"):
+        jax.lax.scaled_dot(x, x.T, lhs_scale=np.ones((3, 2), np.float32))
+    with pytest.raises(NotImplementedError, match="Differentiation rule for 'scaled_dot'"):
+        jax.grad(lambda x: jax.lax.scaled_dot(x, x.T).astype(jnp.float32).sum())(x)
+
+
+def test_scaled_matmul_docstring_example_and_float8_inputs():
+    a = jnp.array([1, 2, 3]).reshape((1, 1, 3))
+    b = jnp.array([4, 5, 6]).reshape((1, 1, 3))
+    s = jnp.array([0.5]).reshape((1, 1, 1))
+    out = jax.nn.scaled_matmul(a, b, s, s)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, [[[8.]]])
+    # mxfp8 operands: float8_e4m3fn values, one power-of-two float8_e8m0fnu scale per 32.
+    rng = np.random.RandomState(4)
+    a = rng.randn(2, 3, 64).astype(ml_dtypes.float8_e4m3fn)
+    b = rng.randn(2, 5, 64).astype(ml_dtypes.float8_e4m3fn)
+    sa = (2.0 ** rng.randint(-3, 3, (2, 3, 2))).astype(ml_dtypes.float8_e8m0fnu)
+    sb = (2.0 ** rng.randint(-3, 3, (2, 5, 2))).astype(ml_dtypes.float8_e8m0fnu)
+    out = jax.nn.scaled_matmul(a, b, sa, sb)
+    expected = np.einsum("bmk,bnk->bmn", _np_dequantized(a, sa, 2), _np_dequantized(b, sb, 2))
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(jax.jit(jax.nn.scaled_matmul)(a, b, sa, sb), out)
+    # vmap of all four operands against a loop.
+    stack = lambda x: np.stack([x, x[::-1]])
+    outs = jax.vmap(jax.nn.scaled_matmul)(stack(a), stack(b), stack(sa), stack(sb))
+    np.testing.assert_allclose(outs[1], jax.nn.scaled_matmul(a[::-1], b[::-1], sa[::-1],
+                                                             sb[::-1]))
+    with pytest.raises(ValueError, match="requires all inputs to be 3-dimensional"):
+        jax.nn.scaled_matmul(a[0], b, sa, sb)
+    with pytest.raises(ValueError, match="scales to match non-contract dimensions"):
+        jax.nn.scaled_matmul(a, b, sb, sa)
+
+
+def _np_quantize(x, mode, global_scale=1.0):
+    """NumPy quantization of ``(B, M, K)``: per block, scale = max|x| / largest value of
+    the format (mxfp8: rounded up to a power of two), values = x / scale cast down."""
+    block = 32 if mode == "mxfp8" else 16
+    data_type = ml_dtypes.float8_e4m3fn if mode == "mxfp8" else ml_dtypes.float4_e2m1fn
+    largest = float(ml_dtypes.finfo(data_type).max)
+    blocks = x.reshape(x.shape[:-1] + (x.shape[-1] // block, block)) / global_scale
+    amax = np.abs(blocks).max(-1, keepdims=True) / largest
+    if mode == "mxfp8":
+        scale = (2.0 ** np.ceil(np.log2(amax))).astype(np.float32)
+    else:
+        scale = np.clip(amax, 0, 448).astype(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    q = np.clip(blocks / scale, -largest, largest).astype(data_type).astype(np.float32)
+    return q.reshape(x.shape), scale[..., 0]
+
+
+@pytest.mark.parametrize("mode", ["mxfp8", "nvfp4"])
+def test_scaled_dot_general_against_numpy_quantization(mode):
+    rng = np.random.RandomState(5)
+    x, y = rng.randn(2, 4, 64).astype(np.float32), rng.randn(2, 3, 64).astype(np.float32)
+    gs = np.float32(0.5)
+    cfg = [jax.nn.get_scaled_dot_general_config(mode, jnp.array([gs]) if mode == "nvfp4"
+                                                else None)] * 3
+    out = jax.nn.scaled_dot_general(x, y, (((2,), (2,)), ((0,), (0,))), configs=cfg)
+    assert out.dtype == np.float32 and out.shape == (2, 4, 3)
+    g = gs if mode == "nvfp4" else 1.0
+    (xq, xs), (yq, ys) = _np_quantize(x, mode, g), _np_quantize(y, mode, g)
+    expected = np.einsum("bmk,bnk->bmn", _np_dequantized(xq, xs, 2),
+                         _np_dequantized(yq, ys, 2)) * (g * g)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+    # Quantization error stays small against the exact product.
+    exact = np.einsum("bmk,bnk->bmn", x, y)
+    assert np.linalg.norm(out - exact) / np.linalg.norm(exact) < (0.1 if mode == "mxfp8"
+                                                                  else 0.3)
+    assert jax.nn.scaled_dot_general(x, y, (((2,), (2,)), ((0,), (0,)))).dtype == np.float32
+
+
+def test_scaled_dot_general_gradient_is_straight_through():
+    """The gradient is the (quantized) product of the cotangent with the other operand:
+    close to the exact dot_general gradient, and computed, as JAX does, by a custom VJP."""
+    rng = np.random.RandomState(6)
+    x, y = rng.randn(64, 64).astype(np.float32), rng.randn(64, 32).astype(np.float32)
+    cfg = [jax.nn.get_scaled_dot_general_config("mxfp8")] * 3
+    dn = (((1,), (0,)), ((), ()))
+    w = rng.randn(64, 32).astype(np.float32)
+    loss = lambda x, y: (jax.nn.scaled_dot_general(x, y, dn, configs=cfg) * w).sum()
+    exact = lambda x, y: (jax.lax.dot_general(x, y, dn) * w).sum()
+    for got, want in zip(jax.grad(loss, (0, 1))(x, y), jax.grad(exact, (0, 1))(x, y)):
+        assert got.shape == want.shape
+        assert np.linalg.norm(got - want) / np.linalg.norm(want) < 0.1
+    assert abs(loss(x, y) - exact(x, y)) / abs(exact(x, y)) < 0.1

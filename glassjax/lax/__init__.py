@@ -80,6 +80,7 @@ from glassjax.lax.rng import (RandomAlgorithm, rng_bit_generator, rng_bit_genera
 from glassjax.lax.conv_patches import conv_general_dilated_local, conv_general_dilated_patches
 from glassjax.dtypes import dtype
 from glassjax.lax.ragged_dot import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general
+from glassjax.lax.scaled_dot import scaled_dot
 from glassjax.lax.composite import composite
 from glassjax.lax.tokens import after_all, after_all_p, create_token, create_token_p
 from glassjax.lax.dce_sink import dce_sink, dce_sink_p
