@@ -425,3 +425,35 @@ def test_scaled_dot_general_gradient_is_straight_through():
         assert got.shape == want.shape
         assert np.linalg.norm(got - want) / np.linalg.norm(want) < 0.1
     assert abs(loss(x, y) - exact(x, y)) / abs(exact(x, y)) < 0.1
+
+
+# ----------------------------------------------------------------------------------------
+# jnp.int1 / jnp.uint1 (ml_dtypes' 1-bit integers; JAX 0.10.2 knows them as dtypes, lowers
+# them to i1/ui1 and can hardly compute with them on CPU)
+# ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name,lo,hi,signed", [("int1", -1, 0, True),
+                                               ("uint1", 0, 1, False)])
+def test_one_bit_integer_dtypes_as_jax(name, lo, hi, signed):
+    t = getattr(jnp, name)
+    assert t.dtype == np.dtype(getattr(ml_dtypes, name)) and str(t.dtype) == name
+    assert (jnp.iinfo(t).min, jnp.iinfo(t).max) == (lo, hi)
+    assert jnp.issubdtype(t, jnp.signedinteger) == signed
+    assert jnp.issubdtype(t, jnp.unsignedinteger) != signed
+    assert jnp.isdtype(t, "integral") and jnp.isdtype(t, "signed integer") == signed
+    assert jnp.result_type(t, t) == t and jnp.result_type(t, 1) == t
+    assert jnp.result_type(t, True) == t
+    with pytest.raises(jax.dtypes.TypePromotionError,
+                       match="1-bit, 2-bit and 4-bit integers do not"):
+        jnp.result_type(t, jnp.int8)
+    sds = jax.ShapeDtypeStruct((3,), t)
+    assert jax.eval_shape(lambda x: x, sds).dtype == t
+    short = "i1" if signed else "u1"
+    assert str(jax.make_jaxpr(lambda x: x.astype(jnp.int8))(sds)) == (
+        f"{{ lambda ; a:{short}[3]. let\n"
+        f"    b:i8[3] = convert_element_type[new_dtype=int8 weak_type=False] a\n"
+        "  in (b,) }")
+    values = np.array([lo, hi], getattr(ml_dtypes, name))
+    x = jax.device_put(values)
+    assert x.dtype == t and repr(x) == f"Array([{lo}, {hi}], dtype={name})"
+    np.testing.assert_array_equal(np.asarray(x), values)

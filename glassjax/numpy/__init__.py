@@ -69,6 +69,7 @@ from glassjax.numpy.sorting import (argpartition, argsort, lexsort, median, nanm
 from glassjax.numpy.setops import (digitize, interp, intersect1d, isin, searchsorted,
                                    setdiff1d, setxor1d, union1d, unique, unique_all,
                                    unique_counts, unique_inverse, unique_values)
+from glassjax.numpy.einsum_path import einsum_path
 from glassjax.numpy.tensor_contractions import (dot, einsum, inner, matmul, matvec,
                                                 outer, tensordot, vdot, vecdot, vecmat)
 from glassjax.numpy.ufuncs import (abs, absolute, acos, acosh, arccos, arccosh, arcsin,

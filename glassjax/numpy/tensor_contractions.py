@@ -205,9 +205,14 @@ def outer(a, b, out=None):
 # einsum
 # ----------------------------------------------------------------------------------------
 
-def _parse_subscripts(subscripts, shapes):
+_FRESH = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _parse_subscripts(subscripts, shapes, fresh=_FRESH, pool=None):
     """Input and output index strings, with ``...`` replaced by fresh letters and the
-    implicit output (indices used once, sorted) made explicit."""
+    implicit output (indices used once, sorted) made explicit. The ellipsis takes the
+    last of the first ``pool`` unused letters of ``fresh`` (``pool`` defaults to the
+    ellipsis's width; opt_einsum names them with the largest rank as the pool)."""
     subscripts = subscripts.replace(" ", "")
     inputs, arrow, output = subscripts.partition("->")
     inputs = inputs.split(",")
@@ -215,11 +220,10 @@ def _parse_subscripts(subscripts, shapes):
         raise ValueError("Number of einsum subscripts must be equal to the number of "
                          "operands.")
     used = set(subscripts) - set(".,->")
-    fresh = (c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-             if c not in used)
     ellipsis_ndim = max((len(s) - len(t.replace("...", ""))
                          for t, s in zip(inputs, shapes) if "..." in t), default=0)
-    ellipsis = "".join(next(fresh) for _ in range(ellipsis_ndim))
+    unused = [c for c in fresh if c not in used][:ellipsis_ndim if pool is None else pool]
+    ellipsis = "".join(unused[len(unused) - ellipsis_ndim:])
     expanded = []
     for term, shape in zip(inputs, shapes):
         if "..." in term:
@@ -285,19 +289,23 @@ def _optimal_path(inputs, output, sizes):
     return linear
 
 
-def _contractions(inputs, output, sizes, optimize):
-    """The pairwise contraction steps (opt_einsum's "einsum_call" form): which operands,
-    which indices disappear, and the step's own einsum string. JAX's default order is
-    opt_einsum's ``'optimal'`` for up to 4 operands (heuristics beyond; here the optimal
-    search up to 6 operands, then left to right)."""
+def _path(inputs, output, sizes, optimize):
+    """The order of pairwise contractions, as positions in the shrinking operand list.
+    JAX's default order is opt_einsum's ``'optimal'`` for up to 4 operands (heuristics
+    beyond; here the optimal search up to 6 operands, then left to right); ``False``
+    contracts left to right; a list is a path given by the user."""
+    if isinstance(optimize, (list, tuple)):
+        return [tuple(p) for p in optimize if p != "einsum_path"]
     if len(inputs) <= 2:
-        path = [tuple(range(len(inputs)))]
-    elif isinstance(optimize, (list, tuple)):
-        path = [tuple(p) for p in optimize if p != "einsum_path"]
-    elif optimize is False or len(inputs) > 6:
-        path = [(0, 1)] * (len(inputs) - 1)
-    else:
-        path = _optimal_path(inputs, output, sizes)
+        return [tuple(range(len(inputs)))]
+    if optimize is False or len(inputs) > 6:
+        return [(0, 1)] * (len(inputs) - 1)
+    return _optimal_path(inputs, output, sizes)
+
+
+def _steps(inputs, output, path):
+    """The pairwise contraction steps (opt_einsum's "einsum_call" form): which operands,
+    which indices disappear, and the step's own einsum string."""
     terms = list(inputs)
     steps = []
     for n, positions in enumerate(path):
@@ -331,7 +339,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     shapes = [np.shape(o) for o in operands]
     inputs, output = _parse_subscripts(subscripts, shapes)
     sizes = _label_sizes(inputs, shapes)
-    steps = _contractions(inputs, output, sizes, optimize)
+    steps = _steps(inputs, output, _path(inputs, output, sizes, optimize))
     if preferred_element_type is None:
         dtype, weak = dtypes.result_type(*operands, return_weak_type_flag=True)
     else:
