@@ -46,8 +46,8 @@ from glassjax.xla.dispatch import effects_barrier
 from glassjax.ref import Ref, ds, empty_ref, free_ref, freeze, new_ref
 from glassjax import ref  # noqa: E402  (jax.ref: get, set, swap, addupdate, ...)
 from glassjax import (ad_checkpoint, custom_batching, debug, distributed, dlpack, experimental,
-                      export, ffi, flatten_util, image, lax, monitoring, nn, numpy, ops,
-                      profiler, random, scipy, sharding, stages, state, test_util, typing)
+                      export, ffi, flatten_util, image, lax, lib, monitoring, nn, numpy,
+                      ops, profiler, random, scipy, sharding, stages, state, test_util, typing)
 
 import glassjax.nn.initializers  # noqa: E402  (see glassjax/nn/__init__.py)
 from glassjax.version import __version__  # noqa: E402
