@@ -24,6 +24,11 @@ from glassjax.jit import (eval_shape, jit, make_jaxpr, named_call, named_scope,
 from glassjax.ad_api import (fwd_and_bwd, grad, hessian, jacfwd, jacobian, jacrev, jvp,
                              linear_transpose, linearize, value_and_grad, vjp)
 from glassjax.vmap_api import vmap
+from glassjax import ad_api as _ad_api
+from types import SimpleNamespace as _SimpleNamespace
+# ``jax.ad``: the markers of ``jax.vjp(...)[1].with_refs``.
+ad = _SimpleNamespace(DontWant=_ad_api.DontWant, DidntWant=_ad_api.DidntWant,
+                      GradRef=_ad_api.GradRef, GradValue=_ad_api.GradValue)
 from glassjax.custom_derivatives import (closure_convert, custom_gradient, custom_jvp,
                                          custom_vjp)
 from glassjax.ad_checkpoint import checkpoint, checkpoint_policies, remat
