@@ -22,9 +22,10 @@ rules minor to major, as XLA writes them.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
-from collections.abc import Mapping, Sequence
-from typing import Any, Callable
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import jaxlib
 import numpy as np
@@ -205,8 +206,7 @@ def _unwrapped_attributes(attributes) -> dict:
 
 ffi_call_p = core.Primitive("ffi_call")
 ffi_call_p.multiple_results = True
-ffi_call_p.def_impl(lambda *args, **params: dispatch.apply_primitive(ffi_call_p, *args,
-                                                                     **params))
+ffi_call_p.def_impl(functools.partial(dispatch.apply_primitive, ffi_call_p))
 ffi_call_p.def_abstract_eval(lambda *avals, result_avals, **_: list(result_avals))
 staging.effects_rules[ffi_call_p] = lambda has_side_effect, **_: (
     frozenset({_ffi_effect}) if has_side_effect else frozenset())

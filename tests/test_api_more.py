@@ -5,8 +5,8 @@ JAX 0.10.2 prints."""
 import ctypes
 import shutil
 import subprocess
-import textwrap
 
+import ml_dtypes
 import numpy as np
 import pytest
 import scipy.linalg
@@ -15,12 +15,11 @@ from jaxlib import lapack
 import glassjax as jax
 import glassjax.numpy as jnp
 
-
 # ----------------------------------------------------------------------------------------
 # jax.ffi on jaxlib's LAPACK handlers
 # ----------------------------------------------------------------------------------------
 
-def _getrf(a, vmap_method="broadcast_all"):
+def _getrf(a, vmap_method="broadcast_all", aliases=None):
     """LU with partial pivoting by LAPACK's ?getrf, called through the FFI: column-major
     matrices, 1-based pivots and an ``info`` status, as the handler defines them."""
     target = lapack.prepare_lapack_call("getrf_ffi", a.dtype)   # also loads LAPACK
@@ -30,7 +29,7 @@ def _getrf(a, vmap_method="broadcast_all"):
                  jax.ShapeDtypeStruct(batch + (k,), jnp.int32),
                  jax.ShapeDtypeStruct(batch, jnp.int32)),
         input_layouts=[(1, 0)], output_layouts=[(1, 0), None, None],
-        vmap_method=vmap_method)(a)
+        vmap_method=vmap_method, input_output_aliases=aliases)(a)
 
 
 def _check_lu(a, lu, piv, info):
@@ -48,6 +47,8 @@ def test_ffi_call_lapack_getrf_eager_and_jit(dtype):
         assert isinstance(lu, jax.Array) and lu.dtype == dtype and piv.dtype == np.int32
         _check_lu(a, lu, piv, info)
         _check_lu(a, *jax.jit(_getrf)(a))
+        # The LU factors may overwrite the input's buffer (same type and layout).
+        _check_lu(a, *jax.jit(lambda a: _getrf(a, aliases={0: 0}))(a))
 
 
 @pytest.mark.parametrize("vmap_method", ["broadcast_all", "expand_dims", "sequential",
@@ -166,6 +167,22 @@ def test_ffi_call_attributes_become_typed_backend_config():
         f(np.zeros(2, np.float32), v=[1, 2])
 
 
+_MORE_ATTRIBUTES = ('mhlo.backend_config = {a = dense<3> : tensor<i32>, b = 2.000000e+00 : '
+                    'f16, c = dense<[[1.000000e+00, 2.000000e+00]]> : tensor<1x2xf64>, '
+                    'e = true, g = 2.500000e+00 : f64, h = f32, i = [1, 2], j = "xy"}')
+
+
+def test_ffi_call_attribute_types_as_jax_converts_them():
+    """0-d arrays stay dense, NumPy scalars keep their type, Python floats are f64,
+    dtypes are types, tuples arrays, bytes strings (text printed by JAX 0.10.2)."""
+    f = jax.ffi.ffi_call("t", jax.ShapeDtypeStruct((2,), jnp.float32))
+    text = jax.jit(lambda x: f(x, a=np.array(3, np.int32), b=np.float16(2),
+                               c=np.array([[1., 2.]]), e=np.bool_(True), g=2.5,
+                               h=np.dtype(np.float32), i=(1, 2), j=b"xy")
+                   ).lower(np.zeros(2, np.float32)).as_text()
+    assert _MORE_ATTRIBUTES in text
+
+
 def test_ffi_call_side_effect_survives_dce():
     f = jax.ffi.ffi_call("t", jax.ShapeDtypeStruct((), jnp.float32), has_side_effect=True)
     g = jax.ffi.ffi_call("t", jax.ShapeDtypeStruct((), jnp.float32))
@@ -218,6 +235,7 @@ def test_include_dir_and_pycapsule():
     assert os.path.exists(os.path.join(jax.ffi.include_dir(), "xla", "ffi", "api", "ffi.h"))
     capsule = jax.ffi.pycapsule(ctypes.pythonapi.Py_IncRef)
     assert type(capsule).__name__ == "PyCapsule"
+    jax.ffi.register_ffi_target_as_batch_partitionable("glassjax_test_partitionable")
 
 
 _AXPY_CC = """
@@ -293,8 +311,6 @@ def test_ffi_call_a_handler_compiled_against_include_dir(axpy_target):
 # tests/jax_programs/api_scaled_matmul.py; JAX 0.10.2 cannot run nn.scaled_matmul on CPU,
 # so values are checked against NumPy here)
 # ----------------------------------------------------------------------------------------
-
-import ml_dtypes  # noqa: E402
 
 BF16 = ml_dtypes.bfloat16
 

@@ -60,8 +60,6 @@ def _array_attribute(val: np.ndarray) -> ir.Attribute:
     if 0 in val.strides and val.size > 0:
         raise ValueError("NumPy arrays with zero strides are not supported as MLIR "
                          "attributes")
-    if val.ndim == 0:
-        return _scalar_attribute(val)
     return ir.DenseElementsAttr.get(np.ascontiguousarray(val),
                                     type=lowering.dtype_to_ir_type(val.dtype),
                                     shape=val.shape)
@@ -69,15 +67,17 @@ def _array_attribute(val: np.ndarray) -> ir.Attribute:
 
 def ir_attribute(val) -> ir.Attribute:
     """A Python value as an MLIR attribute, as JAX converts them: NumPy scalars and
-    arrays keep their dtype (dense elements for arrays), Python ``bool``/``int``/
+    arrays keep their dtype (dense elements for arrays, 0-d ones too), Python ``bool``/``int``/
     ``float`` become 1-bit/64-bit values, strings string attributes, dtypes type
     attributes, dicts and sequences dictionary and array attributes."""
     if isinstance(val, (ir.Attribute, ir.Type)):
         return val
     if hasattr(val, "val") and isinstance(val.val, np.ndarray):   # a HashableArray
         return _array_attribute(val.val)
-    if isinstance(val, (np.ndarray, np.generic)):
-        return _array_attribute(np.asarray(val))
+    if isinstance(val, np.generic):
+        return _scalar_attribute(val)
+    if isinstance(val, np.ndarray):       # a dense attribute, even with zero dimensions
+        return _array_attribute(val)
     if isinstance(val, np.dtype):
         return ir.TypeAttr.get(lowering.dtype_to_ir_type(val))
     if type(val) in dtypes.python_scalar_dtypes:

@@ -12,6 +12,7 @@ runs the decomposition. Like JAX's, it has a batching rule and no derivatives.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from glassjax import core, dtypes
@@ -112,8 +113,7 @@ def _decomposition(lhs, rhs, lhs_scale, rhs_scale, *, dimension_numbers,
 
 
 scaled_dot_p = core.Primitive("scaled_dot")
-scaled_dot_p.def_impl(lambda *args, **params: dispatch.apply_primitive(scaled_dot_p, *args,
-                                                                       **params))
+scaled_dot_p.def_impl(functools.partial(dispatch.apply_primitive, scaled_dot_p))
 scaled_dot_p.def_abstract_eval(_scaled_dot_abstract_eval)
 lowering.register_lowering(scaled_dot_p, lowering.lower_fun(
     composite(_decomposition, name="xla.scaled_dot")))

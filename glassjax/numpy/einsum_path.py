@@ -10,12 +10,17 @@ each pairwise step, and whether a step is a BLAS-style product.
 """
 from __future__ import annotations
 
-from decimal import Decimal
 import math
+from decimal import Decimal
 
 import numpy as np
 
-from glassjax.numpy.tensor_contractions import _label_sizes, _parse_subscripts, _path, _steps
+from glassjax.numpy.tensor_contractions import (
+    _label_sizes,
+    _parse_subscripts,
+    _path,
+    _steps,
+)
 
 # opt_einsum names the axes an ellipsis stands for with the first unused of these.
 _OPT_EINSUM_SYMBOLS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
