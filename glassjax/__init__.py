@@ -3,6 +3,8 @@
 A complete tracing / transformation / XLA-compile engine with JAX's public API, written
 to be read. ``import glassjax as jax`` behaves like JAX 0.10.2.
 """
+from types import SimpleNamespace as _SimpleNamespace
+
 from glassjax.config import (allow_f16_reductions, array_garbage_collection_guard,
                              check_tracer_leaks, checking_leaks, config, debug_infs,
                              debug_nans, default_device, default_matmul_precision,
@@ -25,10 +27,6 @@ from glassjax.ad_api import (fwd_and_bwd, grad, hessian, jacfwd, jacobian, jacre
                              linear_transpose, linearize, value_and_grad, vjp)
 from glassjax.vmap_api import vmap
 from glassjax import ad_api as _ad_api
-from types import SimpleNamespace as _SimpleNamespace
-# ``jax.ad``: the markers of ``jax.vjp(...)[1].with_refs``.
-ad = _SimpleNamespace(DontWant=_ad_api.DontWant, DidntWant=_ad_api.DidntWant,
-                      GradRef=_ad_api.GradRef, GradValue=_ad_api.GradValue)
 from glassjax.custom_derivatives import (closure_convert, custom_gradient, custom_jvp,
                                          custom_vjp)
 from glassjax.ad_checkpoint import checkpoint, checkpoint_policies, remat
@@ -56,6 +54,10 @@ from glassjax import (ad_checkpoint, custom_batching, debug, distributed, dlpack
 
 import glassjax.nn.initializers  # noqa: E402  (see glassjax/nn/__init__.py)
 from glassjax.version import __version__  # noqa: E402
+
+# ``jax.ad``: what ``jax.vjp(...)[1].with_refs`` is told, and answers, per cotangent.
+ad = _SimpleNamespace(DontWant=_ad_api.DontWant, DidntWant=_ad_api.DidntWant,
+                      GradRef=_ad_api.GradRef, GradValue=_ad_api.GradValue)
 
 
 def load_ipython_extension(ip):
