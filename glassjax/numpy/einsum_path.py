@@ -3,7 +3,7 @@ costs, without computing anything.
 
 A chain like ``ij,jk,kl`` can be contracted as ``(ij,jk),kl`` or ``ij,(jk,kl)``; the
 floating-point work can differ by orders of magnitude. ``einsum`` picks the order
-(``tensor_contractions._path``); ``einsum_path`` returns that path, reusable as
+(``tensor_contractions._path``, searching as ``contraction_paths`` describes); ``einsum_path`` returns that path, reusable as
 ``einsum(..., optimize=path)``, and a printable report in the format of opt_einsum's
 ``PathInfo`` (which JAX returns): the cost of the naive single loop nest, the cost of
 each pairwise step, and whether a step is a BLAS-style product.
@@ -112,9 +112,9 @@ def einsum_path(subscripts, /, *operands, optimize="auto"):
     """The contraction path ``einsum(subscripts, *operands, optimize=optimize)`` follows,
     as ``(path, info)``: ``path`` is a list of position tuples (pass it back as
     ``optimize=path``), ``info`` prints the costs. ``True`` means ``'optimal'``,
-    ``False`` left to right. glassjax searches the optimal order (up to 6 operands, as
-    its ``einsum`` does) for every strategy name; opt_einsum's heuristics (``'greedy'``,
-    ``'branch-2'``, ``'auto'`` beyond 4 operands) may choose a costlier path."""
+    ``False`` left to right; ``'auto'`` (the default), ``'optimal'`` and ``'branch-*'``
+    search as opt_einsum does (``contraction_paths``); its other strategies
+    (``'greedy'``, ``'dp'``, ...) are not written here and search as ``'auto'``."""
     if not isinstance(subscripts, str):
         raise NotImplementedError("jnp.einsum_path: only the subscripts-string form is "
                                   "implemented")

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import collections
 import functools
-import itertools
-import math
 
 import numpy as np
 
 from glassjax import dtypes, lax
 from glassjax.jit import jit
 from glassjax.named_sharding import as_typed, spec_to_sharding
-from glassjax.numpy import lax_numpy, ufuncs, util
+from glassjax.numpy import contraction_paths, lax_numpy, ufuncs, util
 from glassjax.numpy.util import canonicalize_axis, ensure_arraylike
 from glassjax.numpy.vectorize import vectorize
 
@@ -256,51 +254,21 @@ def _label_sizes(inputs, shapes) -> dict:
     return sizes
 
 
-def _optimal_path(inputs, output, sizes):
-    """opt_einsum's ``'optimal'`` path: try every order of pairwise contractions (depth
-    first, pruning any order already costlier than the best found) and keep the one with
-    the fewest flops. Returns the pairs as positions in the shrinking operand list."""
-    best = [float("inf"), None]
-
-    def flops(indices, inner):
-        return math.prod(sizes[i] for i in indices) * (2 if inner else 1)
-
-    def search(path, terms, remaining, cost):
-        if len(remaining) == 1:
-            best[:] = [cost, path]
-            return
-        for i, j in itertools.combinations(sorted(remaining), 2):
-            keep = set(output).union(*(terms[k] for k in remaining - {i, j}))
-            either, shared = terms[i] | terms[j], terms[i] & terms[j]
-            new_cost = cost + flops(either, bool(shared - keep))
-            if new_cost < best[0]:
-                search(path + [(i, j)], terms + [either & keep],
-                       remaining - {i, j} | {len(terms)}, new_cost)
-
-    search([], [frozenset(t) for t in inputs], set(range(len(inputs))), 0)
-    # Number each pair by position in the list of operands still alive at that step.
-    alive, linear = list(range(len(inputs))), []
-    for step, pair in enumerate(best[1]):
-        positions = sorted(alive.index(k) for k in pair)
-        for p in reversed(positions):
-            alive.pop(p)
-        alive.append(len(inputs) + step)
-        linear.append(tuple(positions))
-    return linear
-
-
 def _path(inputs, output, sizes, optimize):
-    """The order of pairwise contractions, as positions in the shrinking operand list.
-    JAX's default order is opt_einsum's ``'optimal'`` for up to 4 operands (heuristics
-    beyond; here the optimal search up to 6 operands, then left to right); ``False``
-    contracts left to right; a list is a path given by the user."""
+    """The order of pairwise contractions, as positions in the shrinking operand list,
+    chosen as JAX chooses it (``contraction_paths``): ``'auto'`` (the default),
+    ``'optimal'`` (also ``True``) or ``'branch-*'``; ``False`` contracts left to right;
+    a list is a path given by the user. Other opt_einsum strategy names (``'greedy'``,
+    ``'dp'``, ...) are not written here and get ``'auto'``."""
     if isinstance(optimize, (list, tuple)):
         return [tuple(p) for p in optimize if p != "einsum_path"]
     if len(inputs) <= 2:
         return [tuple(range(len(inputs)))]
-    if optimize is False or len(inputs) > 6:
+    if optimize is False:
         return [(0, 1)] * (len(inputs) - 1)
-    return _optimal_path(inputs, output, sizes)
+    strategy = contraction_paths.STRATEGIES.get("optimal" if optimize is True else optimize,
+                                                contraction_paths.auto)
+    return strategy([frozenset(t) for t in inputs], frozenset(output), sizes)
 
 
 def _steps(inputs, output, path):
