@@ -9,8 +9,7 @@ found. ``'branch'`` does the same depth-first search but visits, at each step, t
 candidates in order of the memory they free, keeps at most ``nbranch`` of them, and drops
 a branch that is 4x costlier than the best one had been at that depth. JAX's default,
 ``'auto'``, is ``optimal`` for up to 4 operands, then ``branch`` with all, 2 and 1
-branches (opt_einsum's greedy heuristic beyond 14 operands is not written here:
-``branch`` with 1 branch stands in for it).
+branches, and ``greedy`` beyond 14 operands.
 
 Paths are found in "SSA" form (every intermediate gets the next new id) and returned in
 the linear form ``einsum`` takes: positions in the shrinking list of operands.
@@ -130,15 +129,95 @@ def branch(inputs, output, sizes, nbranch=None, cutoff_flops_factor=4):
     return ssa_to_linear(best["ssa_path"])
 
 
+def _size(key, sizes) -> int:
+    return math.prod(sizes[i] for i in key)
+
+
+def greedy(inputs, output, sizes):
+    """opt_einsum's greedy path, in three stages: operands with identical indices are
+    multiplied first (Hadamard products); then, repeatedly, the pair sharing an index
+    whose contraction frees the most memory (ties: the oldest operands); finally outer
+    products, smallest first."""
+    if len(inputs) == 1:
+        return [(0,)]
+    keys = [frozenset(x) for x in inputs]
+    output = frozenset(output) | frozenset.intersection(*keys)
+    remaining, ssa_path = {}, []             # operand indices -> its SSA id
+    ssa_ids = itertools.count(len(keys))
+    for ssa_id, key in enumerate(keys):
+        if key in remaining:
+            ssa_path.append((remaining[key], ssa_id))
+            remaining[key] = next(ssa_ids)
+        else:
+            remaining[key] = ssa_id
+    dim_to_keys = defaultdict(set)          # a summed index -> the operands holding it
+    for key in remaining:
+        for dim in key - output:
+            dim_to_keys[dim].add(key)
+    # Summed indices held by at least 2 (3) operands: kept after a contraction of two.
+    shared = {n: {d for d, ks in dim_to_keys.items() if len(ks) >= n} - output
+              for n in (2, 3)}
+    footprint = {key: _size(key, sizes) for key in remaining}
+
+    def candidate(k1, k2):
+        either, both = k1 | k2, k1 & k2
+        k12 = (either & output) | (both & shared[3]) | ((either - both) & shared[2])
+        cost = _size(k12, sizes) - footprint[k1] - footprint[k2]
+        id1, id2 = remaining[k1], remaining[k2]
+        if id1 > id2:
+            k1, id1, k2, id2 = k2, id2, k1, id1
+        return (cost, id2, id1), k1, k2, k12
+
+    queue = []
+    for dim_keys in dim_to_keys.values():
+        dim_keys = sorted(dim_keys, key=remaining.__getitem__)
+        for i, k1 in enumerate(dim_keys[:-1]):
+            heapq.heappush(queue, min(candidate(k1, k2) for k2 in dim_keys[i + 1:]))
+    while queue:
+        _, k1, k2, k12 = heapq.heappop(queue)
+        if k1 not in remaining or k2 not in remaining:
+            continue                         # an operand of it is already contracted
+        ssa_path.append((remaining.pop(k1), remaining.pop(k2)))
+        for dim in k1 - output:
+            dim_to_keys[dim].remove(k1)
+        for dim in k2 - output:
+            dim_to_keys[dim].remove(k2)
+        if k12 in remaining:
+            ssa_path.append((remaining[k12], next(ssa_ids)))
+        else:
+            for dim in k12 - output:
+                dim_to_keys[dim].add(k12)
+        remaining[k12] = next(ssa_ids)
+        for dim in k1 | k2 - output:
+            count = len(dim_to_keys[dim])
+            for n in (2, 3):
+                (shared[n].add if count >= n else shared[n].discard)(dim)
+        footprint[k12] = _size(k12, sizes)
+        k2s = {k2 for dim in k12 for k2 in dim_to_keys[dim]} - {k12}
+        if k2s:
+            heapq.heappush(queue, min(candidate(k12, k2) for k2 in k2s))
+    final = [(_size(key & output, sizes), ssa_id, key) for key, ssa_id in remaining.items()]
+    heapq.heapify(final)
+    _, id1, k1 = heapq.heappop(final)
+    while final:
+        _, id2, k2 = heapq.heappop(final)
+        ssa_path.append((min(id1, id2), max(id1, id2)))
+        k12 = (k1 | k2) & output
+        _, id1, k1 = heapq.heappushpop(final, (_size(k12, sizes), next(ssa_ids), k12))
+    return ssa_to_linear(ssa_path)
+
+
 def auto(inputs, output, sizes):
     """JAX's default (opt_einsum's ``'auto'``)."""
     n = len(inputs)
     if n <= 4:
         return optimal(inputs, output, sizes)
-    return branch(inputs, output, sizes, nbranch=None if n <= 6 else 2 if n <= 8 else 1)
+    if n <= 14:
+        return branch(inputs, output, sizes, nbranch=None if n <= 6 else 2 if n <= 8 else 1)
+    return greedy(inputs, output, sizes)
 
 
 STRATEGIES = {
-    "optimal": optimal, "auto": auto, "branch-all": branch,
+    "optimal": optimal, "auto": auto, "greedy": greedy, "branch-all": branch,
     "branch-2": lambda *a: branch(*a, nbranch=2), "branch-1": lambda *a: branch(*a, nbranch=1),
 }

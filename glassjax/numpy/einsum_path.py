@@ -112,9 +112,10 @@ def einsum_path(subscripts, /, *operands, optimize="auto"):
     """The contraction path ``einsum(subscripts, *operands, optimize=optimize)`` follows,
     as ``(path, info)``: ``path`` is a list of position tuples (pass it back as
     ``optimize=path``), ``info`` prints the costs. ``True`` means ``'optimal'``,
-    ``False`` left to right; ``'auto'`` (the default), ``'optimal'`` and ``'branch-*'``
-    search as opt_einsum does (``contraction_paths``); its other strategies
-    (``'greedy'``, ``'dp'``, ...) are not written here and search as ``'auto'``."""
+    ``False`` left to right; ``'auto'`` (the default), ``'optimal'``, ``'greedy'`` and
+    ``'branch-*'`` search as opt_einsum does (``contraction_paths``); its other
+    strategies (``'dp'``, ``'random-greedy'``, ...) are not written here and search as
+    ``'auto'``."""
     if not isinstance(subscripts, str):
         raise NotImplementedError("jnp.einsum_path: only the subscripts-string form is "
                                   "implemented")

@@ -257,9 +257,9 @@ def _label_sizes(inputs, shapes) -> dict:
 def _path(inputs, output, sizes, optimize):
     """The order of pairwise contractions, as positions in the shrinking operand list,
     chosen as JAX chooses it (``contraction_paths``): ``'auto'`` (the default),
-    ``'optimal'`` (also ``True``) or ``'branch-*'``; ``False`` contracts left to right;
-    a list is a path given by the user. Other opt_einsum strategy names (``'greedy'``,
-    ``'dp'``, ...) are not written here and get ``'auto'``."""
+    ``'optimal'`` (also ``True``), ``'greedy'`` or ``'branch-*'``; ``False`` contracts
+    left to right; a list is a path given by the user. Other opt_einsum strategy names
+    (``'dp'``, ...) are not written here and get ``'auto'``."""
     if isinstance(optimize, (list, tuple)):
         return [tuple(p) for p in optimize if p != "einsum_path"]
     if len(inputs) <= 2:
