@@ -226,7 +226,7 @@ def _ffi_call_lowering(ctx, *operands, target_name, has_side_effect, input_layou
 lowering.register_lowering(ffi_call_p, _ffi_call_lowering)
 
 
-def _not_differentiable(*args, target_name, **_):
+def _not_differentiable(*, target_name, **_):
     raise ValueError(f"The FFI call to `{target_name}` cannot be differentiated. You can "
                      "use `jax.custom_jvp` or `jax.custom_jvp` to add support.")
 
