@@ -473,3 +473,18 @@ def test_one_bit_integer_dtypes_as_jax(name, lo, hi, signed):
     x = jax.device_put(values)
     assert x.dtype == t and repr(x) == f"Array([{lo}, {hi}], dtype={name})"
     np.testing.assert_array_equal(np.asarray(x), values)
+
+
+def test_ffi_call_differentiated_through_custom_vjp(axpy_target):
+    """The FFI tutorial's pattern: the handler computes, ``custom_vjp`` says how it
+    differentiates; grad, vmap and jit compose around it (against the closed form)."""
+    @jax.custom_vjp
+    def f(x, y):
+        return _axpy(axpy_target, 3.0, x, y)[0]
+    f.defvjp(lambda x, y: (f(x, y), None), lambda _, g: (3.0 * g, g))
+    rng = np.random.RandomState(7)
+    x, y = rng.randn(2, 4).astype(np.float32), rng.randn(2, 4).astype(np.float32)
+    loss = lambda x, y: (f(x, y) ** 2).sum()
+    gx, gy = jax.jit(jax.vmap(jax.grad(loss, (0, 1))))(x, y)
+    np.testing.assert_allclose(gx, 6 * (3 * x + y), rtol=1e-5)
+    np.testing.assert_allclose(gy, 2 * (3 * x + y), rtol=1e-5)
