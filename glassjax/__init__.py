@@ -3,6 +3,8 @@
 A complete tracing / transformation / XLA-compile engine with JAX's public API, written
 to be read. ``import glassjax as jax`` behaves like JAX 0.10.2.
 """
+from types import SimpleNamespace as _SimpleNamespace
+
 from glassjax.config import (allow_f16_reductions, array_garbage_collection_guard,
                              auto_pcast, check_tracer_leaks, checking_leaks, config,
                              debug_infs, debug_key_reuse, debug_nans, default_device,
@@ -27,6 +29,7 @@ from glassjax.jit import (eval_shape, jit, make_jaxpr, named_call, named_scope,
 from glassjax.ad_api import (fwd_and_bwd, grad, hessian, jacfwd, jacobian, jacrev, jvp,
                              linear_transpose, linearize, value_and_grad, vjp)
 from glassjax.vmap_api import vmap
+from glassjax import ad_api as _ad_api
 from glassjax.custom_derivatives import (closure_convert, custom_gradient, custom_jvp,
                                          custom_vjp)
 from glassjax.ad_checkpoint import checkpoint, checkpoint_policies, remat
@@ -50,12 +53,16 @@ from glassjax.xla.dispatch import effects_barrier
 from glassjax.ref import Ref, ds, empty_ref, free_ref, freeze, new_ref
 from glassjax import ref  # noqa: E402  (jax.ref: get, set, swap, addupdate, ...)
 from glassjax import (ad_checkpoint, custom_batching, debug, distributed, dlpack, experimental,
-                      export, flatten_util, image, lax, monitoring, nn, numpy, ops, profiler,
-                      random, scipy, sharding, stages, state, test_util, typing)
+                      export, ffi, flatten_util, image, lax, lib, monitoring, nn, numpy,
+                      ops, profiler, random, scipy, sharding, stages, state, test_util, typing)
 
 import glassjax.nn.initializers  # noqa: E402  (see glassjax/nn/__init__.py)
 from glassjax import key_reuse as _key_reuse  # noqa: E402,F401  (registers the checker)
 from glassjax.version import __version__  # noqa: E402
+
+# ``jax.ad``: what ``jax.vjp(...)[1].with_refs`` is told, and answers, per cotangent.
+ad = _SimpleNamespace(DontWant=_ad_api.DontWant, DidntWant=_ad_api.DidntWant,
+                      GradRef=_ad_api.GradRef, GradValue=_ad_api.GradValue)
 
 
 def load_ipython_extension(ip):

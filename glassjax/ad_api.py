@@ -10,6 +10,7 @@ with a cotangent of 1.0 for a scalar output.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import operator
@@ -281,6 +282,17 @@ class VJP:
         return self.fun(self.in_tree, self.out_tree, self.args_res, self.opaque_residuals,
                         out_ct)
 
+    def with_refs(self, *maybe_ct_refs):
+        """The pullback, told what to do with each input's cotangent (one entry per
+        primal leaf): ``GradValue()`` returns it, ``DontWant()`` drops it (the result
+        holds ``DidntWant()``), a ``Ref`` has it added in place (``ref[...] += ct``; the
+        result holds ``GradRef()``). This is how gradients accumulate into
+        preallocated buffers."""
+        targets, tree = tree_flatten(maybe_ct_refs)
+        if tree != self.in_tree:
+            raise Exception     # (JAX's bare error; an isomorphic tree is a TODO there)
+        return Partial(_pullback_into, self, targets)
+
     def __repr__(self):
         return (f"VJP(fun={self.fun!r}, in_tree={self.in_tree}, out_tree={self.out_tree}, "
                 f"args_res={self.args_res!r}, opaque_residuals={self.opaque_residuals!r})")
@@ -289,6 +301,50 @@ class VJP:
 tree_util.register_pytree_node(
     VJP, lambda f: ((f.args_res, f.opaque_residuals), (f.fun, f.in_tree, f.out_tree)),
     lambda meta, children: VJP(*meta, *children))
+
+
+# What ``VJP.with_refs`` is told to do with each input's cotangent ...
+@dataclasses.dataclass(frozen=True, slots=True)
+class GradValue:
+    """Return this cotangent."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DontWant:
+    """This cotangent is not wanted."""
+
+
+# ... and what its result holds in place of a cotangent not returned (empty pytrees, so
+# that such a result can leave a ``jit``).
+@dataclasses.dataclass(frozen=True, slots=True)
+class GradRef:
+    """The cotangent was added into the ref given for it."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DidntWant:
+    """The cotangent was not wanted."""
+
+
+for _marker in (GradRef, DidntWant):
+    tree_util.register_pytree_node(_marker, lambda _: ((), None),
+                                   lambda _, __, cls=_marker: cls())
+
+
+def _pullback_into(f_vjp, targets, out_ct):
+    """``f_vjp(out_ct)``, each input cotangent returned, dropped or added into a ref as
+    ``targets`` say."""
+    cts = tree_util.tree_leaves(f_vjp(out_ct))
+    results = []
+    for ct, target in zip(cts, targets):
+        if isinstance(target, DontWant):
+            results.append(DidntWant())
+        elif hasattr(target, "addupdate"):          # a Ref
+            target.addupdate(Ellipsis, ct)
+            results.append(GradRef())
+        else:
+            results.append(ct)
+    return tree_unflatten(f_vjp.in_tree, results)
 
 
 def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):

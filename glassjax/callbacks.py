@@ -444,39 +444,42 @@ ad.primitive_jvps[pure_callback_p] = _pure_callback_jvp
 ad.primitive_transposes[pure_callback_p] = _pure_callback_transpose
 
 
-def _pure_callback_batching(args, dims, *, vmap_method, result_avals, **params):
-    """The user says how their function vectorizes (``vmap_method``): call it once per
-    element in a loop (``sequential``), or once on the whole batch with unbatched inputs
-    given a size-1 (``expand_dims``) or full-size (``broadcast_all``) leading axis, or
-    as-is (``legacy_vectorized``)."""
+def batch_with_vmap_method(primitive, args, dims, *, vmap_method, result_avals,
+                           **params):
+    """Batch a call of code glassjax cannot look into (a callback, an FFI call) the way
+    its user says it vectorizes (``vmap_method``): call it once per element in a loop
+    (``sequential``), or once on the whole batch with unbatched inputs given a size-1
+    (``expand_dims``) or full-size (``broadcast_all``) leading axis, or as-is
+    (``legacy_vectorized``)."""
     from glassjax import lax
     size, = {x.shape[d] for x, d in zip(args, dims) if d is not batching.not_mapped}
     args = [x if d is batching.not_mapped else batching.moveaxis(x, d, 0)
             for x, d in zip(args, dims)]
     batched_avals = tuple(batching.unmapped_aval(a, size, 0) for a in result_avals)
     if vmap_method == "legacy_vectorized":
-        outs = pure_callback_p.bind(*args, vmap_method=vmap_method,
-                                    result_avals=batched_avals, **params)
+        outs = primitive.bind(*args, vmap_method=vmap_method, result_avals=batched_avals,
+                              **params)
     elif vmap_method in ("expand_dims", "broadcast_all"):
         n = size if vmap_method == "broadcast_all" else 1
         args = [lax.broadcast(x, (n,)) if d is batching.not_mapped else x
                 for x, d in zip(args, dims)]
-        outs = pure_callback_p.bind(*args, vmap_method=vmap_method,
-                                    result_avals=batched_avals, **params)
+        outs = primitive.bind(*args, vmap_method=vmap_method, result_avals=batched_avals,
+                              **params)
     elif vmap_method in ("sequential", "sequential_unrolled"):
-        outs = _call_sequentially(pure_callback_p, args, dims,
+        outs = _call_sequentially(primitive, args, dims,
                                   vmap_method == "sequential_unrolled",
                                   dict(vmap_method=vmap_method, result_avals=result_avals,
                                        **params))
     else:
         raise NotImplementedError(
-            "vmap is only supported for the pure_callback primitive when vmap_method is "
-            "one of 'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', "
-            f"or 'legacy_vectorized'. Got vmap_method={vmap_method!r}.")
+            f"vmap is only supported for the {primitive.name} primitive when vmap_method "
+            "is one of 'sequential', 'sequential_unrolled', 'expand_dims', "
+            f"'broadcast_all', or 'legacy_vectorized'. Got vmap_method={vmap_method!r}.")
     return tuple(outs), (0,) * len(outs)
 
 
-batching.primitive_batchers[pure_callback_p] = _pure_callback_batching
+batching.primitive_batchers[pure_callback_p] = functools.partial(
+    batch_with_vmap_method, pure_callback_p)
 
 
 def _call_sequentially(primitive, args, dims, unroll, params):

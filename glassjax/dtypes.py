@@ -35,6 +35,7 @@ complex64, complex128 = np.complex64, np.complex128
 # Types NumPy lacks, from ml_dtypes. Their scalar types do not sit in NumPy's class
 # hierarchy (bfloat16 is not a subclass of np.floating), so ``issubdtype`` special-cases them.
 bfloat16 = ml_dtypes.bfloat16
+int1, uint1 = ml_dtypes.int1, ml_dtypes.uint1
 int2, int4, uint2, uint4 = ml_dtypes.int2, ml_dtypes.int4, ml_dtypes.uint2, ml_dtypes.uint4
 float8_e3m4 = ml_dtypes.float8_e3m4
 float8_e4m3 = ml_dtypes.float8_e4m3
@@ -51,8 +52,8 @@ float4_e2m1fn = ml_dtypes.float4_e2m1fn
 # so it takes no memory (itemsize 0).
 float0 = np.dtype([("float0", np.void, 0)])
 
-_SIGNED_SUB_BYTE = [np.dtype(int2), np.dtype(int4)]
-_UNSIGNED_SUB_BYTE = [np.dtype(uint2), np.dtype(uint4)]
+_SIGNED_SUB_BYTE = [np.dtype(int1), np.dtype(int2), np.dtype(int4)]
+_UNSIGNED_SUB_BYTE = [np.dtype(uint1), np.dtype(uint2), np.dtype(uint4)]
 _SMALL_FLOATS = [np.dtype(t) for t in (
     float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, float8_e3m4, float8_e4m3, float8_e8m0fnu,
     float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz)]
@@ -83,7 +84,7 @@ class ExtendedDType:
 
 
 def iinfo(dtype):
-    """``np.iinfo`` that also knows int2/int4/uint2/uint4."""
+    """``np.iinfo`` that also knows the sub-byte integers (int1 ... uint4)."""
     return ml_dtypes.iinfo(dtype)
 
 

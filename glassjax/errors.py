@@ -80,6 +80,12 @@ class KeyReuseError(JAXTypeError):
     """A PRNG key was used twice (only checked when key-reuse checking is on)."""
 
 
+# JAX raises this in shape polymorphism (comparing a symbolic ``b`` with ``3``, ...);
+# glassjax's shapes are always concrete, so here it only exists to be caught.
+class InconclusiveDimensionOperation(Exception):
+    """Raised when we cannot conclusively compute with symbolic dimensions."""
+
+
 class JaxprTypeError(TypeError):
     """A jaxpr is ill-typed: a variable used before it is bound, or an equation whose
     output types are not what its primitive computes (``core.check_jaxpr``)."""

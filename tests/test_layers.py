@@ -8,7 +8,7 @@ need is inverted with a registration hook: the lower module keeps a named slot
 (``core.hooks``, ``lax.utils.above``) that the higher one fills when it is imported.
 
     0 base          config, dtypes, errors, layout, version, tree_util, tree, monitoring,
-                    source_info
+                    source_info, lib
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
     3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, cache_misses.py,
@@ -25,7 +25,8 @@ need is inverted with a registration hook: the lower module keeps a named slot
                     jacfwd builds its basis with jnp.eye and scipy.optimize differentiates
     7 API           pmap.py, shard_map.py, shard_map_eager.py, sharding.py (the
                     public facade), axis_modes.py, key_reuse.py, state/, ref.py, ad_checkpoint.py,
-                    callbacks.py, debug.py, debugger.py, export/, custom_batching.py,
+                    callbacks.py, debug.py, debugger.py, export/, ffi.py,
+                    custom_batching.py,
                     describe.py, api.py, test_util.py, experimental/, extend/ and _src/
                     (JAX's names for core objects, as its tutorials import them)
     8 notebook      notebook/ (magics, graphs, widgets, display), kernel.py
@@ -42,7 +43,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "glassjax"
 
 LAYERS = {
     "base": ["config", "dtypes", "errors", "layout", "version", "tree_util", "tree",
-             "monitoring", "source_info"],
+             "monitoring", "source_info", "lib"],
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],
     "runtime": ["xla", "jit", "cache_misses", "mesh", "named_sharding", "array",
@@ -52,8 +53,9 @@ LAYERS = {
     "lax": ["lax"],
     "libraries": ["numpy", "scipy", "nn", "random", "prng", "image", "ops", "flatten_util",
                   "ad_api"],
-    "API": ["pmap", "shard_map", "shard_map_eager", "sharding", "axis_modes", "key_reuse", "state", "ad_checkpoint", "callbacks",
-            "debug", "debugger", "export", "custom_batching", "describe", "api", "stages", "ref",
+    "API": ["pmap", "shard_map", "shard_map_eager", "sharding", "axis_modes", "key_reuse",
+            "state", "ad_checkpoint", "callbacks", "debug", "debugger", "export", "ffi",
+            "custom_batching", "describe", "api", "stages", "ref",
             "test_util", "experimental", "extend", "_src"],
     "notebook": ["notebook", "kernel"],
 }

@@ -32,7 +32,7 @@ from glassjax.lax.elementwise import (
     tanh, tanh_p, xor_p, zeta, zeta_p)
 from glassjax.lax.structural import (
     broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcast_like, broadcast_shapes,
-    broadcast_to_rank,
+    broadcast_to_rank, shape_as_value,
     broadcasted_iota,
     collapse, concatenate, concatenate_p, empty, empty_p, expand_dims, full, full_like, iota,
     iota_p, reshape, reshape_p, rev, rev_p, split, split_p, squeeze, squeeze_p, stack,
@@ -82,6 +82,8 @@ from glassjax.lax.rng import (RandomAlgorithm, rng_bit_generator, rng_bit_genera
 from glassjax.lax.conv_patches import conv_general_dilated_local, conv_general_dilated_patches
 from glassjax.dtypes import dtype
 from glassjax.lax.ragged_dot import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general
+from glassjax.lax.scaled_dot import scaled_dot
+from glassjax.lax.comparison import eq_to_p, le_to_p, lt_to_p
 from glassjax.lax.composite import composite
 from glassjax.lax.stage import stage, stage_p
 from glassjax.lax.tokens import after_all, after_all_p, create_token, create_token_p

@@ -111,13 +111,17 @@ def shift_right_logical(x, y):
 # ----------------------------------------------------------------------------------------
 
 
-def _comparison(name, direction, accepted, symbol):
+def _comparison(name, direction, accepted, symbol, total_order=False):
     """The primitive ``name`` (lowered to a StableHLO compare in ``direction``, of
-    boolean result, zero derivative) and its public function ``x symbol y``."""
+    boolean result, zero derivative) and its public function ``x symbol y``. With
+    ``total_order`` floats compare in IEEE's total order (-NaN < -inf < ... < -0 <
+    +0 < ... < inf < NaN), the order sorting uses."""
     def lower(ctx, x, y):
         shape = ctx.avals_out[0].shape
         x, y = (multi_broadcast(v, a, shape) for v, a in zip((x, y), ctx.avals_in))
-        return _compare(x, y, direction, _compare_kind(ctx.avals_in[0].dtype))
+        kind = _compare_kind(ctx.avals_in[0].dtype)
+        return _compare(x, y, direction,
+                        "TOTALORDER" if total_order and kind == "FLOAT" else kind)
     prim = naryop(name, [accepted, accepted], None,
                   result_dtype=lambda *d: np.dtype(np.bool_))
     lowering.register_lowering(prim, lower)
@@ -131,6 +135,11 @@ lt_p, lt = _comparison("lt", "LT", _ordered, "<")
 le_p, le = _comparison("le", "LE", _ordered, "<=")
 gt_p, gt = _comparison("gt", "GT", _ordered, ">")
 ge_p, ge = _comparison("ge", "GE", _ordered, ">=")
+# JAX's total-order comparisons (its sort comparators bind them; JAX has no public
+# functions for them, so theirs are dropped).
+eq_to_p, _ = _comparison("eq_to", "EQ", _any, "==", total_order=True)
+le_to_p, _ = _comparison("le_to", "LE", _ordered, "<=", total_order=True)
+lt_to_p, _ = _comparison("lt_to", "LT", _ordered, "<", total_order=True)
 
 
 # ----------------------------------------------------------------------------------------

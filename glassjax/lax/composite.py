@@ -16,7 +16,7 @@ import numpy as np
 
 from glassjax import core, tree_util
 from glassjax.errors import UnexpectedTracerError
-from glassjax.interpreters import ad, staging
+from glassjax.interpreters import ad, mlir, staging
 from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo, ir
 
@@ -80,30 +80,13 @@ def composite(decomposition, name, version=0):
     return wrapped
 
 
-def _attribute(value):
-    """A Python attribute value as an MLIR attribute (as JAX's ``ir_attribute``)."""
-    if isinstance(value, HashableArray):
-        value = value.val
-    if isinstance(value, np.ndarray):
-        return ir.DenseElementsAttr.get(np.ascontiguousarray(value))
-    if isinstance(value, bool):
-        return ir.BoolAttr.get(value)
-    if isinstance(value, int):
-        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
-    if isinstance(value, float):
-        return ir.FloatAttr.get(ir.F64Type.get(), value)
-    if isinstance(value, str):
-        return ir.StringAttr.get(value)
-    raise TypeError(f"composite attribute of unsupported type {type(value)}: {value!r}")
-
-
 def _composite_lowering(ctx, *args, name, attributes, version, jaxpr):
     symbol = lowering.private_function(ctx, name, jaxpr)
     attrs = {}
     for k, leaves, treedef in attributes:
         value = tree_util.tree_unflatten(treedef, leaves)
         if value is not None:
-            attrs[k] = _attribute(value)
+            attrs[k] = mlir.ir_attribute(value)
     return list(hlo.CompositeOp(
         [lowering.aval_to_ir_type(a) for a in ctx.avals_out], list(args),
         name=ir.StringAttr.get(name), decomposition=ir.FlatSymbolRefAttr.get(symbol),

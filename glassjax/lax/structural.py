@@ -189,6 +189,18 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
     return broadcast(_convert_element_type(fill_value, dtype, weak_type), shape)
 
 
+def shape_as_value(shape):
+    """A shape as an integer vector: a NumPy int32 array (int64 if a dimension does not
+    fit). (JAX also takes symbolic dimensions here and then computes the vector in the
+    program; glassjax's dimensions are always integers.) The empty shape gives an empty
+    array built with ``full``, as JAX builds it."""
+    dtype = np.dtype(np.int64 if any(d > np.iinfo(np.int32).max for d in shape)
+                     else np.int32)
+    if len(shape) == 0:
+        return full((0,), np.array(0, dtype=dtype))
+    return np.asarray(shape, dtype=dtype)
+
+
 def broadcast_shapes(*shapes):
     """NumPy broadcasting of shapes, with rank promotion (ValueError when they are
     incompatible)."""

@@ -8,3 +8,5 @@ from glassjax.nn.special import logsumexp
 # (``glassjax.nn.initializers`` is imported by the package root, after ``random``, which
 # it uses: importing it here would make nn -> initializers -> random -> nn a cycle.)
 from glassjax.nn.attention import dot_product_attention
+from glassjax.nn.scaled_matmul import (get_scaled_dot_general_config, scaled_dot_general,
+                                       scaled_matmul)

@@ -60,8 +60,8 @@ from glassjax.numpy.scalar_types import (bfloat16, bool_, cdouble, complex64, co
                                          float8_e3m4, float8_e4m3, float8_e4m3b11fnuz,
                                          float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
                                          float8_e5m2fnuz, float8_e8m0fnu, float64, float_,
-                                         int2, int4, int8, int16, int32, int64, int_, isdtype,
-                                         single, uint, uint2, uint4, uint8, uint16, uint32,
+                                         int1, int2, int4, int8, int16, int32, int64, int_, isdtype,
+                                         single, uint, uint1, uint2, uint4, uint8, uint16, uint32,
                                          uint64)
 from glassjax.numpy.sorting import (argpartition, argsort, lexsort, median, nanmedian,
                                     nanpercentile, nanquantile, partition, percentile,
@@ -69,6 +69,7 @@ from glassjax.numpy.sorting import (argpartition, argsort, lexsort, median, nanm
 from glassjax.numpy.setops import (digitize, interp, intersect1d, isin, searchsorted,
                                    setdiff1d, setxor1d, union1d, unique, unique_all,
                                    unique_counts, unique_inverse, unique_values)
+from glassjax.numpy.einsum_path import einsum_path
 from glassjax.numpy.tensor_contractions import (dot, einsum, inner, matmul, matvec,
                                                 outer, tensordot, vdot, vecdot, vecmat)
 from glassjax.numpy.ufuncs import (abs, absolute, acos, acosh, arccos, arccosh, arcsin,

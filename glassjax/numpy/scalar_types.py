@@ -80,18 +80,20 @@ float8_e8m0fnu = _make_scalar_type(dtypes.float8_e8m0fnu)
 float6_e2m3fn = _make_scalar_type(dtypes.float6_e2m3fn)
 float6_e3m2fn = _make_scalar_type(dtypes.float6_e3m2fn)
 float4_e2m1fn = _make_scalar_type(dtypes.float4_e2m1fn)
+int1 = _make_scalar_type(dtypes.int1)
 int2 = _make_scalar_type(dtypes.int2)
 int4 = _make_scalar_type(dtypes.int4)
+uint1 = _make_scalar_type(dtypes.uint1)
 uint2 = _make_scalar_type(dtypes.uint2)
 uint4 = _make_scalar_type(dtypes.uint4)
 
 
 _DTYPE_KINDS = {
     "bool": {np.dtype(bool)},
-    "signed integer": {np.dtype(t) for t in (dtypes.int2, dtypes.int4, np.int8, np.int16,
-                                             np.int32, np.int64)},
-    "unsigned integer": {np.dtype(t) for t in (dtypes.uint2, dtypes.uint4, np.uint8,
-                                               np.uint16, np.uint32, np.uint64)},
+    "signed integer": {*dtypes._SIGNED_SUB_BYTE,
+                       *map(np.dtype, (np.int8, np.int16, np.int32, np.int64))},
+    "unsigned integer": {*dtypes._UNSIGNED_SUB_BYTE,
+                         *map(np.dtype, (np.uint8, np.uint16, np.uint32, np.uint64))},
     "real floating": {*dtypes._CUSTOM_FLOATS, *map(np.dtype, (np.float16, np.float32,
                                                              np.float64))},
     "complex floating": {np.dtype(np.complex64), np.dtype(np.complex128)},

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import itertools
-import math
 
 import numpy as np
 
@@ -20,7 +18,7 @@ from glassjax import dtypes, lax
 from glassjax.jit import jit
 from glassjax.mesh import PartitionSpec as P
 from glassjax.named_sharding import as_typed, spec_to_sharding
-from glassjax.numpy import lax_numpy, ufuncs, util
+from glassjax.numpy import contraction_paths, lax_numpy, ufuncs, util
 from glassjax.numpy.util import canonicalize_axis, ensure_arraylike
 from glassjax.numpy.vectorize import vectorize
 
@@ -221,9 +219,14 @@ def outer(a, b, out=None):
 # einsum
 # ----------------------------------------------------------------------------------------
 
-def _parse_subscripts(subscripts, shapes):
+_FRESH = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _parse_subscripts(subscripts, shapes, fresh=_FRESH, pool=None):
     """Input and output index strings, with ``...`` replaced by fresh letters and the
-    implicit output (indices used once, sorted) made explicit."""
+    implicit output (indices used once, sorted) made explicit. The ellipsis takes the
+    last of the first ``pool`` unused letters of ``fresh`` (``pool`` defaults to the
+    ellipsis's width; opt_einsum names them with the largest rank as the pool)."""
     subscripts = subscripts.replace(" ", "")
     inputs, arrow, output = subscripts.partition("->")
     inputs = inputs.split(",")
@@ -231,11 +234,10 @@ def _parse_subscripts(subscripts, shapes):
         raise ValueError("Number of einsum subscripts must be equal to the number of "
                          "operands.")
     used = set(subscripts) - set(".,->")
-    fresh = (c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-             if c not in used)
     ellipsis_ndim = max((len(s) - len(t.replace("...", ""))
                          for t, s in zip(inputs, shapes) if "..." in t), default=0)
-    ellipsis = "".join(next(fresh) for _ in range(ellipsis_ndim))
+    unused = [c for c in fresh if c not in used][:ellipsis_ndim if pool is None else pool]
+    ellipsis = "".join(unused[len(unused) - ellipsis_ndim:])
     expanded = []
     for term, shape in zip(inputs, shapes):
         if "..." in term:
@@ -268,52 +270,26 @@ def _label_sizes(inputs, shapes) -> dict:
     return sizes
 
 
-def _optimal_path(inputs, output, sizes):
-    """opt_einsum's ``'optimal'`` path: try every order of pairwise contractions (depth
-    first, pruning any order already costlier than the best found) and keep the one with
-    the fewest flops. Returns the pairs as positions in the shrinking operand list."""
-    best = [float("inf"), None]
-
-    def flops(indices, inner):
-        return math.prod(sizes[i] for i in indices) * (2 if inner else 1)
-
-    def search(path, terms, remaining, cost):
-        if len(remaining) == 1:
-            best[:] = [cost, path]
-            return
-        for i, j in itertools.combinations(sorted(remaining), 2):
-            keep = set(output).union(*(terms[k] for k in remaining - {i, j}))
-            either, shared = terms[i] | terms[j], terms[i] & terms[j]
-            new_cost = cost + flops(either, bool(shared - keep))
-            if new_cost < best[0]:
-                search(path + [(i, j)], terms + [either & keep],
-                       remaining - {i, j} | {len(terms)}, new_cost)
-
-    search([], [frozenset(t) for t in inputs], set(range(len(inputs))), 0)
-    # Number each pair by position in the list of operands still alive at that step.
-    alive, linear = list(range(len(inputs))), []
-    for step, pair in enumerate(best[1]):
-        positions = sorted(alive.index(k) for k in pair)
-        for p in reversed(positions):
-            alive.pop(p)
-        alive.append(len(inputs) + step)
-        linear.append(tuple(positions))
-    return linear
-
-
-def _contractions(inputs, output, sizes, optimize):
-    """The pairwise contraction steps (opt_einsum's "einsum_call" form): which operands,
-    which indices disappear, and the step's own einsum string. JAX's default order is
-    opt_einsum's ``'optimal'`` for up to 4 operands (heuristics beyond; here the optimal
-    search up to 6 operands, then left to right)."""
+def _path(inputs, output, sizes, optimize):
+    """The order of pairwise contractions, as positions in the shrinking operand list,
+    chosen as JAX chooses it (``contraction_paths``): ``'auto'`` (the default),
+    ``'optimal'`` (also ``True``), ``'greedy'`` or ``'branch-*'``; ``False`` contracts
+    left to right; a list is a path given by the user. Other opt_einsum strategy names
+    (``'dp'``, ...) are not written here and get ``'auto'``."""
+    if isinstance(optimize, (list, tuple)):
+        return [tuple(p) for p in optimize if p != "einsum_path"]
     if len(inputs) <= 2:
-        path = [tuple(range(len(inputs)))]
-    elif isinstance(optimize, (list, tuple)):
-        path = [tuple(p) for p in optimize if p != "einsum_path"]
-    elif optimize is False or len(inputs) > 6:
-        path = [(0, 1)] * (len(inputs) - 1)
-    else:
-        path = _optimal_path(inputs, output, sizes)
+        return [tuple(range(len(inputs)))]
+    if optimize is False:
+        return [(0, 1)] * (len(inputs) - 1)
+    strategy = contraction_paths.STRATEGIES.get("optimal" if optimize is True else optimize,
+                                                contraction_paths.auto)
+    return strategy([frozenset(t) for t in inputs], frozenset(output), sizes)
+
+
+def _steps(inputs, output, path):
+    """The pairwise contraction steps (opt_einsum's "einsum_call" form): which operands,
+    which indices disappear, and the step's own einsum string."""
     terms = list(inputs)
     steps = []
     for n, positions in enumerate(path):
@@ -347,7 +323,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     shapes = [np.shape(o) for o in operands]
     inputs, output = _parse_subscripts(subscripts, shapes)
     sizes = _label_sizes(inputs, shapes)
-    steps = _contractions(inputs, output, sizes, optimize)
+    steps = _steps(inputs, output, _path(inputs, output, sizes, optimize))
     if preferred_element_type is None:
         dtype, weak = dtypes.result_type(*operands, return_weak_type_flag=True)
     else:

@@ -99,6 +99,24 @@ _IR_TYPES = {
     np.dtype(np.float64): ir.F64Type.get,
     np.dtype(np.complex64): lambda: ir.ComplexType.get(ir.F32Type.get()),
     np.dtype(np.complex128): lambda: ir.ComplexType.get(ir.F64Type.get()),
+    # Sub-byte integers and narrow floats (ml_dtypes), as JAX maps them.
+    np.dtype(dtypes.int1): lambda: ir.IntegerType.get_signless(1),
+    np.dtype(dtypes.int2): lambda: ir.IntegerType.get_signless(2),
+    np.dtype(dtypes.int4): lambda: ir.IntegerType.get_signless(4),
+    np.dtype(dtypes.uint1): lambda: ir.IntegerType.get_unsigned(1),
+    np.dtype(dtypes.uint2): lambda: ir.IntegerType.get_unsigned(2),
+    np.dtype(dtypes.uint4): lambda: ir.IntegerType.get_unsigned(4),
+    np.dtype(dtypes.float8_e3m4): ir.Float8E3M4Type.get,
+    np.dtype(dtypes.float8_e4m3): ir.Float8E4M3Type.get,
+    np.dtype(dtypes.float8_e4m3b11fnuz): ir.Float8E4M3B11FNUZType.get,
+    np.dtype(dtypes.float8_e4m3fn): ir.Float8E4M3FNType.get,
+    np.dtype(dtypes.float8_e4m3fnuz): ir.Float8E4M3FNUZType.get,
+    np.dtype(dtypes.float8_e5m2): ir.Float8E5M2Type.get,
+    np.dtype(dtypes.float8_e5m2fnuz): ir.Float8E5M2FNUZType.get,
+    np.dtype(dtypes.float8_e8m0fnu): ir.Float8E8M0FNUType.get,
+    np.dtype(dtypes.float6_e2m3fn): ir.Float6E2M3FNType.get,
+    np.dtype(dtypes.float6_e3m2fn): ir.Float6E3M2FNType.get,
+    np.dtype(dtypes.float4_e2m1fn): ir.Float4E2M1FNType.get,
 }
 
 
