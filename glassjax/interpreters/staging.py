@@ -307,7 +307,7 @@ def is_literalable(x) -> bool:
     value lives on a device, and the program should not copy it into its text."""
     if type(x) in dtypes.python_scalar_dtypes:
         return True
-    return isinstance(x, (np.ndarray, np.generic)) and not np.shape(x)
+    return isinstance(x, (np.ndarray, np.generic)) and not x.shape
 
 
 _no_effects = frozenset()
