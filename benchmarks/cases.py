@@ -38,17 +38,18 @@ def _mlp_data(jnp):
             jnp.asarray(rng.randn(32, 10).astype(np.float32)))
 
 
+def _sin_chain(jax, n_eqns):
+    """A fresh function of a scalar whose jaxpr is ``n_eqns`` ``sin`` equations."""
+    def chain(x):
+        for _ in range(n_eqns):
+            x = jax.numpy.sin(x)
+        return x
+    return chain
+
+
 def trace_chain_1000(jax):
     """make_jaxpr of a 1,000-op elementwise chain."""
-    jnp = jax.numpy
-
-    def rep():
-        def chain(x):
-            for _ in range(1000):
-                x = jnp.sin(x)
-            return x
-        jax.make_jaxpr(chain)(1.0)
-    return rep
+    return lambda: jax.make_jaxpr(_sin_chain(jax, 1000))(1.0)
 
 
 def trace_mlp_loss(jax):
@@ -267,6 +268,88 @@ def jit_sharded_matmul(jax):
     return rep
 
 
+# -- tracing at every size -----------------------------------------------------------------
+# Four kinds of program, each traced (make_jaxpr of a fresh function) at about 10, 1,000,
+# 10,000 and 100,000 equations (counted with the equations inside scan bodies). Named
+# ``trace_<kind>_<size>`` so that report.py draws time against size per kind; the sin
+# chain's 1,000-equation point is ``trace_chain_1000`` above.
+
+def _trace_chain(n_eqns):
+    def case(jax):
+        return lambda: jax.make_jaxpr(_sin_chain(jax, n_eqns))(1.0)
+    case.__doc__ = f"make_jaxpr of a {n_eqns:,}-equation sin chain."
+    return case
+
+
+def _mlp_stack(jax, n_layers):
+    """A fresh MLP of ``n_layers`` tanh layers (4 equations each: dot_general,
+    broadcast_in_dim, add, tanh), the weights of one layer shared by all (tracing costs
+    the same per layer either way, and the arguments stay small)."""
+    jnp = jax.numpy
+
+    def mlp(w, b, x):
+        for _ in range(n_layers):
+            x = jnp.tanh(x @ w + b)
+        return x
+    return mlp
+
+
+def _trace_mlp(n_eqns):
+    def case(jax):
+        jnp = jax.numpy
+        w, b = jnp.ones((16, 16)) * 0.1, jnp.zeros(16)
+        x = jnp.ones((8, 16))
+        return lambda: jax.make_jaxpr(_mlp_stack(jax, n_eqns // 4))(w, b, x)
+    case.__doc__ = f"make_jaxpr of a {n_eqns:,}-equation MLP stack (tanh layers)."
+    return case
+
+
+def _scans(jax, n_scans):
+    """A fresh function running ``n_scans`` RNN scans one after the other, each scan
+    equation with a 5-equation body (two products, add, tanh, a sum)."""
+    jnp = jax.numpy
+
+    def run(wh, wx, h, xs):
+        def cell(h, x):
+            h = jnp.tanh(h @ wh + x @ wx)
+            return h, h.sum()
+        for _ in range(n_scans):
+            h, _ = jax.lax.scan(cell, h, xs)
+        return h
+    return run
+
+
+def _trace_scan(n_eqns):
+    def case(jax):
+        jnp = jax.numpy
+        args = (jnp.ones((16, 16)) * 0.1, jnp.ones((8, 16)) * 0.1, jnp.zeros((4, 16)),
+                jnp.ones((10, 4, 8)))
+        return lambda: jax.make_jaxpr(_scans(jax, max(1, n_eqns // 6)))(*args)
+    case.__doc__ = f"make_jaxpr of a scan-heavy program of {n_eqns:,} equations."
+    return case
+
+
+def _vmap_grad(jax, n_layers):
+    """A fresh per-example gradient (vmap of grad) of the loss of a ``n_layers`` tanh
+    stack: 11 equations per layer once linearized, transposed and batched."""
+    jnp = jax.numpy
+
+    def loss(w, x):
+        for _ in range(n_layers):
+            x = jnp.tanh(x * w)
+        return jnp.sum(x)
+    return jax.vmap(jax.grad(loss), in_axes=(None, 0))
+
+
+def _trace_vmap_grad(n_eqns):
+    def case(jax):
+        jnp = jax.numpy
+        w, xs = jnp.ones(16) * 0.5, jnp.ones((8, 16))
+        return lambda: jax.make_jaxpr(_vmap_grad(jax, max(1, n_eqns // 11)))(w, xs)
+    case.__doc__ = f"make_jaxpr of vmap(grad) of a {n_eqns:,}-equation program."
+    return case
+
+
 # name -> (case, repetitions per sample); a case returning None does not apply to that
 # implementation.
 CASES = {
@@ -288,6 +371,21 @@ CASES = {
     "lower_10k": _lowering(10_000, 1),
     "pmap_psum_dispatch": (pmap_psum_dispatch, 500),
     "jit_sharded_matmul": (jit_sharded_matmul, 50),
+    "trace_chain_10": (_trace_chain(10), 200),
+    "trace_chain_10k": (_trace_chain(10_000), 1),
+    "trace_chain_100k": (_trace_chain(100_000), 1),
+    "trace_mlp_10": (_trace_mlp(10), 200),
+    "trace_mlp_1k": (_trace_mlp(1_000), 3),
+    "trace_mlp_10k": (_trace_mlp(10_000), 1),
+    "trace_mlp_100k": (_trace_mlp(100_000), 1),
+    "trace_scan_10": (_trace_scan(10), 100),
+    "trace_scan_1k": (_trace_scan(1_000), 3),
+    "trace_scan_10k": (_trace_scan(10_000), 1),
+    "trace_scan_100k": (_trace_scan(100_000), 1),
+    # (no 100k point: JAX takes about 9 s per repetition there, a minute per round)
+    "trace_vmap_grad_10": (_trace_vmap_grad(10), 50),
+    "trace_vmap_grad_1k": (_trace_vmap_grad(1_000), 3),
+    "trace_vmap_grad_10k": (_trace_vmap_grad(10_000), 1),
     "first_call_1k": (first_call_1k, 1),
     "jaxpr_magic_1k": (jaxpr_magic_1k, 1),
 }

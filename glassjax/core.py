@@ -149,7 +149,7 @@ class ShapedArray:
     case, means no dimension is split over an Explicit axis. Primitives compute it with
     their ``sharding_rule`` (``Primitive.abstract_eval``). Equality ignores it too (jit
     keys its traces on it separately)."""
-    __slots__ = ("shape", "dtype", "weak_type", "vma", "_sharding")
+    __slots__ = ("shape", "dtype", "weak_type", "vma", "_sharding", "_hash")
     array_abstraction_level = 1
 
     def __init__(self, shape, dtype, weak_type=False, vma=(), sharding=None):
@@ -192,11 +192,18 @@ class ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
 
     def __eq__(self, other):
-        return (type(other) is ShapedArray and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+        return self is other or (
+            type(other) is ShapedArray and self.shape == other.shape
+            and self.dtype == other.dtype and self.weak_type == other.weak_type)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+        """Computed once: an aval never changes, and tracing hashes the same ones again
+        and again (they key the abstract-eval caches)."""
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash = hash((self.shape, self.dtype, self.weak_type))
+            return self._hash
 
     def str_short(self, short_dtypes=False):
         name = (dtypes.short_dtype_name(self.dtype) if short_dtypes
@@ -414,6 +421,19 @@ def get_aval(x) -> ShapedArray:
         dtypes.check_valid_dtype(x.dtype)
         return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype))
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
+
+
+def shape_of(x) -> tuple:
+    """``np.shape(x)``, read straight from the aval of an array or tracer: wrappers ask
+    for the shape of every operand, and NumPy's dispatch costs more than many a wrapper's
+    own work."""
+    aval = getattr(x, "aval", None)
+    return aval.shape if type(aval) is ShapedArray else np.shape(x)
+
+
+def ndim_of(x) -> int:
+    """``np.ndim(x)``, as fast as ``shape_of``."""
+    return len(shape_of(x))
 
 
 def typeof(x) -> ShapedArray:

@@ -208,8 +208,8 @@ def check_and_canonicalize_user_dtype(dtype, fun_name=None):
         raise ValueError("dtype must be specified.")
     if isinstance(dtype, ExtendedDType):
         return dtype
-    if any(dtype is t for t in python_scalar_dtypes):
-        return canonicalize_dtype(python_scalar_dtypes[dtype])
+    if isinstance(dtype, type) and dtype in python_scalar_dtypes:    # (not np.dtype('int64'),
+        return canonicalize_dtype(python_scalar_dtypes[dtype])       # which equals int)
     np_dtype = np.dtype(dtype)
     if np_dtype not in _VALID_DTYPES:
         where = f" in {fun_name}" if fun_name else ""

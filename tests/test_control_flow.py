@@ -643,6 +643,50 @@ let jaxpr = { lambda ; a:f32[]. let
   in (h,) }"""
 
 
+def test_a_body_closing_over_tracers_scanned_twice_is_printed_once():
+    """The body closes over ``wh``, a tracer of the trace around it: its jaxpr is
+    remembered for that trace, so both scans share it (as in JAX)."""
+    def run(wh, h, xs):
+        def cell(h, x):
+            return jnp.tanh(h * wh + x), h.sum()
+        for _ in range(2):
+            h, _ = lax.scan(cell, h, xs)
+        return h
+    out = make_jaxpr(run)(jnp.ones(3), jnp.ones(3), jnp.ones((5, 3)))
+    assert str(out) == """\
+let jaxpr = { lambda ; a:f32[3] b:f32[3] c:f32[3]. let
+    d:f32[3] = mul b a
+    e:f32[3] = add d c
+    f:f32[3] = tanh e
+    g:f32[] = reduce_sum[axes=(0,) out_sharding=None] b
+  in (f, g) } in
+{ lambda ; h:f32[3] i:f32[3] j:f32[5,3]. let
+    k:f32[3] _:f32[5] = scan[
+      jaxpr=jaxpr
+      length=5
+      num_carry=1
+      num_consts=1
+      reverse=False
+      unroll=1
+    ] h i j
+    l:f32[3] _:f32[5] = scan[
+      jaxpr=jaxpr
+      length=5
+      num_carry=1
+      num_consts=1
+      reverse=False
+      unroll=1
+    ] h k j
+  in (l,) }"""
+    rng = np.random.RandomState(0)
+    wh, h, xs = rng.randn(3).astype(np.float32), rng.randn(3), rng.randn(5, 3)
+    expected = h
+    for _ in range(2):
+        for x in xs:
+            expected = np.tanh(expected * wh + x)
+    np.testing.assert_allclose(jit(run)(wh, h, xs), expected, rtol=1e-5)
+
+
 # ----------------------------------------------------------------------------------------
 # Lowering: stablehlo.case and stablehlo.while, as JAX emits them
 # ----------------------------------------------------------------------------------------

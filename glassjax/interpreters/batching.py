@@ -56,7 +56,7 @@ def moveaxis(x, src: int, dst: int):
     lax = core.hooks                     # lax's operations (lax registers them)
     if src == dst:
         return x
-    ndim = np.ndim(x)
+    ndim = core.ndim_of(x)
     src, dst = canonicalize_axis(src, ndim), canonicalize_axis(dst, ndim)
     perm = [i for i in range(ndim) if i != src]
     perm.insert(dst, src)
@@ -67,7 +67,7 @@ def broadcast(x, size: int, axis: int):
     """Give an unmapped value a mapped axis of ``size`` at ``axis``. (The kept axes are
     NumPy ints, as in JAX, which prints them as ``broadcast_dimensions=(np.int64(1),)``.)"""
     lax = core.hooks                     # lax's operations (lax registers them)
-    shape = list(np.shape(x))
+    shape = list(core.shape_of(x))
     shape.insert(axis, size)
     dims = tuple(np.delete(np.arange(len(shape)), axis))
     return lax.broadcast_in_dim(x, tuple(shape), dims)
@@ -122,12 +122,12 @@ def broadcast_batcher(primitive, args, dims, **params):
     moved to the front and unmapped operands get a size-1 front axis, so the primitive's
     own broadcasting spreads them over the batch; lower-rank mapped operands get
     trailing size-1 axes so they line up with the rest."""
-    shape, dim = next((np.shape(x), d) for x, d in zip(args, dims) if d is not not_mapped)
-    if all(np.shape(x) == shape and d == dim for x, d in zip(args, dims) if np.ndim(x)):
+    shape, dim = next((core.shape_of(x), d) for x, d in zip(args, dims) if d is not not_mapped)
+    if all(core.shape_of(x) == shape and d == dim for x, d in zip(args, dims) if core.ndim_of(x)):
         out = primitive.bind(*args, **params)
         return (out, [dim] * len(out)) if primitive.multiple_results else (out, dim)
-    args = [bdim_at_front(x, d, 1) if np.ndim(x) else x for x, d in zip(args, dims)]
-    ndim = max(np.ndim(x) for x in args)
+    args = [bdim_at_front(x, d, 1) if core.ndim_of(x) else x for x, d in zip(args, dims)]
+    ndim = max(core.ndim_of(x) for x in args)
     args = [_expand_trailing(x, ndim) if d is not not_mapped else x
             for x, d in zip(args, dims)]
     out = primitive.bind(*args, **params)
@@ -136,9 +136,9 @@ def broadcast_batcher(primitive, args, dims, **params):
 
 def _expand_trailing(x, ndim):
     lax = core.hooks                     # lax's operations (lax registers them)
-    if np.ndim(x) == ndim:
+    if core.ndim_of(x) == ndim:
         return x
-    return lax.expand_dims(x, tuple(range(np.ndim(x), ndim)))
+    return lax.expand_dims(x, tuple(range(core.ndim_of(x), ndim)))
 
 
 # ----------------------------------------------------------------------------------------

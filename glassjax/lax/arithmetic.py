@@ -39,7 +39,7 @@ def _replace_zero(x):
 def _maybe_broadcast(shape, x):
     """``x`` broadcast to ``shape`` the way a broadcasting op broadcasts its operand
     (rank 0, or equal rank with size-1 axes): what a lone tangent of ``add`` needs."""
-    x_shape = np.shape(x)
+    x_shape = core.shape_of(x)
     if x_shape == tuple(shape):
         return x
     if not x_shape:
@@ -51,7 +51,7 @@ def _maybe_broadcast(shape, x):
 
 def _unbroadcast(aval, x):
     """Sum a cotangent back down to the shape of an operand that was broadcast."""
-    x_shape = np.shape(x)
+    x_shape = core.shape_of(x)
     if x_shape == aval.shape:
         return x
     if not aval.shape:

@@ -324,15 +324,15 @@ def _dot_general_transpose_lhs(ct, x, y, *, dimension_numbers, precision,
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     x_ndim = x.aval.ndim
     x_kept = _remaining(range(x_ndim), x_contract, x_batch)
-    y_kept = _remaining(range(np.ndim(y)), y_contract, y_batch)
+    y_kept = _remaining(range(core.ndim_of(y)), y_contract, y_batch)
     if swap_ans:
         ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
     else:
         ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
     dims = ((ans_y, y_kept), (ans_batch, y_batch))
-    x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract)))
+    x_contract_sorted_by_y = [xc for _, xc in sorted(zip(y_contract, x_contract))]
     unsorted_axes = list(x_batch) + x_kept + x_contract_sorted_by_y
-    out_axes = np.argsort(unsorted_axes)
+    out_axes = sorted(range(len(unsorted_axes)), key=unsorted_axes.__getitem__)
     out = dot_general(ct, y, dims, precision=precision,
                       preferred_element_type=preferred_element_type,
                       out_sharding=_transposed_sharding(x.aval, (ct, y), unsorted_axes))
@@ -377,7 +377,7 @@ def _batch_dimension_numbers(ndims, batch_dims, dimension_numbers):
     lhs_ndim, _ = ndims
     lbd, rbd = batch_dims
     (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
-    bump = lambda dims, b: tuple(np.add(dims, np.greater_equal(dims, b)))
+    bump = lambda dims, b: tuple(d + (d >= b) for d in dims)
     if lbd is not None and rbd is not None:
         lhs_batch = (lbd,) + bump(lhs_batch, lbd)
         rhs_batch = (rbd,) + bump(rhs_batch, rbd)
@@ -387,13 +387,12 @@ def _batch_dimension_numbers(ndims, batch_dims, dimension_numbers):
     elif rbd is None:
         lhs_tensor = [d for d in range(lhs_ndim)
                       if d not in lhs_batch and d not in lhs_contract]
-        result_batch_dim = len(lhs_batch) + int(sum(np.less(lhs_tensor, lbd)))
+        result_batch_dim = len(lhs_batch) + sum(d < lbd for d in lhs_tensor)
         lhs_batch = bump(lhs_batch, lbd)
         lhs_contract = bump(lhs_contract, lbd)
     else:
         rhs_tensor = _remaining(range(ndims[1]), rhs_batch, rhs_contract)
-        result_batch_dim = (lhs_ndim - len(lhs_contract) +
-                            int(sum(np.less(rhs_tensor, rbd))))
+        result_batch_dim = lhs_ndim - len(lhs_contract) + sum(d < rbd for d in rhs_tensor)
         rhs_batch = bump(rhs_batch, rbd)
         rhs_contract = bump(rhs_contract, rbd)
     return ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)), result_batch_dim
@@ -404,8 +403,8 @@ def _dot_general_batch(args, dims, *, dimension_numbers, precision, preferred_el
     lhs, rhs = args
     lbd, rbd = dims
     new_dims, result_stack_dim = _batch_dimension_numbers(
-        (np.ndim(lhs), np.ndim(rhs)), (lbd, rbd), dimension_numbers)
-    result_shape = _dot_general_shape(np.shape(lhs), np.shape(rhs), new_dims)
+        (core.ndim_of(lhs), core.ndim_of(rhs)), (lbd, rbd), dimension_numbers)
+    result_shape = _dot_general_shape(core.shape_of(lhs), core.shape_of(rhs), new_dims)
     out = dot_general(lhs, rhs, new_dims, precision=precision,
                       preferred_element_type=preferred_element_type)
     return out, canonicalize_axis(result_stack_dim, len(result_shape))
@@ -508,7 +507,7 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
         out_sharding=None):
     """General dot product. Without ``dimension_numbers``: the ordinary vector/matrix
     product of operands of rank 1 or 2 (the last axis of lhs with the first of rhs)."""
-    lhs_shape, rhs_shape = np.shape(lhs), np.shape(rhs)
+    lhs_shape, rhs_shape = core.shape_of(lhs), core.shape_of(rhs)
     if dimension_numbers is None:
         if (1 <= len(lhs_shape) <= 2 and 1 <= len(rhs_shape) <= 2 and
                 lhs_shape[-1] == rhs_shape[0]):

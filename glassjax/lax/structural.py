@@ -118,7 +118,7 @@ pretty.pp_eqn_rules[broadcast_in_dim_p] = pretty.hide_params(lambda p: {
 def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None):
     """Broadcast ``operand`` to ``shape``: its axis i becomes axis
     ``broadcast_dimensions[i]`` of the result; the other axes are new."""
-    if (np.ndim(operand) == len(shape) and not len(broadcast_dimensions) and
+    if (core.ndim_of(operand) == len(shape) and not len(broadcast_dimensions) and
             is_array(operand)):
         return operand
     return broadcast_in_dim_p.bind(operand, shape=tuple(shape),
@@ -145,14 +145,15 @@ def broadcast(operand, sizes, *, out_sharding=None):
     """Add leading axes of the given ``sizes``."""
     if len(sizes) == 0 and out_sharding is None:
         return _asarray(operand)
-    dims = tuple(range(len(sizes), len(sizes) + np.ndim(operand)))
-    return broadcast_in_dim(operand, tuple(sizes) + np.shape(operand), dims,
+    shape = core.shape_of(operand)
+    dims = tuple(range(len(sizes), len(sizes) + len(shape)))
+    return broadcast_in_dim(operand, tuple(sizes) + shape, dims,
                             out_sharding=out_sharding)
 
 
 def broadcast_to_rank(x, rank: int):
     """Add leading size-1 axes to give ``x`` rank ``rank``."""
-    ndim = np.ndim(x)
+    ndim = core.ndim_of(x)
     if ndim == rank:
         return _asarray(x)
     return broadcast(x, (1,) * (rank - ndim))
@@ -162,11 +163,11 @@ def expand_dims(array, dimensions):
     """Insert size-1 axes at ``dimensions`` (a ``broadcast_in_dim``, as in JAX)."""
     if len(set(dimensions)) != len(dimensions):
         raise ValueError(f"repeated axis in lax.expand_dims: {dimensions}")
-    ndim_out = np.ndim(array) + len(dimensions)
+    ndim_out = core.ndim_of(array) + len(dimensions)
     dims = [canonicalize_axis(i, ndim_out) for i in dimensions]
     if len(set(dims)) != len(dims):
         raise ValueError(f"repeated axis in lax.expand_dims: {dims}")
-    shape = list(np.shape(array))
+    shape = list(core.shape_of(array))
     for i in sorted(dims):
         shape.insert(i, 1)
     return broadcast_in_dim(array, shape, [i for i in range(ndim_out) if i not in dims])
@@ -382,13 +383,14 @@ def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
     """Reshape ``operand`` to ``new_sizes``; with ``dimensions``, its axes are first
     permuted to that order (the elements are read in row-major order)."""
     new_sizes = canonicalize_shape(new_sizes)
-    same_shape = np.shape(operand) == new_sizes
+    shape = core.shape_of(operand)
+    same_shape = shape == new_sizes
     if dimensions is None:
         dims, same_dims = None, True
     else:
         dims = ensure_index_tuple(dimensions)
-        same_dims = dims == tuple(range(np.ndim(operand)))
-    if np.shape(operand) and same_shape and same_dims and is_array(operand):
+        same_dims = dims == tuple(range(len(shape)))
+    if shape and same_shape and same_dims and is_array(operand):
         return operand
     return reshape_p.bind(operand, new_sizes=new_sizes,
                           dimensions=None if dims is None or same_dims else dims,
@@ -471,7 +473,7 @@ batching.primitive_batchers[transpose_p] = _transpose_batch
 def transpose(operand, permutation):
     """Permute the axes of ``operand``: result axis i is operand axis permutation[i]."""
     permutation = tuple(operator.index(d) for d in permutation)
-    if permutation == tuple(range(np.ndim(operand))) and is_array(operand):
+    if permutation == tuple(range(core.ndim_of(operand))) and is_array(operand):
         return operand
     return transpose_p.bind(operand, permutation=permutation)
 

@@ -375,6 +375,8 @@ def canonicalize_axis(axis, num_dims: int) -> int:
 def ensure_index_tuple(x) -> tuple:
     """A static index or sequence of indices as a tuple of Python ints."""
     x = core.concrete_or_error(None, x, "expected a static index or sequence of indices.")
+    if isinstance(x, (tuple, list)):     # (the common case: no exception to catch)
+        return tuple(map(operator.index, x))
     try:
         return (operator.index(x),)
     except TypeError:

@@ -29,6 +29,8 @@ def _upcast_f16(dtype):
 
 def _promote_integer_dtype(dtype):
     """Sums of bools and small ints are computed in the default int (as NumPy does)."""
+    if isinstance(dtype, np.dtype) and dtype.kind in "fc":     # (the common case)
+        return dtype
     if dtypes.issubdtype(dtype, np.bool_):
         return dtypes.default_int_dtype()
     for kind, default in ((np.unsignedinteger, dtypes.canonicalize_dtype(np.uint64)),
@@ -49,10 +51,11 @@ def _check_where(name, where):
 
 
 def _reduction_dims(a, axis):
+    ndim = core.ndim_of(a)
     if axis is None:
-        return tuple(range(np.ndim(a)))
+        return tuple(range(ndim))
     axes = axis if isinstance(axis, (np.ndarray, tuple, list)) else (axis,)
-    dims = tuple(canonicalize_axis(x, np.ndim(a)) for x in axes)
+    dims = tuple(canonicalize_axis(x, ndim) for x in axes)
     if len(dims) != len(set(dims)):
         raise ValueError(f"duplicate value in 'axis': {axis}")
     return dims
@@ -105,9 +108,8 @@ def _reduction(a, name, op, init_val, *, has_identity=True, preproc=None, bool_o
                          dtypes.issubdtype(result_dtype, np.inexact) else result_dtype)
     a = lax.convert_element_type(a, computation_dtype)
     op = op if computation_dtype != np.bool_ else bool_op
-    init_val = _reduction_init_val(computation_dtype, init_val)
     if where_ is not None:
-        a = _where(where_, a, init_val)
+        a = _where(where_, a, _reduction_init_val(computation_dtype, init_val))
     result = _REDUCERS[op](a, dims)
     if initial is not None:
         initial_arr = lax.convert_element_type(initial, a.dtype)

@@ -72,14 +72,15 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     """``a @ b``: matrix products over broadcast batch axes; vectors are treated as a row
     (``a``) or a column (``b``) and that axis is dropped from the result."""
     a, b = ensure_arraylike("matmul", a, b)
-    for i, x in enumerate((a, b)):
-        if x.ndim < 1:
+    a_shape, b_shape = a.shape, b.shape       # (read once: tracers compute them)
+    for i, shape in enumerate((a_shape, b_shape)):
+        if len(shape) < 1:
             raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it "
-                             f"has ndim {x.ndim}")
+                             f"has ndim {len(shape)}")
     dtype, weak = _result_dtype("matmul", a, b, preferred_element_type)
-    a_is_mat, b_is_mat = a.ndim > 1, b.ndim > 1
-    a_batch_dims = a.shape[:-2] if a_is_mat else ()
-    b_batch_dims = b.shape[:-2] if b_is_mat else ()
+    a_is_mat, b_is_mat = len(a_shape) > 1, len(b_shape) > 1
+    a_batch_dims = a_shape[:-2] if a_is_mat else ()
+    b_batch_dims = b_shape[:-2] if b_is_mat else ()
     num_batch = max(len(a_batch_dims), len(b_batch_dims))
     a_batch_dims = (None,) * (num_batch - len(a_batch_dims)) + a_batch_dims
     b_batch_dims = (None,) * (num_batch - len(b_batch_dims)) + b_batch_dims
@@ -116,9 +117,10 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
         idx_b_other.append(num_batch + a_is_mat)
     order = idx_batch + idx_a_other + idx_b_other      # dot_general's output axis order
     perm = tuple(sorted(range(len(order)), key=order.__getitem__))
+    a_ndim, b_ndim = len(a_shape) - len(a_squeeze), len(b_shape) - len(b_squeeze)
     a = lax.squeeze(a, tuple(a_squeeze)) if a_squeeze else a
     b = lax.squeeze(b, tuple(b_squeeze)) if b_squeeze else b
-    out = lax.dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1 - b_is_mat,)),
+    out = lax.dot_general(a, b, (((a_ndim - 1,), (b_ndim - 1 - b_is_mat,)),
                                  (tuple(a_batch), tuple(b_batch))),
                           precision=precision, preferred_element_type=dtype,
                           out_sharding=_dot_sharding(out_sharding,

@@ -122,6 +122,8 @@ def check_for_prngkeys(fun_name: str, *args):
 
 def ensure_arraylike(fun_name: str, *args):
     """Check the arguments and turn each into an array (one array for one argument)."""
+    if all(map(is_array, args)):        # (the common case: nothing to check or convert)
+        return args[0] if len(args) == 1 else args
     check_arraylike(fun_name, *args)
     out = tuple(lax_asarray(_jax_array_protocol(a)) for a in args)
     return out[0] if len(out) == 1 else out
@@ -269,7 +271,7 @@ def promote_shapes(fun_name: str, *args):
     axes (``broadcast_in_dim``); lax then broadcasts the size-1 axes and scalars."""
     if len(args) < 2:
         return list(args)
-    shapes = [np.shape(a) for a in args]
+    shapes = [core.shape_of(a) for a in args]
     nonscalar_ranks = {len(s) for s in shapes if s}
     if len(nonscalar_ranks) < 2:
         return list(args)
@@ -280,7 +282,7 @@ def promote_shapes(fun_name: str, *args):
 
 
 def broadcast_to_rank(x, rank):
-    ndim = np.ndim(x)
+    ndim = core.ndim_of(x)
     return x if ndim == rank else lax.broadcast(x, (1,) * (rank - ndim))
 
 

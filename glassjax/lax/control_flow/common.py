@@ -55,21 +55,24 @@ _cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def memoize(fun, key, build: Callable):
     """``build()``, remembered for ``(fun, key)`` while ``fun`` lives. Results that hold
-    tracers (values closed over from an enclosing trace) are never remembered: they
-    belong to that trace only; nor are those of functions reading or writing refs
-    (``jax.new_ref``), whose values are taken at trace time."""
+    tracers (values closed over from an enclosing trace) belong to the trace current
+    now: they are remembered for it alone, as JAX's cache (keyed on the current trace)
+    remembers them, so a body scanned twice inside one trace is one jaxpr, printed once.
+    Results of functions reading or writing refs (``jax.new_ref``), whose values are
+    taken at trace time, are never remembered."""
     full_key = (key, config.trace_context(), tuple(core.trace_ctx.axis_env.items()))
     try:
         per_fun = _cache.setdefault(fun, {})
     except TypeError:           # not weak-referenceable (e.g. a builtin): no cache
         per_fun = {}
-    hit = per_fun.get(full_key)
+    in_trace_key = (full_key, core.trace_ctx.trace)
+    hit = per_fun.get(full_key) or per_fun.get(in_trace_key)
     if hit is not None:
         return hit
     with ref_hooks.scope() as refs:
         result = build()
-    if not _holds_tracers(result) and not refs.touched:
-        per_fun[full_key] = result
+    if not refs.touched:
+        per_fun[in_trace_key if _holds_tracers(result) else full_key] = result
     return result
 
 
