@@ -26,7 +26,7 @@ from glassjax.xla.lowering import hlo
 # Bitwise operations (logical ones for booleans)
 # ----------------------------------------------------------------------------------------
 
-not_p = unop("not", _bool_or_int, hlo.not_)
+not_p = unop("not", _bool_or_int, "stablehlo.not")
 _zero_jvp(not_p)
 
 
@@ -35,7 +35,7 @@ def bitwise_not(x):
     return not_p.bind(x)
 
 
-and_p = naryop("and", [_bool_or_int, _bool_or_int], hlo.and_)
+and_p = naryop("and", [_bool_or_int, _bool_or_int], "stablehlo.and")
 _zero_jvp(and_p)
 
 
@@ -44,7 +44,7 @@ def bitwise_and(x, y):
     return and_p.bind(x, y)
 
 
-or_p = naryop("or", [_bool_or_int, _bool_or_int], hlo.or_)
+or_p = naryop("or", [_bool_or_int, _bool_or_int], "stablehlo.or")
 _zero_jvp(or_p)
 
 
@@ -53,7 +53,7 @@ def bitwise_or(x, y):
     return or_p.bind(x, y)
 
 
-xor_p = naryop("xor", [_bool_or_int, _bool_or_int], hlo.xor)
+xor_p = naryop("xor", [_bool_or_int, _bool_or_int], "stablehlo.xor")
 _zero_jvp(xor_p)
 
 
@@ -62,7 +62,7 @@ def bitwise_xor(x, y):
     return xor_p.bind(x, y)
 
 
-population_count_p = unop("population_count", _int, hlo.popcnt)
+population_count_p = unop("population_count", _int, "stablehlo.popcnt")
 
 
 def population_count(x):
@@ -70,7 +70,7 @@ def population_count(x):
     return population_count_p.bind(x)
 
 
-clz_p = unop("clz", _int, hlo.count_leading_zeros)
+clz_p = unop("clz", _int, "stablehlo.count_leading_zeros")
 
 
 def clz(x):
@@ -78,7 +78,7 @@ def clz(x):
     return clz_p.bind(x)
 
 
-shift_left_p = naryop("shift_left", [_int, _int], hlo.shift_left)
+shift_left_p = naryop("shift_left", [_int, _int], "stablehlo.shift_left")
 _zero_jvp(shift_left_p)
 
 
@@ -88,7 +88,7 @@ def shift_left(x, y):
 
 
 shift_right_arithmetic_p = naryop("shift_right_arithmetic", [_int, _int],
-                                  hlo.shift_right_arithmetic)
+                                  "stablehlo.shift_right_arithmetic")
 _zero_jvp(shift_right_arithmetic_p)
 
 
@@ -98,7 +98,7 @@ def shift_right_arithmetic(x, y):
 
 
 shift_right_logical_p = naryop("shift_right_logical", [_int, _int],
-                               hlo.shift_right_logical)
+                               "stablehlo.shift_right_logical")
 _zero_jvp(shift_right_logical_p)
 
 

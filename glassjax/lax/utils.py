@@ -223,37 +223,43 @@ _same = lambda *dts: dts[0]
 
 
 def unop(name, accepted, lower_op, result_dtype=_same):
-    """An elementwise one-input primitive (shape and weak type pass through), lowered by
+    """An elementwise one-input primitive (shape and weak type pass through), lowered to
+    the op named ``lower_op`` (e.g. ``"stablehlo.negate"``) or by a function
     ``lower_op(x, **params)``; with ``lower_op=None`` the caller registers a rule."""
     prim = standard_primitive(lambda x, **p: x.shape,
                               functools.partial(unop_dtype_rule, result_dtype, accepted,
                                                 name), name)
     batching.defvectorized(prim)
-    if lower_op is not None:
+    if isinstance(lower_op, str):
+        lowering.register_lowering(prim, lambda ctx, x: lowering.result(ctx, lower_op, [x]))
+    elif lower_op is not None:
         lowering.register_lowering(prim, lambda ctx, x, **p: lower_op(x, **p))
     return prim
 
 
 def naryop(name, accepted, lower_op, result_dtype=_same, require_same=True):
     """An elementwise n-input primitive whose operands broadcast (rank-0 or size-1 axes),
-    lowered by ``lower_op(*xs, **params)``; with ``lower_op=None`` the caller registers
-    a rule."""
+    lowered to the op named ``lower_op`` (e.g. ``"stablehlo.add"``) or by a function
+    ``lower_op(*xs, **params)``; with ``lower_op=None`` the caller registers a rule."""
     prim = standard_primitive(
         functools.partial(broadcasting_shape_rule, name),
         functools.partial(naryop_dtype_rule, result_dtype, accepted, name,
                           require_same=require_same), name)
     batching.defbroadcasting(prim)
-    if lower_op is not None:
-        lowering.register_lowering(prim, functools.partial(_nary_lower, lower_op))
+    if isinstance(lower_op, str):
+        lowering.register_lowering(prim, lambda ctx, *xs: lowering.result(
+            ctx, lower_op, broadcast_operands(ctx, xs)))
+    elif lower_op is not None:
+        lowering.register_lowering(prim, lambda ctx, *xs, **p: lower_op(
+            *broadcast_operands(ctx, xs), **p))
     return prim
 
 
-def _nary_lower(lower_op, ctx, *args, **params):
-    """Broadcast operands to the output shape explicitly (StableHLO does not broadcast),
-    then apply the op."""
-    out = ctx.avals_out[0]
-    args = [multi_broadcast(x, aval, out.shape) for x, aval in zip(args, ctx.avals_in)]
-    return lower_op(*args, **params)
+def broadcast_operands(ctx, xs) -> list:
+    """The operands of an n-ary op broadcast to its output's shape explicitly (StableHLO
+    does not broadcast)."""
+    shape = ctx.avals_out[0].shape
+    return [multi_broadcast(x, aval, shape) for x, aval in zip(xs, ctx.avals_in)]
 
 
 def _zero_jvp(prim):

@@ -130,6 +130,13 @@ def op(name: str, result_type: ir.Type, operands=(), attributes=None) -> ir.Valu
                                attributes=attributes).result
 
 
+def result(ctx: LoweringRuleContext, name: str, operands, attributes=None) -> ir.Value:
+    """The result of a new op ``name`` (e.g. ``"stablehlo.sine"``) of one result, typed
+    as the equation's output: how elementwise ops are made (with ``op``, faster than the
+    generated builders, which work the type out from the operands')."""
+    return op(name, ctx.module_context.ir_type(ctx.avals_out[0]), operands, attributes)
+
+
 def ir_constant(val) -> ir.Value:
     """A ``stablehlo.constant`` holding ``val`` (a NumPy array or scalar)."""
     val = np.asarray(val)
@@ -209,6 +216,7 @@ class ModuleContext:
         self.keepalives: list = []
         self._func_names: dict = {}
         self._names_used: set = set()
+        self._ir_types: dict = {}       # (shape, dtype) -> its MLIR type
         # Each operation located at its equation's name stack and user frames (what
         # ``Lowered.as_text(debug_info=True)`` shows); off for the modules that compile.
         self.locations = False
@@ -227,6 +235,16 @@ class ModuleContext:
         self._names_used.add(name)
         return name
 
+    def ir_type(self, aval) -> ir.Type:
+        """``aval_to_ir_type(aval)``, made once per shape and dtype in this module: a
+        program asks for the same few types over and over."""
+        if aval is core.abstract_token:
+            return hlo.TokenType.get()
+        key = (aval.shape, aval.dtype)
+        ir_type = self._ir_types.get(key)
+        if ir_type is None:
+            ir_type = self._ir_types[key] = aval_to_ir_type(aval)
+        return ir_type
 
     def mesh_symbol(self, mesh) -> str:
         """The name of the module's ``sdy.mesh`` symbol for ``mesh`` (``@mesh`` for the
@@ -269,7 +287,7 @@ def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals) -> list[ir.V
     rule_ctx = LoweringRuleContext(ctx, eqn.primitive, [a.aval for a in eqn.invars],
                                    [v.aval for v in eqn.outvars])
     if (eqn.primitive not in extended_dtype_rules and
-            any(_is_extended(a) for a in (*rule_ctx.avals_in, *rule_ctx.avals_out))
+            (_any_extended(rule_ctx.avals_in) or _any_extended(rule_ctx.avals_out))
             and not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
         rule = _word_by_word(rule)
     if ctx.locations and eqn.source_info is not None:
@@ -298,6 +316,15 @@ def eqn_location(eqn) -> ir.Location:
 
 def _is_extended(aval) -> bool:
     return isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType)   # (tokens: none)
+
+
+def _any_extended(avals) -> bool:
+    """``any(_is_extended(a) for a in avals)``, as a plain loop: it runs for every
+    equation, and a generator calling a function per aval costs twice as much."""
+    for aval in avals:
+        if isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType):
+            return True
+    return False
 
 
 def _word_by_word(rule):
