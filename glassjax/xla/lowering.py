@@ -142,18 +142,24 @@ def ir_constant(val) -> ir.Value:
     val = np.asarray(val)
     if val.dtype == dtypes.float0:
         val = np.zeros(val.shape, np.bool_)
-    ir_type = ir.RankedTensorType.get(val.shape, dtype_to_ir_type(val.dtype))
-    if val.dtype == np.bool_:
-        if val.size == 1:
-            attr = ir.DenseElementsAttr.get_splat(ir_type,
-                                                  ir.BoolAttr.get(bool(val.reshape(-1)[0])))
-            return op("stablehlo.constant", ir_type, (), {"value": attr})
+    if val.dtype == np.bool_ and val.size != 1:
         # MLIR's i1 buffers are bit-packed, and a one-byte buffer reads as a splat; a
         # uint8 constant converted to bool (nonzero is true) holds any pattern.
         as_bytes = ir_constant(val.astype(np.uint8))
-        return hlo.convert(ir_type, as_bytes)
-    attr = ir.DenseElementsAttr.get(np.ascontiguousarray(val), type=ir_type)
-    return op("stablehlo.constant", ir_type, (), {"value": attr})
+        return hlo.convert(ir.RankedTensorType.get(val.shape, dtype_to_ir_type(np.bool_)),
+                           as_bytes)
+    return op("stablehlo.constant", *_elements_attr(val))
+
+
+def _elements_attr(val: np.ndarray) -> tuple[ir.Type, dict]:
+    """The type of ``val`` and the attributes of a ``stablehlo.constant`` holding it (a
+    boolean holds a single element)."""
+    ir_type = ir.RankedTensorType.get(val.shape, dtype_to_ir_type(val.dtype))
+    if val.dtype == np.bool_:
+        elements = ir.DenseElementsAttr.get_splat(ir_type, ir.BoolAttr.get(bool(val)))
+    else:
+        elements = ir.DenseElementsAttr.get(np.ascontiguousarray(val), type=ir_type)
+    return ir_type, (), {"value": elements}
 
 
 def full_like_aval(value, aval) -> ir.Value:
@@ -217,6 +223,7 @@ class ModuleContext:
         self._func_names: dict = {}
         self._names_used: set = set()
         self._ir_types: dict = {}       # (shape, dtype) -> its MLIR type
+        self._literals: dict = {}       # (dtype, bytes) -> ``_elements_attr`` of a literal
         # Each operation located at its equation's name stack and user frames (what
         # ``Lowered.as_text(debug_info=True)`` shows); off for the modules that compile.
         self.locations = False
@@ -246,6 +253,18 @@ class ModuleContext:
             ir_type = self._ir_types[key] = aval_to_ir_type(aval)
         return ir_type
 
+    def literal(self, lit: core.Literal) -> ir.Value:
+        """A new ``stablehlo.constant`` holding a literal (each use gets its own, as in
+        JAX); its type and attribute are made once per distinct value in the module."""
+        val = np.asarray(lit.val, lit.aval.dtype)
+        if val.dtype.kind not in "biufc":       # (a float0 zero)
+            return ir_constant(val)
+        key = (val.dtype, val.tobytes())
+        attrs = self._literals.get(key)
+        if attrs is None:
+            attrs = self._literals[key] = _elements_attr(val)
+        return op("stablehlo.constant", *attrs)
+
     def mesh_symbol(self, mesh) -> str:
         """The name of the module's ``sdy.mesh`` symbol for ``mesh`` (``@mesh`` for the
         first one), declared at the top of the module on first use."""
@@ -272,8 +291,7 @@ class LoweringRuleContext(NamedTuple):
 def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value],
                 args: Sequence[ir.Value]) -> list[ir.Value]:
     """Emit the equations of ``jaxpr`` at the current insertion point."""
-    env = core.Environment(
-        literal=lambda lit: ir_constant(np.asarray(lit.val, lit.aval.dtype)))
+    env = core.Environment(literal=ctx.literal)
     return core.interpret(jaxpr, consts, args, functools.partial(_lower_equation, ctx),
                           env)
 
