@@ -16,7 +16,7 @@ from glassjax.lax import structural
 from glassjax.lax.conversion import _const
 from glassjax.lax.structural import _zeros
 from glassjax.lax.utils import (_any, _bool_or_int, _compare, _compare_kind, _int, _ordered,
-                                _zero_jvp, check_same_dtypes, multi_broadcast, naryop,
+                                _zero_jvp, check_same_dtypes, broadcast_operands, naryop,
                                 naryop_dtype_rule, standard_primitive, unop)
 from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo
@@ -114,8 +114,7 @@ def shift_right_logical(x, y):
 
 def _comparison(name, direction, accepted):
     def lower(ctx, x, y):
-        shape = ctx.avals_out[0].shape
-        x, y = (multi_broadcast(v, a, shape) for v, a in zip((x, y), ctx.avals_in))
+        x, y = broadcast_operands(ctx, (x, y))
         return _compare(x, y, direction, _compare_kind(ctx.avals_in[0].dtype))
     prim = naryop(name, [accepted, accepted], None,
                   result_dtype=lambda *d: np.dtype(np.bool_))
@@ -294,9 +293,7 @@ def _clamp_shape_rule(min, operand, max):
 
 
 def _clamp_lower(ctx, min, x, max):
-    shape = ctx.avals_out[0].shape
-    return hlo.clamp(*(multi_broadcast(v, a, shape)
-                       for v, a in zip((min, x, max), ctx.avals_in)))
+    return hlo.clamp(*broadcast_operands(ctx, (min, x, max)))
 
 
 def _clamp_batch(args, dims):

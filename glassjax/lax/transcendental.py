@@ -20,7 +20,7 @@ from glassjax.lax.arithmetic import (_maybe_broadcast, _replace_zero, add, compl
 from glassjax.lax.comparison import eq, select
 from glassjax.lax.conversion import _const, convert_element_type
 from glassjax.lax.structural import _one, _ones, _zeros
-from glassjax.lax.utils import (_float, _hide_none, _inexact, _int, _num, multi_broadcast,
+from glassjax.lax.utils import (_float, _hide_none, _inexact, _int, _num, broadcast_operands,
                                 naryop, unop)
 from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo
@@ -399,8 +399,7 @@ def _pow_lower(ctx, x, y):
     if x_aval.dtype != y_aval.dtype:
         y_aval = y_aval.update(dtype=out.dtype)
         y = lowering.convert(y, y_aval)
-    return hlo.power(multi_broadcast(x, x_aval, out.shape),
-                     multi_broadcast(y, y_aval, out.shape))
+    return hlo.power(*broadcast_operands(ctx, (x, y), (x_aval, y_aval)))
 
 
 def _pow_jvp_lhs(g, ans, x, y):

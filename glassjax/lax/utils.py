@@ -255,11 +255,15 @@ def naryop(name, accepted, lower_op, result_dtype=_same, require_same=True):
     return prim
 
 
-def broadcast_operands(ctx, xs) -> list:
-    """The operands of an n-ary op broadcast to its output's shape explicitly (StableHLO
-    does not broadcast)."""
+def broadcast_operands(ctx, xs, avals=None) -> list:
+    """The operands of an n-ary op (of types ``avals``, by default the equation's inputs)
+    broadcast to its output's shape explicitly, as StableHLO does not broadcast:
+    ``broadcast_in_dim`` aligns trailing axes and expands size-1 axes."""
     shape = ctx.avals_out[0].shape
-    return [multi_broadcast(x, aval, shape) for x, aval in zip(xs, ctx.avals_in)]
+    return [x if aval.shape == shape else lowering.broadcast_in_dim(
+                x, shape, range(len(shape) - aval.ndim, len(shape)),
+                ctx.module_context.tensor_type(shape, aval.dtype))
+            for x, aval in zip(xs, avals or ctx.avals_in)]
 
 
 def _zero_jvp(prim):
@@ -292,13 +296,6 @@ def _compare_kind(dtype):
 def _compare(x, y, direction, kind):
     return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get(direction),
                        compare_type=hlo.ComparisonTypeAttr.get(kind))
-
-
-def multi_broadcast(x, aval, shape):
-    """broadcast_in_dim aligns trailing axes and expands size-1 axes."""
-    if aval.shape == tuple(shape):
-        return x
-    return lowering.broadcast_in_dim(x, shape, range(len(shape) - aval.ndim, len(shape)))
 
 
 # -- static arguments: shapes and axes ----------------------------------------------------

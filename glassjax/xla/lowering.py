@@ -168,9 +168,14 @@ def full_like_aval(value, aval) -> ir.Value:
     return broadcast_in_dim(scalar, aval.shape, ())
 
 
-def broadcast_in_dim(x: ir.Value, shape, broadcast_dimensions) -> ir.Value:
-    elt = ir.RankedTensorType(x.type).element_type
-    return op("stablehlo.broadcast_in_dim", ir.RankedTensorType.get(tuple(shape), elt), [x],
+def broadcast_in_dim(x: ir.Value, shape, broadcast_dimensions,
+                     result_type: ir.Type | None = None) -> ir.Value:
+    """``result_type``: the result's type when the caller has it at hand (else it is
+    worked out from ``x``'s)."""
+    if result_type is None:
+        elt = ir.RankedTensorType(x.type).element_type
+        result_type = ir.RankedTensorType.get(tuple(shape), elt)
+    return op("stablehlo.broadcast_in_dim", result_type, [x],
               {"broadcast_dimensions": i64_array(broadcast_dimensions)})
 
 
@@ -247,10 +252,14 @@ class ModuleContext:
         program asks for the same few types over and over."""
         if aval is core.abstract_token:
             return hlo.TokenType.get()
-        key = (aval.shape, aval.dtype)
-        ir_type = self._ir_types.get(key)
+        return self.tensor_type(aval.shape, aval.dtype)
+
+    def tensor_type(self, shape: tuple, dtype) -> ir.Type:
+        """The type of an array of this shape and dtype (see ``ir_type``)."""
+        ir_type = self._ir_types.get((shape, dtype))
         if ir_type is None:
-            ir_type = self._ir_types[key] = aval_to_ir_type(aval)
+            ir_type = aval_to_ir_type(core.ShapedArray(shape, dtype))
+            self._ir_types[(shape, dtype)] = ir_type
         return ir_type
 
     def literal(self, lit: core.Literal) -> ir.Value:
