@@ -180,7 +180,7 @@ def broadcast_in_dim(x: ir.Value, shape, broadcast_dimensions,
 
 
 def convert(x: ir.Value, aval_out) -> ir.Value:
-    return hlo.convert(aval_to_ir_type(aval_out), x)
+    return op("stablehlo.convert", aval_to_ir_type(aval_out), [x])
 
 
 def i64_array(xs) -> ir.Attribute:
