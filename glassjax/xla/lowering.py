@@ -148,15 +148,16 @@ def ir_constant(val) -> ir.Value:
         as_bytes = ir_constant(val.astype(np.uint8))
         return hlo.convert(ir.RankedTensorType.get(val.shape, dtype_to_ir_type(np.bool_)),
                            as_bytes)
-    return op("stablehlo.constant", *_elements_attr(val))
+    return op("stablehlo.constant", *_constant_type_and_value(val))
 
 
-def _elements_attr(val: np.ndarray) -> tuple[ir.Type, dict]:
-    """The type of ``val`` and the attributes of a ``stablehlo.constant`` holding it (a
-    boolean holds a single element)."""
+def _constant_type_and_value(val: np.ndarray) -> tuple[ir.Type, tuple, dict]:
+    """The result type, operands (none) and attributes of a ``stablehlo.constant``
+    holding ``val`` (a boolean one holds a single element)."""
     ir_type = ir.RankedTensorType.get(val.shape, dtype_to_ir_type(val.dtype))
     if val.dtype == np.bool_:
-        elements = ir.DenseElementsAttr.get_splat(ir_type, ir.BoolAttr.get(bool(val)))
+        elements = ir.DenseElementsAttr.get_splat(
+            ir_type, ir.BoolAttr.get(bool(val.reshape(-1)[0])))
     else:
         elements = ir.DenseElementsAttr.get(np.ascontiguousarray(val), type=ir_type)
     return ir_type, (), {"value": elements}
@@ -228,7 +229,7 @@ class ModuleContext:
         self._func_names: dict = {}
         self._names_used: set = set()
         self._ir_types: dict = {}       # (shape, dtype) -> its MLIR type
-        self._literals: dict = {}       # (dtype, bytes) -> ``_elements_attr`` of a literal
+        self._literals: dict = {}       # (dtype, bytes) -> its constant's type and value
         # Each operation located at its equation's name stack and user frames (what
         # ``Lowered.as_text(debug_info=True)`` shows); off for the modules that compile.
         self.locations = False
@@ -271,7 +272,7 @@ class ModuleContext:
         key = (val.dtype, val.tobytes())
         attrs = self._literals.get(key)
         if attrs is None:
-            attrs = self._literals[key] = _elements_attr(val)
+            attrs = self._literals[key] = _constant_type_and_value(val)
         return op("stablehlo.constant", *attrs)
 
     def mesh_symbol(self, mesh) -> str:
