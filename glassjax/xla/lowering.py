@@ -125,15 +125,16 @@ def op(name: str, result_type: ir.Type, operands=(), attributes=None) -> ir.Valu
     """The result of a new op ``name`` (e.g. ``"stablehlo.constant"``) whose result type
     is known. The generated builders (``hlo.constant(...)``) also work out the result
     type and wrap the op in Python objects, which takes twice as long; the ops every
-    program has many of (constants, broadcasts) are made this way."""
+    program has many of (constants, broadcasts, elementwise ops: see ``result``) are
+    made this way."""
     return ir.Operation.create(name, results=[result_type], operands=list(operands),
                                attributes=attributes).result
 
 
 def result(ctx: LoweringRuleContext, name: str, operands, attributes=None) -> ir.Value:
-    """The result of a new op ``name`` (e.g. ``"stablehlo.sine"``) of one result, typed
-    as the equation's output: how elementwise ops are made (with ``op``, faster than the
-    generated builders, which work the type out from the operands')."""
+    """The result of a new op ``name`` (e.g. ``"stablehlo.sine"``) with one result, of
+    the equation's output type (from the module's cache of types): how elementwise and
+    reshaping ops are made."""
     return op(name, ctx.module_context.ir_type(ctx.avals_out[0]), operands, attributes)
 
 
