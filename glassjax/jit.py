@@ -798,8 +798,8 @@ class Lowered(_StageInfo):
                                            return_tuple=False).as_hlo_text()
         if debug_info:
             module = self._lower(locations=True).module_context.module
-            return module.operation.get_asm(enable_debug_info=True)
-        return str(self._module_context.module)
+            return runtime.module_text(module, debug_info=True)
+        return runtime.module_text(self._module_context.module)
 
     def compiler_ir(self, dialect=None):
         return self._module_context.module

@@ -200,6 +200,29 @@ def test_lower_as_text_is_jax_stablehlo():
         '    %1 = stablehlo.sine %0 : tensor<f32>\n    return %1 : tensor<f32>\n  }\n}\n')
 
 
+def test_each_literal_use_is_its_own_constant_of_its_exact_value():
+    # Literals share their constant attribute when equal: 0.0 and -0.0 (equal as Python
+    # floats) and NaN must stay distinct, and a repeated 2.5 is two constants, as in JAX.
+    f = lambda x, b: (x + 0.0, x * -0.0, x + jnp.nan, b & True, b | False, x * 2.5,
+                      x * 2.5)
+    body = jax.jit(f).lower(1.0, True).as_text().split("\n")[2:-4]
+    assert body == [
+        '    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>',
+        '    %0 = stablehlo.add %arg0, %cst : tensor<f32>',
+        '    %cst_0 = stablehlo.constant dense<-0.000000e+00> : tensor<f32>',
+        '    %1 = stablehlo.multiply %arg0, %cst_0 : tensor<f32>',
+        '    %cst_1 = stablehlo.constant dense<0x7FC00000> : tensor<f32>',
+        '    %2 = stablehlo.add %arg0, %cst_1 : tensor<f32>',
+        '    %c = stablehlo.constant dense<true> : tensor<i1>',
+        '    %3 = stablehlo.and %arg1, %c : tensor<i1>',
+        '    %c_2 = stablehlo.constant dense<false> : tensor<i1>',
+        '    %4 = stablehlo.or %arg1, %c_2 : tensor<i1>',
+        '    %cst_3 = stablehlo.constant dense<2.500000e+00> : tensor<f32>',
+        '    %5 = stablehlo.multiply %arg0, %cst_3 : tensor<f32>',
+        '    %cst_4 = stablehlo.constant dense<2.500000e+00> : tensor<f32>',
+        '    %6 = stablehlo.multiply %arg0, %cst_4 : tensor<f32>']
+
+
 def test_lowering_prunes_dead_code_and_unused_inputs_unless_keep_unused():
     # As JAX 0.10.2 (text printed by it): the dead equations, their constant and the
     # unused input are left out; with keep_unused nothing is (XLA removes it later).

@@ -24,11 +24,11 @@ from glassjax.lax.comparison import eq, ge, select
 from glassjax.lax.conversion import _const, convert_element_type
 from glassjax.lax.structural import _ones, _zeros
 from glassjax.lax.utils import (same_sharding, _any, _compare, _complex, _complex_basetype, _float,
-                                _hide_none, _int, _num, _zero_jvp, above, multi_broadcast,
-                                naryop, standard_primitive, unop, unop_dtype_rule)
+                                _hide_none, _int, _num, _zero_jvp, above,
+                                broadcast_operands, naryop, standard_primitive, unop,
+                                unop_dtype_rule)
 from glassjax.xla import dispatch, lowering
 from glassjax.xla.lowering import hlo
-from jaxlib.mlir.dialects import chlo
 
 
 def _replace_zero(x):
@@ -73,7 +73,7 @@ def _is_complex(x):
 # Sign, rounding, classification
 # ----------------------------------------------------------------------------------------
 
-neg_p = unop("neg", _num, hlo.negate)
+neg_p = unop("neg", _num, "stablehlo.negate")
 ad.deflinear2(neg_p, lambda t, operand: [neg(t)])
 
 
@@ -102,7 +102,7 @@ def sign(x):
     return sign_p.bind(x)
 
 
-floor_p = unop("floor", _float, hlo.floor)
+floor_p = unop("floor", _float, "stablehlo.floor")
 _zero_jvp(floor_p)
 
 
@@ -111,7 +111,7 @@ def floor(x):
     return floor_p.bind(x)
 
 
-ceil_p = unop("ceil", _float, hlo.ceil)
+ceil_p = unop("ceil", _float, "stablehlo.ceil")
 _zero_jvp(ceil_p)
 
 
@@ -137,7 +137,7 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001 - the
     return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
 
 
-is_finite_p = unop("is_finite", _float, hlo.is_finite,
+is_finite_p = unop("is_finite", _float, "stablehlo.is_finite",
                    result_dtype=lambda d: np.dtype(np.bool_))
 _zero_jvp(is_finite_p)
 
@@ -204,7 +204,7 @@ def _complex_dtype(dtype, *_):
 
 _complex_elem_types = (np.float32, np.float64)
 
-real_p = unop("real", _complex, hlo.real, result_dtype=_complex_basetype)
+real_p = unop("real", _complex, "stablehlo.real", result_dtype=_complex_basetype)
 ad.deflinear2(real_p, lambda t, _: [complex(t, np.zeros((), dtypes.dtype(t)))])
 
 
@@ -213,7 +213,7 @@ def real(x):
     return real_p.bind(x)
 
 
-imag_p = unop("imag", _complex, hlo.imag, result_dtype=_complex_basetype)
+imag_p = unop("imag", _complex, "stablehlo.imag", result_dtype=_complex_basetype)
 ad.deflinear2(imag_p, lambda t, _: [complex(np.zeros((), dtypes.dtype(t)), neg(t))])
 
 
@@ -230,8 +230,8 @@ def _complex_transpose(t, x, y):
             _unbroadcast(y.aval, imag(neg(t))) if ad.is_undefined_primal(y) else None]
 
 
-complex_p = naryop("complex", [_complex_elem_types, _complex_elem_types], hlo.complex,
-                   result_dtype=_complex_dtype)
+complex_p = naryop("complex", [_complex_elem_types, _complex_elem_types],
+                   "stablehlo.complex", result_dtype=_complex_dtype)
 ad.deflinear2(complex_p, _complex_transpose)
 
 
@@ -269,7 +269,7 @@ def _abs_jvp(g, ans, x):
     return select(ge(x, structural.full_like(x, 0, shape=())), g, neg(g))
 
 
-abs_p = unop("abs", (np.floating, np.complexfloating, np.signedinteger), hlo.abs,
+abs_p = unop("abs", (np.floating, np.complexfloating, np.signedinteger), "stablehlo.abs",
              result_dtype=_complex_basetype)
 ad.defjvp2(abs_p, _abs_jvp)
 
@@ -311,7 +311,7 @@ def _additive_transpose(negate_rhs):
     return transpose
 
 
-add_p = naryop("add", [_num, _num], hlo.add)
+add_p = naryop("add", [_num, _num], "stablehlo.add")
 ad.primitive_jvps[add_p] = _additive_jvp(add_p, negate_rhs=False)
 ad.primitive_transposes[add_p] = _additive_transpose(negate_rhs=False)
 
@@ -321,7 +321,7 @@ def add(x, y):
     return add_p.bind(x, y)
 
 
-sub_p = naryop("sub", [_num, _num], hlo.subtract)
+sub_p = naryop("sub", [_num, _num], "stablehlo.subtract")
 ad.primitive_jvps[sub_p] = _additive_jvp(sub_p, negate_rhs=True)
 ad.primitive_transposes[sub_p] = _additive_transpose(negate_rhs=True)
 
@@ -348,11 +348,11 @@ pretty.pp_eqn_rules[mul_p] = _hide_none("out_dtype")
 
 def _mul_lower(ctx, x, y, *, out_dtype):
     """With ``out_dtype`` the operands are converted to it before multiplying."""
-    out = ctx.avals_out[0]
-    x, y = (multi_broadcast(v, a, out.shape) for v, a in zip((x, y), ctx.avals_in))
+    x, y = broadcast_operands(ctx, (x, y))
     if out_dtype is not None:
+        out = ctx.avals_out[0]
         x, y = lowering.convert(x, out), lowering.convert(y, out)
-    return hlo.multiply(x, y)
+    return lowering.result(ctx, "stablehlo.multiply", [x, y])
 
 
 lowering.register_lowering(mul_p, _mul_lower)
@@ -363,7 +363,7 @@ def mul(x, y, *, out_dtype=None):
     return mul_p.bind(x, y, out_dtype=out_dtype)
 
 
-mulhi_p = naryop("mulhi", [_int, _int], chlo.mulhi)
+mulhi_p = naryop("mulhi", [_int, _int], "chlo.mulhi")
 _zero_jvp(mulhi_p)
 
 
@@ -381,7 +381,7 @@ def _div_transpose(ct, x, y):
     return [_unbroadcast(x.aval, div(ct, y)), None]
 
 
-div_p = naryop("div", [_num, _num], hlo.divide)
+div_p = naryop("div", [_num, _num], "stablehlo.divide")
 ad.defjvp(div_p,
           lambda g, x, y: div(g, y),
           lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
@@ -393,7 +393,7 @@ def div(x, y):
     return div_p.bind(x, y)
 
 
-rem_p = naryop("rem", [_int + _float, _int + _float], hlo.remainder)
+rem_p = naryop("rem", [_int + _float, _int + _float], "stablehlo.remainder")
 ad.defjvp(rem_p,
           lambda g, x, y: _maybe_broadcast(np.broadcast_shapes(np.shape(x), np.shape(y)),
                                            g),
@@ -449,7 +449,7 @@ def min(x, y):  # noqa: A001 - the lax name
     return min_p.bind(x, y)
 
 
-nextafter_p = naryop("nextafter", [_float, _float], chlo.next_after)
+nextafter_p = naryop("nextafter", [_float, _float], "chlo.next_after")
 
 
 def nextafter(x1, x2):

@@ -19,7 +19,7 @@ from glassjax.lax.conversion import _const
 from glassjax.lax.structural import _zeros
 from glassjax.lax.utils import (_any, _bool_or_int, _compare, _compare_kind, _int, _ordered,
                                 broadcasting_sharding,
-                                _zero_jvp, check_same_dtypes, multi_broadcast, naryop,
+                                _zero_jvp, check_same_dtypes, broadcast_operands, naryop,
                                 naryop_dtype_rule, standard_primitive, unop)
 from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo
@@ -29,7 +29,7 @@ from glassjax.xla.lowering import hlo
 # Bitwise operations (logical ones for booleans)
 # ----------------------------------------------------------------------------------------
 
-not_p = unop("not", _bool_or_int, hlo.not_)
+not_p = unop("not", _bool_or_int, "stablehlo.not")
 _zero_jvp(not_p)
 
 
@@ -56,12 +56,12 @@ def _bitwise(name, lower, what):
                                   f"Elementwise {what} (logical for booleans).")
 
 
-and_p, bitwise_and = _bitwise("and", hlo.and_, "AND")
-or_p, bitwise_or = _bitwise("or", hlo.or_, "OR")
-xor_p, bitwise_xor = _bitwise("xor", hlo.xor, "exclusive OR")
+and_p, bitwise_and = _bitwise("and", "stablehlo.and", "AND")
+or_p, bitwise_or = _bitwise("or", "stablehlo.or", "OR")
+xor_p, bitwise_xor = _bitwise("xor", "stablehlo.xor", "exclusive OR")
 
 
-population_count_p = unop("population_count", _int, hlo.popcnt)
+population_count_p = unop("population_count", _int, "stablehlo.popcnt")
 
 
 def population_count(x):
@@ -69,7 +69,7 @@ def population_count(x):
     return population_count_p.bind(x)
 
 
-clz_p = unop("clz", _int, hlo.count_leading_zeros)
+clz_p = unop("clz", _int, "stablehlo.count_leading_zeros")
 
 
 def clz(x):
@@ -77,7 +77,7 @@ def clz(x):
     return clz_p.bind(x)
 
 
-shift_left_p = naryop("shift_left", [_int, _int], hlo.shift_left)
+shift_left_p = naryop("shift_left", [_int, _int], "stablehlo.shift_left")
 _zero_jvp(shift_left_p)
 
 
@@ -87,7 +87,7 @@ def shift_left(x, y):
 
 
 shift_right_arithmetic_p = naryop("shift_right_arithmetic", [_int, _int],
-                                  hlo.shift_right_arithmetic)
+                                  "stablehlo.shift_right_arithmetic")
 _zero_jvp(shift_right_arithmetic_p)
 
 
@@ -97,7 +97,7 @@ def shift_right_arithmetic(x, y):
 
 
 shift_right_logical_p = naryop("shift_right_logical", [_int, _int],
-                               hlo.shift_right_logical)
+                               "stablehlo.shift_right_logical")
 _zero_jvp(shift_right_logical_p)
 
 
@@ -117,8 +117,7 @@ def _comparison(name, direction, accepted, symbol, total_order=False):
     ``total_order`` floats compare in IEEE's total order (-NaN < -inf < ... < -0 <
     +0 < ... < inf < NaN), the order sorting uses."""
     def lower(ctx, x, y):
-        shape = ctx.avals_out[0].shape
-        x, y = (multi_broadcast(v, a, shape) for v, a in zip((x, y), ctx.avals_in))
+        x, y = broadcast_operands(ctx, (x, y))
         kind = _compare_kind(ctx.avals_in[0].dtype)
         return _compare(x, y, direction,
                         "TOTALORDER" if total_order and kind == "FLOAT" else kind)
@@ -275,9 +274,7 @@ def _clamp_shape_rule(min, operand, max):
 
 
 def _clamp_lower(ctx, min, x, max):
-    shape = ctx.avals_out[0].shape
-    return hlo.clamp(*(multi_broadcast(v, a, shape)
-                       for v, a in zip((min, x, max), ctx.avals_in)))
+    return hlo.clamp(*broadcast_operands(ctx, (min, x, max)))
 
 
 def _clamp_batch(args, dims):

@@ -103,7 +103,8 @@ broadcast_in_dim_p = standard_primitive(_broadcast_in_dim_shape_rule, _input_dty
 broadcast_in_dim_p.sharding_rule = _broadcast_in_dim_sharding
 lowering.register_lowering(
     broadcast_in_dim_p, lambda ctx, x, *, shape, broadcast_dimensions, sharding:
-    lowering.broadcast_in_dim(x, shape, broadcast_dimensions))
+    lowering.broadcast_in_dim(x, shape, broadcast_dimensions,
+                              ctx.module_context.ir_type(ctx.avals_out[0])))
 ad.deflinear2(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 batching.primitive_batchers[broadcast_in_dim_p] = _broadcast_in_dim_batch
 # A broadcast to the operand's own shape records nothing (that is how expand_dims(x, [])
@@ -369,7 +370,7 @@ def _reshape_batch(args, dims, *, new_sizes, dimensions, sharding):
 def _reshape_lower(ctx, x, *, new_sizes, dimensions, sharding):
     if dimensions is not None:
         x = hlo.transpose(x, lowering.i64_array(dimensions))
-    return hlo.reshape(lowering.aval_to_ir_type(ctx.avals_out[0]), x)
+    return lowering.result(ctx, "stablehlo.reshape", [x])
 
 
 reshape_p = standard_primitive(_reshape_shape_rule, _input_dtype, "reshape")
@@ -418,8 +419,8 @@ squeeze_p = standard_primitive(lambda x, *, dimensions: _squeeze_shape(x.shape, 
                                _input_dtype, "squeeze")
 squeeze_p.sharding_rule = lambda x, *, dimensions: [
     e for i, e in enumerate(spec_of(x)) if i not in dimensions]
-lowering.register_lowering(squeeze_p, lambda ctx, x, *, dimensions: hlo.reshape(
-    lowering.aval_to_ir_type(ctx.avals_out[0]), x))
+lowering.register_lowering(squeeze_p, lambda ctx, x, *, dimensions: lowering.result(
+    ctx, "stablehlo.reshape", [x]))
 ad.deflinear2(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])
 batching.primitive_batchers[squeeze_p] = _squeeze_batch
 
@@ -463,8 +464,8 @@ def _transpose_batch(args, dims, *, permutation):
 
 transpose_p = standard_primitive(_transpose_shape_rule, _input_dtype, "transpose")
 transpose_p.sharding_rule = lambda x, *, permutation: [spec_of(x)[p] for p in permutation]
-lowering.register_lowering(transpose_p, lambda ctx, x, *, permutation: hlo.transpose(
-    x, lowering.i64_array(permutation)))
+lowering.register_lowering(transpose_p, lambda ctx, x, *, permutation: lowering.result(
+    ctx, "stablehlo.transpose", [x], {"permutation": lowering.i64_array(permutation)}))
 ad.deflinear2(transpose_p, lambda ct, x, *, permutation: [
     transpose(ct, np.argsort(permutation))])
 batching.primitive_batchers[transpose_p] = _transpose_batch

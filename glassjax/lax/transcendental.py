@@ -20,7 +20,7 @@ from glassjax.lax.arithmetic import (_maybe_broadcast, _replace_zero, add, compl
 from glassjax.lax.comparison import eq, select
 from glassjax.lax.conversion import _const, convert_element_type
 from glassjax.lax.structural import _one, _ones, _zeros
-from glassjax.lax.utils import (_float, _hide_none, _inexact, _int, _num, multi_broadcast,
+from glassjax.lax.utils import (_float, _hide_none, _inexact, _int, _num, broadcast_operands,
                                 naryop, unop)
 from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo
@@ -60,14 +60,22 @@ def _accuracy_attr(accuracy):
     raise NotImplementedError(f"Accuracy {accuracy} not supported")
 
 
-def _accurate(op):
-    """Lower with op's ``result_accuracy`` attribute set from the ``accuracy`` param."""
-    return lambda x, *, accuracy: op(x, result_accuracy=_accuracy_attr(accuracy))
+def _accurate(op_name):
+    """The rule lowering to the op named ``op_name``, its ``result_accuracy`` attribute
+    set from the ``accuracy`` param (when not None)."""
+    def rule(ctx, x, *, accuracy):
+        attr = _accuracy_attr(accuracy)
+        return lowering.result(ctx, op_name, [x],
+                               None if attr is None else {"result_accuracy": attr})
+    return rule
 
 
-def _accuracy_unop(name, op, accepted=_inexact):
-    """A unary op with an ``accuracy`` param (hidden in jaxprs when None)."""
-    prim = unop(name, accepted, None if op is None else _accurate(op))
+def _accuracy_unop(name, op_name, accepted=_inexact):
+    """A unary op with an ``accuracy`` param (hidden in jaxprs when None), lowered to the
+    op named ``op_name`` (or with ``None`` by a rule the caller registers)."""
+    prim = unop(name, accepted, None)
+    if op_name is not None:
+        lowering.register_lowering(prim, _accurate(op_name))
     pretty.pp_eqn_rules[prim] = _hide_none("accuracy")
     return prim
 
@@ -76,7 +84,7 @@ def _accuracy_unop(name, op, accepted=_inexact):
 # Exponentials and logarithms
 # ----------------------------------------------------------------------------------------
 
-exp_p = _accuracy_unop("exp", hlo.exponential)
+exp_p = _accuracy_unop("exp", "stablehlo.exponential")
 ad.defjvp2(exp_p, lambda g, ans, x, accuracy: mul(g, ans))
 
 
@@ -101,7 +109,7 @@ def exp2(x, *, accuracy=None):
     return exp2_p.bind(x, accuracy=accuracy)
 
 
-log_p = _accuracy_unop("log", hlo.log)
+log_p = _accuracy_unop("log", "stablehlo.log")
 ad.defjvp(log_p, lambda g, x, accuracy: div(g, x))
 
 
@@ -110,7 +118,7 @@ def log(x, *, accuracy=None):
     return log_p.bind(x, accuracy=accuracy)
 
 
-expm1_p = _accuracy_unop("expm1", hlo.exponential_minus_one)
+expm1_p = _accuracy_unop("expm1", "stablehlo.exponential_minus_one")
 ad.defjvp2(expm1_p, lambda g, ans, x, accuracy: (
     mul(g, exp(x, accuracy=accuracy)) if accuracy is AccuracyMode.HIGHEST
     else mul(g, add(ans, _one(ans)))))
@@ -121,7 +129,7 @@ def expm1(x, *, accuracy=None):
     return expm1_p.bind(x, accuracy=accuracy)
 
 
-log1p_p = _accuracy_unop("log1p", hlo.log_plus_one)
+log1p_p = _accuracy_unop("log1p", "stablehlo.log_plus_one")
 ad.defjvp(log1p_p, lambda g, x, accuracy: div(g, add(x, _one(x))))
 
 
@@ -130,7 +138,7 @@ def log1p(x, *, accuracy=None):
     return log1p_p.bind(x, accuracy=accuracy)
 
 
-tanh_p = _accuracy_unop("tanh", hlo.tanh)
+tanh_p = _accuracy_unop("tanh", "stablehlo.tanh")
 ad.defjvp2(tanh_p, lambda g, ans, x, accuracy: (
     mul(g, mul(_const(x, 4), mul(logistic(mul(_const(x, 2), x), accuracy=accuracy),
                                  logistic(mul(_const(x, -2), x), accuracy=accuracy))))
@@ -194,19 +202,20 @@ def _cos_complex(x):
     return select(a_is_zero, complex(re, _const(a, 0)), complex(re, im))
 
 
-def _real_or_complex_lower(hlo_op, complex_expr):
-    """StableHLO for real inputs; for complex ones an expression in other lax ops."""
-    complex_rule = lowering.lower_fun(complex_expr)
+def _real_or_complex_lower(op_name, complex_expr):
+    """The op named ``op_name`` for real inputs; for complex ones an expression in other
+    lax ops."""
+    real_rule, complex_rule = _accurate(op_name), lowering.lower_fun(complex_expr)
 
     def rule(ctx, x, *, accuracy):
-        if dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating):
+        if ctx.avals_in[0].dtype.kind == "c":       # (complex)
             return complex_rule(ctx, x)
-        return hlo_op(x, result_accuracy=_accuracy_attr(accuracy))
+        return real_rule(ctx, x, accuracy=accuracy)
     return rule
 
 
 sin_p = _accuracy_unop("sin", None)
-lowering.register_lowering(sin_p, _real_or_complex_lower(hlo.sine, _sin_complex))
+lowering.register_lowering(sin_p, _real_or_complex_lower("stablehlo.sine", _sin_complex))
 ad.defjvp(sin_p, lambda g, x, accuracy: mul(g, cos(x, accuracy=accuracy)))
 
 
@@ -216,7 +225,7 @@ def sin(x, *, accuracy=None):
 
 
 cos_p = _accuracy_unop("cos", None)
-lowering.register_lowering(cos_p, _real_or_complex_lower(hlo.cosine, _cos_complex))
+lowering.register_lowering(cos_p, _real_or_complex_lower("stablehlo.cosine", _cos_complex))
 ad.defjvp(cos_p, lambda g, x, accuracy: neg(mul(g, sin(x, accuracy=accuracy))))
 
 
@@ -225,7 +234,7 @@ def cos(x, *, accuracy=None):
     return cos_p.bind(x, accuracy=accuracy)
 
 
-tan_p = _accuracy_unop("tan", hlo.tan)
+tan_p = _accuracy_unop("tan", "stablehlo.tan")
 ad.defjvp2(tan_p, lambda g, ans, x, accuracy: mul(g, add(_const(x, 1), square(ans))))
 
 
@@ -234,7 +243,7 @@ def tan(x, *, accuracy=None):
     return tan_p.bind(x, accuracy=accuracy)
 
 
-asin_p = unop("asin", _inexact, chlo.asin)
+asin_p = unop("asin", _inexact, "chlo.asin")
 ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
 
 
@@ -243,7 +252,7 @@ def asin(x):
     return asin_p.bind(x)
 
 
-acos_p = unop("acos", _inexact, chlo.acos)
+acos_p = unop("acos", _inexact, "chlo.acos")
 ad.defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
 
 
@@ -252,7 +261,7 @@ def acos(x):
     return acos_p.bind(x)
 
 
-atan_p = unop("atan", _inexact, chlo.atan)
+atan_p = unop("atan", _inexact, "chlo.atan")
 ad.defjvp(atan_p, lambda g, x: div(g, add(_const(x, 1), square(x))))
 
 
@@ -261,7 +270,7 @@ def atan(x):
     return atan_p.bind(x)
 
 
-atan2_p = naryop("atan2", [_inexact, _inexact], hlo.atan2)
+atan2_p = naryop("atan2", [_inexact, _inexact], "stablehlo.atan2")
 ad.defjvp(atan2_p,
           lambda g, x, y: mul(g, div(y, add(square(x), square(y)))),
           lambda g, x, y: mul(g, div(neg(x), add(square(x), square(y)))))
@@ -272,7 +281,7 @@ def atan2(x, y):
     return atan2_p.bind(x, y)
 
 
-sinh_p = unop("sinh", _inexact, chlo.sinh)
+sinh_p = unop("sinh", _inexact, "chlo.sinh")
 ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
 
 
@@ -281,7 +290,7 @@ def sinh(x):
     return sinh_p.bind(x)
 
 
-cosh_p = unop("cosh", _inexact, chlo.cosh)
+cosh_p = unop("cosh", _inexact, "chlo.cosh")
 ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
 
 
@@ -290,7 +299,7 @@ def cosh(x):
     return cosh_p.bind(x)
 
 
-asinh_p = unop("asinh", _inexact, chlo.asinh)
+asinh_p = unop("asinh", _inexact, "chlo.asinh")
 ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _one(x)))))
 
 
@@ -299,7 +308,7 @@ def asinh(x):
     return asinh_p.bind(x)
 
 
-acosh_p = unop("acosh", _inexact, chlo.acosh)
+acosh_p = unop("acosh", _inexact, "chlo.acosh")
 ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), _one(x)))))
 
 
@@ -308,7 +317,7 @@ def acosh(x):
     return acosh_p.bind(x)
 
 
-atanh_p = unop("atanh", _inexact, chlo.atanh)
+atanh_p = unop("atanh", _inexact, "chlo.atanh")
 ad.defjvp(atanh_p, lambda g, x: mul(reciprocal(add(_one(x), x)),
                                     div(g, sub(_one(x), x))))
 
@@ -322,7 +331,7 @@ def atanh(x):
 # Powers and roots
 # ----------------------------------------------------------------------------------------
 
-sqrt_p = _accuracy_unop("sqrt", hlo.sqrt)
+sqrt_p = _accuracy_unop("sqrt", "stablehlo.sqrt")
 ad.defjvp2(sqrt_p, lambda g, ans, x, accuracy: mul(g, div(_const(x, 0.5), ans)))
 
 
@@ -331,7 +340,7 @@ def sqrt(x, *, accuracy=None):
     return sqrt_p.bind(x, accuracy=accuracy)
 
 
-rsqrt_p = _accuracy_unop("rsqrt", hlo.rsqrt)
+rsqrt_p = _accuracy_unop("rsqrt", "stablehlo.rsqrt")
 ad.defjvp2(rsqrt_p, lambda g, ans, x, accuracy: mul(g, mul(_const(x, -0.5), div(ans, x))))
 
 
@@ -340,7 +349,7 @@ def rsqrt(x, *, accuracy=None):
     return rsqrt_p.bind(x, accuracy=accuracy)
 
 
-cbrt_p = _accuracy_unop("cbrt", hlo.cbrt, accepted=_float)
+cbrt_p = _accuracy_unop("cbrt", "stablehlo.cbrt", accepted=_float)
 ad.defjvp2(cbrt_p, lambda g, ans, x, accuracy: mul(
     g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
 
@@ -390,8 +399,7 @@ def _pow_lower(ctx, x, y):
     if x_aval.dtype != y_aval.dtype:
         y_aval = y_aval.update(dtype=out.dtype)
         y = lowering.convert(y, y_aval)
-    return hlo.power(multi_broadcast(x, x_aval, out.shape),
-                     multi_broadcast(y, y_aval, out.shape))
+    return hlo.power(*broadcast_operands(ctx, (x, y), (x_aval, y_aval)))
 
 
 def _pow_jvp_lhs(g, ans, x, y):
@@ -432,7 +440,7 @@ def pow(x, y):  # noqa: A001 - the lax name
 # Special functions
 # ----------------------------------------------------------------------------------------
 
-erf_p = unop("erf", _float, chlo.erf)
+erf_p = unop("erf", _float, "chlo.erf")
 ad.defjvp(erf_p, lambda g, x: mul(_const(x, 2 / np.sqrt(np.pi)),
                                   mul(g, exp(neg(square(x))))))
 
@@ -442,7 +450,7 @@ def erf(x):
     return erf_p.bind(x)
 
 
-erfc_p = unop("erfc", _float, chlo.erfc)
+erfc_p = unop("erfc", _float, "chlo.erfc")
 ad.defjvp(erfc_p, lambda g, x: mul(_const(x, -2 / np.sqrt(np.pi)),
                                    mul(g, exp(neg(square(x))))))
 
@@ -452,7 +460,7 @@ def erfc(x):
     return erfc_p.bind(x)
 
 
-erf_inv_p = unop("erf_inv", _float, chlo.erf_inv)
+erf_inv_p = unop("erf_inv", _float, "chlo.erf_inv")
 ad.defjvp2(erf_inv_p, lambda g, ans, x: mul(_const(x, np.sqrt(np.pi) / 2),
                                             mul(g, exp(square(ans)))))
 
@@ -462,7 +470,7 @@ def erf_inv(x):
     return erf_inv_p.bind(x)
 
 
-lgamma_p = unop("lgamma", _float, chlo.lgamma)
+lgamma_p = unop("lgamma", _float, "chlo.lgamma")
 ad.defjvp(lgamma_p, lambda g, x: mul(g, digamma(x)))
 
 
@@ -471,7 +479,7 @@ def lgamma(x):
     return lgamma_p.bind(x)
 
 
-digamma_p = unop("digamma", _float, chlo.digamma)
+digamma_p = unop("digamma", _float, "chlo.digamma")
 ad.defjvp(digamma_p, lambda g, x: mul(g, polygamma(_const(x, 1), x)))
 
 
@@ -484,7 +492,7 @@ def _polygamma_jvp_m(g, m, x):
     raise ValueError("polygamma gradient with respect to m is not supported")
 
 
-polygamma_p = naryop("polygamma", [_float, _float], chlo.polygamma)
+polygamma_p = naryop("polygamma", [_float, _float], "chlo.polygamma")
 ad.defjvp(polygamma_p, _polygamma_jvp_m,
           lambda g, m, x: mul(g, polygamma(add(m, _const(m, 1)), x)))
 
@@ -494,7 +502,7 @@ def polygamma(m, x):
     return polygamma_p.bind(m, x)
 
 
-zeta_p = naryop("zeta", [_float, _float], chlo.zeta)
+zeta_p = naryop("zeta", [_float, _float], "chlo.zeta")
 
 
 def zeta(x, q):

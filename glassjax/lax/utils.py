@@ -261,39 +261,49 @@ def broadcasting_sharding(name, *avals, **params):
 
 
 def unop(name, accepted, lower_op, result_dtype=_same):
-    """An elementwise one-input primitive (shape and weak type pass through), lowered by
+    """An elementwise one-input primitive (shape and weak type pass through), lowered to
+    the op named ``lower_op`` (e.g. ``"stablehlo.negate"``) or by a function
     ``lower_op(x, **params)``; with ``lower_op=None`` the caller registers a rule."""
     prim = standard_primitive(lambda x, **p: x.shape,
                               functools.partial(unop_dtype_rule, result_dtype, accepted,
                                                 name), name)
     prim.sharding_rule = same_sharding
     batching.defvectorized(prim)
-    if lower_op is not None:
+    if isinstance(lower_op, str):
+        lowering.register_lowering(prim, lambda ctx, x: lowering.result(ctx, lower_op, [x]))
+    elif lower_op is not None:
         lowering.register_lowering(prim, lambda ctx, x, **p: lower_op(x, **p))
     return prim
 
 
 def naryop(name, accepted, lower_op, result_dtype=_same, require_same=True):
     """An elementwise n-input primitive whose operands broadcast (rank-0 or size-1 axes),
-    lowered by ``lower_op(*xs, **params)``; with ``lower_op=None`` the caller registers
-    a rule."""
+    lowered to the op named ``lower_op`` (e.g. ``"stablehlo.add"``) or by a function
+    ``lower_op(*xs, **params)``; with ``lower_op=None`` the caller registers a rule."""
     prim = standard_primitive(
         functools.partial(broadcasting_shape_rule, name),
         functools.partial(naryop_dtype_rule, result_dtype, accepted, name,
                           require_same=require_same), name)
     prim.sharding_rule = functools.partial(broadcasting_sharding, name)
     batching.defbroadcasting(prim)
-    if lower_op is not None:
-        lowering.register_lowering(prim, functools.partial(_nary_lower, lower_op))
+    if isinstance(lower_op, str):
+        lowering.register_lowering(prim, lambda ctx, *xs: lowering.result(
+            ctx, lower_op, broadcast_operands(ctx, xs)))
+    elif lower_op is not None:
+        lowering.register_lowering(prim, lambda ctx, *xs, **p: lower_op(
+            *broadcast_operands(ctx, xs), **p))
     return prim
 
 
-def _nary_lower(lower_op, ctx, *args, **params):
-    """Broadcast operands to the output shape explicitly (StableHLO does not broadcast),
-    then apply the op."""
-    out = ctx.avals_out[0]
-    args = [multi_broadcast(x, aval, out.shape) for x, aval in zip(args, ctx.avals_in)]
-    return lower_op(*args, **params)
+def broadcast_operands(ctx, xs, avals=None) -> list:
+    """The operands of an n-ary op (of types ``avals``, by default the equation's inputs)
+    broadcast to its output's shape explicitly, as StableHLO does not broadcast:
+    ``broadcast_in_dim`` aligns trailing axes and expands size-1 axes."""
+    shape = ctx.avals_out[0].shape
+    return [x if aval.shape == shape else lowering.broadcast_in_dim(
+                x, shape, range(len(shape) - aval.ndim, len(shape)),
+                ctx.module_context.tensor_type(shape, aval.dtype))
+            for x, aval in zip(xs, avals or ctx.avals_in)]
 
 
 def _zero_jvp(prim):
@@ -326,13 +336,6 @@ def _compare_kind(dtype):
 def _compare(x, y, direction, kind):
     return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get(direction),
                        compare_type=hlo.ComparisonTypeAttr.get(kind))
-
-
-def multi_broadcast(x, aval, shape):
-    """broadcast_in_dim aligns trailing axes and expands size-1 axes."""
-    if aval.shape == tuple(shape):
-        return x
-    return lowering.broadcast_in_dim(x, shape, range(len(shape) - aval.ndim, len(shape)))
 
 
 # -- static arguments: shapes and axes ----------------------------------------------------

@@ -143,9 +143,17 @@ def op(name: str, result_type: ir.Type, operands=(), attributes=None) -> ir.Valu
     """The result of a new op ``name`` (e.g. ``"stablehlo.constant"``) whose result type
     is known. The generated builders (``hlo.constant(...)``) also work out the result
     type and wrap the op in Python objects, which takes twice as long; the ops every
-    program has many of (constants, broadcasts) are made this way."""
+    program has many of (constants, broadcasts, elementwise ops: see ``result``) are
+    made this way."""
     return ir.Operation.create(name, results=[result_type], operands=list(operands),
                                attributes=attributes).result
+
+
+def result(ctx: LoweringRuleContext, name: str, operands, attributes=None) -> ir.Value:
+    """The result of a new op ``name`` (e.g. ``"stablehlo.sine"``) with one result, of
+    the equation's output type (from the module's cache of types): how elementwise and
+    reshaping ops are made."""
+    return op(name, ctx.module_context.ir_type(ctx.avals_out[0]), operands, attributes)
 
 
 def ir_constant(val) -> ir.Value:
@@ -153,18 +161,25 @@ def ir_constant(val) -> ir.Value:
     val = np.asarray(val)
     if val.dtype == dtypes.float0:
         val = np.zeros(val.shape, np.bool_)
-    ir_type = ir.RankedTensorType.get(val.shape, dtype_to_ir_type(val.dtype))
-    if val.dtype == np.bool_:
-        if val.size == 1:
-            attr = ir.DenseElementsAttr.get_splat(ir_type,
-                                                  ir.BoolAttr.get(bool(val.reshape(-1)[0])))
-            return op("stablehlo.constant", ir_type, (), {"value": attr})
+    if val.dtype == np.bool_ and val.size != 1:
         # MLIR's i1 buffers are bit-packed, and a one-byte buffer reads as a splat; a
         # uint8 constant converted to bool (nonzero is true) holds any pattern.
         as_bytes = ir_constant(val.astype(np.uint8))
-        return hlo.convert(ir_type, as_bytes)
-    attr = ir.DenseElementsAttr.get(np.ascontiguousarray(val), type=ir_type)
-    return op("stablehlo.constant", ir_type, (), {"value": attr})
+        return hlo.convert(ir.RankedTensorType.get(val.shape, dtype_to_ir_type(np.bool_)),
+                           as_bytes)
+    return op("stablehlo.constant", *_constant_type_and_value(val))
+
+
+def _constant_type_and_value(val: np.ndarray) -> tuple[ir.Type, tuple, dict]:
+    """The result type, operands (none) and attributes of a ``stablehlo.constant``
+    holding ``val`` (a boolean one holds a single element)."""
+    ir_type = ir.RankedTensorType.get(val.shape, dtype_to_ir_type(val.dtype))
+    if val.dtype == np.bool_:
+        elements = ir.DenseElementsAttr.get_splat(
+            ir_type, ir.BoolAttr.get(bool(val.reshape(-1)[0])))
+    else:
+        elements = ir.DenseElementsAttr.get(np.ascontiguousarray(val), type=ir_type)
+    return ir_type, (), {"value": elements}
 
 
 def full_like_aval(value, aval) -> ir.Value:
@@ -173,14 +188,19 @@ def full_like_aval(value, aval) -> ir.Value:
     return broadcast_in_dim(scalar, aval.shape, ())
 
 
-def broadcast_in_dim(x: ir.Value, shape, broadcast_dimensions) -> ir.Value:
-    elt = ir.RankedTensorType(x.type).element_type
-    return op("stablehlo.broadcast_in_dim", ir.RankedTensorType.get(tuple(shape), elt), [x],
+def broadcast_in_dim(x: ir.Value, shape, broadcast_dimensions,
+                     result_type: ir.Type | None = None) -> ir.Value:
+    """``result_type``: the result's type when the caller has it at hand (else it is
+    worked out from ``x``'s)."""
+    if result_type is None:
+        elt = ir.RankedTensorType(x.type).element_type
+        result_type = ir.RankedTensorType.get(tuple(shape), elt)
+    return op("stablehlo.broadcast_in_dim", result_type, [x],
               {"broadcast_dimensions": i64_array(broadcast_dimensions)})
 
 
 def convert(x: ir.Value, aval_out) -> ir.Value:
-    return hlo.convert(aval_to_ir_type(aval_out), x)
+    return op("stablehlo.convert", aval_to_ir_type(aval_out), [x])
 
 
 def i64_array(xs) -> ir.Attribute:
@@ -230,6 +250,8 @@ class ModuleContext:
         self.keepalives: list = []
         self._func_names: dict = {}
         self._names_used: set = set()
+        self._ir_types: dict = {}       # (shape, dtype) -> its MLIR type
+        self._literals: dict = {}       # (dtype, bytes) -> its constant's type and value
         # Each operation located at its equation's name stack and user frames (what
         # ``Lowered.as_text(debug_info=True)`` shows); off for the modules that compile.
         self.locations = False
@@ -248,6 +270,32 @@ class ModuleContext:
         self._names_used.add(name)
         return name
 
+    def ir_type(self, aval) -> ir.Type:
+        """``aval_to_ir_type(aval)``, made once per shape and dtype in this module: a
+        program asks for the same few types over and over."""
+        if aval is core.abstract_token:
+            return hlo.TokenType.get()
+        return self.tensor_type(aval.shape, aval.dtype)
+
+    def tensor_type(self, shape: tuple, dtype) -> ir.Type:
+        """The type of an array of this shape and dtype (see ``ir_type``)."""
+        ir_type = self._ir_types.get((shape, dtype))
+        if ir_type is None:
+            ir_type = aval_to_ir_type(core.ShapedArray(shape, dtype))
+            self._ir_types[(shape, dtype)] = ir_type
+        return ir_type
+
+    def literal(self, lit: core.Literal) -> ir.Value:
+        """A new ``stablehlo.constant`` holding a literal (each use gets its own, as in
+        JAX); its type and attribute are made once per distinct value in the module."""
+        val = np.asarray(lit.val, lit.aval.dtype)
+        if val.dtype.kind not in "biufc":       # (a float0 zero)
+            return ir_constant(val)
+        key = (val.dtype, val.tobytes())
+        attrs = self._literals.get(key)
+        if attrs is None:
+            attrs = self._literals[key] = _constant_type_and_value(val)
+        return op("stablehlo.constant", *attrs)
 
     def mesh_symbol(self, mesh) -> str:
         """The name of the module's ``sdy.mesh`` symbol for ``mesh`` (``@mesh`` for the
@@ -275,8 +323,7 @@ class LoweringRuleContext(NamedTuple):
 def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value],
                 args: Sequence[ir.Value]) -> list[ir.Value]:
     """Emit the equations of ``jaxpr`` at the current insertion point."""
-    env = core.Environment(
-        literal=lambda lit: ir_constant(np.asarray(lit.val, lit.aval.dtype)))
+    env = core.Environment(literal=ctx.literal)
     return core.interpret(jaxpr, consts, args, functools.partial(_lower_equation, ctx),
                           env)
 
@@ -290,7 +337,7 @@ def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals) -> list[ir.V
     rule_ctx = LoweringRuleContext(ctx, eqn.primitive, [a.aval for a in eqn.invars],
                                    [v.aval for v in eqn.outvars])
     if (eqn.primitive not in extended_dtype_rules and
-            any(_is_extended(a) for a in (*rule_ctx.avals_in, *rule_ctx.avals_out))
+            (_any_extended(rule_ctx.avals_in) or _any_extended(rule_ctx.avals_out))
             and not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
         rule = _word_by_word(rule)
     if ctx.locations and eqn.source_info is not None:
@@ -319,6 +366,15 @@ def eqn_location(eqn) -> ir.Location:
 
 def _is_extended(aval) -> bool:
     return isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType)   # (tokens: none)
+
+
+def _any_extended(avals) -> bool:
+    """``any(_is_extended(a) for a in avals)``, as a plain loop: it runs for every
+    equation, and a generator calling a function per aval costs twice as much."""
+    for aval in avals:
+        if isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType):
+            return True
+    return False
 
 
 def _word_by_word(rule):

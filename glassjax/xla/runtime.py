@@ -647,6 +647,20 @@ def mlir_context() -> ir.Context:
     return context
 
 
+def module_text(module: ir.Module, *, debug_info: bool = False) -> str:
+    """The module as MLIR prints it (``str(module)``), printed faster: to bytes, as the
+    printer writes each of the many small pieces of a line through a Python callback
+    (decoding each costs more than the printing), and verified once up front rather
+    than again by the printer. An invalid module prints as ``str`` shows it: in the
+    generic form the verifier's errors refer to."""
+    try:
+        module.operation.verify()
+    except ir.MLIRError:
+        return module.operation.get_asm(enable_debug_info=debug_info)
+    return module.operation.get_asm(binary=True, assume_verified=True,
+                                    enable_debug_info=debug_info).decode()
+
+
 def compile(module: ir.Module | str, *, devices: Sequence[Device] | None = None,
             num_replicas: int = 1, num_partitions: int = 1,
             host_callbacks: Sequence = ()) -> LoadedExecutable:
@@ -676,7 +690,7 @@ def compile(module: ir.Module | str, *, devices: Sequence[Device] | None = None,
     build.memory_fitting_level = 29     # XLA's O2: JAX's default (jax_memory_fitting_level)
     client, device_list = devices[0].client, _jax.DeviceList(tuple(devices))
     return compilation_cache.compile_or_load(
-        lambda: str(module), options, client, device_list,
+        lambda: module_text(module), options, client, device_list,
         lambda: client.compile_and_load(module, device_list, options, list(host_callbacks)),
         cacheable=not host_callbacks)
 
@@ -741,5 +755,5 @@ def hlo_computation(module: ir.Module, *, tuple_args: bool = False,
     """The unoptimized XLA HLO of a StableHLO module (an ``XlaComputation`` with
     ``as_hlo_text()``), which the seeds' ``xla_computation`` returns (results as one
     tuple; ``lower(...).as_text("hlo")`` returns a single result bare)."""
-    return _jax.mlir.mlir_module_to_xla_computation(str(module), use_tuple_args=tuple_args,
-                                                    return_tuple=return_tuple)
+    return _jax.mlir.mlir_module_to_xla_computation(
+        module_text(module), use_tuple_args=tuple_args, return_tuple=return_tuple)
