@@ -53,8 +53,8 @@ def _is_glassjax_file(filename: str) -> bool:
 
 def _diff(new, old, arg_names) -> tuple[int, int, str]:
     """(severity, number of differences, explanation): lower severity is closer."""
-    (new_tree, new_avals, new_static, new_ctx, _), (old_tree, old_avals, old_static,
-                                                    old_ctx, _) = new, old
+    (new_tree, new_avals, new_static, new_ctx, *_), (old_tree, old_avals, old_static,
+                                                     old_ctx, *_) = new, old
     return (_diff_context(new_ctx, old_ctx) or
             _diff_trees(new_tree, old_tree, new_static, old_static) or
             _diff_types(arg_names, new_avals, old_avals) or
@@ -98,7 +98,7 @@ def _diff_trees(new, old, new_static, old_static):
 def _diff_types(arg_names, new, old):
     diffs, weak_hint = [], False
     for name, n, o in zip(arg_names, new, old):
-        if n != o:
+        if n != o or getattr(n, "_sharding", None) != getattr(o, "_sharding", None):
             n_str, o_str = n.str_short(True), o.str_short(True)
             if n.ndim != o.ndim:
                 # JAX's types carry a sharding (over no mesh: one ``None`` per axis), so

@@ -78,7 +78,9 @@ def test_a_programs_own_freeze_is_left_alone():
             seen.append(gc.get_freeze_count())
             return jnp.sin(x)
         jax.make_jaxpr(f)(1.0)
-        assert seen == [frozen]
-        assert gc.get_freeze_count() == frozen
+        # not frozen again (the count would grow), not given back (it would be 0); the
+        # count may fall, as frozen objects die by reference counting meanwhile
+        assert len(seen) == 1 and 0 < seen[0] <= frozen
+        assert 0 < gc.get_freeze_count() <= frozen
     finally:
         gc.unfreeze()
