@@ -113,9 +113,10 @@ def describe(primitive: core.Primitive) -> Description:
         elif name in ("lowering", "jvp", "batching"):
             if not (name == "batching" and primitive in batching.fancy_primitive_batchers):
                 missing.append(name)
-    if primitive.drawing is not None:       # data, not a function: it records its line
-        rules.append(Rule("drawing", f"notebook: drawn as a {primitive.drawing.kind} cluster",
-                          _relative(*primitive.drawing.where)))
+    drawing = primitive.drawing
+    if drawing is not None:                 # data, not a function: it records its line
+        rules.append(Rule("drawing", f"notebook: drawn as a {drawing.kind} cluster",
+                          _relative(*drawing.where)))
     return Description(primitive, tuple(rules), tuple(missing))
 
 

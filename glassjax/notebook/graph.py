@@ -5,13 +5,14 @@ The picture is the program's dataflow: inputs, constants and literals flow along
 into equation nodes (the primitive and its parameters) and out to the outputs.
 
 A higher-order equation (``cond``, ``while``, ``scan``, ``jit``, ``custom_jvp_call``,
-``checkpoint``, ...) carries sub-jaxprs in its params. It is drawn as a *cluster* that
+``remat2``, ...) carries sub-jaxprs in its params. It is drawn as a *cluster* that
 contains one *region* per sub-jaxpr: the region's binders are small nodes its operands
 flow into, its body is drawn recursively, and its results flow to the equation's exit
-node (which shows the equation's outputs). A table below says, per primitive, which
-operands feed which region and how results return: a loop's carry goes back along a
-dashed back edge, a scan's ``xs`` are sliced on the way in and its ``ys`` stacked on the
-way out, ``cond``'s index picks one branch.
+node (which shows the equation's outputs). Each primitive declares how it is drawn
+(``eqn.primitive.drawing``, a ``core.Drawing`` next to its other rules); the layouts
+below say, per kind of drawing, which operands feed which region and how results
+return: a loop's carry goes back along a dashed back edge, a scan's ``xs`` are sliced
+on the way in and its ``ys`` stacked on the way out, ``cond``'s index picks one branch.
 
 Many-device programs: a ``shard_map`` (and so ``pmap``, which is a ``jit`` of one
 ``shard_map``) is a cluster titled with its mesh (axis names, sizes, device ids); the
@@ -100,8 +101,8 @@ def _while_layout(eqn, drawing) -> Layout:
                   operands=[*range(nc, nc + nb), *carry],
                   binder_notes={nb + i: "carry" for i in range(n)}, results=range(n),
                   back_edges=[(i, nb + i) for i in range(n)])
-    return Layout(drawing.kind, [drawing.label, f"cond_nconsts={nc} body_nconsts={nb}",
-                            drawing.note], [cond, body])
+    title = [drawing.label, f"cond_nconsts={nc} body_nconsts={nb}", drawing.note]
+    return Layout(drawing.kind, title, [cond, body])
 
 
 def _scan_layout(eqn, drawing) -> Layout:
@@ -118,9 +119,9 @@ def _scan_layout(eqn, drawing) -> Layout:
                   result_notes={n_carry + i: f"ys: stacked, {p['length']} steps"
                                 for i in range(n_ys)},
                   back_edges=[(i, n_consts + i) for i in range(n_carry)])
-    return Layout(drawing.kind, [drawing.label, f"length={p['length']} reverse={p['reverse']}",
-                           f"num_consts={n_consts} num_carry={n_carry}",
-                           f"steps run {order}"], [body])
+    title = [drawing.label, f"length={p['length']} reverse={p['reverse']}",
+             f"num_consts={n_consts} num_carry={n_carry}", f"steps run {order}"]
+    return Layout(drawing.kind, title, [body])
 
 
 def _call_layout(eqn, drawing) -> Layout:
