@@ -273,6 +273,8 @@ class RematPrimitive(core.Primitive):
 
 
 remat_p = RematPrimitive("remat2")
+remat_p.drawing = core.Drawing("checkpoint", "checkpoint",
+                              note="recomputed in the backward pass")
 
 
 def _remat_impl(*args, jaxpr, **params):

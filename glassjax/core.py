@@ -23,6 +23,7 @@ import functools
 import itertools
 import math
 import operator
+import sys
 from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -621,10 +622,35 @@ class ShardingTypeError(Exception):
     """Operands whose shardings (in their types) an operation cannot combine."""
 
 
+@dataclasses.dataclass(frozen=True)
+class Drawing:
+    """How the notebook draws an equation of a higher-order primitive, declared in the
+    primitive's registration block as plain data (the notebook reads
+    ``eqn.primitive.drawing``; the primitive's module never imports the notebook).
+
+    ``kind`` picks the picture and the cluster's colour: ``"cond"``, ``"while"``,
+    ``"scan"`` and ``"shard_map"`` each wire their sub-jaxprs their own way; ``"jit"``,
+    ``"custom"`` and ``"checkpoint"`` call one body (the ``body`` param) on all their
+    operands. ``label`` titles the cluster, ``note`` is a line saying what is special
+    about it, ``quiet`` lists params the picture already shows (not worth a line).
+    ``where`` is the ``(file, line)`` that declared it, for ``glassjax.describe``."""
+    kind: str
+    label: str
+    body: str = "jaxpr"
+    note: str = ""
+    quiet: frozenset = frozenset()
+    where: tuple = dataclasses.field(default=(), init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        caller = sys._getframe(2)       # __post_init__ <- __init__ <- the declaration
+        object.__setattr__(self, "where", (caller.f_code.co_filename, caller.f_lineno))
+
+
 class Primitive:
     """A named operation. Its rules live in tables filled next to its definition:
     ``impl`` (run eagerly) and ``abstract_eval`` here; lowering, jvp, transpose and
-    batching rules in their interpreters' tables.
+    batching rules in their interpreters' tables; ``drawing`` (a ``Drawing``, or None
+    for a first-order primitive) says how the notebook draws it.
 
     ``sharding_rule(*avals, **params)``: sharding in types. Given operands of which some
     are split over Explicit mesh axes (or an ``out_sharding`` / ``sharding`` param over
@@ -634,6 +660,7 @@ class Primitive:
     multiple_results = False
     call_primitive = False   # takes a jaxpr param and is transparent to transformations
     sharding_rule = None
+    drawing = None
 
     def __init__(self, name: str):
         self.name = name

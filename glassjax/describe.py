@@ -3,8 +3,9 @@
 A primitive is a name plus rules, and every transformation looks its rule up in a table
 of its own: ``jit`` needs an abstract evaluation and a lowering, ``grad`` a JVP and (for
 linear primitives) a transpose, ``vmap`` a batching rule, and so on. ``describe`` reads
-those tables and says, for one primitive, which rules it has and the file and line that
-defines each, so a learner can open the code at the right place::
+those tables (and, for a higher-order primitive, the ``core.Drawing`` that tells the
+notebook how to draw it) and says, for one primitive, which rules it has and the file
+and line that defines each, so a learner can open the code at the right place::
 
     >>> print(glassjax.describe(glassjax.lax.sin_p))
     sin
@@ -80,10 +81,13 @@ def _where(fn) -> str:
         fn = fn.func
     fn = inspect.unwrap(fn)
     try:
-        path = inspect.getsourcefile(fn)
-        line = inspect.getsourcelines(fn)[1]
+        return _relative(inspect.getsourcefile(fn), inspect.getsourcelines(fn)[1])
     except (TypeError, OSError):
         return ""
+
+
+def _relative(path, line) -> str:
+    """``path:line`` with the path relative to the package's parent directory."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(core.__file__)))
     return f"{os.path.relpath(path, root)}:{line}"
 
@@ -109,6 +113,10 @@ def describe(primitive: core.Primitive) -> Description:
         elif name in ("lowering", "jvp", "batching"):
             if not (name == "batching" and primitive in batching.fancy_primitive_batchers):
                 missing.append(name)
+    drawing = primitive.drawing
+    if drawing is not None:                 # data, not a function: it records its line
+        rules.append(Rule("drawing", f"notebook: drawn as a {drawing.kind} cluster",
+                          _relative(*drawing.where)))
     return Description(primitive, tuple(rules), tuple(missing))
 
 

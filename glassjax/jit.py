@@ -38,6 +38,8 @@ class JitPrimitive(core.Primitive):
 
 jit_p = JitPrimitive("jit")
 jit_p.def_abstract_eval(lambda *avals, jaxpr, **params: jaxpr.out_avals)
+jit_p.drawing = core.Drawing("jit", "jit", quiet=frozenset(
+    {"name", "donated_invars", "inline", "keep_unused"}))
 
 # ClosedJaxpr -> {(placement, argument layouts, donated, keep_unused): Compiled}; entries
 # die with the jaxpr.

@@ -92,6 +92,8 @@ class ShardMapPrimitive(core.Primitive):
 
 
 shard_map_p = ShardMapPrimitive("shard_map")
+shard_map_p.drawing = core.Drawing("shard_map", "shard_map",
+                                  note="the body runs once on every device")
 
 
 def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma,

@@ -40,3 +40,23 @@ def test_primitives_index_and_errors():
     assert names == sorted(names)
     with pytest.raises(TypeError, match="describe expects a Primitive"):
         jax.describe("sin")
+
+
+@pytest.mark.parametrize("module, name", [
+    ("glassjax.jit", "jit_p"), ("glassjax.lax.control_flow.conditionals", "cond_p"),
+    ("glassjax.lax.control_flow.while_loops", "while_p"),
+    ("glassjax.lax.control_flow.scans", "scan_p"), ("glassjax.shard_map", "shard_map_p"),
+    ("glassjax.custom_derivatives", "custom_jvp_call_p"),
+    ("glassjax.custom_derivatives", "custom_vjp_call_p"),
+    ("glassjax.ad_checkpoint", "remat_p")])
+def test_describe_lists_the_drawing_declared_in_the_registration_block(module, name):
+    import importlib
+    prim = getattr(importlib.import_module(module), name)
+    text = str(jax.describe(prim))
+    where = dict(re.findall(r"  (\w+)\s+(glassjax/\S+\.py:\d+)", text))
+    path, line = where["drawing"].split(":")
+    assert path == where["abstract_eval"].split(":")[0]     # next to its other rules
+    with open(path) as f:
+        assert f"{name}.drawing = core.Drawing(" in f.readlines()[int(line) - 1]
+    assert f"drawn as a {prim.drawing.kind} cluster" in text
+    assert "drawing" not in str(jax.describe(lax.sin_p))

@@ -345,3 +345,32 @@ def test_collectives_are_marked_and_reductions_are_not():
     assert re.search(r'\te0 \[label="reduce_sum\\naxes=\(0,\)" fillcolor=white', dot)
     assert re.search(r'\te1 \[label="psum\\naxes=\(\'i\',\)" fillcolor="#fee2e2"', dot)
     assert nodes(dot)["legend"] == "axis environment\ni: size 4"
+
+
+def test_a_primitive_declares_its_drawing_and_the_notebook_follows():
+    """The notebook reads ``eqn.primitive.drawing``, not a table of primitive names: a
+    new call primitive is drawn generically until it declares a ``core.Drawing``, then
+    as a call cluster with its label and note, and the stepper can enter it."""
+    from glassjax import core
+    from glassjax.notebook.stepper import Stepper
+    call_p = core.Primitive("my_call")
+    call_p.multiple_results = True
+    call_p.def_abstract_eval(lambda x, body: body.out_avals)
+    call_p.def_impl(lambda x, body: core.eval_jaxpr(body.jaxpr, body.consts, x))
+    inner = make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0)
+    program = make_jaxpr(lambda x: call_p.bind(x, body=inner)[0] + 1)(1.0)
+    plain = to_graphviz(program).source
+    assert "label=my_call " in plain and "my call:" not in plain
+    stepper = Stepper(program, [1.0])
+    stepper.into()                             # not enterable: steps over it
+    assert stepper.location() == (1,) and len(stepper.stack) == 1
+
+    call_p.drawing = core.Drawing("jit", "my call", body="body", note="runs its body")
+    drawn = to_graphviz(program).source
+    assert 'label="my call: <lambda>\\nruns its body"' in drawn
+    assert 'fillcolor="#e0f2fe"' in drawn      # the colour of a call cluster
+    stepper = Stepper(program, [1.0])
+    stepper.into()
+    assert stepper.location() == ((0, 0), 0) and stepper.frame.title == "my call: <lambda>"
+    assert stepper.eqn.primitive is lax.sin_p
+    np.testing.assert_allclose(stepper.outputs()[0], np.sin(1.0), rtol=1e-6)

@@ -26,8 +26,7 @@ def split(fun, args, original=f, original_args=None):
 def eqn_at(jaxpr, loc):
     for i, r in loc[:-1]:
         eqn = jaxpr.eqns[i]
-        make = graph_lib.LAYOUTS.get(eqn.primitive.name, graph_lib._generic_layout)
-        jaxpr = make(eqn).regions[r].jaxpr
+        jaxpr = graph_lib.eqn_layout(eqn).regions[r].jaxpr
     return jaxpr.eqns[loc[-1]]
 
 

@@ -27,8 +27,7 @@ def identity_branch(x):
 def locations(jaxpr, trail=()):
     for k, eqn in enumerate(jaxpr.eqns):
         yield (*trail, k), eqn
-        make = graph_lib.LAYOUTS.get(eqn.primitive.name, graph_lib._generic_layout)
-        for r, region in enumerate(make(eqn).regions):
+        for r, region in enumerate(graph_lib.eqn_layout(eqn).regions):
             yield from locations(region.jaxpr, (*trail, (k, r)))
 
 

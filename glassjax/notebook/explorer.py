@@ -65,9 +65,8 @@ def _open(j):
 def _regions(eqn) -> tuple[str, list, list]:
     """(kind, title lines, regions) of a higher-order equation, as the static graph
     draws it; primitives it has no layout for get one region per sub-jaxpr."""
-    make = graph_lib.LAYOUTS.get(eqn.primitive.name)
-    if make is not None:
-        layout = make(eqn)
+    layout = graph_lib.declared_layout(eqn)
+    if layout is not None:
         return layout.kind, layout.title, layout.regions
     regions = []
     for key in sorted(eqn.params):
@@ -110,7 +109,7 @@ def _signatures(eqns) -> list[int]:
             hash(params)
         except TypeError:                    # an unhashable param value: compare its text
             params = str(params)
-        key = (eqn.primitive.name, params, tuple(v.aval for v in eqn.outvars),
+        key = (eqn.primitive, params, tuple(v.aval for v in eqn.outvars),
                tuple(v.aval for v in eqn.invars))
         out.append(ids.setdefault(key, len(ids)))
     return out

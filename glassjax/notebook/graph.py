@@ -5,13 +5,14 @@ The picture is the program's dataflow: inputs, constants and literals flow along
 into equation nodes (the primitive and its parameters) and out to the outputs.
 
 A higher-order equation (``cond``, ``while``, ``scan``, ``jit``, ``custom_jvp_call``,
-``checkpoint``, ...) carries sub-jaxprs in its params. It is drawn as a *cluster* that
+``remat2``, ...) carries sub-jaxprs in its params. It is drawn as a *cluster* that
 contains one *region* per sub-jaxpr: the region's binders are small nodes its operands
 flow into, its body is drawn recursively, and its results flow to the equation's exit
-node (which shows the equation's outputs). A table below says, per primitive, which
-operands feed which region and how results return: a loop's carry goes back along a
-dashed back edge, a scan's ``xs`` are sliced on the way in and its ``ys`` stacked on the
-way out, ``cond``'s index picks one branch.
+node (which shows the equation's outputs). Each primitive declares how it is drawn
+(``eqn.primitive.drawing``, a ``core.Drawing`` next to its other rules); the layouts
+below say, per kind of drawing, which operands feed which region and how results
+return: a loop's carry goes back along a dashed back edge, a scan's ``xs`` are sliced
+on the way in and its ``ys`` stacked on the way out, ``cond``'s index picks one branch.
 
 Many-device programs: a ``shard_map`` (and so ``pmap``, which is a ``jit`` of one
 ``shard_map``) is a cluster titled with its mesh (axis names, sizes, device ids); the
@@ -81,15 +82,15 @@ def _open(j):
     return (j.jaxpr, j.consts) if isinstance(j, core.ClosedJaxpr) else (j, [])
 
 
-def _cond_layout(eqn) -> Layout:
+def _cond_layout(eqn, drawing) -> Layout:
     n_ops = len(eqn.invars)
     regions = [Region(f"branch {k}", *_open(b), operands=range(1, n_ops),
                       results=range(len(eqn.outvars)))
                for k, b in enumerate(eqn.params["branches"])]
-    return Layout("cond", ["cond", "the index picks one branch"], regions, selector=0)
+    return Layout(drawing.kind, [drawing.label, drawing.note], regions, selector=0)
 
 
-def _while_layout(eqn) -> Layout:
+def _while_layout(eqn, drawing) -> Layout:
     p = eqn.params
     nc, nb = p["cond_nconsts"], p["body_nconsts"]
     carry = list(range(nc + nb, len(eqn.invars)))
@@ -100,11 +101,11 @@ def _while_layout(eqn) -> Layout:
                   operands=[*range(nc, nc + nb), *carry],
                   binder_notes={nb + i: "carry" for i in range(n)}, results=range(n),
                   back_edges=[(i, nb + i) for i in range(n)])
-    return Layout("while", ["while", f"cond_nconsts={nc} body_nconsts={nb}",
-                            "repeat body while cond is True"], [cond, body])
+    title = [drawing.label, f"cond_nconsts={nc} body_nconsts={nb}", drawing.note]
+    return Layout(drawing.kind, title, [cond, body])
 
 
-def _scan_layout(eqn) -> Layout:
+def _scan_layout(eqn, drawing) -> Layout:
     p = eqn.params
     n_consts, n_carry = p["num_consts"], p["num_carry"]
     jaxpr, consts = _open(p["jaxpr"])
@@ -118,19 +119,23 @@ def _scan_layout(eqn) -> Layout:
                   result_notes={n_carry + i: f"ys: stacked, {p['length']} steps"
                                 for i in range(n_ys)},
                   back_edges=[(i, n_consts + i) for i in range(n_carry)])
-    return Layout("scan", ["scan", f"length={p['length']} reverse={p['reverse']}",
-                           f"num_consts={n_consts} num_carry={n_carry}",
-                           f"steps run {order}"], [body])
+    title = [drawing.label, f"length={p['length']} reverse={p['reverse']}",
+             f"num_consts={n_consts} num_carry={n_carry}", f"steps run {order}"]
+    return Layout(drawing.kind, title, [body])
 
 
-def _call_layout(kind, title, param):
-    """Primitives that call one sub-jaxpr on all their operands (jit, custom_jvp, ...)."""
-    def layout(eqn) -> Layout:
-        jaxpr, consts = _open(eqn.params[param])
-        region = Region(param, jaxpr, consts, operands=range(len(eqn.invars)),
-                        results=range(len(eqn.outvars)))
-        return Layout(kind, title(eqn), [region])
-    return layout
+def _call_layout(eqn, drawing) -> Layout:
+    """Primitives that call one sub-jaxpr (their ``body`` param) on all their operands:
+    jit, custom_jvp_call, custom_vjp_call, checkpoint."""
+    jaxpr, consts = _open(eqn.params[drawing.body])
+    region = Region(drawing.body, jaxpr, consts, operands=range(len(eqn.invars)),
+                    results=range(len(eqn.outvars)))
+    if drawing.kind == "checkpoint":      # what is special is its policy, not a name
+        title = [drawing.label, drawing.note, f"policy={_short(eqn.params.get('policy'))}"]
+    else:
+        title = [f"{drawing.label}: {_name(eqn, drawing.body)}",
+                 *([drawing.note] if drawing.note else [])]
+    return Layout(drawing.kind, title, [region])
 
 
 def _mesh_lines(mesh) -> list[str]:
@@ -144,7 +149,7 @@ def _mesh_lines(mesh) -> list[str]:
     return [f"mesh: {axes}", "devices: " + " ".join(text.split())]
 
 
-def _shard_map_layout(eqn) -> Layout:
+def _shard_map_layout(eqn, drawing) -> Layout:
     """A shard_map runs its body once per device of its mesh: in_specs say how each
     operand is split into the per-device blocks the binders show, out_specs how the
     per-device results are put back together."""
@@ -154,9 +159,8 @@ def _shard_map_layout(eqn) -> Layout:
                   binder_notes={k: f"in_specs: {s}" for k, s in enumerate(p["in_specs"])},
                   results=range(len(eqn.outvars)),
                   result_notes={k: f"out_specs: {s}" for k, s in enumerate(p["out_specs"])})
-    return Layout("shard_map", ["shard_map", *_mesh_lines(p["mesh"]),
-                                f"check_vma={p['check_vma']}",
-                                "the body runs once on every device"], [body])
+    return Layout(drawing.kind, [drawing.label, *_mesh_lines(p["mesh"]),
+                                f"check_vma={p['check_vma']}", drawing.note], [body])
 
 
 def _name(eqn, param="jaxpr"):
@@ -168,24 +172,18 @@ def _name(eqn, param="jaxpr"):
     return info.func_src_info.split(" at ")[0] if info and info.func_src_info else ""
 
 
-LAYOUTS: dict[str, Callable] = {
-    "cond": _cond_layout,
-    "while": _while_layout,
-    "scan": _scan_layout,
-    "jit": _call_layout("jit", lambda e: [f"jit: {_name(e)}"], "jaxpr"),
-    "pjit": _call_layout("jit", lambda e: [f"jit: {_name(e)}"], "jaxpr"),
-    "shard_map": _shard_map_layout,
-    "custom_jvp_call": _call_layout(
-        "custom", lambda e: [f"custom_jvp_call: {_name(e, 'call_jaxpr')}",
-                             "its derivative is a custom JVP rule"], "call_jaxpr"),
-    "custom_vjp_call": _call_layout(
-        "custom", lambda e: [f"custom_vjp_call: {_name(e, 'call_jaxpr')}",
-                             "its derivative is a custom fwd/bwd pair"], "call_jaxpr"),
-    "checkpoint": _call_layout(
-        "checkpoint", lambda e: ["checkpoint", "recomputed in the backward pass",
-                                 f"policy={_short(e.params.get('policy'))}"], "jaxpr"),
-}
-LAYOUTS["remat2"] = LAYOUTS["checkpoint"]    # JAX 0.10.2's name for checkpoint
+# The picture of each kind of ``core.Drawing``; the kinds not listed call one body.
+_LAYOUT_OF_KIND = {"cond": _cond_layout, "while": _while_layout, "scan": _scan_layout,
+                   "shard_map": _shard_map_layout}
+
+
+def declared_layout(eqn) -> Layout | None:
+    """How ``eqn`` is drawn, as its primitive's ``drawing`` declares (None for a
+    primitive that declares none)."""
+    drawing = eqn.primitive.drawing
+    if drawing is None:
+        return None
+    return _LAYOUT_OF_KIND.get(drawing.kind, _call_layout)(eqn, drawing)
 
 
 def _generic_layout(eqn) -> Layout:
@@ -208,10 +206,9 @@ def _generic_layout(eqn) -> Layout:
     return Layout("other", [eqn.primitive.name, *param_lines(eqn)], regions)
 
 
-# Params not worth a line in a node: implied by the picture, or internal defaults.
-QUIET_PARAMS = {"jit": {"name", "donated_invars", "inline", "keep_unused"},
-                "scan": {"linear", "unroll", "_split_transpose"},
-                "cond": {"linear"}}
+def eqn_layout(eqn) -> Layout:
+    """How ``eqn`` is drawn: as its primitive declares, or else the generic way."""
+    return declared_layout(eqn) or _generic_layout(eqn)
 
 
 def _short(v) -> str:
@@ -220,8 +217,10 @@ def _short(v) -> str:
 
 
 def param_lines(eqn) -> list[str]:
-    """``key=value`` for the params a reader needs: no sub-jaxprs, callables or Nones."""
-    quiet = QUIET_PARAMS.get(eqn.primitive.name, set())
+    """``key=value`` for the params a reader needs: no sub-jaxprs, callables, Nones, or
+    params the primitive's drawing calls quiet (implied by the picture)."""
+    drawing = eqn.primitive.drawing
+    quiet = drawing.quiet if drawing is not None else ()
     lines = []
     for key in sorted(eqn.params):
         v = eqn.params[key]
@@ -332,7 +331,7 @@ class _Drawing:
             return
         if has_subs:                          # collapsed: its cluster's title, and size
             inner = sum(count_eqns(s) for s in core.jaxprs_in_params(eqn.params))
-            lines = [*LAYOUTS.get(eqn.primitive.name, _generic_layout)(eqn).title,
+            lines = [*eqn_layout(eqn).title,
                      f"({inner} equation{'s' * (inner != 1)} inside)"]
         else:
             lines = [eqn.primitive.name, *param_lines(eqn)]
@@ -348,7 +347,8 @@ class _Drawing:
             env[v] = nid
 
     def expanded(self, g, eqn, nid, env, level, scope):
-        mesh = eqn.params.get("mesh") if eqn.primitive.name == "shard_map" else None
+        drawing = eqn.primitive.drawing
+        mesh = eqn.params["mesh"] if drawing and drawing.kind == "shard_map" else None
         outer_sizes = dict(self.axis_sizes)
         if mesh is not None:                 # inside, collectives know their sizes
             self.axis_sizes.update(zip(mesh.axis_names, mesh.axis_sizes))
@@ -358,7 +358,7 @@ class _Drawing:
         self.axis_sizes = outer_sizes
 
     def _expanded(self, g, eqn, nid, env, level, scope):
-        layout = LAYOUTS.get(eqn.primitive.name, _generic_layout)(eqn)
+        layout = eqn_layout(eqn)
         fill = COLORS["highlight"] if nid in self.highlight else COLORS[layout.kind]
         exit_id = f"{nid}_out"
         with g.subgraph(name=f"cluster_{nid}") as c:

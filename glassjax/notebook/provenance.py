@@ -23,23 +23,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from glassjax import core
+from glassjax import core, lax
 from glassjax.notebook import graph as graph_lib
 from glassjax.notebook.naming import PrintedNames
 
 # Equations that only reshape or retype one value: their result stands for that value.
-ADAPTERS = {"broadcast_in_dim", "reshape", "transpose", "convert_element_type", "squeeze",
-            "expand_dims", "copy", "copy_p"}
+ADAPTERS = {lax.broadcast_in_dim_p, lax.reshape_p, lax.transpose_p,
+            lax.convert_element_type_p, lax.squeeze_p, lax.copy_p}
 CALLS = ("jit", "checkpoint")           # layout kinds whose body sees the operands
 
 
 def _call_region(eqn):
     """The one body a call equation runs on all its operands, or None."""
-    make = graph_lib.LAYOUTS.get(eqn.primitive.name)
-    if make is None:
-        return None
-    layout = make(eqn)
-    return layout.regions[0] if layout.kind in CALLS else None
+    layout = graph_lib.declared_layout(eqn)
+    return layout.regions[0] if layout is not None and layout.kind in CALLS else None
 
 
 def _literal(atom):
@@ -85,7 +82,7 @@ class _Original:
         for k, eqn in enumerate(jaxpr.eqns):
             keys = tuple(self.key(a) for a in eqn.invars)
             entry = ((*trail, k), eqn, keys)
-            self.exact.setdefault((eqn.primitive.name, keys), []).append(entry)
+            self.exact.setdefault((eqn.primitive, keys), []).append(entry)
             region = _call_region(eqn)
             if region is not None:
                 for b, o in zip(region.jaxpr.invars, region.operands):
@@ -96,14 +93,14 @@ class _Original:
                     if isinstance(w, core.Var):
                         self.canon[v] = self.canon.get(w, w)
             elif _nested(eqn):
-                self.nested.setdefault(eqn.primitive.name, []).append(entry)
+                self.nested.setdefault(eqn.primitive, []).append(entry)
 
     def take(self, eqn, keys):
         """(location, equation) of the unused original equation ``eqn`` of the new
         program comes from, given its operands' ``keys``; or None."""
-        exact = (self.exact.get((eqn.primitive.name, tuple(keys)), [])
+        exact = (self.exact.get((eqn.primitive, tuple(keys)), [])
                  if None not in keys else [])
-        loose = self.nested.get(eqn.primitive.name, []) if _nested(eqn) else []
+        loose = self.nested.get(eqn.primitive, []) if _nested(eqn) else []
         for where, orig, okeys in exact + [e for e in loose if _subsequence(e[2], keys)]:
             if where not in self.used:
                 self.used.add(where)
@@ -155,7 +152,7 @@ def _match(jaxpr, image, trail, index, found):
             for v, w in zip(eqn.outvars, region.jaxpr.outvars):
                 if _key(w, image) is not None:
                     image[v] = _key(w, image)
-        elif eqn.primitive.name in ADAPTERS and keys and keys[0] is not None:
+        elif eqn.primitive in ADAPTERS and keys and keys[0] is not None:
             image[eqn.outvars[0]] = keys[0]
 
 
@@ -163,8 +160,7 @@ def all_locations(jaxpr, trail=()):
     """Every equation's location, sub-jaxprs included, in program order."""
     for k, eqn in enumerate(jaxpr.eqns):
         yield (*trail, k)
-        make = graph_lib.LAYOUTS.get(eqn.primitive.name, graph_lib._generic_layout)
-        for r, region in enumerate(make(eqn).regions):
+        for r, region in enumerate(graph_lib.eqn_layout(eqn).regions):
             yield from all_locations(region.jaxpr, (*trail, (k, r)))
 
 

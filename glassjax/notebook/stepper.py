@@ -16,9 +16,9 @@ learner can check that the body's last iteration gives what the loop gave. The s
 of entered bodies is the call stack (``Stepper.stack``).
 
 A location in the program is ``((eqn, region), ..., eqn)``: the equation indices that
-lead into bodies (with the region entered, as ``graph.LAYOUTS`` numbers them) and the
-index of the equation in the innermost body, as the explorer's ``View`` locates
-equations.
+lead into bodies (with the region entered, as ``graph.declared_layout`` numbers them)
+and the index of the equation in the innermost body, as the explorer's ``View``
+locates equations.
 """
 from __future__ import annotations
 
@@ -209,23 +209,22 @@ class Stepper:
     def _body(self, f: Frame) -> Frame | None:
         """The first frame inside the current equation, or None if it cannot be entered."""
         i, eqn = f.pc, f.jaxpr.eqns[f.pc]
-        make = graph_lib.LAYOUTS.get(eqn.primitive.name)
-        if make is None:
+        layout = graph_lib.declared_layout(eqn)
+        if layout is None:
             return None
-        layout, inputs = make(eqn), f.inputs()
+        inputs = f.inputs()
 
         def frame(r, args, title=None, **kw):
             region = layout.regions[r]
             return Frame(region.jaxpr, region.consts, args, title=title or region.title,
                          path=(*f.path, (i, r)), **kw)
 
-        name = eqn.primitive.name
-        if name == "cond":
+        if layout.kind == "cond":
             r = int(np.clip(np.asarray(inputs[0]), 0, len(layout.regions) - 1))
             return frame(r, inputs[1:], title=f"branch {r} (taken)")
-        if name == "while":
+        if layout.kind == "while":
             return self._while(eqn, inputs, frame)
-        if name == "scan":
+        if layout.kind == "scan":
             return self._scan(eqn, inputs, frame)
         if layout.kind in CALLS:
             return frame(0, [inputs[o] for o in layout.regions[0].operands],

@@ -26,8 +26,7 @@ def _prefix(eqn, names) -> str:
 
 def _sub_jaxprs(eqn) -> list:
     """The equation's sub-jaxprs in the order the explorer numbers its regions."""
-    make = graph_lib.LAYOUTS.get(eqn.primitive.name, graph_lib._generic_layout)
-    return [r.jaxpr for r in make(eqn).regions]
+    return [r.jaxpr for r in graph_lib.eqn_layout(eqn).regions]
 
 
 def eqn_lines(jaxpr, text: str, names) -> dict:

@@ -281,6 +281,8 @@ def _check_branch_outputs(api_name, name1, name2, f1, f2, traced1, traced2):
 cond_p = core.Primitive("cond")
 cond_p.multiple_results = True
 cond_p.def_impl(functools.partial(dispatch.apply_primitive, cond_p))
+cond_p.drawing = core.Drawing("cond", "cond", note="the index picks one branch",
+                              quiet=frozenset({"linear"}))
 
 
 @cond_p.def_abstract_eval

@@ -206,6 +206,8 @@ def _batch_and_remainder(xs, batch_size: int):
 scan_p = core.Primitive("scan")
 scan_p.multiple_results = True
 scan_p.def_impl(functools.partial(dispatch.apply_primitive, scan_p))
+scan_p.drawing = core.Drawing("scan", "scan",
+                              quiet=frozenset({"linear", "unroll", "_split_transpose"}))
 
 
 @scan_p.def_abstract_eval

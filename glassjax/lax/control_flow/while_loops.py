@@ -129,6 +129,7 @@ def promote_weak_typed_inputs(vals, in_avals, out_avals):
 while_p = core.Primitive("while")
 while_p.multiple_results = True
 while_p.def_impl(functools.partial(dispatch.apply_primitive, while_p))
+while_p.drawing = core.Drawing("while", "while", note="repeat body while cond is True")
 
 
 @while_p.def_abstract_eval
