@@ -95,14 +95,18 @@ def _lapack_call(ctx, routine, operands, out_avals, options, *, aliased=0):
     return list(op.results)
 
 
-def _nan_unless_ok(info, value, value_aval, batch_ndim):
-    """Replace the matrices whose ``info`` reports a failure with NaNs."""
+def _nan_unless_ok(info, value, value_aval, batch_ndim, direction="EQ"):
+    """Replace the matrices whose ``info`` reports a failure with NaNs (``nan + nanj``
+    when complex). LAPACK reports success as ``info == 0``; only LU also accepts a
+    positive ``info`` (an exactly singular factor, still valid): ``direction="GE"``."""
     zero = lowering.ir_constant(np.array(0, np.int32))
     ok = hlo.compare(info, lowering.broadcast_in_dim(zero, value_aval.shape[:batch_ndim],
                                                      []),
-                     comparison_direction=hlo.ComparisonDirectionAttr.get("GE"))
+                     comparison_direction=hlo.ComparisonDirectionAttr.get(direction),
+                     compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
     ok = lowering.broadcast_in_dim(ok, value_aval.shape, list(range(batch_ndim)))
-    nan = lowering.full_like_aval(np.nan, value_aval)
+    complex_ = dtypes.issubdtype(value_aval.dtype, np.complexfloating)
+    nan = lowering.full_like_aval(complex(np.nan, np.nan) if complex_ else np.nan, value_aval)
     return hlo.select(ok, value, nan)
 
 
@@ -230,7 +234,7 @@ def _lu_lowering(ctx, a):
         aval, core.ShapedArray((*batch, k), np.int32), info_aval], {})
     one = lowering.full_like_aval(1, ctx.avals_out[1])
     pivots = hlo.subtract(pivots, one)                 # LAPACK counts from 1
-    lu = _nan_unless_ok(info, lu, aval, len(batch))
+    lu = _nan_unless_ok(info, lu, aval, len(batch), "GE")
     return [lu, pivots, _pivots_to_permutation(ctx, pivots, ctx.avals_out[1], m)]
 
 
@@ -665,10 +669,10 @@ schur_p = _standard_linalg_primitive("schur", _schur_abstract_eval, _schur_lower
 
 def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
           select_callable=None):
-    """``(T, Q)`` with ``x = Q T Q^H``: ``T`` (quasi-)upper triangular, ``Q`` unitary
+    """``[T, Q]`` with ``x = Q T Q^H``: ``T`` (quasi-)upper triangular, ``Q`` unitary
     (LAPACK ``gees``; real input gives the real Schur form with 2x2 blocks)."""
-    return tuple(schur_p.bind(x, compute_schur_vectors=compute_schur_vectors,
-                              sort_eig_vals=sort_eig_vals, select_callable=select_callable))
+    return schur_p.bind(x, compute_schur_vectors=compute_schur_vectors,
+                        sort_eig_vals=sort_eig_vals, select_callable=select_callable)
 
 
 # -- Hessenberg reduction -------------------------------------------------------------------
@@ -695,9 +699,9 @@ hessenberg_p = _standard_linalg_primitive("hessenberg", _hessenberg_abstract_eva
 
 
 def hessenberg(a):
-    """``(a_out, taus)``: the upper Hessenberg form of ``a`` above its first
+    """``[a_out, taus]``: the upper Hessenberg form of ``a`` above its first
     subdiagonal, Householder reflectors (scaled by ``taus``) below it."""
-    return tuple(hessenberg_p.bind(a))
+    return hessenberg_p.bind(a)
 
 
 # -- QR -------------------------------------------------------------------------------------
