@@ -112,11 +112,15 @@ def shift_right_logical(x, y):
 # ----------------------------------------------------------------------------------------
 
 
-def _comparison(name, direction, accepted):
+def _comparison(name, direction, accepted, total_order=False):
+    """A comparison primitive. ``total_order`` ones compare floats in IEEE's total order
+    (-NaN < -inf < ... < -0 < 0 < ... < inf < NaN): what sorting and searchsorted use."""
     def lower(ctx, x, y):
         shape = ctx.avals_out[0].shape
         x, y = (multi_broadcast(v, a, shape) for v, a in zip((x, y), ctx.avals_in))
-        return _compare(x, y, direction, _compare_kind(ctx.avals_in[0].dtype))
+        kind = _compare_kind(ctx.avals_in[0].dtype)
+        return _compare(x, y, direction, "TOTALORDER" if total_order and kind == "FLOAT"
+                        else kind)
     prim = naryop(name, [accepted, accepted], None,
                   result_dtype=lambda *d: np.dtype(np.bool_))
     lowering.register_lowering(prim, lower)
@@ -130,6 +134,9 @@ lt_p = _comparison("lt", "LT", _ordered)
 le_p = _comparison("le", "LE", _ordered)
 gt_p = _comparison("gt", "GT", _ordered)
 ge_p = _comparison("ge", "GE", _ordered)
+eq_to_p = _comparison("eq_to", "EQ", _any, total_order=True)
+le_to_p = _comparison("le_to", "LE", _ordered, total_order=True)
+lt_to_p = _comparison("lt_to", "LT", _ordered, total_order=True)
 
 
 def eq(x, y):
