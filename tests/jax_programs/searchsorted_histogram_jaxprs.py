@@ -24,3 +24,7 @@ print(jnp.histogram(s, bins=5))
 print(jax.make_jaxpr(lambda s: jnp.histogram(s, bins=5))(s))
 print(jax.jit(lambda s: jnp.histogram(s, bins=5)).lower(s).as_text())
 print(jnp.histogram(jnp.ones(4), bins=2))
+# random.choice with weights draws through searchsorted.
+key = jax.random.key(0)
+print(jax.random.choice(key, jnp.arange(10., 14.), (2, 3), p=jnp.array([0.1, 0.2, 0.3, 0.4])))
+print(jax.make_jaxpr(lambda k: jax.random.choice(k, 4, (8,), p=jnp.array([.1, .2, .3, .4])))(key))
