@@ -350,6 +350,52 @@ def _trace_vmap_grad(n_eqns):
     return case
 
 
+# -- heavy library functions, eager and jitted ------------------------------------------
+# ``eager`` calls the function as a user does outside jit (op by op, or through whatever
+# jit the library applies inside); ``jit`` is a cached compiled call of it. Both wait for
+# every result, so the time is the computation's and not only its dispatch.
+
+def _histogram(jax):
+    x = jax.numpy.asarray(np.random.RandomState(3).randn(100_000).astype(np.float32))
+    return lambda a: jax.numpy.histogram(a, bins=50), (x,)
+
+
+def _eig(n):
+    def make(jax):
+        a = jax.numpy.asarray(np.random.RandomState(4).randn(n, n).astype(np.float32))
+        return jax.numpy.linalg.eig, (a,)
+    return make
+
+
+def _stft(jax):
+    x = jax.numpy.asarray(np.random.RandomState(5).randn(16_384).astype(np.float32))
+    return lambda s: jax.scipy.signal.stft(s, nperseg=256), (x,)
+
+
+def _heavy(make, what):
+    """Two cases of one function: called eagerly, and as a cached jit call."""
+    def eager(jax):
+        f, args = make(jax)
+        return lambda: jax.block_until_ready(f(*args))
+
+    def jitted(jax):
+        f, args = make(jax)
+        f = jax.jit(f)
+        return lambda: jax.block_until_ready(f(*args))
+    eager.__doc__ = f"Eager {what}."
+    jitted.__doc__ = f"Cached jit call of {what}."
+    return eager, jitted
+
+
+histogram_eager, histogram_jit = _heavy(
+    _histogram, "jnp.histogram of 100,000 float32 values into 50 bins")
+eig64_eager, eig64_jit = _heavy(
+    _eig(64), "jnp.linalg.eig of a 64x64 float32 matrix (LAPACK geev)")
+eig256_eager, eig256_jit = _heavy(
+    _eig(256), "jnp.linalg.eig of a 256x256 float32 matrix (LAPACK geev)")
+stft_eager, stft_jit = _heavy(
+    _stft, "jax.scipy.signal.stft of 16,384 float32 samples (nperseg=256)")
+
 # name -> (case, repetitions per sample); a case returning None does not apply to that
 # implementation.
 CASES = {
@@ -388,6 +434,14 @@ CASES = {
     "trace_vmap_grad_10k": (_trace_vmap_grad(10_000), 1),
     "first_call_1k": (first_call_1k, 1),
     "jaxpr_magic_1k": (jaxpr_magic_1k, 1),
+    "histogram_eager": (histogram_eager, 20),
+    "histogram_jit": (histogram_jit, 20),
+    "eig64_eager": (eig64_eager, 20),
+    "eig64_jit": (eig64_jit, 20),
+    "eig256_eager": (eig256_eager, 2),
+    "eig256_jit": (eig256_jit, 2),
+    "stft_eager": (stft_eager, 20),
+    "stft_jit": (stft_jit, 20),
 }
 
 # name -> (case, baseline case, limit in seconds): reported as glassjax's time of the

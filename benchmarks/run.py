@@ -63,6 +63,10 @@ def _env():
     env = dict(os.environ)
     env.setdefault("JAX_PLATFORMS", "cpu")
     env.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")   # (pmap cases)
+    # jaxlib's LAPACK kernels (the eig cases) run in SciPy's OpenBLAS, whose worker
+    # threads spin while they wait: on a busy 2-core machine a 256x256 eig then varies
+    # 5x between runs. One thread does the same work in both libraries, measurably.
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
     return env
 
 

@@ -482,8 +482,7 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
         if replace:
             p_cuml = jnp.cumsum(p_arr)
             r = p_cuml[-1] * (1 - uniform(key, shape, dtype=p_cuml.dtype))
-            # searchsorted(p_cuml, r): how many cumulative weights lie below r.
-            ind = jnp.sum(p_cuml < r[..., None], axis=-1).astype(int)
+            ind = jnp.searchsorted(p_cuml, r).astype(int)
         else:
             g = gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + jnp.log(p_arr)
             ind = lax.top_k(g, k=n_draws)[1].astype(int)

@@ -17,11 +17,11 @@ from glassjax.lax.elementwise import (
     atan_p, atanh, atanh_p, bitcast_convert_type, bitcast_convert_type_p, bitwise_and,
     bitwise_not, bitwise_or, bitwise_xor, cbrt, cbrt_p, ceil, ceil_p, clamp, clamp_p, clz,
     clz_p, complex, complex_p, conj, conj_p, convert_element_type, convert_element_type_p,
-    cos, cos_p, cosh, cosh_p, digamma, digamma_p, div, div_p, eq, eq_p, erf, erf_inv,
+    cos, cos_p, cosh, cosh_p, digamma, digamma_p, div, div_p, eq, eq_p, eq_to_p, erf, erf_inv,
     erf_inv_p, erf_p, erfc, erfc_p, exp, exp2, exp2_p, exp_p, expm1, expm1_p, floor,
     floor_p, ge, ge_p, gt, gt_p, imag, imag_p, integer_pow, integer_pow_p, is_finite,
-    is_finite_p, le, le_p, lgamma, lgamma_p, log, log1p, log1p_p, log_p, logistic,
-    logistic_p, lt, lt_p, max, max_p, min, min_p, mul, mul_p, mulhi, mulhi_p, ne, ne_p,
+    is_finite_p, le, le_p, le_to_p, lgamma, lgamma_p, log, log1p, log1p_p, log_p, logistic,
+    logistic_p, lt, lt_p, lt_to_p, max, max_p, min, min_p, mul, mul_p, mulhi, mulhi_p, ne, ne_p,
     neg, neg_p, nextafter, nextafter_p, not_p, optimization_barrier, optimization_barrier_p,
     or_p, polygamma, polygamma_p, population_count,
     population_count_p, pow, pow_p, real, real_p, reciprocal, reduce_precision,
@@ -83,7 +83,6 @@ from glassjax.lax.conv_patches import conv_general_dilated_local, conv_general_d
 from glassjax.dtypes import dtype
 from glassjax.lax.ragged_dot import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general
 from glassjax.lax.scaled_dot import scaled_dot
-from glassjax.lax.comparison import eq_to_p, le_to_p, lt_to_p
 from glassjax.lax.composite import composite
 from glassjax.lax.stage import stage, stage_p
 from glassjax.lax.tokens import after_all, after_all_p, create_token, create_token_p

@@ -19,8 +19,9 @@ from glassjax.lax.conversion import (bitcast_convert_type, bitcast_convert_type_
                                      reduce_precision, reduce_precision_p, _const,
                                      _convert_element_type)
 from glassjax.lax.comparison import (and_p, bitwise_and, bitwise_not, bitwise_or,
-                                     bitwise_xor, clamp, clamp_p, clz, clz_p, eq, eq_p, ge,
-                                     ge_p, gt, gt_p, le, le_p, lt, lt_p, ne, ne_p, not_p,
+                                     bitwise_xor, clamp, clamp_p, clz, clz_p, eq, eq_p, eq_to_p, ge,
+                                     ge_p, gt, gt_p, le, le_p, le_to_p, lt, lt_p, lt_to_p,
+                                     ne, ne_p, not_p,
                                      or_p, population_count, population_count_p, select,
                                      select_n, select_n_p, shift_left, shift_left_p,
                                      shift_right_arithmetic, shift_right_arithmetic_p,

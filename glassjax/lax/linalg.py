@@ -92,18 +92,52 @@ def _lapack_call(ctx, routine, operands, out_avals, options, *, aliased=0):
          for k, v in options.items()})
     op.operation.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
         {"num_batch_dims": ir.StringAttr.get(str(batch))})
+    op.operation.attributes["sdy.sharding_rule"] = _sharding_rule(
+        ctx.avals_in, out_avals, batch)
     return list(op.results)
 
 
-def _nan_unless_ok(info, value, value_aval, batch_ndim):
-    """Replace the matrices whose ``info`` reports a failure with NaNs."""
+def _sharding_rule(avals_in, avals_out, batch):
+    """The Shardy rule JAX attaches to its LAPACK calls: the batch dimensions are shared
+    factors (a batch may be split over devices), every matrix dimension a factor of its
+    own. Factors are named ``i``, ``j``, ... ``z``, ``z_1``, ... as Shardy prints them."""
+    sizes = list(avals_in[0].shape[:batch])
+
+    def dims(aval):
+        own = range(len(sizes), len(sizes) + aval.ndim - batch)
+        sizes.extend(aval.shape[batch:])
+        return "[" + ", ".join(map(_factor, [*range(batch), *own])) + "]"
+    lhs = ", ".join(map(dims, avals_in))
+    rhs = ", ".join(map(dims, avals_out))
+    factors = ", ".join(f"{_factor(k)}={n}" for k, n in enumerate(sizes))
+    return ir.Attribute.parse(f"#sdy.op_sharding_rule<({lhs})->({rhs}) {{{factors}}}, custom>")
+
+
+def _factor(k):
+    return chr(ord("i") + k) if k < 18 else f"z_{k - 17}"
+
+
+def _nan_unless_ok(info, values, avals, batch_ndim, direction="EQ"):
+    """``values`` with the matrices whose ``info`` reports a failure replaced by NaNs
+    (``nan + nanj`` when complex). LAPACK reports success as ``info == 0``; only LU also
+    accepts a positive ``info`` (an exactly singular factor, still valid):
+    ``direction="GE"``. Emitted as JAX emits it (one comparison; per value a mask of
+    shape ``batch + (1, ...)`` broadcast to the value's)."""
     zero = lowering.ir_constant(np.array(0, np.int32))
-    ok = hlo.compare(info, lowering.broadcast_in_dim(zero, value_aval.shape[:batch_ndim],
-                                                     []),
-                     comparison_direction=hlo.ComparisonDirectionAttr.get("GE"))
-    ok = lowering.broadcast_in_dim(ok, value_aval.shape, list(range(batch_ndim)))
-    nan = lowering.full_like_aval(np.nan, value_aval)
-    return hlo.select(ok, value, nan)
+    batch_shape = avals[0].shape[:batch_ndim]
+    ok = hlo.compare(info, lowering.broadcast_in_dim(zero, batch_shape, []),
+                     comparison_direction=hlo.ComparisonDirectionAttr.get(direction),
+                     compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
+    out = []
+    for value, aval in zip(values, avals):
+        mask_shape = batch_shape + (1,) * (aval.ndim - batch_ndim)
+        mask = lowering.broadcast_in_dim(ok, mask_shape, list(range(batch_ndim)))
+        complex_ = dtypes.issubdtype(aval.dtype, np.complexfloating)
+        nan = lowering.full_like_aval(complex(np.nan, np.nan) if complex_ else np.nan, aval)
+        if mask_shape != aval.shape:
+            mask = lowering.broadcast_in_dim(mask, aval.shape, list(range(aval.ndim)))
+        out.append(hlo.select(mask, value, nan))
+    return out
 
 
 def _standard_linalg_primitive(name, abstract_eval, lower_rule, multiple_results=True):
@@ -230,7 +264,7 @@ def _lu_lowering(ctx, a):
         aval, core.ShapedArray((*batch, k), np.int32), info_aval], {})
     one = lowering.full_like_aval(1, ctx.avals_out[1])
     pivots = hlo.subtract(pivots, one)                 # LAPACK counts from 1
-    lu = _nan_unless_ok(info, lu, aval, len(batch))
+    lu, = _nan_unless_ok(info, [lu], [aval], len(batch), "GE")
     return [lu, pivots, _pivots_to_permutation(ctx, pivots, ctx.avals_out[1], m)]
 
 
@@ -421,7 +455,7 @@ def _cholesky_lowering(ctx, a):
     batch = aval.ndim - 2
     factor, info = _lapack_call(ctx, "potrf_ffi", [a], [
         aval, core.ShapedArray(aval.shape[:batch], np.int32)], {"uplo": "L"})
-    return [_nan_unless_ok(info, factor, aval, batch)]
+    return _nan_unless_ok(info, [factor], [aval], batch)
 
 
 cholesky_p = _standard_linalg_primitive("cholesky", _cholesky_abstract_eval,
@@ -484,8 +518,8 @@ def _eigh_lowering(ctx, a, *, lower, sort_eigenvalues, subset_by_index, algorith
         ctx, routine, [a], [aval, ctx.avals_out[1],
                             core.ShapedArray(aval.shape[:batch], np.int32)],
         {"mode": "V", "uplo": "L" if lower else "U"})
-    vectors = _nan_unless_ok(info, vectors, aval, batch)
-    values = _nan_unless_ok(info, values, ctx.avals_out[1], batch)
+    vectors, values = _nan_unless_ok(info, [vectors, values], [aval, ctx.avals_out[1]],
+                                     batch)
     return [vectors, values]
 
 
@@ -561,7 +595,7 @@ def _eig_lowering(ctx, a, *, compute_left_eigenvectors, compute_right_eigenvecto
     w = hlo.complex(w[0], w[1]) if real else w[0]
     outs = [w] + ([vl] if compute_left_eigenvectors else []) + (
         [vr] if compute_right_eigenvectors else [])
-    return [_nan_unless_ok(info, x, x_aval, batch) for x, x_aval in zip(outs, ctx.avals_out)]
+    return _nan_unless_ok(info, outs, ctx.avals_out, batch)
 
 
 eig_p = _standard_linalg_primitive("eig", _eig_abstract_eval, _eig_lowering)
@@ -657,7 +691,7 @@ def _schur_lowering(ctx, a, *, compute_schur_vectors, sort_eig_vals, select_call
         ctx, "gees_ffi", [a], out_avals,
         {"mode": "V" if compute_schur_vectors else "N", "sort": "N"})
     outs = [schur_form] + ([vectors] if compute_schur_vectors else [])
-    return [_nan_unless_ok(info, x, aval, batch) for x in outs]
+    return _nan_unless_ok(info, outs, [aval] * len(outs), batch)
 
 
 schur_p = _standard_linalg_primitive("schur", _schur_abstract_eval, _schur_lowering)
@@ -665,10 +699,10 @@ schur_p = _standard_linalg_primitive("schur", _schur_abstract_eval, _schur_lower
 
 def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
           select_callable=None):
-    """``(T, Q)`` with ``x = Q T Q^H``: ``T`` (quasi-)upper triangular, ``Q`` unitary
+    """``[T, Q]`` with ``x = Q T Q^H``: ``T`` (quasi-)upper triangular, ``Q`` unitary
     (LAPACK ``gees``; real input gives the real Schur form with 2x2 blocks)."""
-    return tuple(schur_p.bind(x, compute_schur_vectors=compute_schur_vectors,
-                              sort_eig_vals=sort_eig_vals, select_callable=select_callable))
+    return schur_p.bind(x, compute_schur_vectors=compute_schur_vectors,
+                        sort_eig_vals=sort_eig_vals, select_callable=select_callable)
 
 
 # -- Hessenberg reduction -------------------------------------------------------------------
@@ -686,8 +720,7 @@ def _hessenberg_lowering(ctx, a):
         ctx, "gehrd_ffi", [a], [aval, ctx.avals_out[1],
                                core.ShapedArray(aval.shape[:batch], np.int32)],
         {"low": 1, "high": aval.shape[-1]})
-    return [_nan_unless_ok(info, out, aval, batch),
-            _nan_unless_ok(info, taus, ctx.avals_out[1], batch)]
+    return _nan_unless_ok(info, [out, taus], [aval, ctx.avals_out[1]], batch)
 
 
 hessenberg_p = _standard_linalg_primitive("hessenberg", _hessenberg_abstract_eval,
@@ -695,9 +728,9 @@ hessenberg_p = _standard_linalg_primitive("hessenberg", _hessenberg_abstract_eva
 
 
 def hessenberg(a):
-    """``(a_out, taus)``: the upper Hessenberg form of ``a`` above its first
+    """``[a_out, taus]``: the upper Hessenberg form of ``a`` above its first
     subdiagonal, Householder reflectors (scaled by ``taus``) below it."""
-    return tuple(hessenberg_p.bind(a))
+    return hessenberg_p.bind(a)
 
 
 # -- QR -------------------------------------------------------------------------------------
@@ -857,11 +890,9 @@ def _svd_lowering(ctx, a, *, full_matrices, compute_uv, subset_by_index, algorit
     _, s, u, vt, info = _lapack_call(ctx, "gesdd_ffi", [a], [
         aval, s_aval, u_aval, vt_aval, core.ShapedArray(tuple(batch), np.int32)],
         {"mode": mode})
-    s = _nan_unless_ok(info, s, s_aval, len(batch))
     if not compute_uv:
-        return [s]
-    return [s, _nan_unless_ok(info, u, u_aval, len(batch)),
-            _nan_unless_ok(info, vt, vt_aval, len(batch))]
+        return _nan_unless_ok(info, [s], [s_aval], len(batch))
+    return _nan_unless_ok(info, [s, u, vt], [s_aval, u_aval, vt_aval], len(batch))
 
 
 svd_p = _standard_linalg_primitive("svd", _svd_abstract_eval, _svd_lowering)

@@ -24,8 +24,9 @@ from glassjax.interpreters import ad, batching, staging
 from glassjax.lax import elementwise, slicing
 from glassjax.lax.logaddexp import logaddexp
 from glassjax.lax.slicing import pad, slice_in_dim
-from glassjax.lax.structural import (broadcast_in_dim, broadcasted_iota, concatenate,
-                                     expand_dims, full, reshape, rev, squeeze)
+from glassjax.lax.structural import (_zeros, broadcast_in_dim, broadcasted_iota,
+                                     concatenate, expand_dims, full, full_like, reshape, rev,
+                                     squeeze)
 from glassjax.lax.utils import (above, same_sharding, spec_of, all_weak, canonicalize_axis,
                                 standard_multi_result_primitive, standard_primitive)
 from glassjax.vmap_api import vmap
@@ -900,6 +901,39 @@ def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
     k, v = sort_p.bind(keys, values, dimension=dimension, is_stable=is_stable, num_keys=1)
     return k, v
 
+
+
+# The same order as a traced comparison, for code that compares like sort does without
+# sorting (``jnp.searchsorted``): floats compare in the total order once -0.0 became 0.0
+# and every NaN one NaN, complex numbers as (real, imaginary) pairs.
+
+def _canonicalize_float_for_sort(x):
+    result = elementwise.select(elementwise.eq(x, np.zeros((), x.dtype)), _zeros(x), x)
+    return elementwise.select(elementwise.ne(x, x), full_like(result, np.nan), result)
+
+
+def _sort_keys(x):
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        return [_canonicalize_float_for_sort(elementwise.real(x)),
+                _canonicalize_float_for_sort(elementwise.imag(x))]
+    if dtypes.issubdtype(x.dtype, np.floating):
+        return [_canonicalize_float_for_sort(x)]
+    return [x]
+
+
+def _sort_comparator(last_key_p, x, y):
+    """Lexicographic ``x < y`` (``last_key_p`` is lt_to) or ``x <= y`` (le_to) in sort
+    order."""
+    p = None
+    for xk, yk in zip(_sort_keys(x)[::-1], _sort_keys(y)[::-1]):
+        p = last_key_p.bind(xk, yk) if p is None else elementwise.bitwise_or(
+            elementwise.lt_to_p.bind(xk, yk),
+            elementwise.bitwise_and(elementwise.eq_to_p.bind(xk, yk), p))
+    return p
+
+
+sort_lt_comparator = functools.partial(_sort_comparator, elementwise.lt_to_p)
+sort_le_comparator = functools.partial(_sort_comparator, elementwise.le_to_p)
 
 # -- top_k --------------------------------------------------------------------------------
 

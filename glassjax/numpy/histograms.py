@@ -39,9 +39,10 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     range = asarray(range, dtype=dtype)  # noqa: A001
     if np.shape(range) != (2,):
         raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
-    empty_range = reductions.ptp(range) == 0
-    low = where(empty_range, range[0] - 0.5, range[0])
-    high = where(empty_range, range[1] + 0.5, range[1])
+    # An empty range widens to one unit around its value (``ptp`` is computed for each
+    # end, as JAX does: the same jaxpr).
+    low = where(reductions.ptp(range) == 0, range[0] - 0.5, range[0])
+    high = where(reductions.ptp(range) == 0, range[1] + 0.5, range[1])
     return linspace(low, high, bins_int + 1, dtype=dtype)
 
 

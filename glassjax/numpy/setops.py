@@ -10,6 +10,7 @@ so "is this the first of its value" is a comparison with the previous element.
 """
 from __future__ import annotations
 
+import functools
 import operator
 from typing import NamedTuple
 
@@ -17,104 +18,95 @@ import numpy as np
 
 from glassjax import core, dtypes, lax
 from glassjax.jit import jit
+from glassjax.lax import reductions as lax_reductions
 from glassjax.numpy import array_creation, lax_numpy, reductions, sorting, ufuncs
 from glassjax.numpy.util import (canonicalize_axis, ensure_arraylike,
                                  promote_dtypes, promote_dtypes_inexact)
+from glassjax.vmap_api import vmap
 
 
 # ----------------------------------------------------------------------------------------
 # searchsorted / digitize
 # ----------------------------------------------------------------------------------------
 
-def _total_order_key(x):
-    """``x`` with -0.0 turned into 0.0, so that comparisons order floats as ``sort``
-    does."""
-    if not dtypes.issubdtype(x.dtype, np.inexact):
-        return x
-    return lax.select(x == 0, lax.full_like(x, 0), x)
-
-
-def _le_total(a, b):
-    """``a <= b`` in sort order, where NaN is the largest value."""
-    if not dtypes.issubdtype(a.dtype, np.inexact):
-        return ufuncs.less_equal(a, b)
-    return ufuncs.logical_or(ufuncs.isnan(b), ufuncs.logical_and(
-        ufuncs.logical_not(ufuncs.isnan(a)), ufuncs.less_equal(a, b)))
-
-
-def _lt_total(a, b):
-    """``a < b`` in sort order."""
-    return ufuncs.logical_not(_le_total(b, a))
-
-
 @jit(static_argnames=("side", "method"))
 def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     """Where to insert ``v`` into the sorted 1-D ``a`` to keep it sorted: the first
-    (``side="left"``) or last (``"right"``) such position. ``method`` picks the
-    algorithm: a vectorized binary search (``scan``, ``scan_unrolled``), one sort of
-    everything (``sort``), or counting comparisons (``compare_all``)."""
+    (``side="left"``) or last (``"right"``) such position, comparing as ``sort`` orders
+    (-0.0 equals 0.0, NaNs last). ``method`` picks the algorithm: a binary search per
+    query (``scan``, ``scan_unrolled``), one sort of everything (``sort``), or counting
+    comparisons (``compare_all``)."""
     if sorter is None:
         a, v = ensure_arraylike("searchsorted", a, v)
     else:
         a, v, sorter = ensure_arraylike("searchsorted", a, v, sorter)
     if a.ndim != 1:
         raise ValueError("a should be 1-dimensional")
-    if side not in ("left", "right"):
-        raise ValueError(f"side={side!r} is not supported; must be 'left' or 'right'")
-    if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
-        raise ValueError(f"method={method!r} not recognized; method must be one of "
-                         "'scan', 'scan_unrolled', 'sort', 'compare_all'")
     a, v = promote_dtypes(a, v)
     if sorter is not None:
         a = a[sorter]
+    if side not in ("left", "right"):
+        raise ValueError(f"invalid argument side={side!r}, expected 'left' or 'right'")
+    impls = {"compare_all": _searchsorted_compare_all_impl,
+             "scan": functools.partial(_searchsorted_scan_impl, unrolled=False),
+             "scan_unrolled": functools.partial(_searchsorted_scan_impl, unrolled=True),
+             "sort": _searchsorted_sort_impl}
+    if method not in impls:
+        raise ValueError(f"invalid argument {method=}, expected one of {list(impls)}")
     dtype = np.dtype(np.int64 if a.shape[0] > np.iinfo(np.int32).max else np.int32)
-    a, v = _total_order_key(a), _total_order_key(v)
-    if method == "compare_all":      # how many elements of a go before each query
-        from glassjax.vmap_api import vmap
-        before = _lt_total if side == "left" else _le_total
-        count = lambda q: reductions.sum(before(a, q), dtype=dtype)
-        return vmap(count)(v.ravel()).reshape(v.shape)
-    if method == "sort":
-        return _searchsorted_via_sort(a, v, side, dtype)
-    return _searchsorted_via_scan(a, v, side, dtype, unroll=method == "scan_unrolled")
+    return impls[method](a, v, side=side, dtype=dtype)
 
 
-def _searchsorted_via_scan(a, v, side, dtype, unroll):
-    """Binary search for all queries at once: ``ceil(log2(n + 1))`` halvings of
-    ``[low, high]``, keeping ``high`` at a position the query may be inserted."""
-    n = a.shape[0]
+@jit(static_argnames=("side", "dtype", "unrolled"))
+def _searchsorted_scan_impl(sorted_arr, query, side, dtype, unrolled):
+    """Binary search, written for one query and vmapped over the others:
+    ``ceil(log2(n + 1))`` halvings of ``[low, high]``, keeping ``high`` at a position
+    the query may be inserted."""
+    n, = sorted_arr.shape
     if n == 0:
-        return lax.full(v.shape, 0, dtype)
-    steps = int(np.ceil(np.log2(n + 1)))
-    goes_at_or_before = _le_total if side == "left" else _lt_total
+        return lax.full(query.shape, 0, dtype)
+    if query.ndim > 0:
+        return vmap(functools.partial(_searchsorted_scan_impl, side=side, dtype=dtype,
+                                      unrolled=unrolled),
+                    in_axes=(None, 0))(sorted_arr, query)
+    goes_left = (lax_reductions.sort_le_comparator if side == "left"
+                 else lax_reductions.sort_lt_comparator)
+    unsigned = np.uint64 if np.dtype(dtype).itemsize == 8 else np.uint32
 
     def halve(carry, _):
         low, high = carry
-        mid = lax.add(low, lax.div(lax.sub(high, low), np.uint32(2)))
-        left = goes_at_or_before(v, a.at[mid].get(mode="clip"))
-        return (lax.select(left, low, mid), lax.select(left, mid, high)), None
-    start = (lax.full(v.shape, 0, np.uint32), lax.full(v.shape, n, np.uint32))
-    (_, high), _ = lax.scan(halve, start, None, length=steps,
-                            unroll=steps if unroll else 1)
-    return lax.convert_element_type(high, dtype)
+        mid = low + (high - low) // 2      # never overflows, unlike (low + high) // 2
+        left = goes_left(query, sorted_arr[mid])
+        return (lax.select(left, low, mid), lax.select(left, mid, high)), ()
+    steps = int(np.ceil(np.log2(n + 1)))
+    (_, high), _ = lax.scan(halve, (unsigned(0), unsigned(n)), (), length=steps,
+                            unroll=steps if unrolled else 1)
+    return high.astype(dtype)
 
 
-def _rank(x, dtype):
-    """The position of each element of ``x`` in a stable sort of ``x``."""
-    positions = lax.iota(dtype, x.shape[0])
-    return array_creation.zeros_like(positions).at[
-        sorting.argsort(x, stable=True)].set(positions)
+@jit(static_argnames=("side", "dtype"))
+def _searchsorted_sort_impl(sorted_arr, query, side, dtype):
+    """Sort ``sorted_arr`` and the queries together: a query's rank among both, minus
+    its rank among the queries alone, is the number of elements before it."""
+    working_dtype = (np.int32 if sorted_arr.size + query.size <= np.iinfo(np.int32).max
+                     else np.int64)
 
-
-def _searchsorted_via_sort(a, v, side, dtype):
-    """Sort ``a`` and the queries together: a query's rank among both, minus its rank
-    among the queries alone, is the number of elements of ``a`` before it."""
-    queries = v.ravel()
-    if side == "left":     # queries first: they go before equal elements of a
-        rank = _rank(lax.concatenate([queries, a], 0), dtype)[:queries.shape[0]]
+    def rank(x):
+        idx = lax.iota(working_dtype, len(x))
+        return lax.full_like(idx, 0).at[lax.sort_key_val(x, idx)[1]].set(idx)
+    if side == "left":       # queries first: they go before equal elements
+        index = rank(lax.concatenate([query.ravel(), sorted_arr], 0))[:query.size]
     else:
-        rank = _rank(lax.concatenate([a, queries], 0), dtype)[a.shape[0]:]
-    return lax.reshape(lax.sub(rank, _rank(queries, dtype)), v.shape)
+        index = rank(lax.concatenate([sorted_arr, query.ravel()], 0))[sorted_arr.size:]
+    return lax.reshape(lax.sub(index, rank(query.ravel())), np.shape(query)).astype(dtype)
+
+
+@jit(static_argnames=("side", "dtype"))
+def _searchsorted_compare_all_impl(sorted_arr, query, side, dtype):
+    """How many elements of ``sorted_arr`` go before each query."""
+    before = (lax_reductions.sort_lt_comparator if side == "left"
+              else lax_reductions.sort_le_comparator)
+    return vmap(before, in_axes=(0, None))(sorted_arr, query).sum(dtype=dtype, axis=0)
 
 
 def digitize(x, bins, right=False, *, method=None):

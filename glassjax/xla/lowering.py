@@ -252,6 +252,7 @@ class ModuleContext:
         self._names_used: set = set()
         self._ir_types: dict = {}       # (shape, dtype) -> its MLIR type
         self._literals: dict = {}       # (dtype, bytes) -> its constant's type and value
+        self._uniquing_counter = 0
         # Each operation located at its equation's name stack and user frames (what
         # ``Lowered.as_text(debug_info=True)`` shows); off for the modules that compile.
         self.locations = False
@@ -261,12 +262,12 @@ class ModuleContext:
         self.symbol_table = ir.SymbolTable(self.module.operation)
 
     def unique_name(self, base: str) -> str:
-        """``base``, else ``base_0``, ``base_1``, ...: how MLIR's symbol table renames."""
+        """``base``, else ``base_N``: how MLIR's symbol table renames, with one counter
+        for the whole module (a second ``g`` after a renamed ``f_0`` becomes ``g_1``)."""
         name = base
-        for i in itertools.count(0):
-            if name not in self._names_used:
-                break
-            name = f"{base}_{i}"
+        while name in self._names_used:
+            name = f"{base}_{self._uniquing_counter}"
+            self._uniquing_counter += 1
         self._names_used.add(name)
         return name
 
