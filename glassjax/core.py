@@ -221,7 +221,10 @@ class TypedNdArray(np.ndarray):
 
     Staging folds conversions of host constants into these (``jnp.array(2.)`` inside a
     trace), so the constant stays a literal in the jaxpr yet keeps its weak type. NumPy
-    arithmetic on one gives plain NumPy values; views of one have no aval (None)."""
+    arithmetic on one gives plain NumPy values; views of one have no aval (None). The
+    aval is a slot (no ``__dict__``): a jaxpr's literals are these, one per use of a
+    constant."""
+    __slots__ = ("aval",)
 
     def __new__(cls, value, aval):
         obj = np.asarray(value, aval.dtype).view(cls)
@@ -438,6 +441,33 @@ class JaxprEqn:
 
     def __repr__(self):
         return hooks.pp_eqn(self)
+
+
+_PLAIN_PARAM_TYPES = frozenset({type(None), bool, int, str,
+                                *(type(np.dtype(code)) for code in np.typecodes["All"])})
+_shared_params: dict = {}    # (items, their types) -> the params dict equations share
+_SHARED_PARAMS_SIZE = 1024
+
+
+def shared_params(params: dict) -> dict:
+    """``params``, or an equal dict already held by an earlier equation.
+
+    A params dict costs about 180 bytes, as much as the rest of an equation, and big
+    programs stage the same primitive with the same params over and over (``sin`` with
+    ``accuracy=None``). Equations treat params as read-only, so they may share one
+    dict. Only params of plain values are shared: their types are part of the key, so
+    ``1`` and ``True`` (equal, but printed apart) are never confused; floats (``0.0 ==
+    -0.0``), tuples (of mixed types) and objects are left alone."""
+    types = tuple(map(type, params.values()))
+    if not _PLAIN_PARAM_TYPES.issuperset(types):
+        return params
+    key = (tuple(params.items()), types)
+    shared = _shared_params.get(key)
+    if shared is None:
+        if len(_shared_params) >= _SHARED_PARAMS_SIZE:
+            _shared_params.clear()
+        shared = _shared_params[key] = params
+    return shared
 
 
 class Jaxpr:

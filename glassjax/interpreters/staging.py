@@ -195,6 +195,7 @@ class DynamicJaxprTrace(core.Trace):
         """Append ``outs = primitive[params] tracers``; returns the output tracers."""
         invars = [t.var for t in tracers]
         src = source_info.current(self.name_stack_base)
+        params = core.shared_params(params)
         if not primitive.multiple_results:
             var = Var(out_avals)
             self.eqns.append(JaxprEqn(invars, [var], primitive, params, effects, src))
