@@ -454,13 +454,17 @@ def shared_params(params: dict) -> dict:
 
     A params dict costs about 180 bytes, as much as the rest of an equation, and big
     programs stage the same primitive with the same params over and over (``sin`` with
-    ``accuracy=None``). Equations treat params as read-only, so they may share one
-    dict. Only params of plain values are shared: their types are part of the key, so
-    ``1`` and ``True`` (equal, but printed apart) are never confused; floats (``0.0 ==
-    -0.0``), tuples (of mixed types) and objects are left alone."""
+    ``accuracy=None``, a layer's ``dot_general`` dimension numbers). Equations treat
+    params as read-only, so they may share one dict. Only params of plain values
+    (``None``, bools, ints, strings, dtypes, and tuples of those) are shared, and
+    their types are part of the key, so ``1`` and ``True`` (equal, but printed apart)
+    are never confused; floats (``0.0 == -0.0``) and objects are left alone."""
     types = tuple(map(type, params.values()))
     if not _PLAIN_PARAM_TYPES.issuperset(types):
-        return params
+        try:
+            types = tuple(map(_plain_signature, params.values()))
+        except TypeError:
+            return params
     key = (tuple(params.items()), types)
     shared = _shared_params.get(key)
     if shared is None:
@@ -468,6 +472,16 @@ def shared_params(params: dict) -> dict:
             _shared_params.clear()
         shared = _shared_params[key] = params
     return shared
+
+
+def _plain_signature(value):
+    """The type of a plain value, or the nested tuple of its elements' types for a
+    tuple; TypeError for anything else."""
+    if type(value) is tuple:
+        return tuple(map(_plain_signature, value))
+    if type(value) in _PLAIN_PARAM_TYPES:
+        return type(value)
+    raise TypeError(type(value))
 
 
 class Jaxpr:

@@ -130,7 +130,9 @@ class _Context:
 _context = _Context()
 _get_traceback = Traceback.get_traceback
 _relative_cache: list = [None, 0, EMPTY]     # (name stack, base) -> its entries after base
-_shared: dict = {}           # traceback -> the SourceInfo last made for an equal one
+# traceback -> the SourceInfo last made for an equal one (by ``current``), and
+# (SourceInfo, keep its traceback, name stack) -> its restaged SourceInfo (``restage``)
+_shared: dict = {}
 _SHARED_SIZE = 1024
 
 
@@ -223,8 +225,15 @@ def restage(info: SourceInfo | None, traceback: bool = True) -> _Swap:
     point at the call site, as in JAX)."""
     if info is None:
         info = NO_SOURCE
-    return _Swap(SourceInfo(info.traceback if traceback else None,
-                            _context.info.name_stack + info.name_stack))
+    stack = _context.info.name_stack
+    key = (info, traceback, stack)         # (as in ``current``: share equal results)
+    restaged = _shared.get(key)
+    if restaged is None:
+        if len(_shared) >= _SHARED_SIZE:
+            _shared.clear()
+        restaged = _shared[key] = SourceInfo(info.traceback if traceback else None,
+                                             stack + info.name_stack)
+    return _Swap(restaged)
 
 
 # ----------------------------------------------------------------------------------------

@@ -620,12 +620,19 @@ def _backward_pass(jaxpr, consts, args, cts_out, transform_stack):
     # cotangent, say).
     env = core.Environment()
     linear_eqns = []
+    markers = {}        # id(aval) -> UndefinedPrimal(aval): one serves all values of a type
+
+    def undefined(aval):
+        marker = markers.get(id(aval))
+        if marker is None:
+            marker = markers[id(aval)] = UndefinedPrimal(aval)
+        return marker
 
     def forward(eqn, invals):
         if not any(map(is_undefined_primal, invals)):
             return core.eval_equation(eqn, invals)
         linear_eqns.append(eqn)
-        return [UndefinedPrimal(v.aval) for v in eqn.outvars]
+        return [undefined(v.aval) for v in eqn.outvars]
 
     core.interpret(jaxpr, consts, args, forward, env)
 
