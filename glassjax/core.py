@@ -345,8 +345,15 @@ def get_aval(x) -> ShapedArray:
     if isinstance(x, (np.ndarray, np.generic)):
         check_not_masked(x)
         dtypes.check_valid_dtype(x.dtype)
-        return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype))
+        return _shared_aval(np.shape(x), dtypes.canonicalize_dtype(x.dtype))
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
+
+
+@functools.lru_cache(maxsize=1024)
+def _shared_aval(shape: tuple, dtype) -> ShapedArray:
+    """One aval for NumPy values of a shape and dtype: avals are never changed, and a
+    program of a thousand weights (or constants) needs no thousand copies."""
+    return ShapedArray(shape, dtype)
 
 
 def typeof(x) -> ShapedArray:

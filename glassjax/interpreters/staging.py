@@ -239,13 +239,14 @@ class DynamicJaxprTrace(core.Trace):
                     for v, c in self.literal_vals.items()}
         eqns = self.eqns
         if literals:
-            # (In place: the equations are this trace's own, and a big program's would
-            # otherwise exist twice at the end of its trace.)
-            sub = lambda a: literals.get(a, a)
+            # (In place: the equations and their lists are this trace's own, and a big
+            # program's would otherwise exist twice at the end of its trace.)
             for e in eqns:
-                if any(a in literals for a in e.invars):
-                    e.invars = [sub(a) for a in e.invars]
-            outvars = [sub(v) for v in outvars]
+                invars = e.invars
+                for i, a in enumerate(invars):
+                    if a in literals:
+                        invars[i] = literals[a]
+            outvars = [literals.get(v, v) for v in outvars]
         consts = [(v, c) for v, c in self.const_vals if v not in literals]
         if consts:                  # only the constants the program reads
             used = _used_vars(eqns, outvars)
