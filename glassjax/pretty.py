@@ -243,7 +243,7 @@ def _laid_out(doc, indent: int, width: int) -> str:
     nodes at once: laid out one by one, the equations that need several lines cost
     their text, not a tree of thousands of nodes. (Only equations of jaxprs printed
     at the top: a sub-jaxpr's are laid out within their equation's document.)"""
-    return format_doc(doc, width - indent).replace("\n", "\n" + " " * indent)
+    return format_doc(concat([text(" " * indent), nest(indent, doc)]), width)[indent:]
 
 
 # Custom printing rules, keyed by primitive (e.g. ``jit`` shows ``name`` first and hides
