@@ -160,10 +160,16 @@ def current(base: int = 0) -> SourceInfo:
         name_stack = cache[2]
     shared = _shared.get(traceback)
     if shared is None or shared.name_stack is not name_stack:
-        if len(_shared) >= _SHARED_SIZE:
-            _shared.clear()
-        shared = _shared[traceback] = SourceInfo(traceback, name_stack)
+        shared = _remember(traceback, SourceInfo(traceback, name_stack))
     return shared
+
+
+def _remember(key, info: SourceInfo) -> SourceInfo:
+    """``_shared[key] = info``, in a table cleared when full (it only saves memory)."""
+    if len(_shared) >= _SHARED_SIZE:
+        _shared.clear()
+    _shared[key] = info
+    return info
 
 
 def current_name_stack() -> NameStack:
@@ -229,10 +235,8 @@ def restage(info: SourceInfo | None, traceback: bool = True) -> _Swap:
     key = (info, traceback, stack)         # (as in ``current``: share equal results)
     restaged = _shared.get(key)
     if restaged is None:
-        if len(_shared) >= _SHARED_SIZE:
-            _shared.clear()
-        restaged = _shared[key] = SourceInfo(info.traceback if traceback else None,
-                                             stack + info.name_stack)
+        restaged = _remember(key, SourceInfo(info.traceback if traceback else None,
+                                             stack + info.name_stack))
     return _Swap(restaged)
 
 
