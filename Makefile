@@ -32,6 +32,7 @@ front: $(PY)
 bench: setup
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/explorer_bench.py
+	$(PY) benchmarks/memory_bench.py
 	$(PY) benchmarks/report.py
 	$(PY) benchmarks/notebook_bench.py --kernel-memory
 

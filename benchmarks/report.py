@@ -6,6 +6,8 @@ The table between the README's ``<!-- benchmarks:start -->`` and ``<!-- benchmar
 markers is rewritten from the results file (never typed by hand), and cases named
 ``<stage>_<size>`` (``print_1k``, ``print_10k``, ...) are drawn as time against size for
 both libraries in ``benchmarks/results/scaling.png`` (when matplotlib is installed).
+The explorer's and memory's tables come from ``explorer.json`` and ``memory.json`` next to
+the results file, when those benchmarks have run.
 """
 import argparse
 import json
@@ -19,6 +21,7 @@ _SIZE = re.compile(r"^(?P<stage>\w+?)_(?P<n>\d+)(?P<unit>k?)$")
 
 sys.path.insert(0, str(HERE))
 import cases  # noqa: E402
+import memory_bench  # noqa: E402
 
 
 def fmt(seconds: float) -> str:
@@ -70,6 +73,27 @@ def explorer_table(results: dict) -> str:
         lines.append(f"| browser: first paint of a 10,000-equation jaxpr | {fmt(paint)} | "
                      "< 1.00 s |")
     return "\n".join(lines)
+
+
+def memory_table(results: dict) -> str:
+    """``memory_bench.py``'s numbers: peak and retained Python memory, both libraries."""
+    glassjax, jax = results["glassjax"], results.get("jax", {})
+    rows = {"trace_peak": "peak while tracing",
+            "retained_per_eqn": "kept by the jaxpr, per equation",
+            "print_peak": "peak while printing (`str`)"}
+    lines = ["| program | memory | glassjax | JAX 0.10.2 | ratio |", "|---|---|---|---|---|"]
+    for name, g in glassjax.items():
+        j = jax.get(name, {})
+        program = memory_bench.CASES[name][0].__doc__.splitlines()[0].rstrip(".")
+        for key, what in rows.items():
+            ratio = f"{g[key] / j[key]:.2f}" if key in j else "-"
+            lines.append(f"| {program}, {g['equations']:,} equations (`{name}`) | {what} | "
+                         f"{_bytes(g[key])} | {_bytes(j[key]) if key in j else '-'} | {ratio} |")
+    return "\n".join(lines)
+
+
+def _bytes(n: float) -> str:
+    return f"{n / 1e6:.2f} MB" if n >= 1e6 else f"{n / 1e3:.1f} kB" if n >= 1e4 else f"{n:.0f} B"
 
 
 def update_readme(readme: Path, text: str, start=START, end=END) -> None:
@@ -125,6 +149,10 @@ def main():
     if explorer.exists():
         update_readme(Path(args.readme), explorer_table(json.loads(explorer.read_text())),
                       "<!-- explorer-bench:start -->", "<!-- explorer-bench:end -->")
+    memory = Path(args.results).with_name("memory.json")
+    if memory.exists():
+        update_readme(Path(args.readme), memory_table(json.loads(memory.read_text())),
+                      "<!-- memory-bench:start -->", "<!-- memory-bench:end -->")
     png = Path(args.results).with_name("scaling.png")
     if scaling_plot(results, png):
         print(f"wrote {png}")

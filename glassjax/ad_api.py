@@ -233,17 +233,18 @@ def _split_residuals(consts, primals):
     """As JAX's ``vjp``: residuals that are primal inputs are kept apart from the others.
     ``args_res`` has one entry per primal leaf (``NotNeeded()`` where the backward pass
     does not use it), the others are ``opaque`` in the order the linear jaxpr takes them,
-    and ``spec`` says where each of the jaxpr's consts comes from: ``(is_primal, i)``.
+    and ``spec`` says where each of the jaxpr's consts comes from: its index in
+    ``[*args_res, *opaque]`` (plain ints: a big program has thousands of residuals).
     It shows in the residuals the ``VJP`` pytree holds (primal inputs first)."""
     index = {id(x): i for i, x in enumerate(primals)}
     spec, opaque = [], []
     for c in consts:
         if id(c) in index:
-            spec.append((True, index[id(c)]))
+            spec.append(index[id(c)])
         else:
-            spec.append((False, len(opaque)))
+            spec.append(len(primals) + len(opaque))
             opaque.append(c)
-    used = {i for is_primal, i in spec if is_primal}
+    used = {i for i in spec if i < len(primals)}
     args_res = [x if i in used else NotNeeded() for i, x in enumerate(primals)]
     return tuple(spec), args_res, opaque
 
@@ -371,7 +372,8 @@ def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
 
 def _vjp_pullback(jaxpr, out_avals, out_nonzeros, fun_info, spec, in_tree, out_tree,
                   args_res, opaque, out_ct):
-    consts = [args_res[i] if is_primal else opaque[i] for is_primal, i in spec]
+    residuals = [*args_res, *opaque]
+    consts = [residuals[i] for i in spec]
     cts, tree = tree_flatten(out_ct, is_leaf=lambda x: isinstance(x, ad.Zero))
     if tree != out_tree:
         raise ValueError(_vjp_tree_error(fun_info, out_tree, tree))

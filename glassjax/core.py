@@ -299,7 +299,10 @@ class TypedNdArray(np.ndarray):
 
     Staging folds conversions of host constants into these (``jnp.array(2.)`` inside a
     trace), so the constant stays a literal in the jaxpr yet keeps its weak type. NumPy
-    arithmetic on one gives plain NumPy values; views of one have no aval (None)."""
+    arithmetic on one gives plain NumPy values; views of one have no aval (None). The
+    aval is a slot (no ``__dict__``): a jaxpr's literals are these, one per use of a
+    constant."""
+    __slots__ = ("aval",)
 
     def __new__(cls, value, aval):
         obj = np.asarray(value, aval.dtype).view(cls)
@@ -420,7 +423,7 @@ def get_aval(x) -> ShapedArray:
     if isinstance(x, (np.ndarray, np.generic)):
         check_not_masked(x)
         dtypes.check_valid_dtype(x.dtype)
-        return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype))
+        return _shared_aval(np.shape(x), dtypes.canonicalize_dtype(x.dtype))
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
 
 
@@ -435,6 +438,13 @@ def shape_of(x) -> tuple:
 def ndim_of(x) -> int:
     """``np.ndim(x)``, as fast as ``shape_of``."""
     return len(shape_of(x))
+
+
+@functools.lru_cache(maxsize=1024)
+def _shared_aval(shape: tuple, dtype) -> ShapedArray:
+    """One aval for NumPy values of a shape and dtype: avals are never changed, and a
+    program of a thousand weights (or constants) needs no thousand copies."""
+    return ShapedArray(shape, dtype)
 
 
 def typeof(x) -> ShapedArray:
@@ -525,6 +535,47 @@ class JaxprEqn:
 
     def __repr__(self):
         return hooks.pp_eqn(self)
+
+
+_PLAIN_PARAM_TYPES = frozenset({type(None), bool, int, str,
+                                *(type(np.dtype(code)) for code in np.typecodes["All"])})
+_shared_params: dict = {}    # (items, their types) -> the params dict equations share
+_SHARED_PARAMS_SIZE = 1024
+
+
+def shared_params(params: dict) -> dict:
+    """``params``, or an equal dict already held by an earlier equation.
+
+    A params dict costs about 180 bytes, as much as the rest of an equation, and big
+    programs stage the same primitive with the same params over and over (``sin`` with
+    ``accuracy=None``, a layer's ``dot_general`` dimension numbers). Equations treat
+    params as read-only, so they may share one dict. Only params of plain values
+    (``None``, bools, ints, strings, dtypes, and tuples of those) are shared, and
+    their types are part of the key, so ``1`` and ``True`` (equal, but printed apart)
+    are never confused; floats (``0.0 == -0.0``) and objects are left alone."""
+    types = tuple(map(type, params.values()))
+    if not _PLAIN_PARAM_TYPES.issuperset(types):
+        try:
+            types = tuple(map(_plain_signature, params.values()))
+        except TypeError:
+            return params
+    key = (tuple(params.items()), types)
+    shared = _shared_params.get(key)
+    if shared is None:
+        if len(_shared_params) >= _SHARED_PARAMS_SIZE:
+            _shared_params.clear()
+        shared = _shared_params[key] = params
+    return shared
+
+
+def _plain_signature(value):
+    """The type of a plain value, or the nested tuple of its elements' types for a
+    tuple; TypeError for anything else."""
+    if type(value) is tuple:
+        return tuple(map(_plain_signature, value))
+    if type(value) in _PLAIN_PARAM_TYPES:
+        return type(value)
+    raise TypeError(type(value))
 
 
 class Jaxpr:

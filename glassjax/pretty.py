@@ -89,10 +89,12 @@ class Context:
     """Names of variables (assigned on first print) and of hoisted shared jaxprs, and the
     indentation the layout will give the document being built (``indent``: the nesting
     level where a jaxpr placed now starts, None where a printing rule's own layout makes
-    it unknown)."""
+    it unknown; ``in_params``: inside an equation's params, whose sub-jaxprs are laid
+    out with their equation)."""
 
     def __init__(self, var_names=None):
         self.indent: int | None = 0
+        self.in_params = False
         self.shared_jaxprs: dict = {}
         self.shared_jaxpr_names: set = set()
         fresh = (name for i in itertools.count()
@@ -152,10 +154,11 @@ def pp_param_value(v, context, settings):
 def pp_kv_pairs(pairs, context, settings):
     if not pairs:
         return nil()
-    indent = context.indent            # the params start 2 columns in, when broken
-    context.indent = None if indent is None else indent + 2
+    indent, in_params = context.indent, context.in_params
+    context.indent = None if indent is None else indent + 2    # (2 columns in, if broken)
+    context.in_params = True
     items = [text(f"{k}=") + pp_param_value(v, context, settings) for k, v in pairs]
-    context.indent = indent
+    context.indent, context.in_params = indent, in_params
     return group(concat([nest(2, concat([text("["), brk(""), join(brk(), items)])),
                          brk(""), text("]")]))
 
@@ -225,9 +228,22 @@ def pp_eqn_default(eqn, context, settings, params=None):
     rhs = [text(eqn.primitive.name, names),
            pp_kv_pairs([(p, eqn.params[p]) for p in params], context, settings),
            text(" ") + pp_vars(eqn.invars, context)]
-    if not eqn.outvars:
-        return concat(rhs)
-    return concat([lhs, text(" = ", src), *rhs])
+    doc = concat(rhs) if not eqn.outvars else concat([lhs, text(" = ", src), *rhs])
+    if (settings.plain_width is None or context.indent is None or context.in_params
+            or annotated):
+        return doc
+    return text(_laid_out(doc, context.indent, settings.plain_width))
+
+
+def _laid_out(doc, indent: int, width: int) -> str:
+    """An equation's document laid out now, as the text the whole jaxpr's layout would
+    give it: it starts a line at column ``indent`` (the nesting of its continuation
+    lines too), and the line break that follows it ends every fitting decision inside
+    it (as for ``_flat_eqn``). So a big jaxpr's document never holds every equation's
+    nodes at once: laid out one by one, the equations that need several lines cost
+    their text, not a tree of thousands of nodes. (Only equations of jaxprs printed
+    at the top: a sub-jaxpr's are laid out within their equation's document.)"""
+    return format_doc(concat([text(" " * indent), nest(indent, doc)]), width)[indent:]
 
 
 # Custom printing rules, keyed by primitive (e.g. ``jit`` shows ``name`` first and hides

@@ -130,13 +130,22 @@ class _Context:
 _context = _Context()
 _get_traceback = Traceback.get_traceback
 _relative_cache: list = [None, 0, EMPTY]     # (name stack, base) -> its entries after base
+# traceback -> the SourceInfo last made for an equal one (by ``current``), and
+# (SourceInfo, keep its traceback, name stack) -> its restaged SourceInfo (``restage``)
+_shared: dict = {}
+_SHARED_SIZE = 1024
 
 
 def current(base: int = 0) -> SourceInfo:
     """The source info for an equation staged now: the overriding traceback if a
     transformation set one, else the live traceback; the name stack without its first
-    ``base`` entries (those of the enclosing jaxprs: see ``DynamicJaxprTrace``). Called
-    once per staged equation, so kept to a C++ traceback and one small object."""
+    ``base`` entries (those of the enclosing jaxprs: see ``DynamicJaxprTrace``).
+
+    Called once per staged equation, so kept to a C++ traceback and a dictionary
+    lookup. Big programs come from loops, whose equations are staged again and again
+    from the same lines (equal tracebacks: the same code and instruction of every
+    frame): such equations share one SourceInfo, so a jaxpr keeps one traceback per
+    line of code rather than one per equation."""
     info = _context.info
     traceback = info.traceback
     if traceback is None:
@@ -149,7 +158,18 @@ def current(base: int = 0) -> SourceInfo:
         if cache[0] is not name_stack or cache[1] != base:
             cache[:] = name_stack, base, name_stack[base:]
         name_stack = cache[2]
-    return SourceInfo(traceback, name_stack)
+    shared = _shared.get(traceback)
+    if shared is None or shared.name_stack is not name_stack:
+        shared = _remember(traceback, SourceInfo(traceback, name_stack))
+    return shared
+
+
+def _remember(key, info: SourceInfo) -> SourceInfo:
+    """``_shared[key] = info``, in a table cleared when full (it only saves memory)."""
+    if len(_shared) >= _SHARED_SIZE:
+        _shared.clear()
+    _shared[key] = info
+    return info
 
 
 def current_name_stack() -> NameStack:
@@ -211,8 +231,13 @@ def restage(info: SourceInfo | None, traceback: bool = True) -> _Swap:
     point at the call site, as in JAX)."""
     if info is None:
         info = NO_SOURCE
-    return _Swap(SourceInfo(info.traceback if traceback else None,
-                            _context.info.name_stack + info.name_stack))
+    stack = _context.info.name_stack
+    key = (info, traceback, stack)         # (as in ``current``: share equal results)
+    restaged = _shared.get(key)
+    if restaged is None:
+        restaged = _remember(key, SourceInfo(info.traceback if traceback else None,
+                                             stack + info.name_stack))
+    return _Swap(restaged)
 
 
 # ----------------------------------------------------------------------------------------

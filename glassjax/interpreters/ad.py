@@ -617,19 +617,19 @@ def _backward_pass(jaxpr, consts, args, cts_out, transform_stack):
     # its outputs undefined too. Undefined inputs keep the type the caller gives (as in
     # JAX), which may be less weak than the jaxpr's variable (a scan carry typed by its
     # cotangent, say).
-    env = core.Environment()
+    env = _ForwardEnv()
     linear_eqns = []
 
     def forward(eqn, invals):
         if not any(map(is_undefined_primal, invals)):
             return core.eval_equation(eqn, invals)
         linear_eqns.append(eqn)
-        return [UndefinedPrimal(v.aval) for v in eqn.outvars]
+        return [env.undefined(v.aval) for v in eqn.outvars]
 
     core.interpret(jaxpr, consts, args, forward, env)
 
     def is_linear(x):
-        return isinstance(x, core.Var) and is_undefined_primal(env.values.get(x))
+        return isinstance(x, core.Var) and is_undefined_primal(env.read(x))
 
     # Backward sweep: transpose the linear equations in reverse order.
     cts: dict = {}
@@ -659,6 +659,32 @@ def _backward_pass(jaxpr, consts, args, cts_out, transform_stack):
                     accumulate(x, ct)
     return [pop_ct(v) if is_undefined_primal(a) else None
             for v, a in zip(jaxpr.invars, args)]
+
+
+class _ForwardEnv(core.Environment):
+    """The values of a backward pass's forward sweep. Most variables of a linear jaxpr
+    are undefined: those of their variable's own type are not stored, a variable
+    without a value reads as one (a marker per type, shared), so the environment holds
+    only the defined values (the residuals)."""
+
+    def __init__(self):
+        super().__init__()
+        self.markers: dict = {}     # id(aval) -> UndefinedPrimal(aval)
+
+    def undefined(self, aval) -> UndefinedPrimal:
+        marker = self.markers.get(id(aval))
+        if marker is None:
+            marker = self.markers[id(aval)] = UndefinedPrimal(aval)
+        return marker
+
+    def write(self, var, value):
+        if type(value) is not UndefinedPrimal or value.aval is not var.aval:
+            super().write(var, value)
+
+    def read(self, atom):
+        if isinstance(atom, core.Literal) or atom in self.values:
+            return super().read(atom)
+        return self.undefined(atom.aval)
 
 
 def _check_cotangent(aval, ct):

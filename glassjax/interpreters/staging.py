@@ -129,6 +129,7 @@ class DynamicJaxprTrace(core.Trace):
         self.const_vals: list = []     # (Var, value), in order of first use
         self.var_consts: dict = {}     # Var -> value, for constant folding
         self.literal_vals: dict = {}   # Var -> value, for the constants written inline
+        self.literal_vars: dict = {}   # _literal_key(value) -> Var
 
     # -- building -------------------------------------------------------------------------
 
@@ -142,12 +143,27 @@ class DynamicJaxprTrace(core.Trace):
             return x
         var = self.const_vars.get(id(x))
         if var is None:
-            var = self.const_vars[id(x)] = Var(core.get_aval(x))
-            self.const_vals.append((var, x))
-            self.var_consts[var] = x
-            if is_literalable(x):
-                self.literal_vals[var] = x
+            var = self._const_var(x)
         return self.tracer_type(self, var.aval, var)
+
+    def _const_var(self, x) -> Var:
+        """A new Var for the constant ``x``, or, for a scalar written inline, the Var of
+        an equal one already used: every ``+ 1.0`` of a loop makes a new NumPy scalar,
+        and one Var (one literal) serves them all."""
+        aval = core.get_aval(x)
+        literal = is_literalable(x)
+        key = _literal_key(x, aval) if literal else None
+        var = self.literal_vars.get(key)
+        if var is not None:
+            return var          # (not keyed by id(x): x is not kept, its id may be reused)
+        var = self.const_vars[id(x)] = Var(aval)
+        self.const_vals.append((var, x))
+        self.var_consts[var] = x
+        if literal:
+            self.literal_vals[var] = x
+            if key is not None:
+                self.literal_vars[key] = var
+        return var
 
     def known_value(self, x):
         """``x``'s value if tracing knows it: a host constant, or a tracer of this trace
@@ -195,6 +211,7 @@ class DynamicJaxprTrace(core.Trace):
         """Append ``outs = primitive[params] tracers``; returns the output tracers."""
         invars = [t.var for t in tracers]
         src = source_info.current(self.name_stack_base)
+        params = core.shared_params(params)
         if not primitive.multiple_results:
             var = Var(out_avals)
             self.eqns.append(JaxprEqn(invars, [var], primitive, params, effects, src))
@@ -222,10 +239,14 @@ class DynamicJaxprTrace(core.Trace):
                     for v, c in self.literal_vals.items()}
         eqns = self.eqns
         if literals:
-            sub = lambda a: literals.get(a, a)
-            eqns = [e.replace(invars=[sub(a) for a in e.invars]) if
-                    any(a in literals for a in e.invars) else e for e in eqns]
-            outvars = [sub(v) for v in outvars]
+            # (In place: the equations and their lists are this trace's own, and a big
+            # program's would otherwise exist twice at the end of its trace.)
+            for e in eqns:
+                invars = e.invars
+                for i, a in enumerate(invars):
+                    if a in literals:
+                        invars[i] = literals[a]
+            outvars = [literals.get(v, v) for v in outvars]
         consts = [(v, c) for v, c in self.const_vals if v not in literals]
         if consts:                  # only the constants the program reads
             used = _used_vars(eqns, outvars)
@@ -299,6 +320,17 @@ def _used_vars(eqns, outvars):
     for e in eqns:
         used.update(e.invars)
     return used
+
+
+def _literal_key(c, aval):
+    """What makes two scalar constants interchangeable: the value's type, its exact
+    value (bytes or ``repr``, so ``0.0`` and ``-0.0`` differ) and the aval (with its
+    varying axes); None for a value that is not shared (a NumPy subclass)."""
+    if type(c) in dtypes.python_scalar_dtypes:
+        return type(c), repr(c), aval, aval.vma
+    if type(c) is np.ndarray or isinstance(c, np.generic):
+        return type(c), c.dtype, c.tobytes(), aval, aval.vma
+    return None
 
 
 def is_literalable(x) -> bool:
