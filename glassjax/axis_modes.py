@@ -76,51 +76,56 @@ def _restated(xs, mesh):
     return tree_util.tree_map(one, xs)
 
 
+def _given_or_keyword(given, name, kwargs):
+    """The sharding given to the decorator, else the one each call must pass as the
+    keyword ``name`` (taken out of ``kwargs``: the function does not see it)."""
+    if given is not None:
+        return given
+    if name not in kwargs:
+        raise TypeError(f"Missing required keyword argument: '{name}'")
+    return kwargs.pop(name)
+
+
+def _decorator(f, unapplied, keyword, given, call):
+    """What ``auto_axes`` / ``explicit_axes`` return: ``unapplied`` (the decorator with
+    its keywords) when no function is given yet, else ``f`` wrapped so that a call runs
+    ``call(f, sharding, args, kwargs)``, the sharding given here or by each call."""
+    if f is None:
+        return unapplied
+    return functools.wraps(f)(lambda *args, **kwargs: call(
+        f, _given_or_keyword(given, keyword, kwargs), args, kwargs))
+
+
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     """``f`` with the mesh axes ``axes`` (all by default) of type ``Auto`` inside;
     ``out_sharding`` (here or as a keyword of each call) lays out the result."""
-    if f is None:
-        return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
+    return _decorator(f, functools.partial(auto_axes, axes=axes, out_sharding=out_sharding),
+                      "out_sharding", out_sharding,
+                      functools.partial(_call_in_auto_mode, axes=axes))
 
-    @functools.wraps(f)
-    def wrapped(*args, **kwargs):
-        if out_sharding is None:
-            if "out_sharding" not in kwargs:
-                raise TypeError("Missing required keyword argument: 'out_sharding'")
-            sharding = kwargs.pop("out_sharding")
-        else:
-            sharding = out_sharding
-        switched = _switched_mesh(axes, AxisType.Auto, "auto_axes", shardings=sharding)
-        if switched is None:
-            return f(*args, **kwargs)
-        before, after, names = switched
-        if set(before.auto_axes) == set(names):
-            return f(*args, **kwargs)
-        with use_abstract_mesh(after):
-            out = f(*_restated(args, after), **kwargs)
-        return reshard(out, sharding)
-    return wrapped
+
+def _call_in_auto_mode(f, sharding, args, kwargs, *, axes):
+    switched = _switched_mesh(axes, AxisType.Auto, "auto_axes", shardings=sharding)
+    if switched is None or set(switched[0].auto_axes) == set(switched[2]):
+        return f(*args, **kwargs)        # no mesh, or the axes are Auto already
+    with use_abstract_mesh(switched[1]):
+        out = f(*_restated(args, switched[1]), **kwargs)
+    return reshard(out, sharding)
 
 
 def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
     """``f`` with the mesh axes ``axes`` (all by default) of type ``Explicit`` inside;
     ``in_sharding`` (here or as a keyword of each call) lays out the arguments."""
-    if f is None:
-        return lambda g: explicit_axes(g, axes=axes, in_sharding=in_sharding)
+    return _decorator(f, functools.partial(explicit_axes, axes=axes, in_sharding=in_sharding),
+                      "in_sharding", in_sharding,
+                      functools.partial(_call_in_explicit_mode, axes=axes))
 
-    @functools.wraps(f)
-    def wrapped(*args, **kwargs):
-        if in_sharding is None:
-            if "in_sharding" not in kwargs:
-                raise TypeError("Missing required keyword argument: 'in_sharding'")
-            sharding = kwargs.pop("in_sharding")
-        else:
-            sharding = in_sharding
-        switched = _switched_mesh(axes, AxisType.Explicit, "explicit_axes")
-        if switched is None:
-            raise ValueError("Context mesh cannot be empty. Please use `jax.set_mesh` API to "
-                             "enter into a mesh context when using `explicit_axes` API.")
-        with use_abstract_mesh(switched[1]):
-            out = f(*reshard(args, sharding), **kwargs)
-        return _restated(out, get_abstract_mesh())
-    return wrapped
+
+def _call_in_explicit_mode(f, sharding, args, kwargs, *, axes):
+    switched = _switched_mesh(axes, AxisType.Explicit, "explicit_axes")
+    if switched is None:
+        raise ValueError("Context mesh cannot be empty. Please use `jax.set_mesh` API to "
+                         "enter into a mesh context when using `explicit_axes` API.")
+    with use_abstract_mesh(switched[1]):
+        out = f(*reshard(args, sharding), **kwargs)
+    return _restated(out, get_abstract_mesh())

@@ -584,7 +584,8 @@ remat_opt_p = RematOptPrimitive("remat_opt")
 
 
 def _memoize(thunk):
-    """The thunk's result computed once (JAX prints the param as this function)."""
+    """The thunk's result computed once, on first call (JAX prints a param holding one
+    as this function; linear_call's transpose is traced only if it is needed)."""
     cache = []
 
     def memoized():
@@ -1129,17 +1130,6 @@ core.hooks.register(stage_custom_jvp=stage_custom_jvp, stage_custom_vjp=stage_cu
 # ----------------------------------------------------------------------------------------
 # linear_call: a linear function with a transpose of one's own
 # ----------------------------------------------------------------------------------------
-
-def _memoize(thunk):
-    """``thunk`` run once, on first call (a transpose is traced only if it is needed)."""
-    saved = []
-
-    def memoized():
-        if not saved:
-            saved.append(thunk())
-        return saved[0]
-    return memoized
-
 
 def _trace_flat(fun, in_tree, avals):
     """``fun(*tree)`` traced at ``avals``: its jaxpr with the constants as leading

@@ -174,6 +174,20 @@ def _with_out_sharding(sampler):
     return sample
 
 
+def _standard_sampler(draw, doc):
+    """``name(key, shape=(), dtype=None)`` for a distribution with no
+    parameters of its own: the checks of ``_sampler_args``, then ``draw`` (named
+    ``_name``) jitted, as JAX's jaxprs show it."""
+    name = draw.__name__.lstrip("_")
+    drawn = jit(draw, static_argnums=(1, 2))
+
+    def sample(key, shape=(), dtype=None):
+        return drawn(*_sampler_args(name, key, shape, dtype))
+    sample.__name__ = sample.__qualname__ = name
+    sample.__doc__ = doc
+    return sample
+
+
 _const = lax_elementwise._const
 
 
@@ -312,7 +326,6 @@ def _random_bits(key, bit_width, shape):
     return prng.random_bits(key, bit_width=bit_width, shape=shape)
 
 
-@_with_out_sharding
 def bits(key, shape=(), dtype=None):
     """Uniformly random unsigned integers (``uint32`` by default)."""
     key, _ = _check_prng_key("bits", key)
@@ -324,7 +337,6 @@ def bits(key, shape=(), dtype=None):
     return _random_bits(key, dtype.itemsize * 8, _canonicalize_shape(shape))
 
 
-@_with_out_sharding
 def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
     """Samples uniform in ``[minval, maxval)``."""
     key, _ = _check_prng_key("uniform", key)
@@ -360,7 +372,6 @@ def _convert_and_clip_integer(val, dtype):
     return jnp.clip(val, _const(val, lo), _const(val, hi)).astype(dtype)
 
 
-@_with_out_sharding
 def randint(key, shape, minval, maxval, dtype=None):
     """Integers in ``[minval, maxval)``: twice the dtype's bits of randomness reduced
     modulo the span (narrow dtypes are sampled as int32, for less bias)."""
@@ -414,7 +425,6 @@ def _randint(key, minval, maxval, shape, dtype):
 # Permutations and choices
 # ----------------------------------------------------------------------------------------
 
-@_with_out_sharding
 def permutation(key, x, axis: int = 0, independent: bool = False):
     """A random permutation of ``arange(x)`` (an int) or of ``x`` along ``axis``."""
     key, _ = _check_prng_key("permutation", key)
@@ -495,7 +505,6 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
 # Continuous distributions from uniforms
 # ----------------------------------------------------------------------------------------
 
-@_with_out_sharding
 def normal(key, shape=(), dtype=None):
     """Standard normal samples (complex dtypes: real and imaginary parts each with
     variance 1/2)."""
@@ -516,7 +525,6 @@ def _normal(key, shape, dtype):
     return _normal_real(key, shape, dtype)
 
 
-@_with_out_sharding
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
     """Samples of N(``mean``, ``cov``): ``mean + factor @ z`` for standard normal ``z``
     and a ``factor`` with ``factor @ factor.T == cov`` (Cholesky, or from ``eigh`` /
@@ -574,7 +582,6 @@ def _normal_real(key, shape, dtype):
     return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
 
 
-@_with_out_sharding
 def orthogonal(key, n, shape=(), dtype=None, m=None):
     """Random ``n x m`` matrices with orthonormal columns (rows if ``n < m``), uniform
     under the Haar measure: the QR of a Gaussian matrix, with R's diagonal signs moved
@@ -598,7 +605,6 @@ def _orthogonal(key, n, m, shape, dtype):
     return jnp.swapaxes(x, -1, -2) if n < m else x
 
 
-@_with_out_sharding
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
     """Normal samples conditioned on ``lower < x < upper`` (inverse-CDF sampling)."""
     if shape is not None:
@@ -627,7 +633,6 @@ def _truncated_normal(key, lower, upper, shape, dtype):
                     lax.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dtype=dtype)))
 
 
-@_with_out_sharding
 def bernoulli(key, p=0.5, shape=None, mode: str = "low"):
     """Booleans that are True with probability ``p``."""
     if shape is not None:
@@ -656,31 +661,22 @@ def _bernoulli(key, p, shape, mode):
     return uniform(key, shape, dtype) < p
 
 
-@_with_out_sharding
-def cauchy(key, shape=(), dtype=None):
-    """Standard Cauchy samples: ``tan(pi * (u - 1/2))``."""
-    return _cauchy(*_sampler_args("cauchy", key, shape, dtype))
-
-
-@jit(static_argnums=(1, 2))
 def _cauchy(key, shape, dtype):
     u = uniform(key, shape, dtype, minval=dtypes.finfo(dtype).eps, maxval=1.)
     return lax.tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
 
 
-@_with_out_sharding
-def exponential(key, shape=(), dtype=None):
-    """Standard exponential samples: ``-log(1 - u)``."""
-    return _exponential(*_sampler_args("exponential", key, shape, dtype))
+cauchy = _standard_sampler(_cauchy, """Standard Cauchy samples: ``tan(pi * (u - 1/2))``.""")
 
 
-@jit(static_argnums=(1, 2))
 def _exponential(key, shape, dtype):
     u = uniform(key, shape, dtype)
     return lax.neg(lax.log1p(lax.neg(u)))
 
 
-@_with_out_sharding
+exponential = _standard_sampler(_exponential, """Standard exponential samples: ``-log(1 - u)``.""")
+
+
 def gumbel(key, shape=(), dtype=None, mode=None):
     """Standard Gumbel samples: ``-log(-log(u))`` (``mode='high'``: more resolution
     near 1, from two uniforms)."""
@@ -703,7 +699,6 @@ def _gumbel(key, shape, dtype, mode):
                                       dtype=dtype)))
 
 
-@_with_out_sharding
 def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, mode=None):
     """Indices drawn with probabilities ``softmax(logits)`` along ``axis``: the
     Gumbel-max trick (top-k of perturbed logits without replacement)."""
@@ -735,31 +730,22 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, m
     return lax.reshape(indices, shape, dimensions)
 
 
-@_with_out_sharding
-def laplace(key, shape=(), dtype=None):
-    """Standard Laplace samples: ``sign(u) * log(1 - |u|)`` for ``u`` in (-1, 1)."""
-    return _laplace(*_sampler_args("laplace", key, shape, dtype))
-
-
-@jit(static_argnums=(1, 2))
 def _laplace(key, shape, dtype):
     u = uniform(key, shape, dtype, minval=-1. + dtypes.finfo(dtype).epsneg, maxval=1.)
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
-@_with_out_sharding
-def logistic(key, shape=(), dtype=None):
-    """Standard logistic samples: ``log(u) - log(1 - u)``."""
-    return _logistic(*_sampler_args("logistic", key, shape, dtype))
+laplace = _standard_sampler(_laplace, """Standard Laplace samples: ``sign(u) * log(1 - |u|)`` for ``u`` in (-1, 1).""")
 
 
-@jit(static_argnums=(1, 2))
 def _logistic(key, shape, dtype):
     x = uniform(key, shape, dtype, minval=dtypes.finfo(dtype).tiny, maxval=1.)
     return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
 
-@_with_out_sharding
+logistic = _standard_sampler(_logistic, """Standard logistic samples: ``log(u) - log(1 - u)``.""")
+
+
 def pareto(key, b, shape=None, dtype=None):
     """Pareto samples of shape parameter ``b``: ``exp(e / b)``, ``e`` exponential."""
     key, shape, dtype = _sampler_args("pareto", key, shape, dtype, b)
@@ -773,7 +759,6 @@ def _pareto(key, b, shape, dtype):
     return lax.exp(e / b)
 
 
-@_with_out_sharding
 def rayleigh(key, scale, shape=None, dtype=None):
     """Rayleigh samples: ``scale * sqrt(-2 log u)``."""
     key, shape, dtype = _sampler_args("rayleigh", key, shape, dtype, scale)
@@ -800,7 +785,6 @@ def _weibull_min(key, scale, concentration, shape, dtype):
     return jnp.power(-jnp.log1p(-random_uniform), 1.0 / concentration) * scale
 
 
-@_with_out_sharding
 def triangular(key, left, mode, right, shape=None, dtype=None):
     """Triangular samples on ``[left, right]`` peaking at ``mode`` (inverse CDF)."""
     key, shape, dtype = _sampler_args("triangular", key, shape, dtype, left, mode, right)
@@ -819,7 +803,6 @@ def _triangular(key, left, mode, right, shape, dtype):
     return lax.select(u < fc, out1, out2)
 
 
-@_with_out_sharding
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
     """Log-normal samples: ``exp(sigma * normal)``."""
     key, shape, dtype = _sampler_args("lognormal", key, shape, dtype, sigma,
@@ -833,7 +816,6 @@ def _lognormal(key, sigma, shape, dtype):
     return lax.exp(normal(key, shape, dtype) * sigma)
 
 
-@_with_out_sharding
 def wald(key, mean, shape=None, dtype=None):
     """Wald (inverse Gaussian) samples of mean ``mean``."""
     key, shape, dtype = _sampler_args("wald", key, shape, dtype, mean)
@@ -854,7 +836,6 @@ def _wald(key, mean, shape, dtype):
     return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
 
 
-@_with_out_sharding
 def geometric(key, p, shape=None, dtype=None):
     """Number of Bernoulli(``p``) trials up to the first success: ``floor(log u /
     log(1 - p)) + 1``."""
@@ -876,7 +857,6 @@ def _geometric(key, p, shape, dtype):
     return g.astype(dtype)
 
 
-@_with_out_sharding
 def rademacher(key, shape=(), dtype=None):
     """-1 or +1 with equal probability."""
     key, _ = _check_prng_key("rademacher", key)
@@ -890,16 +870,12 @@ def _rademacher(key, shape, dtype):
     return (2 * samples - 1).astype(dtype)
 
 
-@_with_out_sharding
-def maxwell(key, shape=(), dtype=None):
-    """Maxwell samples: the length of a 3-vector of standard normals."""
-    return _maxwell(*_sampler_args("maxwell", key, shape, dtype))
-
-
-@jit(static_argnums=(1, 2))
 def _maxwell(key, shape, dtype):
     norm_rvs = normal(key=key, shape=shape + (3,), dtype=dtype)
     return jnp.sqrt(jnp.sum(norm_rvs * norm_rvs, axis=-1))
+
+
+maxwell = _standard_sampler(_maxwell, """Maxwell samples: the length of a 3-vector of standard normals.""")
 
 
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
@@ -1019,7 +995,6 @@ ad.defjvp2(random_gamma_p, None,
            lambda tangent, ans, key, a, **params: tangent * _gamma_grad(ans, a, **params))
 
 
-@_with_out_sharding
 def gamma(key, a, shape=None, dtype=None):
     """Gamma(``a``) samples (unit scale)."""
     key, _ = _check_prng_key("gamma", key)
@@ -1029,7 +1004,6 @@ def gamma(key, a, shape=None, dtype=None):
     return _gamma(key, a, shape=shape, dtype=dtype)
 
 
-@_with_out_sharding
 def loggamma(key, a, shape=None, dtype=None):
     """Logarithms of Gamma(``a``) samples, accurate also for small ``a``."""
     key, _ = _check_prng_key("loggamma", key)
@@ -1051,7 +1025,6 @@ def _gamma(key, a, shape, dtype, log_space=False):
     return random_gamma_p.bind(key, a, log_space=log_space)
 
 
-@_with_out_sharding
 def beta(key, a, b, shape=None, dtype=None):
     """Beta(``a``, ``b``) samples, from two log-gamma samples."""
     key, _ = _check_prng_key("beta", key)
@@ -1077,7 +1050,6 @@ def _beta(key, a, b, shape, dtype):
     return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
 
 
-@_with_out_sharding
 def dirichlet(key, alpha, shape=None, dtype=None):
     """Dirichlet(``alpha``) samples: normalized gamma samples (a softmax of log-gammas)."""
     key, _ = _check_prng_key("dirichlet", key)
@@ -1101,7 +1073,6 @@ def _dirichlet(key, alpha, shape, dtype):
     return nn.softmax(log_gamma_samples, -1)
 
 
-@_with_out_sharding
 def t(key, df, shape=None, dtype=None):
     """Student's t samples: ``normal * sqrt(df / 2 / gamma(df / 2))``."""
     key, shape, dtype = _sampler_args("t", key, shape, dtype, df)
@@ -1119,7 +1090,6 @@ def _t(key, df, shape, dtype):
     return n * jnp.sqrt(half_df / g)
 
 
-@_with_out_sharding
 def chisquare(key, df, shape=None, dtype=None):
     """Chi-square samples: twice Gamma(``df / 2``)."""
     key, shape, dtype = _sampler_args("chisquare", key, shape, dtype, df)
@@ -1134,7 +1104,6 @@ def _chisquare(key, df, shape, dtype, out_sharding):
     return lax.mul(jnp.exp(log_g), two)
 
 
-@_with_out_sharding
 def f(key, dfnum, dfden, shape=None, dtype=None):
     """F-distribution samples: the ratio of two scaled chi-squares."""
     key, shape, dtype = _sampler_args("f", key, shape, dtype, dfnum, dfden)
@@ -1151,7 +1120,6 @@ def _f(key, dfnum, dfden, shape, dtype, out_sharding):
     return lax.div(lax.div(chi2_dfn, dfnum), lax.div(chi2_dfd, dfden))
 
 
-@_with_out_sharding
 def generalized_normal(key, p: float, shape=(), dtype=None):
     """Samples with density proportional to ``exp(-|x| ** p)``."""
     shape = _canonicalize_shape(shape)
@@ -1168,7 +1136,6 @@ def _generalized_normal(key, p, shape, dtype):
     return r * g ** (1 / p)
 
 
-@_with_out_sharding
 def ball(key, d: int, p: float = 2, shape=(), dtype=None):
     """Points uniform in the unit ``p``-norm ball of dimension ``d``."""
     shape = _canonicalize_shape(shape)
@@ -1268,7 +1235,6 @@ def _poisson(key, lam, shape, dtype):
     return lax.select(lam == 0, jnp.zeros_like(result), result)
 
 
-@_with_out_sharding
 def poisson(key, lam, shape=None, dtype=None):
     """Poisson(``lam``) samples (integers)."""
     key, _ = _check_prng_key("poisson", key)
@@ -1415,3 +1381,19 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     keys = split(key, ratios.shape[0])
     _, counts = lax.scan(draw, n, (ratios, keys), unroll=unroll)
     return jnp.moveaxis(counts, 0, -1).astype(dtype)
+
+
+# Every sampler JAX 0.10.2 gives an ``out_sharding=`` keyword (see _with_out_sharding).
+(
+    ball, bernoulli, beta, bits, categorical, cauchy, chisquare, dirichlet, exponential,
+    f, gamma, generalized_normal, geometric, gumbel, laplace, loggamma, logistic,
+    lognormal, maxwell, multivariate_normal, normal, orthogonal, pareto, permutation,
+    poisson, rademacher, randint, rayleigh, t, triangular, truncated_normal, uniform,
+    wald,
+) = map(_with_out_sharding, (
+    ball, bernoulli, beta, bits, categorical, cauchy, chisquare, dirichlet, exponential,
+    f, gamma, generalized_normal, geometric, gumbel, laplace, loggamma, logistic,
+    lognormal, maxwell, multivariate_normal, normal, orthogonal, pareto, permutation,
+    poisson, rademacher, randint, rayleigh, t, triangular, truncated_normal, uniform,
+    wald,
+))

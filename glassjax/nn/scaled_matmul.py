@@ -29,6 +29,7 @@ from glassjax import numpy as jnp
 from glassjax.custom_derivatives import custom_vjp
 from glassjax.interpreters import batching
 from glassjax.jit import jit
+from glassjax.lax.dot import _ranges_like, _remaining
 from glassjax.xla import dispatch, lowering
 
 
@@ -233,16 +234,6 @@ def _scaled_dot_impl(lhs, rhs, dimension_numbers, preferred_element_type, config
     return jnp.reshape(out, _dot_output_shape(lhs.shape, rhs.shape, lhs_dn, rhs_dn))
 
 
-def _ranges_like(*xs):
-    start = 0
-    for x in xs:
-        yield range(start, start + len(x))
-        start += len(x)
-
-
-def _remaining(original, *removed_lists):
-    removed = set().union(*removed_lists)
-    return [i for i in original if i not in removed]
 
 
 def _transpose_lhs(g, x, y, *, dimension_numbers, preferred_element_type, configs,

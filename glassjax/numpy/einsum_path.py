@@ -10,6 +10,7 @@ each pairwise step, and whether a step is a BLAS-style product.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from decimal import Decimal
 
@@ -64,25 +65,28 @@ def _blas_kind(inputs, result, removed, shapes):
     return "TDOT"
 
 
+@dataclasses.dataclass(repr=False, eq=False)
 class PathInfo:
-    """A printable report on a contraction path (opt_einsum's ``PathInfo``)."""
+    """A printable report on a contraction path (opt_einsum's ``PathInfo``): the fields
+    opt_einsum keeps, and what they imply (shapes, costs as Decimals, speedup)."""
+    contraction_list: list
+    input_subscripts: str
+    output_subscript: str
+    indices: set
+    path: list
+    scale_list: list
+    naive_cost: Decimal
+    opt_cost: Decimal
+    size_list: list
+    size_dict: dict
 
-    def __init__(self, contraction_list, input_subscripts, output_subscript, indices, path,
-                 scale_list, naive_cost, opt_cost, size_list, size_dict):
-        self.contraction_list = contraction_list
-        self.input_subscripts = input_subscripts
-        self.output_subscript = output_subscript
-        self.path = path
-        self.indices = indices
-        self.scale_list = scale_list
-        self.naive_cost = Decimal(naive_cost)
-        self.opt_cost = Decimal(opt_cost)
+    def __post_init__(self):
+        self.naive_cost, self.opt_cost = Decimal(self.naive_cost), Decimal(self.opt_cost)
         self.speedup = self.naive_cost / max(self.opt_cost, Decimal(1))
-        self.size_list = size_list
-        self.size_dict = size_dict
-        self.shapes = [tuple(size_dict[k] for k in ks) for ks in input_subscripts.split(",")]
-        self.eq = f"{input_subscripts}->{output_subscript}"
-        self.largest_intermediate = Decimal(max(size_list, default=1))
+        self.shapes = [tuple(self.size_dict[k] for k in ks)
+                       for ks in self.input_subscripts.split(",")]
+        self.eq = f"{self.input_subscripts}->{self.output_subscript}"
+        self.largest_intermediate = Decimal(max(self.size_list, default=1))
 
     def __repr__(self) -> str:
         lines = [
