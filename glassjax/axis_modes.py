@@ -97,8 +97,10 @@ def _decorator(f, unapplied, keyword, given, call):
 
 
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
-    """``f`` with the mesh axes ``axes`` (all by default) of type ``Auto`` inside;
-    ``out_sharding`` (here or as a keyword of each call) lays out the result."""
+    """``f`` with the mesh axes ``axes`` (all by default) of type ``Auto`` inside, where
+    the partitioner lays its values out: the arguments keep only the splits the axes
+    still Explicit can state, and ``out_sharding`` (here or as a keyword of each call)
+    lays out the result. Over axes that are Auto already it is ``f`` itself."""
     return _decorator(f, functools.partial(auto_axes, axes=axes, out_sharding=out_sharding),
                       "out_sharding", out_sharding,
                       functools.partial(_call_in_auto_mode, axes=axes))
@@ -114,8 +116,10 @@ def _call_in_auto_mode(f, sharding, args, kwargs, *, axes):
 
 
 def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
-    """``f`` with the mesh axes ``axes`` (all by default) of type ``Explicit`` inside;
-    ``in_sharding`` (here or as a keyword of each call) lays out the arguments."""
+    """``f`` with the mesh axes ``axes`` (all by default) of type ``Explicit`` inside,
+    where splits are part of the values' types: ``in_sharding`` (here or as a keyword of
+    each call) lays out the arguments, and the result comes back stated over the outer
+    mesh's types. It needs the mesh of ``jax.set_mesh``."""
     return _decorator(f, functools.partial(explicit_axes, axes=axes, in_sharding=in_sharding),
                       "in_sharding", in_sharding,
                       functools.partial(_call_in_explicit_mode, axes=axes))
