@@ -7,6 +7,7 @@ import pytest
 
 import glassjax as jax
 import glassjax.numpy as jnp
+from glassjax import lax
 from glassjax.sharding import AxisType
 
 
@@ -156,3 +157,32 @@ def test_samplers_lay_their_results_out_as_asked(mesh, sample):
         np.testing.assert_array_equal(split, whole)
         assert str(jax.typeof(split)).endswith("[8@X,4@Y]")
         assert split.sharding == jax.NamedSharding(mesh, jax.P('X', 'Y'))
+
+
+def test_slicing_padding_and_splitting_keep_the_splits(mesh):
+    """Each dimension keeps its split; a split dimension whose new size its devices
+    cannot share evenly is refused (JAX's message). Eager results are laid out as their
+    types say."""
+    x = _x()
+    a = np.arange(32.).reshape(8, 4)
+    assert str(jax.typeof(lax.slice(x, (0, 1), (8, 3)))) == "float32[8@X,2@Y]"
+    assert str(jax.typeof(lax.slice(x, (4, 0), (8, 4)))) == "float32[4@X,4@Y]"
+    np.testing.assert_array_equal(lax.slice(x, (0, 1), (8, 3)), a[:, 1:3])
+    assert str(jax.make_jaxpr(lambda x: lax.slice(x, (0, 1), (8, 3)))(x)) == """\
+{ lambda ; a:f32[8@X,4@Y]. let
+    b:f32[8@X,2@Y] = slice[
+      limit_indices=(8, 3)
+      start_indices=(0, 1)
+      strides=None
+    ] a
+  in (b,) }"""
+    assert [str(jax.typeof(p)) for p in lax.split(x, (2, 2), axis=1)] == \
+        ["float32[8@X,2@Y]"] * 2
+    assert str(jax.typeof(lax.pad(x, 0., ((0, 0, 0), (2, 2, 0))))) == "float32[8@X,8@Y]"
+    assert str(jax.typeof(lax.dynamic_slice(x, (0, 2), (4, 2)))) == "float32[4@X,2@Y]"
+    np.testing.assert_array_equal(lax.dynamic_slice(x, (0, 2), (4, 2)), a[:4, 2:])
+    with pytest.raises(jax.core.ShardingTypeError) as info:
+        lax.pad(x, 0., ((0, 0, 0), (1, 0, 0)))
+    assert str(info.value) == (
+        "padding on sharded dims where out dim (5) is not divisible by mesh axes (2) with "
+        "spec (Y) is not implemented. Got input type=f32[8@X,4@Y] and output shape=(8, 5)")

@@ -32,7 +32,8 @@ from glassjax.lax.structural import (broadcast, broadcast_in_dim, broadcasted_io
                                      concatenate, expand_dims,
                                      full, full_like, iota, reshape, squeeze)
 from glassjax.lax.utils import (above, canonicalize_shape, check_same_dtypes,
-                                check_shapelike, reduction_jaxpr, standard_primitive)
+                                check_shapelike, reduction_jaxpr, resized_sharding,
+                                standard_primitive)
 from glassjax.vmap_api import vmap
 from glassjax.xla import dispatch, lowering
 from glassjax.xla.lowering import hlo, ir
@@ -132,6 +133,8 @@ def _slice_impl(x, *, start_indices, limit_indices, strides):
 
 
 slice_p = standard_primitive(_slice_shape_rule, _input_dtype, "slice")
+slice_p.sharding_rule = lambda x, **params: resized_sharding(
+    "slicing", x, _slice_shape_rule(x, **params))
 slice_p.def_impl(_slice_impl)
 lowering.register_lowering(slice_p, lambda ctx, x, *, start_indices, limit_indices, strides:
                            hlo.slice(x, [int(i) for i in start_indices],
@@ -247,6 +250,8 @@ def _pad_batch(args, dims, *, padding_config):
 
 
 pad_p = standard_primitive(_pad_shape_rule, _pad_dtype_rule, "pad")
+pad_p.sharding_rule = lambda x, padding_value, **params: resized_sharding(
+    "padding", x, _pad_shape_rule(x, padding_value, **params))
 lowering.register_lowering(pad_p, lambda ctx, x, padding_value, *, padding_config: hlo.pad(
     x, padding_value, *[[int(c[k]) for c in padding_config] for k in range(3)]))
 ad.deflinear2(pad_p, _pad_transpose)
@@ -333,6 +338,8 @@ def _dynamic_slice_batch(args, dims, *, slice_sizes):
 
 dynamic_slice_p = standard_primitive(_dynamic_slice_shape_rule, _dynamic_slice_dtype_rule,
                                      "dynamic_slice", weak_type_rule=_operand_weak_type)
+dynamic_slice_p.sharding_rule = lambda x, *starts, slice_sizes: resized_sharding(
+    "dynamic_slice", x, slice_sizes)
 lowering.register_lowering(dynamic_slice_p, lambda ctx, x, *starts, slice_sizes:
                            hlo.dynamic_slice(x, list(starts),
                                              [int(s) for s in slice_sizes]))

@@ -19,7 +19,7 @@ from glassjax import core, dtypes, pretty
 from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax.conversion import _convert_element_type
-from glassjax.lax.utils import (above, same_sharding, spec_of, canonicalize_axis, canonicalize_shape,
+from glassjax.lax.utils import (above, resized_sharding, same_sharding, spec_of, canonicalize_axis, canonicalize_shape,
                                 check_same_dtypes, check_shapelike, ensure_index_tuple,
                                 is_array, standard_multi_result_primitive,
                                 standard_primitive)
@@ -616,6 +616,9 @@ def _split_lower(ctx, x, *, sizes, axis):
 split_p = standard_multi_result_primitive(
     _split_shape_rule, lambda x, *, sizes, axis: [x.dtype] * len(sizes),
     lambda x, *, sizes, axis: [x.weak_type] * len(sizes), "split")
+split_p.sharding_rule = lambda x, *, sizes, axis: [
+    resized_sharding("split", x, shape) for shape in _split_shape_rule(x, sizes=sizes,
+                                                                        axis=axis)]
 lowering.register_lowering(split_p, _split_lower)
 ad.deflinear2(split_p, _split_transpose)
 batching.primitive_batchers[split_p] = _split_batch

@@ -12,6 +12,7 @@ Read next: lax/conversion.py.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 
 import numpy as np
@@ -233,6 +234,24 @@ def spec_of(aval) -> tuple:
 def same_sharding(x, *rest, **params):
     """Elementwise on one operand (and most shape-keeping ops): split as the operand."""
     return spec_of(x)
+
+
+def resized_sharding(name, operand, out_shape):
+    """Slicing, padding, splitting: each dimension keeps the operand's split. A split
+    dimension whose new size its devices cannot share evenly is JAX's error (uneven
+    splits are not built, in JAX either)."""
+    spec = spec_of(operand)
+    for size, new, entry in zip(operand.shape, out_shape, spec):
+        if size == new or entry is None:
+            continue
+        mesh_shape = operand._sharding[0].shape
+        n = math.prod(mesh_shape[a] for a in ((entry,) if isinstance(entry, str) else entry))
+        if new % n:
+            raise core.ShardingTypeError(
+                f"{name} on sharded dims where out dim ({new}) is not divisible by mesh "
+                f"axes ({n}) with spec ({entry}) is not implemented. Got input "
+                f"type={operand.str_short(True)} and output shape={tuple(out_shape)}")
+    return spec
 
 
 def broadcasting_sharding(name, *avals, **params):

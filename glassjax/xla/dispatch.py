@@ -275,6 +275,19 @@ class LoweredJaxpr(NamedTuple):
     in_shardings: list      # the layout of each kept input (SPMD programs)
 
 
+def _typed_out_shardings(avals, mesh):
+    """Sharding in types: results whose types are split over ``mesh``'s Explicit axes
+    are laid out as their types say (as JAX lays them out); the others are left to the
+    partitioner. None when no result's type is split."""
+    if not mesh.explicit_axes:
+        return None
+    abstract = mesh.abstract_mesh
+    out = [NamedSharding(mesh, PartitionSpec(*typed[1]))
+           if (typed := getattr(a, "_sharding", None)) is not None and typed[0] == abstract
+           else None for a in avals]
+    return out if any(s is not None for s in out) else None
+
+
 def lower_jaxpr(name: str, closed: core.ClosedJaxpr, placement: Placement | None = None,
                 *, donated_invars=None, keep_unused=False, result_names=None,
                 in_shardings=None, out_shardings=None, locations=False) -> LoweredJaxpr:
@@ -292,6 +305,8 @@ def lower_jaxpr(name: str, closed: core.ClosedJaxpr, placement: Placement | None
         replicated = _replicated(placement)
         kept_shardings = [s or replicated for s, k in
                           zip(in_shardings or [None] * len(kept), kept) if k]
+        if out_shardings is None and placement.named:
+            out_shardings = _typed_out_shardings(closed.out_avals, placement.mesh)
         spmd = dict(mesh=placement.mesh, num_partitions=len(placement.devices),
                     arg_shardings=kept_shardings, result_shardings=out_shardings)
     program = f"jit({name})"
