@@ -737,7 +737,8 @@ class Primitive:
         for a in avals:
             if getattr(a, "_sharding", None) is not None:
                 return _split_outputs(self, avals, out, a._sharding[0], params)
-        if params:      # an output sharding asked for by a param (broadcast_in_dim's, ...)
+        if self.sharding_rule is not None and params:
+            # an output sharding asked for by a param (broadcast_in_dim's, ...)
             asked = params.get("out_sharding") or params.get("sharding")
             mesh = getattr(asked, "mesh", None)
             if mesh is not None and mesh.explicit_axes:
