@@ -288,6 +288,8 @@ def _remat_impl(*args, jaxpr, **params):
 
 remat_p.def_impl(_remat_impl)
 remat_p.def_abstract_eval(lambda *avals, jaxpr, **params: [v.aval for v in jaxpr.outvars])
+# (refs used inside must be discharged before compiling: the call shows they are)
+staging.effects_rules[remat_p] = lambda jaxpr, **_: jaxpr.effects & {core.state_effect}
 
 
 def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):

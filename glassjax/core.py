@@ -235,6 +235,61 @@ class ShapedArray:
     at_least_vspace = to_tangent_aval
 
 
+class AbstractRef:
+    """The type of a mutable array reference: ``Ref{float32[3]}``, around the type of the
+    array it holds. Staged refs (``jax.new_ref`` under ``jit``/``make_jaxpr``, refs
+    passed to them) are jaxpr variables of this type, read and written by the state
+    primitives (lax/state.py)."""
+    __slots__ = ("inner_aval",)
+    made = False        # any yet? (until then nothing needs to look for refs)
+
+    def __init__(self, inner_aval):
+        AbstractRef.made = True
+        self.inner_aval = inner_aval
+
+    shape = property(lambda self: self.inner_aval.shape)
+    dtype = property(lambda self: self.inner_aval.dtype)
+    weak_type = property(lambda self: self.inner_aval.weak_type)
+    ndim = property(lambda self: self.inner_aval.ndim)
+    size = property(lambda self: self.inner_aval.size)
+    vma = property(lambda self: self.inner_aval.vma)
+    _sharding = property(lambda self: self.inner_aval._sharding)
+
+    def update(self, **kw):
+        return AbstractRef(self.inner_aval.update(**kw))
+
+    def strip_weak_type(self):
+        return self
+
+    def to_tangent_aval(self):
+        return AbstractRef(self.inner_aval.to_tangent_aval())
+
+    def __eq__(self, other):
+        return type(other) is AbstractRef and self.inner_aval == other.inner_aval
+
+    def __hash__(self):
+        return hash(("Ref", self.inner_aval))
+
+    def str_short(self, short_dtypes=False):
+        return f"Ref{{{self.inner_aval.str_short(short_dtypes)}}}"
+
+    def __repr__(self):
+        return self.str_short()
+
+    __str__ = __repr__
+
+
+class StateEffect:
+    """The effect of reading, writing or making a staged ref: such equations are never
+    dropped as unused, and a jaxpr having it must be discharged before it is compiled."""
+
+    def __repr__(self):
+        return "StateEffect"
+
+
+state_effect = StateEffect()
+
+
 class ShapeDtypeStruct:
     """A duck-typed stand-in for an array: anything with ``shape`` and ``dtype`` works.
 
@@ -462,7 +517,10 @@ def typeof(x) -> ShapedArray:
 
 
 def shaped_abstractify(x) -> ShapedArray:
-    """Like get_aval, but also accepts duck-typed objects with ``shape`` and ``dtype``."""
+    """Like get_aval, but also accepts duck-typed objects with ``shape`` and ``dtype``
+    (and a mutable array reference, whose type is a ``Ref``)."""
+    if hasattr(x, "jax_type"):
+        return x.jax_type
     if isinstance(x, (ShapeDtypeStruct,)) or (
             not isinstance(x, (Tracer, np.ndarray, np.generic)) and
             type(x) not in dtypes.python_scalar_dtypes and
@@ -707,11 +765,15 @@ class Primitive:
     are split over Explicit mesh axes (or an ``out_sharding`` / ``sharding`` param over
     such a mesh), the spec of the output (one entry per dimension; a list of specs with
     ``multiple_results``), or None for "not split"; a primitive without the rule gives
-    unsplit outputs."""
+    unsplit outputs.
+
+    ``takes_refs``: staged mutable array refs may be operands (the state primitives,
+    and the calls and loops whose bodies use them); other primitives refuse them."""
     multiple_results = False
     call_primitive = False   # takes a jaxpr param and is transparent to transformations
     sharding_rule = None
     drawing = None
+    takes_refs = False
 
     def __init__(self, name: str):
         self.name = name

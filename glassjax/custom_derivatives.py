@@ -324,6 +324,8 @@ class CustomJVPCallPrimitive(core.Primitive):
 
 custom_jvp_call_p = CustomJVPCallPrimitive("custom_jvp_call")
 custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
+staging.effects_rules[custom_jvp_call_p] = lambda call_jaxpr, **_: (
+    call_jaxpr.effects & {core.state_effect})     # (refs inside: discharged to compile)
 custom_jvp_call_p.drawing = core.Drawing("custom", "custom_jvp_call", body="call_jaxpr",
                                         note="its derivative is a custom JVP rule")
 
@@ -873,6 +875,8 @@ class CustomVJPCallPrimitive(core.Primitive):
 
 custom_vjp_call_p = CustomVJPCallPrimitive("custom_vjp_call")
 custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals)
+staging.effects_rules[custom_vjp_call_p] = lambda call_jaxpr, **_: (
+    call_jaxpr.effects & {core.state_effect})     # (refs inside: discharged to compile)
 custom_vjp_call_p.drawing = core.Drawing("custom", "custom_vjp_call", body="call_jaxpr",
                                         note="its derivative is a custom fwd/bwd pair")
 lowering.register_lowering(custom_vjp_call_p, _custom_call_lowering)

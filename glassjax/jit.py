@@ -621,12 +621,7 @@ class Jitted:
     # -- ahead of time --------------------------------------------------------------------
 
     def trace(self, *args, **kwargs) -> "Traced":
-        if ref_hooks.takes_refs(args, kwargs):
-            raise NotImplementedError(
-                "glassjax cannot stage a mutable array reference as an input of a jaxpr "
-                "(make_jaxpr, trace, lower, eval_shape): its refs are discharged while "
-                "tracing (see glassjax/ref.py); call the jitted function instead")
-        result, leaves = self._trace(args, kwargs)
+        result, leaves = self._trace(args, kwargs)     # (refs: inputs of type Ref{...})
         return Traced(self, result, self._donated_invars(args, kwargs, result),
                       [*result.lifted, *leaves])
 

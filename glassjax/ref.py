@@ -32,12 +32,15 @@ import inspect
 import numpy as np
 
 from glassjax import core, tree_util
-from glassjax.custom_derivatives import custom_vjp
-from glassjax.jit import jit, ref_hooks
+from glassjax.ad_checkpoint import remat_p
+from glassjax.custom_derivatives import custom_jvp_call_p, custom_vjp, custom_vjp_call_p
+from glassjax.jit import jit, jit_p, ref_hooks
 from glassjax.interpreters import ad, batching, staging
 from glassjax.vmap_api import vmap
 from glassjax import numpy as jnp
 from glassjax import lax
+from glassjax.lax import state
+from glassjax.xla import lowering
 
 # The traces under way that refs may not leak out of (``jit``'s, and those of control-flow
 # bodies), outermost first.
@@ -74,19 +77,7 @@ def scope():
         s.restore()
 
 
-class AbstractRef:
-    """The type of a ref: ``Ref{float32[3]}`` around the type of the array it holds."""
-
-    def __init__(self, inner_aval):
-        self.inner_aval = inner_aval
-
-    shape = property(lambda self: self.inner_aval.shape)
-    dtype = property(lambda self: self.inner_aval.dtype)
-
-    def __repr__(self):
-        return f"Ref{{{self.inner_aval.str_short()}}}"
-
-    __str__ = __repr__
+AbstractRef = core.AbstractRef
 
 
 @dataclasses.dataclass(frozen=True)
@@ -190,7 +181,7 @@ class Ref:
         ref's dtype, and any int to an int ref's. What is written is strongly typed (a
         ``new_ref(0.)`` holds a weak value until its first write, as in JAX)."""
         self._touch(write=True)
-        value = _implicit_cast(self.dtype, value)
+        value = state.implicit_cast(self.dtype, value)
         got, want = core.get_aval(value), core.get_aval(self._read(idx))
         transforms = "()" if idx is Ellipsis else f"({idx!r},)"
         if got.shape != want.shape:
@@ -237,6 +228,10 @@ class Ref:
         return self.shape[0]
 
 
+def _staged(ref) -> bool:
+    return isinstance(ref, core.Tracer) and isinstance(ref.aval, AbstractRef)
+
+
 def get(ref: Ref, idx=Ellipsis):
     """``ref[idx]``."""
     return ref[idx]
@@ -244,6 +239,8 @@ def get(ref: Ref, idx=Ellipsis):
 
 def swap(ref: Ref, idx, value):
     """``ref[idx] = value``, returning the value ``ref[idx]`` had before."""
+    if _staged(ref):
+        return state.ref_swap(ref, idx, value)
     old = ref[idx]
     ref[idx] = value
     return old
@@ -256,23 +253,22 @@ def set(ref: Ref, idx, value) -> None:    # noqa: A001  (JAX's name)
 
 def addupdate(ref: Ref, idx, value) -> None:
     """``ref[idx] += value``."""
-    ref.addupdate(idx, value)
+    if _staged(ref):
+        state.ref_addupdate(ref, idx, value)
+    else:
+        ref.addupdate(idx, value)
 
 
-def _implicit_cast(dtype, value):
-    """JAX's implicit cast of a value written into a ref of ``dtype``."""
-    aval = core.get_aval(value)
-    if (aval.weak_type and jnp.issubdtype(dtype, jnp.floating) and
-            jnp.issubdtype(aval.dtype, jnp.floating)) or (
-            jnp.issubdtype(dtype, jnp.integer) and jnp.issubdtype(aval.dtype, jnp.integer)):
-        return lax.convert_element_type(value, dtype)
-    return value
+def new_ref(init_val, *, kind=None, memory_space=None):
+    """A new reference holding ``init_val`` (JAX's ``jax.new_ref``): a ``Ref`` box, or
+    under ``jit``/``make_jaxpr`` a staged ref (a ``new_ref`` equation)."""
+    if not isinstance(init_val, (core.Tracer, int, float, complex, bool, np.generic)):
+        init_val = jnp.asarray(init_val)
+    return state.new_ref_p.bind(init_val, kind=kind, memory_space=memory_space)
 
 
-def new_ref(init_val) -> Ref:
-    """A new reference holding ``init_val`` (JAX's ``jax.new_ref``)."""
-    return Ref(jnp.asarray(init_val) if not isinstance(init_val, core.Tracer)
-               else init_val)
+def _box(init_val) -> Ref:
+    return Ref(init_val if isinstance(init_val, core.Tracer) else jnp.asarray(init_val))
 
 
 def empty_ref(ty) -> Ref:
@@ -283,7 +279,7 @@ def empty_ref(ty) -> Ref:
 
 def freeze(r: Ref):
     """The reference's final value (JAX: the reference is not to be used afterwards)."""
-    return r[...]
+    return state.ref_freeze(r) if _staged(r) else r[...]
 
 
 def free_ref(r: Ref):
@@ -548,6 +544,106 @@ def _check_write(ref, value):
     raise Exception(f"performing a set/swap operation with {what} array reference of type "
                     f"{ref.type_str()}. Move the array reference to be an argument {where}?")
 
+
+# ----------------------------------------------------------------------------------------
+# Discharge: a staged program with refs as one of plain array operations
+# ----------------------------------------------------------------------------------------
+
+def discharge(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
+    """The program ``closed`` with every staged ref replaced by a box: it is re-run
+    (traced again) with ``new_ref`` giving boxes, so each read and write becomes the
+    array operations a box does (``slice``, ``scatter``, ...). XLA knows no refs: this
+    is what lowering compiles."""
+    if any(isinstance(a, AbstractRef) for a in closed.in_avals):
+        raise NotImplementedError(
+            "glassjax cannot compile a jaxpr whose inputs are refs (jit(f).lower(ref)); "
+            "call the jitted function with the refs instead")
+    with state.discharging():
+        out, lifted = staging.trace_to_closed_jaxpr(
+            lambda *args: _run(closed.jaxpr, closed.consts, args), closed.in_avals)
+    assert not lifted
+    return out.replace(jaxpr=out.jaxpr.replace(debug_info=closed.jaxpr.debug_info))
+
+
+def _run(jaxpr, consts, args):
+    return core.interpret(jaxpr, consts, list(args), _discharge_equation)
+
+
+def _discharge_equation(eqn, invals):
+    """Equations whose sub-programs use refs are re-expressed with the API that made
+    them (``lax.scan``, ...), their bodies run with boxes; the rest are bound as they are
+    (the state primitives act on boxes by themselves)."""
+    rule = _discharge_rules.get(eqn.primitive)
+    if rule is not None and core.state_effect in eqn.effects:
+        return rule(invals, **eqn.params)
+    if core.state_effect in eqn.effects and not isinstance(eqn.primitive,
+                                                           state.StatePrimitive):
+        if eqn.primitive is not state.new_ref_p:
+            raise NotImplementedError(f"glassjax cannot yet compile mutable array refs "
+                                      f"used inside '{eqn.primitive}'")
+    return core.eval_equation(eqn, invals)
+
+
+def _inline(key):
+    """A call (jit, remat, custom derivatives): its body, run in place (compiled code
+    needs no call boundary, and differentiation is over by now)."""
+    def rule(invals, **params):
+        body = params[key]
+        consts = body.consts if isinstance(body, core.ClosedJaxpr) else ()
+        return _run(body.jaxpr if isinstance(body, core.ClosedJaxpr) else body, consts,
+                    invals)
+    return rule
+
+
+def _discharge_scan(invals, *, jaxpr, num_consts, num_carry, length, reverse, unroll,
+                    **_):
+    consts, init, xs = (invals[:num_consts], invals[num_consts:num_consts + num_carry],
+                        invals[num_consts + num_carry:])
+
+    def body(carry, x):
+        outs = _run(jaxpr.jaxpr, jaxpr.consts, [*consts, *carry, *x])
+        return outs[:num_carry], outs[num_carry:]
+
+    carry, ys = lax.scan(body, list(init), list(xs), length=length, reverse=reverse,
+                         unroll=unroll)
+    return [*carry, *ys]
+
+
+def _discharge_while(invals, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, **_):
+    cconsts, bconsts = invals[:cond_nconsts], invals[cond_nconsts:cond_nconsts + body_nconsts]
+    init = invals[cond_nconsts + body_nconsts:]
+    return lax.while_loop(
+        lambda c: _run(cond_jaxpr.jaxpr, cond_jaxpr.consts, [*cconsts, *c])[0],
+        lambda c: _run(body_jaxpr.jaxpr, body_jaxpr.consts, [*bconsts, *c]),
+        list(init))
+
+
+def _discharge_cond(invals, *, branches, **_):
+    """The branches close over the boxes among the operands (``switch`` carries their
+    values in and out) and take the other operands."""
+    index, *ops = invals
+    arrays = [x for x in ops if not isinstance(x, Ref)]
+
+    def branch(b):
+        def run(*given):
+            it = iter(given)
+            return _run(b.jaxpr, b.consts,
+                        [x if isinstance(x, Ref) else next(it) for x in ops])
+        return run
+
+    return lax.switch(index, [branch(b) for b in branches], *arrays)
+
+
+_discharge_rules = {
+    jit_p: _inline("jaxpr"), remat_p: _inline("jaxpr"),
+    custom_jvp_call_p: _inline("call_jaxpr"), custom_vjp_call_p: _inline("call_jaxpr"),
+    lax.scan_p: _discharge_scan, lax.while_p: _discharge_while, lax.cond_p: _discharge_cond,
+}
+for _p in _discharge_rules:
+    _p.takes_refs = True        # (their bodies may use the refs they are given)
+state.eager_ref = _box
+state.ds_maker = ds
+lowering.discharge_state[:] = [discharge]
 
 ref_hooks.register(scope=scope, takes_refs=_takes_refs, call=_call, vmap=_vmap,
                    carry_refs=_carry_refs, while_refs=_while_refs,

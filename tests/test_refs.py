@@ -344,11 +344,6 @@ def test_refs_print_as_jax_prints_them_under_transformations(capsys):
         "tangent=Ref(1., dtype=float32, weak_type=True))"]
 
 
-def test_staging_a_ref_argument_says_it_is_not_supported():
-    with pytest.raises(NotImplementedError, match="mutable array reference"):
-        jax.make_jaxpr(lambda r: r[0])(jax.new_ref(jnp.zeros(3)))
-
-
 def test_compositions_of_jit_vmap_scan_and_grad():
     def f(x, r):
         r[...] += x * 2

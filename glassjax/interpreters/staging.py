@@ -54,6 +54,11 @@ def check_jax_types(leaves, out_tree, debug: DebugInfo) -> None:
     """A traced function must return arrays (or scalars): name the first output that is
     not one by its path in the result, as JAX's message does."""
     for i, x in enumerate(leaves):
+        if isinstance(getattr(x, "aval", None), core.AbstractRef):
+            raise ValueError(f"function {debug.func_src_info} traced for "
+                             f"{debug.traced_for} returned a mutable array reference of "
+                             f"type {x.aval}, but mutable array references cannot be "
+                             f"returned.{_made_where(x)}")
         if not core.valid_jaxtype(x):
             paths, _ = tree_util.tree_flatten_with_path(
                 tree_util.tree_unflatten(out_tree, range(len(leaves))))
@@ -62,6 +67,17 @@ def check_jax_types(leaves, out_tree, debug: DebugInfo) -> None:
             raise TypeError(f"function {debug.func_src_info} traced for {debug.traced_for} "
                             f"returned a value of type {type(x)}{where}, which is not a "
                             "valid JAX type")
+
+
+def _made_where(ref) -> str:
+    """Where a staged ref came from, as JAX's message about returning it says."""
+    trace = getattr(ref, "_trace", None)
+    for eqn in reversed(getattr(trace, "eqns", ())):
+        if ref.var in eqn.outvars:
+            where = source_info.summarize(eqn.source_info)
+            return f"\n\nThe returned mutable array was created on line {where}." if where \
+                else ""
+    return ""
 
 
 def fun_signature(fun) -> inspect.Signature:
@@ -197,6 +213,8 @@ class DynamicJaxprTrace(core.Trace):
         if core.trace_ctx.vma_axes is not None:
             tracers, vma = _vary_alike(self, primitive, tracers, params)
         in_avals = [t.aval for t in tracers]
+        if core.AbstractRef.made and not primitive.takes_refs:
+            _refuse_refs(primitive, in_avals)
         out_avals = primitive.abstract_eval(*in_avals, **params)
         if vma is not None:
             out_avals = ([a.update(vma=vma) for a in out_avals]
@@ -408,6 +426,13 @@ def _vary_alike(trace, primitive, tracers, params):
                    pvary, [t], dict(axes=tuple(a for a in union if a not in v)))
                for t, v in zip(tracers, in_vmas)]
     return tracers, union
+
+
+def _refuse_refs(primitive, in_avals):
+    for a in in_avals:
+        if type(a) is core.AbstractRef:
+            raise ValueError(f"Attempting to pass a Ref {a} to a primitive: {primitive} -- "
+                             "did you forget to unpack ([...]) the ref?")
 
 
 def trace_to_jaxpr(fun: Callable, in_avals: Sequence, debug: DebugInfo | None = None

@@ -85,6 +85,7 @@ from glassjax.lax.ragged_dot import RaggedDotDimensionNumbers, ragged_dot, ragge
 from glassjax.lax.scaled_dot import scaled_dot
 from glassjax.lax.composite import composite
 from glassjax.lax.stage import stage, stage_p
+from glassjax.lax import state as _state  # noqa: F401  (the state primitives)
 from glassjax.lax.tokens import after_all, after_all_p, create_token, create_token_p
 from glassjax.lax.dce_sink import dce_sink, dce_sink_p
 from glassjax.lax.device_put import device_put_p

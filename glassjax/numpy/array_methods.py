@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from glassjax import core, dtypes, lax
+from glassjax.lax import state
 from glassjax.array import Array, ArrayImpl
 from glassjax.numpy import (indexing, lax_numpy, reductions, setops, sorting,
                             tensor_contractions, ufuncs)
@@ -47,7 +48,16 @@ def _binops(ufunc, name, reject=(), symbol=""):
             f"__r{name}__": _binop(ufunc, True, reject, symbol)}
 
 
+def _getitem(self, item):
+    if isinstance(self.aval, core.AbstractRef):       # a staged ref: a ``get`` equation
+        return state.ref_get(self, item)
+    return indexing.rewriting_take(self, item)
+
+
 def _setitem(self, i, x):
+    if isinstance(getattr(self, "aval", None), core.AbstractRef):   # a ``swap``
+        state.ref_swap(self, i, x)
+        return
     raise TypeError(
         "JAX arrays are immutable and do not support in-place item assignment. Instead of "
         "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
@@ -77,7 +87,7 @@ def _contains(self, other):
 _OPERATORS = {
     "__copy__": _copy,
     "__deepcopy__": lambda self, memo: _copy(self),
-    "__getitem__": lambda self, item: indexing.rewriting_take(self, item),
+    "__getitem__": _getitem,
     "__setitem__": _setitem,
     "__contains__": _contains,
     "__neg__": ufuncs.negative,
@@ -228,7 +238,8 @@ _PROPERTIES = {
     "imag": ufuncs.imag,
     "nbytes": lambda self: np.size(self) * self.dtype.itemsize,
     "itemsize": lambda self: self.dtype.itemsize,
-    "at": indexing._IndexUpdateHelper,
+    "at": lambda self: (state.RefAt(self) if isinstance(self.aval, core.AbstractRef)
+                        else indexing._IndexUpdateHelper(self)),
     "flat": _notimplemented_flat,
 }
 

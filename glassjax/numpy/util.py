@@ -36,8 +36,9 @@ from glassjax.xla import runtime
 # ----------------------------------------------------------------------------------------
 
 def is_array(x) -> bool:
-    """A glassjax array or a tracer standing in for one."""
-    return isinstance(x, (Array, core.Tracer))
+    """A glassjax array or a tracer standing in for one (not for a staged ref)."""
+    return isinstance(x, (Array, core.Tracer)) and not (
+        core.AbstractRef.made and isinstance(getattr(x, "aval", None), core.AbstractRef))
 
 
 def _arraylike(x) -> bool:

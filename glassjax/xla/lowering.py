@@ -31,6 +31,10 @@ from glassjax import core, dtypes, source_info
 from glassjax.xla import runtime
 
 lowering_rules: dict = {}
+# ``discharge_state(closed) -> closed``: the program with its mutable array refs turned
+# into array operations (filled by ref.py); a jaxpr with the state effect is discharged
+# before it is lowered, as XLA knows no refs.
+discharge_state: list = []
 # Primitives whose rules take extended-dtype operands (typed PRNG keys) as their physical
 # arrays themselves; other primitives meeting such operands are lowered word by word.
 extended_dtype_rules: set = set()
@@ -530,6 +534,8 @@ def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
     ``arg_shardings`` / ``result_shardings`` (NamedShardings or None, one per input /
     output) are written on ``main`` as Shardy attributes, and XLA's partitioner splits
     the program accordingly."""
+    if core.state_effect in closed.effects:
+        closed = discharge_state[0](closed)
     mctx = ModuleContext(name, platform=platform, axis_env=axis_env,
                          num_replicas=num_replicas, num_partitions=num_partitions)
     mctx.mesh, mctx.devices = mesh, devices
