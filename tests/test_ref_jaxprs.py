@@ -218,3 +218,68 @@ def test_jax_errors_for_misused_staged_refs():
     with pytest.raises(ValueError, match="Invalid dtype for `swap`. Ref dtype: float32. "
                                          "Value dtype: int32."):
         jax.make_jaxpr(g)(2)
+
+
+def written_in_place(x):
+    r = jax.new_ref(x)
+    r[1:3] = r[1:3] * 2.
+    r[0] = 5.
+    jax.ref.addupdate(r, ..., x)
+    return jax.freeze(r)
+
+
+def test_vmap_of_refs_made_inside_keeps_the_batch_axis_where_it_is():
+    same(jax.make_jaxpr(jax.vmap(written_in_place, in_axes=1))(jnp.ones((4, 2))), """
+        { lambda ; a:f32[4,2]. let
+            b:Ref{f32[4,2]} = new_ref[kind=None memory_space=None] a
+            c:f32[2,2] <- b[1:3,:]
+            d:f32[2,2] = mul c 2.0:f32[]
+            b[1:3,:] <- d
+            e:f32[2] = broadcast_in_dim 5.0:f32[]
+            b[0,:] <- e
+            b[...] += a
+            f:f32[4,2] = freeze b
+            g:f32[2,4] = transpose[permutation=(1, 0)] f
+          in (g,) }""")
+
+    def h(x):
+        r = jax.new_ref(jnp.zeros(()))
+        jax.lax.scan(lambda c, xi: (r.__setitem__(..., r[...] + xi), (c, None))[1], 0., x)
+        return r[...]
+
+    same(jax.make_jaxpr(jax.vmap(h))(jnp.ones((2, 3))), """
+        { lambda ; a:f32[2,3]. let
+            b:f32[2] = broadcast_in_dim 0.0:f32[]
+            c:Ref{f32[2]} = new_ref[kind=None memory_space=None] b
+            d:f32[3,2] = transpose[permutation=(1, 0)] a
+            scan[
+              jaxpr={ lambda ; e:f32[] f:Ref{f32[2]} g:f32[2]. let
+                  h:f32[2] <- f[...]
+                  i:f32[2] = add h g
+                  j:f32[2], f[...] <- f[...], i
+                in () }
+              length=3
+              num_carry=0
+              num_consts=2
+              reverse=False
+              unroll=1
+            ] 0.0:f32[] c d
+            k:f32[2] <- c[...]
+          in (k,) }""")
+    xs = np.arange(6., dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(jax.jit(jax.vmap(h))(xs), xs.sum(1))
+    xs = np.arange(8., dtype=np.float32).reshape(2, 4)
+    want = np.stack([written_in_place(v) for v in xs])
+    np.testing.assert_array_equal(jax.jit(jax.vmap(written_in_place))(xs), want)
+    np.testing.assert_array_equal(jax.jit(jax.vmap(written_in_place, in_axes=1))(xs.T), want)
+
+
+def test_vmap_of_a_cond_writing_refs_is_refused_as_in_jax():
+    def f(x):
+        r = jax.new_ref(x)
+        jax.lax.cond(x[0] > 1, lambda: r.__setitem__(2, 7.), lambda: None)
+        return jax.freeze(r)
+
+    with pytest.raises(NotImplementedError, match="State effect not supported in "
+                                                  "vmap-of-cond."):
+        jax.jit(jax.vmap(f))(jnp.ones((2, 4)))

@@ -48,9 +48,12 @@ def discharging():
 
 
 def staged_now() -> bool:
-    """Does ``new_ref`` make a jaxpr variable now (staging, not discharging)?"""
-    return (isinstance(core.trace_ctx.trace, staging.DynamicJaxprTrace)
-            and not _discharging[0])
+    """Does ``new_ref`` make a jaxpr variable now: staging (perhaps under ``vmap``s,
+    whose refs are staged refs of whole batches), not discharging?"""
+    trace = core.trace_ctx.trace
+    while isinstance(trace, batching.BatchTrace):
+        trace = trace.parent_trace
+    return isinstance(trace, staging.DynamicJaxprTrace) and not _discharging[0]
 
 
 def is_box(ref) -> bool:
@@ -156,6 +159,21 @@ def _selected(ref_aval, indexer):
     return inner if indexer is None else inner.update(shape=indexer.shape_out)
 
 
+def _batched(indexer, operands, ref_aval, dim):
+    """The indexer into a batch of refs (stacked along ``dim``) selecting from each what
+    ``indexer`` selects, and where the batch axis of the selection is."""
+    if indexer is None:
+        return None, dim
+    if any(np.ndim(x) for x in operands):
+        raise NotImplementedError("vmap of a ref indexed by integer arrays")
+    entries = list(indexer.entries)
+    out_dim = sum(e != OPERAND for e in entries[:dim])
+    entries.insert(dim, Slice(0, ref_aval.shape[dim]))
+    shape_out = list(indexer.shape_out)
+    shape_out.insert(out_dim, ref_aval.shape[dim])
+    return Indexer(ref_aval.shape, tuple(entries), tuple(shape_out)), out_dim
+
+
 # ----------------------------------------------------------------------------------------
 # Printing: ``b[1:3,i]``
 # ----------------------------------------------------------------------------------------
@@ -238,8 +256,7 @@ def _no_vmapped_writes(ref_dim, value_dim, ref):
 
 def _unbatched_only(prim, args, dims):
     if any(d is not batching.not_mapped for d in dims):
-        raise NotImplementedError(f"vmap of '{prim}' on a staged ref with a batched ref "
-                                  "or index (pass the ref to the vmapped function's caller)")
+        raise NotImplementedError(f"vmap of '{prim}' with a batched index into a ref")
 
 
 def _no_differentiated_writes(ref_tangent, value_tangent, ref):
@@ -262,6 +279,16 @@ new_ref_p = core.Primitive("new_ref")
 new_ref_p.bind = _new_ref_bind
 new_ref_p.def_abstract_eval(lambda x, **_: core.AbstractRef(x))
 staging.effects_rules[new_ref_p] = lambda **_: frozenset({state_effect})
+# Under vmap a new ref holds the whole batch, batch axis first, even when its first
+# value is the same for all (later writes may differ), as in JAX.
+def _new_ref_batched(axis, args, dims, **params):
+    (x,), (dim,) = args, dims
+    if dim is batching.not_mapped:
+        x, dim = batching.broadcast(x, axis.size, 0), 0
+    return new_ref_p.bind(x, **params), dim
+
+
+batching.fancy_primitive_batchers[new_ref_p] = _new_ref_batched
 
 
 # -- get: ``ref[idx]`` ---------------------------------------------------------------------
@@ -274,8 +301,16 @@ get_p = StatePrimitive("get", _get_on_box)
 get_p.def_abstract_eval(lambda ref, *ops, indexer: _selected(ref, indexer))
 staging.effects_rules[get_p] = lambda **_: frozenset({state_effect})
 pretty.pp_eqn_rules[get_p] = _pp_get
-batching.primitive_batchers[get_p] = lambda args, dims, **p: _unbatched_only(
-    "get", args, dims)
+
+
+def _get_batched(args, dims, *, indexer):
+    (ref, *ops), (ref_dim, *op_dims) = args, dims
+    _unbatched_only("get", ops, op_dims)
+    indexer, out_dim = _batched(indexer, ops, core.get_aval(ref), ref_dim)
+    return get_p.bind(ref, *ops, indexer=indexer), out_dim
+
+
+batching.primitive_batchers[get_p] = _get_batched
 
 
 def _get_jvp(primals, tangents, **params):
@@ -318,9 +353,22 @@ staging.effects_rules[swap_p] = lambda **_: frozenset({state_effect})
 pretty.pp_eqn_rules[swap_p] = _pp_swap
 
 
-def _swap_batched(args, dims, **params):
-    _no_vmapped_writes(dims[0], dims[1], args[0])
-    _unbatched_only("swap", args, dims)
+def _write_batched(prim, args, dims, indexer):
+    """A write into a batch of refs: the value broadcast to the batch if it is the
+    same for all."""
+    (ref, value, *ops), (ref_dim, value_dim, *op_dims) = args, dims
+    _no_vmapped_writes(ref_dim, value_dim, ref)
+    _unbatched_only(prim.name, ops, op_dims)
+    ref_aval = core.get_aval(ref)
+    indexer, out_dim = _batched(indexer, ops, ref_aval, ref_dim)
+    value = (batching.broadcast(value, ref_aval.shape[ref_dim], out_dim)
+             if value_dim is batching.not_mapped
+             else batching.moveaxis(value, value_dim, out_dim))
+    return prim.bind(ref, value, *ops, indexer=indexer), out_dim
+
+
+def _swap_batched(args, dims, *, indexer):
+    return _write_batched(swap_p, args, dims, indexer)
 
 
 def _swap_jvp(primals, tangents, **params):
@@ -349,9 +397,8 @@ staging.effects_rules[addupdate_p] = lambda **_: frozenset({state_effect})
 pretty.pp_eqn_rules[addupdate_p] = _pp_addupdate
 
 
-def _addupdate_batched(args, dims, **params):
-    _no_vmapped_writes(dims[0], dims[1], args[0])
-    _unbatched_only("addupdate", args, dims)
+def _addupdate_batched(args, dims, *, indexer):
+    return _write_batched(addupdate_p, args, dims, indexer)[0], []
 
 
 def _addupdate_jvp(primals, tangents, **params):
@@ -370,8 +417,7 @@ freeze_p.def_abstract_eval(lambda ref: ref.inner_aval)
 staging.effects_rules[freeze_p] = lambda **_: frozenset({state_effect})
 ad.primitive_jvps[freeze_p] = lambda primals, tangents: (
     freeze_p.bind(*primals), ad.Zero(core.get_aval(primals[0]).inner_aval.to_tangent_aval()))
-batching.primitive_batchers[freeze_p] = lambda args, dims: _unbatched_only(
-    "freeze", args, dims)
+batching.primitive_batchers[freeze_p] = lambda args, dims: (freeze_p.bind(*args), dims[0])
 
 
 # ----------------------------------------------------------------------------------------

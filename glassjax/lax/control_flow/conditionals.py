@@ -506,6 +506,8 @@ def _cond_batching_rule(axis_data, args, dims, *, branches, **params):
         index = platform_index_p.bind(platforms=params["branches_platforms"])
         index_dim = batching.not_mapped
     if index_dim is not batching.not_mapped:
+        if core.state_effect in common.inner_effects(*branches):   # (both branches run)
+            raise NotImplementedError("State effect not supported in vmap-of-cond.")
         index, *ops = (batching.bdim_at_front(x, d, axis_data.size)
                        for x, d in zip(args, dims))
         branches_batched = [
