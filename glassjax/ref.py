@@ -1,13 +1,21 @@
 """Mutable array references: ``jax.new_ref(x)``, ``ref[idx]``, ``ref[idx] = v``.
 
-A ``Ref`` is a box holding an array that indexing reads and assignment replaces. glassjax
-keeps the box's value functional: ``ref[idx] = v`` rebinds the box to
-``value.at[idx].set(v)``, so under a transformation the box simply holds the traced value
-(a ``grad`` or ``jit`` of a function with internal refs sees ordinary array operations —
-JAX's "discharge" of state, done while tracing). The price: a jaxpr shows the discharged
-operations (``slice``, ``scatter``), not JAX's ``ref[idx] <- v`` equations.
+A ref is one of two things, depending on where it is made:
 
-Refs cross a boundary where a transformation runs a function once for many values:
+- **Staged** (made, or passed in, while ``jit`` or ``make_jaxpr`` traces, perhaps under
+  ``vmap``): a jaxpr variable of type ``Ref{f32[3]}``, read and written by the state
+  primitives of ``lax/state.py``, so the jaxpr shows ``b:Ref{f32[3]} = new_ref a``,
+  ``c:f32[3] <- b[...]``, ``b[0] <- d`` as JAX prints them. Compiling such a program
+  first *discharges* it (``discharge`` below): it is re-run with boxes, and each read or
+  write becomes array operations (``slice``, ``scatter``, ...) on the box's value.
+- **A box** (``Ref``, everywhere else: eagerly, and under ``grad``/``jvp``): a Python
+  object holding an array that indexing reads and assignment replaces. glassjax keeps the
+  box's value functional: ``ref[idx] = v`` rebinds the box to ``value.at[idx].set(v)``, so
+  under a transformation the box simply holds the traced value (JAX's "discharge",
+  done while tracing). So ``make_jaxpr(grad(f))`` shows the discharged operations where
+  JAX shows ref equations with cotangent refs.
+
+Boxes cross a boundary where a transformation runs a function once for many values:
 
 - ``jit``: a ref passed to, or closed over by, the function is *state*. The function is
   traced with the ref's value as an extra input and its final value as an extra output,
