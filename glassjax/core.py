@@ -264,6 +264,8 @@ class AbstractRef:
     def to_tangent_aval(self):
         return AbstractRef(self.inner_aval.to_tangent_aval())
 
+    at_least_vspace = to_tangent_aval
+
     def __eq__(self, other):
         return type(other) is AbstractRef and self.inner_aval == other.inner_aval
 

@@ -3,12 +3,12 @@
 A ref is one of two things, depending on where it is made:
 
 - **Staged** (made, or passed in, while ``jit`` or ``make_jaxpr`` traces, perhaps under
-  ``vmap``): a jaxpr variable of type ``Ref{f32[3]}``, read and written by the state
+  ``vmap`` or ``jvp``): a jaxpr variable of type ``Ref{f32[3]}``, read and written by the state
   primitives of ``lax/state.py``, so the jaxpr shows ``b:Ref{f32[3]} = new_ref a``,
   ``c:f32[3] <- b[...]``, ``b[0] <- d`` as JAX prints them. Compiling such a program
   first *discharges* it (``discharge`` below): it is re-run with boxes, and each read or
   write becomes array operations (``slice``, ``scatter``, ...) on the box's value.
-- **A box** (``Ref``, everywhere else: eagerly, and under ``grad``/``jvp``): a Python
+- **A box** (``Ref``, everywhere else: eagerly, and under ``grad``): a Python
   object holding an array that indexing reads and assignment replaces. glassjax keeps the
   box's value functional: ``ref[idx] = v`` rebinds the box to ``value.at[idx].set(v)``, so
   under a transformation the box simply holds the traced value (JAX's "discharge",

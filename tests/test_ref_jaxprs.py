@@ -283,3 +283,50 @@ def test_vmap_of_a_cond_writing_refs_is_refused_as_in_jax():
     with pytest.raises(NotImplementedError, match="State effect not supported in "
                                                   "vmap-of-cond."):
         jax.jit(jax.vmap(f))(jnp.ones((2, 4)))
+
+
+def times_itself(x):
+    r = jax.new_ref(x)
+    r[...] = r[...] * x
+    return jax.freeze(r)
+
+
+def test_jvp_of_refs_made_inside_carries_a_ref_of_tangents():
+    same(jax.make_jaxpr(lambda x, t: jax.jvp(times_itself, (x,), (t,)))(
+        jnp.ones(3), jnp.ones(3)), """
+        { lambda ; a:f32[3] b:f32[3]. let
+            c:Ref{f32[3]} = new_ref[kind=None memory_space=None] a
+            d:Ref{f32[3]} = new_ref[kind=None memory_space=None] b
+            e:f32[3] <- c[...]
+            f:f32[3] <- d[...]
+            g:f32[3] = mul e a
+            h:f32[3] = mul f a
+            i:f32[3] = mul e b
+            j:f32[3] = add_any h i
+            c[...] <- g
+            d[...] <- j
+            k:f32[3] = freeze c
+            l:f32[3] = freeze d
+          in (k, l) }""")
+
+    def g(x):
+        r = jax.new_ref(jnp.zeros(3))
+        r[...] = x
+        return r[...]
+
+    same(jax.make_jaxpr(lambda x, t: jax.jvp(g, (x,), (t,)))(jnp.ones(3), jnp.ones(3)), """
+        { lambda ; a:f32[3] b:f32[3]. let
+            c:f32[3] = broadcast_in_dim 0.0:f32[]
+            d:Ref{f32[3]} = new_ref[kind=None memory_space=None] c
+            e:f32[3] = broadcast_in_dim 0.0:f32[]
+            f:Ref{f32[3]} = new_ref[kind=None memory_space=None] e
+            d[...] <- a
+            f[...] <- b
+            g:f32[3] <- d[...]
+            h:f32[3] <- f[...]
+          in (g, h) }""")
+    x, t = np.arange(3., dtype=np.float32), np.ones(3, np.float32)
+    jvp = lambda x, t: jax.jvp(times_itself, (x,), (t,))
+    for got in (jax.jit(jvp)(x, t), jvp(x, t)):
+        np.testing.assert_array_equal(got[0], x * x)
+        np.testing.assert_array_equal(got[1], 2 * x * t)

@@ -24,6 +24,9 @@ from glassjax.interpreters import partial_eval as pe, staging
 
 primitive_jvps: dict = {}        # prim -> rule(primals, tangents, **params) -> (out, t_out)
 primitive_transposes: dict = {}  # prim -> rule(ct, *args, **params) -> cts (None if not linear)
+# Primitives whose JVP rule runs even on constants (zero tangents): ``new_ref``, whose
+# ref of tangents must exist for the differentiated values written into it later.
+jvp_of_constants: set = set()
 
 
 class Zero:
@@ -289,7 +292,7 @@ class JVPTrace(core.Trace):
 
     def process_primitive(self, primitive, tracers, params):
         primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
-        if all(type(t) is Zero for t in tangents):
+        if all(type(t) is Zero for t in tangents) and primitive not in jvp_of_constants:
             return primitive.bind_with_trace(self.parent_trace, primals, params)
         primal_out, tangent_out = self.apply_rule(primitive, primals, tangents, params)
         if primitive.multiple_results:

@@ -49,9 +49,10 @@ def discharging():
 
 def staged_now() -> bool:
     """Does ``new_ref`` make a jaxpr variable now: staging (perhaps under ``vmap``s,
-    whose refs are staged refs of whole batches), not discharging?"""
+    whose refs are staged refs of whole batches, or ``jvp``s, whose refs come with a
+    staged ref of tangents), not discharging? (Under ``grad`` refs are boxes.)"""
     trace = core.trace_ctx.trace
-    while isinstance(trace, batching.BatchTrace):
+    while isinstance(trace, batching.BatchTrace) or type(trace) is ad.JVPTrace:
         trace = trace.parent_trace
     return isinstance(trace, staging.DynamicJaxprTrace) and not _discharging[0]
 
@@ -289,6 +290,11 @@ def _new_ref_batched(axis, args, dims, **params):
 
 
 batching.fancy_primitive_batchers[new_ref_p] = _new_ref_batched
+# Under jvp a ref comes with a ref of tangents (zeros when its value has none).
+ad.primitive_jvps[new_ref_p] = lambda primals, tangents, **params: (
+    new_ref_p.bind(*primals, **params),
+    new_ref_p.bind(ad.instantiate_zeros(tangents[0]), **params))
+ad.jvp_of_constants.add(new_ref_p)
 
 
 # -- get: ``ref[idx]`` ---------------------------------------------------------------------
@@ -313,9 +319,19 @@ def _get_batched(args, dims, *, indexer):
 batching.primitive_batchers[get_p] = _get_batched
 
 
-def _get_jvp(primals, tangents, **params):
-    return get_p.bind(*primals, **params), ad.Zero(
-        _selected(core.get_aval(primals[0]), params["indexer"]).to_tangent_aval())
+def _on_tangent_ref(prim, ref_t, *args, indexer, zero_aval):
+    """``prim`` applied to the ref of tangents as to the ref: a ref without one (a
+    constant's) has zero tangents."""
+    if type(ref_t) is ad.Zero:
+        return ad.Zero(zero_aval.to_tangent_aval())
+    return prim.bind(ref_t, *args, indexer=indexer)
+
+
+def _get_jvp(primals, tangents, *, indexer):
+    ref, *ops = primals
+    out = get_p.bind(ref, *ops, indexer=indexer)
+    return out, _on_tangent_ref(get_p, tangents[0], *ops, indexer=indexer,
+                                zero_aval=core.get_aval(out))
 
 
 ad.primitive_jvps[get_p] = _get_jvp
@@ -371,10 +387,12 @@ def _swap_batched(args, dims, *, indexer):
     return _write_batched(swap_p, args, dims, indexer)
 
 
-def _swap_jvp(primals, tangents, **params):
-    _no_differentiated_writes(tangents[0], tangents[1], primals[0])
-    return swap_p.bind(*primals, **params), ad.Zero(
-        _selected(core.get_aval(primals[0]), params["indexer"]).to_tangent_aval())
+def _swap_jvp(primals, tangents, *, indexer):
+    (ref, value, *ops), (ref_t, value_t, *_) = primals, tangents
+    _no_differentiated_writes(ref_t, value_t, ref)
+    old = swap_p.bind(ref, value, *ops, indexer=indexer)
+    return old, _on_tangent_ref(swap_p, ref_t, ad.instantiate_zeros(value_t), *ops,
+                                indexer=indexer, zero_aval=core.get_aval(old))
 
 
 batching.primitive_batchers[swap_p] = _swap_batched
@@ -401,9 +419,13 @@ def _addupdate_batched(args, dims, *, indexer):
     return _write_batched(addupdate_p, args, dims, indexer)[0], []
 
 
-def _addupdate_jvp(primals, tangents, **params):
-    _no_differentiated_writes(tangents[0], tangents[1], primals[0])
-    return addupdate_p.bind(*primals, **params), []
+def _addupdate_jvp(primals, tangents, *, indexer):
+    (ref, value, *ops), (ref_t, value_t, *_) = primals, tangents
+    _no_differentiated_writes(ref_t, value_t, ref)
+    addupdate_p.bind(ref, value, *ops, indexer=indexer)
+    if type(ref_t) is not ad.Zero:
+        addupdate_p.bind(ref_t, ad.instantiate_zeros(value_t), *ops, indexer=indexer)
+    return [], []
 
 
 batching.primitive_batchers[addupdate_p] = _addupdate_batched
@@ -416,7 +438,8 @@ freeze_p = StatePrimitive("freeze", lambda box: box[...])
 freeze_p.def_abstract_eval(lambda ref: ref.inner_aval)
 staging.effects_rules[freeze_p] = lambda **_: frozenset({state_effect})
 ad.primitive_jvps[freeze_p] = lambda primals, tangents: (
-    freeze_p.bind(*primals), ad.Zero(core.get_aval(primals[0]).inner_aval.to_tangent_aval()))
+    freeze_p.bind(*primals), ad.Zero(core.get_aval(primals[0]).inner_aval.to_tangent_aval())
+    if type(tangents[0]) is ad.Zero else freeze_p.bind(*tangents))
 batching.primitive_batchers[freeze_p] = lambda args, dims: (freeze_p.bind(*args), dims[0])
 
 
