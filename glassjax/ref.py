@@ -121,7 +121,15 @@ def _windowed(idx, shape):
     return starts, sizes, tuple(rest)
 
 
-class Ref:
+class _RefType(type):
+    """``isinstance(x, jax.Ref)`` holds for boxes and for staged refs (tracers of type
+    ``Ref{...}``), as in JAX. (glassjax's own code tells boxes apart with ``_is_box``.)"""
+
+    def __instancecheck__(cls, x):
+        return type(x) is cls or isinstance(getattr(x, "aval", None), AbstractRef)
+
+
+class Ref(metaclass=_RefType):
     """A mutable array reference (JAX's ``jax.Ref``): ``ref[idx]`` reads, ``ref[idx] = v``
     writes, with NumPy indexing (ints, slices, ``...``, integer arrays, ``jax.ds``)."""
 
@@ -236,6 +244,10 @@ class Ref:
         return self.shape[0]
 
 
+def _is_box(x) -> bool:
+    return type(x) is Ref
+
+
 def _staged(ref) -> bool:
     return isinstance(ref, core.Tracer) and isinstance(ref.aval, AbstractRef)
 
@@ -306,7 +318,7 @@ def _inner_refs(tree, is_ref, ref_values, others):
 
 
 def _takes_refs(args, kwargs) -> bool:
-    return Ref.made and any(isinstance(x, Ref)
+    return Ref.made and any(_is_box(x)
                             for x in tree_util.tree_leaves((args, kwargs)))
 
 
@@ -344,7 +356,7 @@ def _call(jitted, args, kwargs):
     dyn = tuple(a for i, a in enumerate(args) if i not in static)
     dyn_kw = {k: v for k, v in kwargs.items() if k not in static_kw}
     leaves, tree = tree_util.tree_flatten((dyn, dyn_kw))
-    is_ref = [isinstance(x, Ref) for x in leaves]
+    is_ref = [_is_box(x) for x in leaves]
     passed = [x for x, r in zip(leaves, is_ref) if r]
     names = [n for n, r in zip(_arg_names(jitted, args, kwargs, static), is_ref) if r]
     where = staging.fun_sourceinfo(jitted._fun)
@@ -363,7 +375,7 @@ def _call(jitted, args, kwargs):
             dyn, dyn_kw, inner = _inner_refs(tree, is_ref, ref_values, others)
             out = jitted._fun(*_merge(static, dyn), **static_kw, **dyn_kw)
             for x in tree_util.tree_leaves(out):
-                if isinstance(x, Ref):
+                if _is_box(x):
                     origin = ("\n\nThe returned mutable array was passed in as the "
                               f"argument {names[inner.index(x)]}." if x in inner else "")
                     raise ValueError(
@@ -398,7 +410,7 @@ def _vmap(fun, in_axes, out_axes, axis_name, axis_size, args, kwargs):
     leaves, tree = tree_util.tree_flatten((args, kwargs))
     dims = tree_util.broadcast_prefix((in_axes, 0), (args, kwargs),
                                       is_leaf=lambda x: x is None)
-    is_ref = [isinstance(x, Ref) for x in leaves]
+    is_ref = [_is_box(x) for x in leaves]
     passed = [x for x, r in zip(leaves, is_ref) if r]
     ref_dims = [d for d, r in zip(dims, is_ref) if r]
 
@@ -488,7 +500,7 @@ def _custom_vjp(fun, fwd, bwd, args, symbolic_zeros):
     gradients in, say): the refs are closed over, and any refs among ``fwd``'s residuals
     are handed to ``bwd`` outside the residuals, which must be arrays."""
     leaves, tree = tree_util.tree_flatten(args)
-    is_ref = [isinstance(x, Ref) for x in leaves]
+    is_ref = [_is_box(x) for x in leaves]
 
     def with_refs(others):
         it = iter(others)
@@ -501,13 +513,13 @@ def _custom_vjp(fun, fwd, bwd, args, symbolic_zeros):
         out, res = fwd(*with_refs(others))
         res_leaves, res_tree = tree_util.tree_flatten(res)
         stash[:] = [res_tree, res_leaves]
-        return out, [x for x in res_leaves if not isinstance(x, Ref)]
+        return out, [x for x in res_leaves if not _is_box(x)]
 
     def bwd_arrays(kept, g):
         res_tree, res_leaves = stash
         it = iter(kept)
         res = tree_util.tree_unflatten(
-            res_tree, [x if isinstance(x, Ref) else next(it) for x in res_leaves])
+            res_tree, [x if _is_box(x) else next(it) for x in res_leaves])
         per_leaf = tree_util.broadcast_prefix(tuple(bwd(res, g)), args,
                                               is_leaf=lambda x: x is None)
         return tuple(c for c, r in zip(per_leaf, is_ref) if not r)
@@ -630,13 +642,13 @@ def _discharge_cond(invals, *, branches, **_):
     """The branches close over the boxes among the operands (``switch`` carries their
     values in and out) and take the other operands."""
     index, *ops = invals
-    arrays = [x for x in ops if not isinstance(x, Ref)]
+    arrays = [x for x in ops if not _is_box(x)]
 
     def branch(b):
         def run(*given):
             it = iter(given)
             return _run(b.jaxpr, b.consts,
-                        [x if isinstance(x, Ref) else next(it) for x in ops])
+                        [x if _is_box(x) else next(it) for x in ops])
         return run
 
     return lax.switch(index, [branch(b) for b in branches], *arrays)

@@ -330,3 +330,17 @@ def test_jvp_of_refs_made_inside_carries_a_ref_of_tangents():
     for got in (jax.jit(jvp)(x, t), jvp(x, t)):
         np.testing.assert_array_equal(got[0], x * x)
         np.testing.assert_array_equal(got[1], 2 * x * t)
+
+
+def test_a_staged_ref_is_a_jax_ref_of_its_type():
+    seen = []
+
+    def f(x):
+        r = jax.new_ref(x)
+        seen.append((isinstance(r, jax.Ref), repr(jax.typeof(r)), r.shape, len(r), repr(r)))
+        return jax.freeze(r)
+
+    jax.make_jaxpr(f)(jnp.ones(3))
+    assert seen == [(True, "Ref{float32[3]}", (3,), 3, "JitTracer(Ref{float32[3]})")]
+    assert isinstance(jax.new_ref(jnp.ones(3)), jax.Ref)
+    assert not isinstance(jnp.ones(3), jax.Ref)
