@@ -24,6 +24,7 @@ operations on the box's value, which is what XLA runs.
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import NamedTuple
 
 import numpy as np
@@ -87,6 +88,19 @@ class Indexer(NamedTuple):
     shape: tuple
     entries: tuple
     shape_out: tuple
+
+    def __str__(self):
+        """``[i0,1:3]``: the index as JAX's jaxprs show it, ``i0``, ``i1``, ... standing
+        for the operands (how messages and the notebook's graphs name it)."""
+        parts, k = [], 0
+        for e, dim in zip(self.entries, self.shape):
+            if isinstance(e, Slice):
+                end = e.start + e.size
+                parts.append(f"{e.start or ''}:{'' if end == dim else end}")
+            else:
+                parts.append(f"i{k}" if e == OPERAND else f"i{k}:i{k}+{e.size}")
+                k += 1
+        return f"[{','.join(parts)}]"
 
     def index(self, operands):
         """The NumPy-style index (with ``Slice``-like ``ds`` objects for dynamic slices)
@@ -183,17 +197,10 @@ def _pp_ref(context, ref, indexer, operands):
     name = pretty.atom_name(ref, context)
     if indexer is None:
         return pretty.text(f"{name}[...]")
-    it, parts = iter(operands), []
-    for e, dim in zip(indexer.entries, indexer.shape):
-        if e == OPERAND:
-            parts.append(pretty.atom_name(next(it), context, print_dtype=False))
-        elif isinstance(e, DynamicSlice):
-            start = pretty.atom_name(next(it), context, print_dtype=False)
-            parts.append(f"{start}:{start}+{e.size}")
-        else:
-            end = e.start + e.size
-            parts.append(f"{e.start or ''}:{'' if end == dim else end}")
-    return pretty.text(f"{name}[{','.join(parts)}]")
+    names = {f"i{k}": pretty.atom_name(x, context, print_dtype=False)
+             for k, x in enumerate(operands)}
+    index = re.sub(r"i\d+", lambda m: names[m.group()], str(indexer))
+    return pretty.text(name + index)
 
 
 def _src(eqn, settings):
