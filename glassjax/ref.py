@@ -199,14 +199,8 @@ class Ref(metaclass=_RefType):
         self._touch(write=True)
         value = state.implicit_cast(self.dtype, value)
         got, want = core.get_aval(value), core.get_aval(self._read(idx))
-        transforms = "()" if idx is Ellipsis else f"({idx!r},)"
-        if got.shape != want.shape:
-            raise ValueError(f"Invalid shape for `swap`. Ref shape: {self.shape}. Expected "
-                             f"shape: {want.shape}. Value shape: {got.shape}. Transforms: "
-                             f"{transforms}. ")
-        if got.dtype != want.dtype:
-            raise ValueError(f"Invalid dtype for `swap`. Ref dtype: {want.dtype}. Value "
-                             f"dtype: {got.dtype}. ")
+        state.check_write(self.shape, want, got,
+                          "()" if idx is Ellipsis else f"({idx!r},)")
         _check_write(self, value)
         self._value = core.hooks.convert_element_type(self._write(idx, value), self.dtype,
                                                       False)

@@ -353,20 +353,25 @@ def _swap_on_box(box, value, *operands, indexer):
     return old
 
 
-def check_write(ref_aval, indexer, value_aval, idx_repr):
-    """JAX's checks of ``ref[idx] = value``: exactly the selected shape and dtype."""
-    want = _selected(ref_aval, indexer)
-    if value_aval.shape != want.shape:
-        raise ValueError(f"Invalid shape for `swap`. Ref shape: {ref_aval.shape}. Expected "
-                         f"shape: {want.shape}. Value shape: {value_aval.shape}. "
-                         f"Transforms: {idx_repr}. ")
-    if value_aval.dtype != want.dtype:
+def check_write(ref_shape, want, got, transforms: str):
+    """JAX's checks of ``ref[idx] = value`` (for staged refs and boxes alike): the value
+    has exactly the shape and dtype ``want`` of ``ref[idx]``."""
+    if got.shape != want.shape:
+        raise ValueError(f"Invalid shape for `swap`. Ref shape: {ref_shape}. Expected "
+                         f"shape: {want.shape}. Value shape: {got.shape}. "
+                         f"Transforms: {transforms}. ")
+    if got.dtype != want.dtype:
         raise ValueError(f"Invalid dtype for `swap`. Ref dtype: {want.dtype}. Value "
-                         f"dtype: {value_aval.dtype}. ")
+                         f"dtype: {got.dtype}. ")
+
+
+def _check_staged_write(ref, indexer, value):
+    check_write(ref.shape, _selected(ref, indexer), value,
+                "()" if indexer is None else f"({indexer},)")
 
 
 def _swap_abstract_eval(ref, value, *ops, indexer):
-    check_write(ref, indexer, value, "()" if indexer is None else f"({indexer},)")
+    _check_staged_write(ref, indexer, value)
     return _selected(ref, indexer)
 
 
@@ -417,7 +422,7 @@ def _addupdate_on_box(box, value, *operands, indexer):
 addupdate_p = StatePrimitive("addupdate", _addupdate_on_box)
 addupdate_p.multiple_results = True
 addupdate_p.def_abstract_eval(lambda ref, value, *ops, indexer: (
-    check_write(ref, indexer, value, "()" if indexer is None else f"({indexer},)"), [])[1])
+    _check_staged_write(ref, indexer, value), [])[1])
 staging.effects_rules[addupdate_p] = lambda **_: frozenset({state_effect})
 pretty.pp_eqn_rules[addupdate_p] = _pp_addupdate
 
