@@ -23,7 +23,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     from glassjax.xla import runtime
     device = tree_util.tree_map(lambda t: spec_to_sharding(t, "device_put"), device)
     for target in tree_util.tree_leaves(device):
-        if not isinstance(target, (runtime.Device, runtime.Sharding)):
+        if not isinstance(target, (runtime.Device, runtime.Sharding, core.MemorySpace)):
             raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
                              "`jax.Device`, `Format`, `jax.memory.Space` or a pytree of "
                              f"these values. Received invalid value: {target}")
@@ -37,7 +37,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
             return core.float0_zeros(np.shape(leaf))
         with explicit_transfers("device_put"):   # (only *_explicit transfer guards stop it)
             return runtime.device_put(leaf, target, committed=target is not None)
-    if device is None or isinstance(device, (runtime.Device, runtime.Sharding)):
+    if device is None or isinstance(device, (runtime.Device, runtime.Sharding,
+                                             core.MemorySpace)):
         return tree_util.tree_map(lambda leaf: put(leaf, device), x)
     # a pytree of devices / shardings: a prefix of x's structure
     leaves, tree = tree_util.tree_flatten(x)

@@ -77,7 +77,7 @@ def _placement(args, jaxpr, name, keep_unused, out_shardings=None) -> dispatch.P
                                       [n for _, n in kept], name)
     asked = [s for s in out_shardings or () if s is not None]
     if asked and not placement.spmd:
-        return dispatch.Placement(asked[0].mesh._flat_devices_tuple, asked[0].mesh)
+        return dispatch.Placement(asked[0]._device_assignment, getattr(asked[0], "mesh", None))
     return placement
 
 
