@@ -302,7 +302,8 @@ def memory_kinds(closed: core.ClosedJaxpr, kept, out_shardings) -> lowering.Memo
     """Which memory each kept argument and each result of ``closed`` is in, as JAX
     decides it: arguments as their types say, results as ``out_shardings`` asks or else
     as their types say. None (nothing to write in the program) when all are in device
-    memory and no equation moves values to another memory."""
+    memory and no equation moves values to another memory. ``retyped``: the memory kind
+    a result's type takes from ``out_shardings`` (None: its type stays)."""
     avals_in = [a for a, k in zip(closed.in_avals, kept) if k]
     asked = [getattr(s, "memory_kind", None) for s in out_shardings or
              [None] * len(closed.out_avals)]
@@ -311,8 +312,12 @@ def memory_kinds(closed: core.ClosedJaxpr, kept, out_shardings) -> lowering.Memo
     if (all(k in (None, "device") for k in [*args, *asked]) and
             not _moves_memory(closed.jaxpr)):
         return None
+    # (JAX types a result by the memory kind of a NamedSharding asked for it, not of
+    # another sharding)
+    retyped = [s.memory_kind if isinstance(s, NamedSharding) else None
+               for s in out_shardings or [None] * len(closed.out_avals)]
     return lowering.MemoryKinds([None if k == "device" else k for k in args], results,
-                                asked)
+                                asked, retyped)
 
 
 def _in_memory(sharding, kind):
@@ -410,6 +415,8 @@ def compile_lowered(closed: core.ClosedJaxpr, lowered: LoweredJaxpr) -> Compiled
     if kinds is not None:       # (values in host memory: their shardings say so)
         in_shardings = [_in_memory(s, k) for s, k in zip(in_shardings, kinds.args)]
         out_shardings = [_in_memory(s, k) for s, k in zip(out_shardings, kinds.results)]
+        out_avals = [a if k is None else a.update(memory_space=core.mem_kind_to_space(k))
+                     for a, k in zip(out_avals, kinds.retyped)]
     ordered = lowering.ordered_effects(closed.jaxpr.effects)
     return Compiled(exe, closed.in_avals, out_avals, lowered.kept_invars, placement,
                     in_shardings, out_shardings, lowered.donated, mctx, ordered,

@@ -605,10 +605,11 @@ def _sharding_attrs(mctx: ModuleContext, attrs, shardings, avals):
 class MemoryKinds(NamedTuple):
     """Where a program's values live (each a memory kind, or None for "not said"): its
     arguments, its results, and the results whose memory ``jit``'s ``out_shardings``
-    asked for."""
+    asked for (``retyped``: see ``dispatch.memory_kinds``)."""
     args: list
     results: list
     asked: list
+    retyped: list
 
 
 def _memory_attrs(attrs, kinds):

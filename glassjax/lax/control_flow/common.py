@@ -128,8 +128,9 @@ def is_concrete(x) -> bool:
 # ----------------------------------------------------------------------------------------
 
 def typematch(a1, a2) -> bool:
-    """Same shape and dtype; weak types may differ (as in JAX)."""
-    return a1.shape == a2.shape and a1.dtype == a2.dtype
+    """Same shape, dtype and memory space; weak types may differ (as in JAX)."""
+    return (a1.shape == a2.shape and a1.dtype == a2.dtype and
+            getattr(a1, "memory_space", None) is getattr(a2, "memory_space", None))
 
 
 def jaxpr_forwarding(jaxpr: Jaxpr) -> list:
