@@ -783,11 +783,13 @@ class Primitive:
         if self.abstract_eval_rule is None:
             raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
         out = self.abstract_eval_rule(*avals, **params)
-        if self.memory_space_rule is not None and any(
-                getattr(a, "memory_space", _DEVICE) is not _DEVICE for a in avals):
-            space = self.memory_space_rule(self, *avals, **params)
-            out = ([_in_space(o, space) for o in out] if self.multiple_results
-                   else _in_space(out, space))
+        if self.memory_space_rule is not None:
+            for a in avals:
+                if getattr(a, "memory_space", _DEVICE) is not _DEVICE:
+                    space = self.memory_space_rule(self, *avals, **params)
+                    out = ([_in_space(o, space) for o in out] if self.multiple_results
+                           else _in_space(out, space))
+                    break
         for a in avals:
             if getattr(a, "_sharding", None) is not None:
                 return _split_outputs(self, avals, out, a._sharding[0], params)

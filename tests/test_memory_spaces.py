@@ -175,6 +175,13 @@ mhlo.memory_kind = "pinned_host"}) {
     np.testing.assert_array_equal(out, [0., 2., 4.])
     text = jax.jit(lambda a: a * 2).lower(on_host(x)).as_text()
     assert '%arg0: tensor<3xf32> {mhlo.memory_kind = "pinned_host"' in text
+    # a sharding with a memory kind moves values too
+    to_host = jax.jit(lambda a: jax.device_put(a, x.sharding.with_memory_kind(
+        "pinned_host")) * 2)
+    assert ('@main(%arg0: tensor<3xf32>) -> (tensor<3xf32> {jax.result_info = "result", '
+            'mhlo.memory_kind = "pinned_host"})') in to_host.lower(x).as_text()
+    out = to_host(x)
+    assert str(jax.typeof(out)) == "float32<host>[3]" and repr(out.sharding) == HOST_KIND
 
 
 def test_cotangents_of_host_values_go_back_to_host_memory():

@@ -53,8 +53,15 @@ device_put_p.def_abstract_eval(_device_put_abstract_eval)
 device_put_p.sharding_rule = lambda *avals, **params: [
     spec_of(a) for a in _device_put_abstract_eval(*avals, **params)]
 lowering.register_lowering(device_put_p, lambda ctx, *xs, **_: list(xs))
-dispatch.memory_transfer_rules[device_put_p] = lambda params: [
-    d for d in params["devices"] if isinstance(d, core.MemorySpace)]
+
+
+def _kinds_moved_to(params):
+    return [(None if d is core.MemorySpace.Any else core.mem_space_to_kind(d))
+            if isinstance(d, core.MemorySpace) else getattr(d, "memory_kind", None)
+            for d in params["devices"]]
+
+
+dispatch.memory_transfer_rules[device_put_p] = _kinds_moved_to
 batching.primitive_batchers[device_put_p] = lambda args, dims, **params: (
     device_put_p.bind(*args, **params), dims)
 

@@ -276,16 +276,17 @@ class LoweredJaxpr(NamedTuple):
     memory_kinds: lowering.MemoryKinds | None    # None: all in device memory
 
 
-# primitive -> function(params) -> the memory spaces the equation moves values to
-# (``device_put``'s), registered by the layers defining such primitives.
+# primitive -> function(params) -> the memory kinds (or None) the equation moves values
+# to (``device_put``'s), registered by the layers defining such primitives.
 memory_transfer_rules: dict = {}
 
 
 def _moves_memory(jaxpr: core.Jaxpr) -> bool:
-    """Whether an equation of ``jaxpr`` (or of a sub-jaxpr) moves values between memories."""
+    """Whether an equation of ``jaxpr`` (or of a sub-jaxpr) moves values out of device
+    memory."""
     for eqn in jaxpr.eqns:
         rule = memory_transfer_rules.get(eqn.primitive)
-        if rule and any(s is not core.MemorySpace.Device for s in rule(eqn.params)):
+        if rule and any(k not in (None, "device") for k in rule(eqn.params)):
             return True
         if any(_moves_memory(getattr(sub, "jaxpr", sub))
                for sub in core.jaxprs_in_params(eqn.params)):
@@ -415,8 +416,10 @@ def compile_lowered(closed: core.ClosedJaxpr, lowered: LoweredJaxpr) -> Compiled
     if kinds is not None:       # (values in host memory: their shardings say so)
         in_shardings = [_in_memory(s, k) for s, k in zip(in_shardings, kinds.args)]
         out_shardings = [_in_memory(s, k) for s, k in zip(out_shardings, kinds.results)]
-        out_avals = [a if k is None else a.update(memory_space=core.mem_kind_to_space(k))
-                     for a, k in zip(out_avals, kinds.retyped)]
+        out_avals = [a if type(a) is not core.ShapedArray else
+                     a.update(memory_space=core.mem_kind_to_space(k) if k is not None
+                              else traced.memory_space)
+                     for a, traced, k in zip(out_avals, closed.out_avals, kinds.retyped)]
     ordered = lowering.ordered_effects(closed.jaxpr.effects)
     return Compiled(exe, closed.in_avals, out_avals, lowered.kept_invars, placement,
                     in_shardings, out_shardings, lowered.donated, mctx, ordered,
