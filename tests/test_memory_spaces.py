@@ -339,3 +339,23 @@ def test_names_both_saved_and_offloaded_are_an_error():
         jax.checkpoint_policies.save_and_offload_only_these_names(
             names_which_can_be_saved=["x"], names_which_can_be_offloaded=["x"],
             offload_src="device", offload_dst="pinned_host")
+
+
+def test_a_cotangent_must_be_in_its_outputs_memory():
+    x = jnp.arange(3.)
+    y, f_vjp = jax.vjp(lambda a: on_host(a) * 2, x)
+    assert str(jax.typeof(y)) == "float32<host>[3]"
+    np.testing.assert_array_equal(f_vjp(on_host(jnp.ones(3)))[0], [2., 2., 2.])
+    with pytest.raises(ValueError, match=re.escape(
+            "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+            "float32[3], but expected float32<host>[3] because the corresponding output "
+            "of the differentiated function had JAX type float32<host>[3]")):
+        f_vjp(jnp.ones(3))
+    # grad's cotangent 1 is made in device memory: a loss in host memory is an error
+    with pytest.raises(ValueError, match=re.escape("got float32[], but expected "
+                                                   "float32<host>[]")):
+        jax.grad(lambda a: (on_host(a) ** 2).sum())(x)
+    s = on_host(jnp.float32(2))
+    assert str(jax.typeof(jax.jvp(lambda a: a.sum(), (on_host(x),), (on_host(x),))[0])) \
+        == "float32<host>[]"
+    assert str(jax.typeof(jax.lax.convert_element_type(s, jnp.int32))) == "int32[]"
