@@ -17,7 +17,9 @@ from glassjax.config import explicit_transfers
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Put every leaf of ``x`` on ``device`` (committing it there), or on the default
-    device uncommitted when ``device`` is None."""
+    device uncommitted when ``device`` is None. ``device`` may also be a memory space
+    (``jax.memory.Space.Host``: the same devices, in their host memory) or a sharding
+    with a ``memory_kind``."""
     del src, donate, may_alias
     from glassjax.named_sharding import spec_to_sharding
     from glassjax.xla import runtime

@@ -817,10 +817,11 @@ class Primitive:
 def same_memory_space(prim, *avals, **params) -> MemorySpace:
     """JAX's default rule: operands (scalars aside: a constant goes anywhere) must share
     one memory space, which the outputs get; all in ``Any`` stay in ``Any``."""
-    if all(a.memory_space is MemorySpace.Any for a in avals):
+    arrays = [a for a in avals if type(a) is ShapedArray]      # (not tokens)
+    if all(a.memory_space is MemorySpace.Any for a in arrays):
         return MemorySpace.Any
     first = None
-    for a in avals:
+    for a in arrays:
         if not a.ndim:
             continue
         if first is not None and first.memory_space is not a.memory_space:

@@ -481,7 +481,8 @@ def check_not_deleted(x: ArrayImpl) -> None:
 def device_put(x, device=None, *, committed: bool = False,
                aval: core.ShapedArray | None = None) -> ArrayImpl:
     """Put ``x`` (NumPy array, NumPy or Python scalar, or device array) on ``device``: a
-    Device, a sharding, or None for the default device (an Array then stays where it is).
+    Device, a sharding, a memory space (``x``'s layout in that memory of its devices), or
+    None for the default device (an Array then stays where it is).
 
     A *committed* array is pinned to its devices: computations on it run there, and
     mixing arrays committed to different devices is an error. ``committed=True`` commits
