@@ -359,3 +359,19 @@ def test_a_cotangent_must_be_in_its_outputs_memory():
     assert str(jax.typeof(jax.jvp(lambda a: a.sum(), (on_host(x),), (on_host(x),))[0])) \
         == "float32<host>[]"
     assert str(jax.typeof(jax.lax.convert_element_type(s, jnp.int32))) == "int32[]"
+
+
+def test_jit_in_shardings_do_not_move_values_between_memories():
+    x = jnp.arange(3.)
+    host = x.sharding.with_memory_kind("pinned_host")
+    f = jax.jit(lambda a: a * 2, in_shardings=host)
+    with pytest.raises(ValueError, match=re.escape(
+            "Memory kinds passed to jax.jit does not match memory kind on the respective "
+            "arg. Got jit memory kind: pinned_host, arg memory kind: device for arg type: "
+            "float32[3]")):
+        f(x)
+    out = f(jax.device_put(x, host))
+    assert str(jax.typeof(out)) == "float32<host>[3]" and repr(out.sharding) == HOST_KIND
+    compiled = jax.jit(lambda a: a * 2).lower(jax.device_put(x, host)).compile()
+    assert repr(compiled.input_shardings) == f"(({HOST_KIND},), {{}})"
+    assert repr(compiled.output_shardings) == HOST_KIND
