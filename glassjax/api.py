@@ -51,13 +51,15 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
 def _staged_device_put(x, device):
     """``device_put`` of traced values: one ``device_put`` equation for all leaves."""
     from glassjax.lax.device_put import Copy, device_put_p
+    from glassjax.named_sharding import NamedSharding
     from glassjax.xla import runtime
     leaves, tree = tree_util.tree_flatten(x)
     targets = tree_util.broadcast_prefix(device, x, is_leaf=lambda t: t is None)
     for t in targets:
-        if isinstance(t, runtime.Sharding) and len(t.device_set) > 1:
+        if (isinstance(t, runtime.Sharding) and len(t.device_set) > 1 and
+                not isinstance(t, NamedSharding)):
             raise NotImplementedError("glassjax's device_put inside a traced function takes "
-                                      "a device or a single-device sharding")
+                                      "a device, a NamedSharding or a single-device sharding")
     n = len(leaves)
     outs = device_put_p.bind(*leaves, devices=tuple(targets), srcs=(None,) * n,
                              copy_semantics=(Copy.REUSE_INPUT,) * n)

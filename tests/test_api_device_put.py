@@ -56,7 +56,10 @@ def test_values_under_jit_and_vmap():
     np.testing.assert_array_equal(jax.vmap(lambda v: jax.device_put(v) + 1)(x), x + 1)
     tree = jax.jit(lambda a, b: jax.device_put({"a": a, "b": b}))(x, 3)
     assert tree["b"] == 3
-    mesh = jax.make_mesh((2,), ("i",))
-    with pytest.raises(NotImplementedError, match="single-device sharding"):
-        jax.jit(lambda x: jax.device_put(
-            x, jax.sharding.NamedSharding(mesh, jax.P("i"))))(x)
+    mesh = jax.make_mesh((2,), ("i",))       # (a put on a mesh runs on its devices)
+    out = jax.jit(lambda x: jax.device_put(
+        x, jax.sharding.NamedSharding(mesh, jax.P("i"))) * 2)(x)
+    assert str(jax.typeof(out)) == "float32[4@i]"
+    assert repr(out.sharding) == ("NamedSharding(mesh=Mesh('i': 2, axis_types=(Explicit,)), "
+                                  "spec=P('i',), memory_kind=device)")
+    np.testing.assert_array_equal(out, x * 2)

@@ -138,6 +138,11 @@ def test_a_sharded_value_in_host_memory():
     g = jax.jit(lambda v: v * 3, out_shardings=s.with_memory_kind("pinned_host"))(a)
     assert str(jax.typeof(g)) == "float32<host>[8,2]"
     np.testing.assert_array_equal(g, a * 3)
+    # parameters streamed in from host memory, inside jit
+    square = jax.jit(lambda u, v: jnp.multiply(*jax.device_put((u, v), s)))
+    out = square(h, h)
+    assert str(jax.typeof(out)) == "float32[8,2]" and out.sharding == s
+    np.testing.assert_array_equal(out, a * a)
 
 
 def test_jit_out_shardings_with_a_memory_kind():

@@ -20,7 +20,7 @@ from jaxlib import xla_client as xc
 from glassjax import core
 from glassjax.interpreters import ad, batching, partial_eval as pe
 from glassjax.lax.utils import spec_of
-from glassjax.named_sharding import typed_aval
+from glassjax.named_sharding import NamedSharding, typed_aval
 from glassjax.xla import dispatch, lowering, runtime
 
 Copy = xc.ArrayCopySemantics
@@ -62,6 +62,10 @@ def _kinds_moved_to(params):
 
 
 dispatch.memory_transfer_rules[device_put_p] = _kinds_moved_to
+# (a program putting values on a mesh runs on the mesh's devices; on CPU the put itself
+# lowers to nothing, as in JAX: XLA lays the results out)
+dispatch.mesh_rules[device_put_p] = lambda params: [
+    d.mesh for d in params["devices"] if isinstance(d, NamedSharding)]
 batching.primitive_batchers[device_put_p] = lambda args, dims, **params: (
     device_put_p.bind(*args, **params), dims)
 
