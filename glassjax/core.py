@@ -70,6 +70,8 @@ class Hooks(Slots):
     differentiation API that ``custom_root`` / ``custom_linear_solve`` hand to the user's
     solvers (ad_api.py). ``type_sharding(recorded, ndim)``: ``ShapedArray.sharding``, the
     recorded ``(mesh, spec)`` as a NamedSharding (named_sharding.py).
+    ``struct_memory_space(sharding)``: the memory space a ``ShapeDtypeStruct``'s sharding
+    gives its type (a NamedSharding's memory kind, as in JAX; None: device memory).
     ``key_reuse_eval(primitive, impl, args, params)`` and
     ``check_key_reuse(jaxpr)``: the key-reuse checker, used while ``jax_debug_key_reuse``
     is on (key_reuse.py)."""
@@ -78,7 +80,7 @@ class Hooks(Slots):
     convert_element_type = stop_gradient = None
     stage_custom_jvp = stage_custom_vjp = None
     linearize = linear_transpose = None
-    type_sharding = None
+    type_sharding = struct_memory_space = None
     key_reuse_eval = check_key_reuse = None
 
 
@@ -511,8 +513,9 @@ def shaped_abstractify(x) -> ShapedArray:
             type(x) not in dtypes.python_scalar_dtypes and
             not isinstance(getattr(x, "aval", None), ShapedArray) and
             hasattr(x, "shape") and hasattr(x, "dtype")):
+        space = hooks.struct_memory_space(getattr(x, "sharding", None))
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype),
-                           getattr(x, "weak_type", False))
+                           getattr(x, "weak_type", False), memory_space=space or _DEVICE)
     return get_aval(x)
 
 

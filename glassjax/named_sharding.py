@@ -255,6 +255,9 @@ def _present(typed, ndim: int):
 
 
 core.hooks.type_sharding = _present
+core.hooks.struct_memory_space = lambda sharding: (
+    core.mem_kind_to_space(sharding.memory_kind)
+    if isinstance(sharding, NamedSharding) and sharding.memory_kind else None)
 runtime.typed_aval = typed_aval
 
 

@@ -380,3 +380,17 @@ def test_jit_in_shardings_do_not_move_values_between_memories():
     compiled = jax.jit(lambda a: a * 2).lower(jax.device_put(x, host)).compile()
     assert repr(compiled.input_shardings) == f"(({HOST_KIND},), {{}})"
     assert repr(compiled.output_shardings) == HOST_KIND
+
+
+def test_a_shape_dtype_struct_in_host_memory():
+    mesh = Mesh(np.array(jax.devices()[:1]), ("x",))
+    named = NamedSharding(mesh, P(), memory_kind="pinned_host")
+    single = SingleDeviceSharding(jax.devices()[0], memory_kind="pinned_host")
+    twice = lambda a: a * 2
+    # (JAX types the value by a NamedSharding's memory kind only)
+    assert str(jax.make_jaxpr(twice)(jax.ShapeDtypeStruct((3,), jnp.float32,
+                                                          sharding=named))) == \
+        "{ lambda ; a:f32<host>[3]. let b:f32<host>[3] = mul a 2.0:f32[] in (b,) }"
+    assert str(jax.make_jaxpr(twice)(jax.ShapeDtypeStruct((3,), jnp.float32,
+                                                          sharding=single))) == \
+        "{ lambda ; a:f32[3]. let b:f32[3] = mul a 2.0:f32[] in (b,) }"
