@@ -64,6 +64,10 @@ from glassjax.version import __version__  # noqa: E402
 ad = _SimpleNamespace(DontWant=_ad_api.DontWant, DidntWant=_ad_api.DidntWant,
                       GradRef=_ad_api.GradRef, GradValue=_ad_api.GradValue)
 
+# ``jax.memory.Space``: the memories of a device a value may live in (``device_put`` to
+# one, and the type says it: ``f32<host>[3]``).
+memory = _SimpleNamespace(Space=core.MemorySpace)
+
 
 def load_ipython_extension(ip):
     """``%load_ext glassjax``: the notebook layer (imported only now, never by

@@ -423,7 +423,8 @@ def _check_vjp_cotangent(ct, aval):
         return
     got, expected = core.get_aval(ct), aval.to_tangent_aval()
     if got.shape == expected.shape and (got.dtype == expected.dtype or
-                                        expected.dtype == dtypes.float0):
+                                        expected.dtype == dtypes.float0) and \
+            getattr(got, "memory_space", None) is getattr(expected, "memory_space", None):
         return      # any cotangent of the right shape will do for a float0 one, as in JAX
     raise ValueError(
         "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
@@ -434,8 +435,11 @@ def _check_vjp_cotangent(ct, aval):
 
 def _one_vjp(ans):
     """The cotangent 1 for a scalar output: an array of its (tangent) type, weak if the
-    output is (so that gradients of weakly typed functions stay weak, as in JAX)."""
-    return ad.full_like_aval(1, core.get_aval(ans).to_tangent_aval())
+    output is (so that gradients of weakly typed functions stay weak, as in JAX), made
+    in device memory (an output in host memory is JAX's cotangent type error)."""
+    aval = core.get_aval(ans).to_tangent_aval()
+    return ad.full_like_aval(1, aval.update(memory_space=core.MemorySpace.Device)
+                             if type(aval) is core.ShapedArray else aval)
 
 
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,

@@ -140,6 +140,41 @@ class RecomputeType:
 
 Saveable = SaveableType()
 Recompute = RecomputeType()
+Offloadable = pe.Offloadable    # the third answer: save it, in another memory
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved,
+                                      names_which_can_be_offloaded, offload_src,
+                                      offload_dst):
+    """Like ``save_only_these_names``, but values with the names in
+    ``names_which_can_be_offloaded`` are saved in memory ``offload_dst`` (e.g.
+    ``'pinned_host'``) rather than recomputed: device memory is freed for the forward
+    pass, at the cost of two copies."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    if saved & offloaded:
+        raise ValueError(
+            "The names should be exclusive and should not intersect in "
+            "`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
+            f"names_which_can_be_saved={saved}, names_which_can_be_offloaded={offloaded} "
+            f"and the intersection={saved & offloaded}")
+
+    def policy(prim, *avals, **params):
+        if prim is name_p and params["name"] in saved:
+            return Saveable
+        if prim is name_p and params["name"] in offloaded:
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
+
+
+def offload_dot_with_no_batch_dims(offload_src, offload_dst):
+    """Like ``dots_with_no_batch_dims_saveable``, but those products are saved in memory
+    ``offload_dst`` instead of device memory."""
+    def policy(prim, *avals, **params):
+        if dots_with_no_batch_dims_saveable(prim, *avals, **params):
+            return Offloadable(src=offload_src, dst=offload_dst)
+        return Recompute
+    return policy
 
 
 checkpoint_policies = types.SimpleNamespace(
@@ -149,10 +184,12 @@ checkpoint_policies = types.SimpleNamespace(
     checkpoint_dots=dots_saveable,
     dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
     checkpoint_dots_with_no_batch_dims=dots_with_no_batch_dims_saveable,
+    offload_dot_with_no_batch_dims=offload_dot_with_no_batch_dims,
     save_anything_except_these_names=save_anything_except_these_names,
     save_any_names_but_these=save_any_names_but_these,
     save_only_these_names=save_only_these_names,
-    save_from_both_policies=save_from_both_policies)
+    save_from_both_policies=save_from_both_policies,
+    save_and_offload_only_these_names=save_and_offload_only_these_names)
 
 
 # ----------------------------------------------------------------------------------------
@@ -312,12 +349,14 @@ ad.primitive_jvps[remat_p] = _remat_jvp
 
 
 def _checked_policy(policy):
-    """``policy`` answering a bool (``Saveable``/``Recompute`` read as True/False),
-    raising JAX's error when it answers anything else."""
+    """``policy`` answering a bool (``Saveable``/``Recompute`` read as True/False) or an
+    ``Offloadable(...)``, raising JAX's error when it answers anything else."""
     def saveable(prim, *avals, **params):
         answer = policy(prim, *avals, **params)
         if isinstance(answer, (SaveableType, RecomputeType)):
             return isinstance(answer, SaveableType)
+        if isinstance(answer, Offloadable):
+            return answer
         if not isinstance(answer, bool):
             raise TypeError(
                 "Value returned by a remat policy should be a bool or "
@@ -513,7 +552,7 @@ def saved_residuals(f, *args, **kwargs) -> list:
             results.append((v.aval, f"from the argument {name}" if name else
                             f"from the argument at flattened index {i}"))
     for eqn in jaxpr.eqns:
-        src = source_info.summarize(eqn.source_info) or "unknown"
+        src = source_info.summarize(eqn.source_info)
         for v in eqn.outvars:
             if v not in res_vars:
                 continue

@@ -17,27 +17,38 @@ from glassjax.config import explicit_transfers
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Put every leaf of ``x`` on ``device`` (committing it there), or on the default
-    device uncommitted when ``device`` is None."""
-    del src, donate, may_alias
+    device uncommitted when ``device`` is None. ``device`` may also be a memory space
+    (``jax.memory.Space.Host``: the same devices, in their host memory) or a sharding
+    with a ``memory_kind``. ``may_alias=False`` (or ``donate=True``) makes the result a
+    copy even where ``x`` is already in place."""
+    del src
+    from glassjax.lax.device_put import Copy
     from glassjax.named_sharding import spec_to_sharding
     from glassjax.xla import runtime
+    if may_alias and donate:
+        raise ValueError("may_alias and donate cannot be True at the same time.")
+    semantics = (Copy.DONATE_INPUT if donate else Copy.ALWAYS_COPY if may_alias is False
+                 else Copy.REUSE_INPUT)
     device = tree_util.tree_map(lambda t: spec_to_sharding(t, "device_put"), device)
     for target in tree_util.tree_leaves(device):
-        if not isinstance(target, (runtime.Device, runtime.Sharding)):
+        if not isinstance(target, (runtime.Device, runtime.Sharding, core.MemorySpace)):
             raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
                              "`jax.Device`, `Format`, `jax.memory.Space` or a pytree of "
                              f"these values. Received invalid value: {target}")
 
     leaves = tree_util.tree_leaves(x)
     if any(isinstance(leaf, core.Tracer) for leaf in leaves):
-        return _staged_device_put(x, device)
+        return _staged_device_put(x, device, semantics)
 
     def put(leaf, target):
         if dtypes.dtype(leaf) == dtypes.float0:    # no data: host zeros, as in JAX
             return core.float0_zeros(np.shape(leaf))
+        if semantics != Copy.REUSE_INPUT and isinstance(leaf, runtime.ArrayImpl):
+            leaf = runtime.copy_array(leaf)
         with explicit_transfers("device_put"):   # (only *_explicit transfer guards stop it)
             return runtime.device_put(leaf, target, committed=target is not None)
-    if device is None or isinstance(device, (runtime.Device, runtime.Sharding)):
+    if device is None or isinstance(device, (runtime.Device, runtime.Sharding,
+                                             core.MemorySpace)):
         return tree_util.tree_map(lambda leaf: put(leaf, device), x)
     # a pytree of devices / shardings: a prefix of x's structure
     leaves, tree = tree_util.tree_flatten(x)
@@ -45,19 +56,21 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     return tree.unflatten([put(leaf, t) for leaf, t in zip(leaves, targets)])
 
 
-def _staged_device_put(x, device):
+def _staged_device_put(x, device, semantics):
     """``device_put`` of traced values: one ``device_put`` equation for all leaves."""
-    from glassjax.lax.device_put import Copy, device_put_p
+    from glassjax.lax.device_put import device_put_p
+    from glassjax.named_sharding import NamedSharding
     from glassjax.xla import runtime
     leaves, tree = tree_util.tree_flatten(x)
     targets = tree_util.broadcast_prefix(device, x, is_leaf=lambda t: t is None)
     for t in targets:
-        if isinstance(t, runtime.Sharding) and len(t.device_set) > 1:
+        if (isinstance(t, runtime.Sharding) and len(t.device_set) > 1 and
+                not isinstance(t, NamedSharding)):
             raise NotImplementedError("glassjax's device_put inside a traced function takes "
-                                      "a device or a single-device sharding")
+                                      "a device, a NamedSharding or a single-device sharding")
     n = len(leaves)
     outs = device_put_p.bind(*leaves, devices=tuple(targets), srcs=(None,) * n,
-                             copy_semantics=(Copy.REUSE_INPUT,) * n)
+                             copy_semantics=(semantics,) * n)
     return tree.unflatten(outs)
 
 

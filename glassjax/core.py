@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import enum
 import functools
 import itertools
 import math
@@ -69,6 +70,8 @@ class Hooks(Slots):
     differentiation API that ``custom_root`` / ``custom_linear_solve`` hand to the user's
     solvers (ad_api.py). ``type_sharding(recorded, ndim)``: ``ShapedArray.sharding``, the
     recorded ``(mesh, spec)`` as a NamedSharding (named_sharding.py).
+    ``struct_memory_space(sharding)``: the memory space a ``ShapeDtypeStruct``'s sharding
+    gives its type (a NamedSharding's memory kind, as in JAX; None: device memory).
     ``key_reuse_eval(primitive, impl, args, params)`` and
     ``check_key_reuse(jaxpr)``: the key-reuse checker, used while ``jax_debug_key_reuse``
     is on (key_reuse.py)."""
@@ -77,7 +80,7 @@ class Hooks(Slots):
     convert_element_type = stop_gradient = None
     stage_custom_jvp = stage_custom_vjp = None
     linearize = linear_transpose = None
-    type_sharding = None
+    type_sharding = struct_memory_space = None
     key_reuse_eval = check_key_reuse = None
 
 
@@ -134,6 +137,35 @@ def _dim_with_axes(size, axes) -> str:
     return f"{size}@{axes}" if isinstance(axes, str) else f"{size}@({','.join(axes)})"
 
 
+class MemorySpace(enum.Enum):
+    """Which memory of its device a value lives in (``jax.memory.Space``): the device's
+    own, or the host memory it can reach (a sharding's ``memory_kind`` ``pinned_host``).
+    ``Any`` leaves the choice to the compiler."""
+    Device = enum.auto()
+    Host = enum.auto()
+    Any = enum.auto()
+
+    def __repr__(self):
+        return f"MemorySpace.{self.name}"
+
+    __hash__ = object.__hash__      # (hashed often: by identity, as JAX does)
+
+
+def mem_kind_to_space(kind) -> MemorySpace:
+    """A sharding's memory kind as a memory space (JAX's: only ``pinned_host`` is Host;
+    ``unpinned_host`` memory is typed like device memory)."""
+    return MemorySpace.Host if kind == "pinned_host" else MemorySpace.Device
+
+
+def mem_space_to_kind(space: MemorySpace) -> str:
+    if space is MemorySpace.Any:
+        raise AssertionError("unreachable")
+    return "pinned_host" if space is MemorySpace.Host else "device"
+
+
+_DEVICE = MemorySpace.Device
+
+
 class ShapedArray:
     """The abstract value of an array: shape, dtype and weak type, but no data.
 
@@ -149,11 +181,17 @@ class ShapedArray:
     ``f32[8@X,4]``; ``.sharding`` presents it as a ``NamedSharding``. None, the usual
     case, means no dimension is split over an Explicit axis. Primitives compute it with
     their ``sharding_rule`` (``Primitive.abstract_eval``). Equality ignores it too (jit
-    keys its traces on it separately)."""
-    __slots__ = ("shape", "dtype", "weak_type", "vma", "_sharding", "_hash")
+    keys its traces on it separately).
+
+    ``memory_space`` says which memory holds the value (``MemorySpace``): a value put in
+    host memory prints as ``f32<host>[3]``. Unlike the two above it is part of the type
+    (equality): operations combine only values in the same memory
+    (``Primitive.memory_space_rule``)."""
+    __slots__ = ("shape", "dtype", "weak_type", "vma", "_sharding", "memory_space", "_hash")
     array_abstraction_level = 1
 
-    def __init__(self, shape, dtype, weak_type=False, vma=(), sharding=None):
+    def __init__(self, shape, dtype, weak_type=False, vma=(), sharding=None,
+                 memory_space=_DEVICE):
         self.shape = tuple(map(int, shape))
         try:
             self.dtype = np.dtype(dtype)
@@ -164,6 +202,7 @@ class ShapedArray:
         self.weak_type = bool(weak_type)
         self.vma = vma
         self._sharding = sharding
+        self.memory_space = memory_space
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
@@ -179,7 +218,8 @@ class ShapedArray:
         mesh, with a spec of Nones, when it is not split over Explicit axes)."""
         return hooks.type_sharding(self._sharding, self.ndim)
 
-    def update(self, shape=None, dtype=None, weak_type=None, vma=None, sharding=_KEEP):
+    def update(self, shape=None, dtype=None, weak_type=None, vma=None, sharding=_KEEP,
+               memory_space=None):
         """A copy with some fields replaced. A new shape drops the sharding unless one
         is given (the old spec describes other dimensions)."""
         if sharding is _KEEP:
@@ -187,7 +227,8 @@ class ShapedArray:
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type,
-                           self.vma if vma is None else vma, sharding)
+                           self.vma if vma is None else vma, sharding,
+                           self.memory_space if memory_space is None else memory_space)
 
     def strip_weak_type(self):
         return self.update(weak_type=False) if self.weak_type else self
@@ -195,7 +236,8 @@ class ShapedArray:
     def __eq__(self, other):
         return self is other or (
             type(other) is ShapedArray and self.shape == other.shape
-            and self.dtype == other.dtype and self.weak_type == other.weak_type)
+            and self.dtype == other.dtype and self.weak_type == other.weak_type
+            and self.memory_space is other.memory_space)
 
     def __hash__(self):
         """Computed once: an aval never changes, and tracing hashes the same ones again
@@ -203,12 +245,14 @@ class ShapedArray:
         try:
             return self._hash
         except AttributeError:
-            self._hash = hash((self.shape, self.dtype, self.weak_type))
+            self._hash = hash((self.shape, self.dtype, self.weak_type, self.memory_space))
             return self._hash
 
     def str_short(self, short_dtypes=False):
         name = (dtypes.short_dtype_name(self.dtype) if short_dtypes
                 else dtypes.dtype_to_string(self.dtype))
+        if self.memory_space is not _DEVICE:
+            name += f"<{self.memory_space.name.lower()}>"
         if self._sharding is None:
             text = f"{name}[{','.join(str(d) for d in self.shape)}]"
         else:
@@ -229,8 +273,9 @@ class ShapedArray:
         """The aval of a tangent/cotangent for values of this aval: same shape and weak
         type; integer and boolean values have ``float0`` tangents."""
         dtype = dtypes.tangent_dtype(self.dtype)
-        return self if dtype == self.dtype else ShapedArray(self.shape, dtype, self.weak_type,
-                                                            sharding=self._sharding)
+        return self if dtype == self.dtype else ShapedArray(
+            self.shape, dtype, self.weak_type, sharding=self._sharding,
+            memory_space=self.memory_space)
 
     at_least_vspace = to_tangent_aval
 
@@ -528,8 +573,9 @@ def shaped_abstractify(x) -> ShapedArray:
             type(x) not in dtypes.python_scalar_dtypes and
             not isinstance(getattr(x, "aval", None), ShapedArray) and
             hasattr(x, "shape") and hasattr(x, "dtype")):
+        space = hooks.struct_memory_space(getattr(x, "sharding", None))
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype),
-                           getattr(x, "weak_type", False))
+                           getattr(x, "weak_type", False), memory_space=space or _DEVICE)
     return get_aval(x)
 
 
@@ -769,11 +815,17 @@ class Primitive:
     ``multiple_results``), or None for "not split"; a primitive without the rule gives
     unsplit outputs.
 
+    ``memory_space_rule(prim, *avals, **params)``: the memory space of the outputs when
+    an operand is not in device memory (``same_memory_space`` for lax's array
+    operations); a primitive without the rule types its outputs itself (``device_put``
+    moves values, ``jit`` and control flow take them from their jaxprs).
+
     ``takes_refs``: staged mutable array refs may be operands (the state primitives,
     and the calls and loops whose bodies use them); other primitives refuse them."""
     multiple_results = False
     call_primitive = False   # takes a jaxpr param and is transparent to transformations
     sharding_rule = None
+    memory_space_rule = None
     drawing = None
     takes_refs = False
 
@@ -798,6 +850,13 @@ class Primitive:
         if self.abstract_eval_rule is None:
             raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
         out = self.abstract_eval_rule(*avals, **params)
+        if self.memory_space_rule is not None:
+            for a in avals:
+                if getattr(a, "memory_space", _DEVICE) is not _DEVICE:
+                    space = self.memory_space_rule(self, *avals, **params)
+                    out = ([_in_space(o, space) for o in out] if self.multiple_results
+                           else _in_space(out, space))
+                    break
         for a in avals:
             if getattr(a, "_sharding", None) is not None:
                 return _split_outputs(self, avals, out, a._sharding[0], params)
@@ -820,6 +879,30 @@ class Primitive:
     def get_bind_params(self, params):
         """Split eqn params into (subfunctions, bind params): identity for most primitives."""
         return [], params
+
+
+def same_memory_space(prim, *avals, **params) -> MemorySpace:
+    """JAX's default rule: operands (scalars aside: a constant goes anywhere) must share
+    one memory space, which the outputs get; all in ``Any`` stay in ``Any``."""
+    arrays = [a for a in avals if type(a) is ShapedArray]      # (not tokens)
+    if all(a.memory_space is MemorySpace.Any for a in arrays):
+        return MemorySpace.Any
+    first = None
+    for a in arrays:
+        if not a.ndim:
+            continue
+        if first is not None and first.memory_space is not a.memory_space:
+            raise ValueError(f"memory_space of all inputs passed to `{prim.name}` must be "
+                             f"the same. Got one operand with type: {first.str_short()} "
+                             f"and another operand with type: {a.str_short()}")
+        first = a
+    return _DEVICE if first is None else first.memory_space
+
+
+def _in_space(out, space):
+    if type(out) is not ShapedArray or out.memory_space is space:
+        return out
+    return out.update(memory_space=space)
 
 
 def _split_outputs(prim, avals, out, mesh, params):

@@ -77,7 +77,7 @@ def _placement(args, jaxpr, name, keep_unused, out_shardings=None) -> dispatch.P
                                       [n for _, n in kept], name)
     asked = [s for s in out_shardings or () if s is not None]
     if asked and not placement.spmd:
-        return dispatch.Placement(asked[0].mesh._flat_devices_tuple, asked[0].mesh)
+        return dispatch.Placement(asked[0]._device_assignment, getattr(asked[0], "mesh", None))
     return placement
 
 
@@ -435,9 +435,16 @@ def _traces_of(fun) -> dict:
 
 def _check_committed_layout(x, sharding):
     """An array committed to its layout is not moved to another one by ``in_shardings``:
-    that is JAX's error (uncommitted values are laid out as asked)."""
-    if sharding is None or not isinstance(x, runtime.ArrayImpl) or not x._committed or \
-            runtime.same_layout(x.sharding, sharding, x.ndim):
+    that is JAX's error (uncommitted values are laid out as asked). Nor is any array
+    moved to another memory (``device_put`` does that)."""
+    if sharding is None or not isinstance(x, runtime.ArrayImpl):
+        return
+    asked, has = (s.memory_kind or "device" for s in (sharding, x.sharding))
+    if asked != has:
+        raise ValueError("Memory kinds passed to jax.jit does not match memory kind on the "
+                         f"respective arg. Got jit memory kind: {asked}, arg memory kind: "
+                         f"{has} for arg type: {x.aval.str_short()}")
+    if not x._committed or runtime.same_layout(x.sharding, sharding, x.ndim):
         return
     raise ValueError(f"Sharding passed to jit does not match the sharding on the respective "
                      f"arg. Got jit sharding: {sharding},\narg sharding: {x.sharding} for "

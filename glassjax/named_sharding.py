@@ -233,11 +233,17 @@ def type_sharding(sharding, ndim: int):
 
 
 def typed_aval(aval: core.ShapedArray, sharding) -> core.ShapedArray:
-    """``aval`` with the type part of ``sharding`` (an array's layout) recorded."""
+    """``aval`` with the type part of ``sharding`` (an array's layout) recorded: its
+    split over Explicit axes, and the memory space its memory kind names (a sharding
+    without a memory kind leaves it be)."""
     if type(aval) is not core.ShapedArray:      # (tokens)
         return aval
     typed = type_sharding(sharding, aval.ndim)
-    return aval if typed == aval._sharding else aval.update(sharding=typed)
+    kind = getattr(sharding, "memory_kind", None)
+    space = aval.memory_space if kind is None else core.mem_kind_to_space(kind)
+    if typed == aval._sharding and space is aval.memory_space:
+        return aval
+    return aval.update(sharding=typed, memory_space=space)
 
 
 def _present(typed, ndim: int):
@@ -249,6 +255,9 @@ def _present(typed, ndim: int):
 
 
 core.hooks.type_sharding = _present
+core.hooks.struct_memory_space = lambda sharding: (
+    core.mem_kind_to_space(sharding.memory_kind)
+    if isinstance(sharding, NamedSharding) and sharding.memory_kind else None)
 runtime.typed_aval = typed_aval
 
 

@@ -56,7 +56,32 @@ def test_values_under_jit_and_vmap():
     np.testing.assert_array_equal(jax.vmap(lambda v: jax.device_put(v) + 1)(x), x + 1)
     tree = jax.jit(lambda a, b: jax.device_put({"a": a, "b": b}))(x, 3)
     assert tree["b"] == 3
-    mesh = jax.make_mesh((2,), ("i",))
-    with pytest.raises(NotImplementedError, match="single-device sharding"):
-        jax.jit(lambda x: jax.device_put(
-            x, jax.sharding.NamedSharding(mesh, jax.P("i"))))(x)
+    mesh = jax.make_mesh((2,), ("i",))       # (a put on a mesh runs on its devices)
+    out = jax.jit(lambda x: jax.device_put(
+        x, jax.sharding.NamedSharding(mesh, jax.P("i"))) * 2)(x)
+    assert str(jax.typeof(out)) == "float32[4@i]"
+    assert repr(out.sharding) == ("NamedSharding(mesh=Mesh('i': 2, axis_types=(Explicit,)), "
+                                  "spec=P('i',), memory_kind=device)")
+    np.testing.assert_array_equal(out, x * 2)
+
+
+def test_may_alias_and_donate_choose_the_copy_semantics():
+    x = jnp.arange(3.)
+    assert jax.device_put(x, may_alias=True) is x
+    copy = jax.device_put(x, may_alias=False)
+    assert copy is not x and not x.is_deleted()
+    copy.delete()                  # its own buffer: x lives on
+    np.testing.assert_array_equal(x, [0., 1., 2.])
+    assert jax.device_put(x, donate=True) is not x and not x.is_deleted()   # (CPU)
+    with pytest.raises(ValueError, match="may_alias and donate cannot be True at the same"):
+        jax.device_put(x, donate=True, may_alias=True)
+    assert str(jax.make_jaxpr(lambda a: jax.device_put(a, may_alias=False))(1.0)) == """\
+{ lambda ; a:f32[]. let
+    b:f32[] = device_put[
+      copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,)
+      devices=(None,)
+      srcs=(None,)
+    ] a
+  in (b,) }"""
+    assert "copy_semantics=(ArrayCopySemantics.DONATE_INPUT,)" in str(
+        jax.make_jaxpr(lambda a: jax.device_put(a, donate=True))(1.0))

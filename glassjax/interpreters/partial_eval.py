@@ -20,6 +20,7 @@ jaxpr (``dce_rules``) to prune their insides too.
 from __future__ import annotations
 
 import weakref
+from typing import NamedTuple
 
 from glassjax import core
 from glassjax.config import config
@@ -39,6 +40,24 @@ partial_eval_jaxpr_custom_rules: dict = {}
 
 # rule(used_outputs, eqn) -> (used_inputs, new eqn or None)
 dce_rules: dict = {}
+
+
+class Offloadable(NamedTuple):
+    """What a remat policy may answer for a value: save it, but in another memory
+    (``src`` and ``dst`` are memory kinds: ``Offloadable('device', 'pinned_host')``).
+    The known jaxpr moves it to ``dst`` as it is computed; the staged jaxpr moves it
+    back before using it."""
+    src: str
+    dst: str
+
+
+class _Hooks(core.Slots):
+    """``move(var, space) -> (eqn, moved var)``: an equation putting ``var``'s value in
+    memory space ``space`` (a copying ``device_put``, lax/device_put.py)."""
+    move = None
+
+
+hooks = _Hooks()
 
 
 # ----------------------------------------------------------------------------------------
@@ -263,11 +282,26 @@ def partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns, in_inst, ensure_out_unk
             stage(eqn, inst_in)
             return [(True, True)] * len(eqn.outvars)
         known_eqns.append(eqn)
-        if eqn.effects or saveable(eqn.primitive, *(x.aval for x in eqn.invars),
-                                   **eqn.params):
+        answer = eqn.effects or saveable(eqn.primitive, *(x.aval for x in eqn.invars),
+                                         **eqn.params)
+        if isinstance(answer, Offloadable):
+            offload(eqn.outvars, answer)
+            return [(False, True)] * len(eqn.outvars)
+        if answer:
             return [(False, False)] * len(eqn.outvars)
         stage(eqn, inst_in)                 # recomputed in the staged jaxpr
         return [(False, True)] * len(eqn.outvars)
+
+    def offload(outvars, answer):
+        """Save ``outvars`` in memory ``answer.dst``: moved there in the known jaxpr
+        (the moved copies are the residuals), moved back in the staged one."""
+        dst, src = map(core.mem_kind_to_space, (answer.dst, answer.src))
+        for v in outvars:
+            out_eqn, saved = hooks.move(v, dst)
+            known_eqns.append(out_eqn)
+            residuals[saved] = None
+            back_eqn, _ = hooks.move(saved, src, v)
+            staged_eqns.append(back_eqn)
 
     known_at_hand = (False, True)       # literals, and constants (both halves keep them)
     flags_out = core.interpret(jaxpr, [known_at_hand] * len(jaxpr.constvars),

@@ -84,6 +84,17 @@ convert_element_type_p = standard_primitive(
     lambda x, **p: x.shape, lambda x, *, new_dtype, **p: np.dtype(new_dtype),
     "convert_element_type", weak_type_rule=lambda x, *, weak_type, **p: weak_type)
 convert_element_type_p.sharding_rule = same_sharding
+
+
+def _convert_memory_space(prim, operand, *, new_dtype, weak_type, **params):
+    """A conversion to the operand's own type is the operand itself (JAX returns it as
+    it is), so it stays where it is; any other follows ``core.same_memory_space``."""
+    if operand.dtype == new_dtype and operand.weak_type == weak_type:
+        return operand.memory_space
+    return core.same_memory_space(prim, operand)
+
+
+convert_element_type_p.memory_space_rule = _convert_memory_space
 batching.defvectorized(convert_element_type_p)
 lowering.register_lowering(convert_element_type_p, _convert_lower)
 ad.defjvp2(convert_element_type_p, _convert_jvp)

@@ -32,8 +32,8 @@ from glassjax.lax.structural import (broadcast, broadcast_in_dim, broadcasted_io
                                      concatenate, expand_dims,
                                      full, full_like, iota, reshape, squeeze)
 from glassjax.lax.utils import (above, canonicalize_shape, check_same_dtypes,
-                                check_shapelike, reduction_jaxpr, resized_sharding,
-                                standard_primitive)
+                                check_shapelike, operand_memory_space, reduction_jaxpr,
+                                resized_sharding, standard_primitive)
 from glassjax.vmap_api import vmap
 from glassjax.xla import dispatch, lowering
 from glassjax.xla.lowering import hlo, ir
@@ -1076,6 +1076,7 @@ def _scatter_batch(prim, args, dims, *, update_jaxpr, update_consts, dimension_n
 def _scatter_primitive(name):
     prim = standard_primitive(_scatter_shape_rule, _scatter_dtype_rule, name,
                               weak_type_rule=_operand_weak_type)
+    prim.memory_space_rule = operand_memory_space
     lowering.register_lowering(prim, _scatter_lower)
     batching.primitive_batchers[prim] = functools.partial(_scatter_batch, prim)
     return prim

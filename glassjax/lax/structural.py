@@ -21,7 +21,7 @@ from glassjax.interpreters import ad, batching, staging
 from glassjax.lax.conversion import _convert_element_type
 from glassjax.lax.utils import (above, resized_sharding, same_sharding, spec_of, canonicalize_axis, canonicalize_shape,
                                 check_same_dtypes, check_shapelike, ensure_index_tuple,
-                                is_array, standard_multi_result_primitive,
+                                is_array, operand_memory_space, standard_multi_result_primitive,
                                 standard_primitive)
 from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo
@@ -101,6 +101,7 @@ def _broadcast_in_dim_batch(args, dims, *, shape, broadcast_dimensions, sharding
 broadcast_in_dim_p = standard_primitive(_broadcast_in_dim_shape_rule, _input_dtype,
                                         "broadcast_in_dim")
 broadcast_in_dim_p.sharding_rule = _broadcast_in_dim_sharding
+broadcast_in_dim_p.memory_space_rule = operand_memory_space
 lowering.register_lowering(
     broadcast_in_dim_p, lambda ctx, x, *, shape, broadcast_dimensions, sharding:
     lowering.broadcast_in_dim(x, shape, broadcast_dimensions,

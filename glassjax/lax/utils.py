@@ -47,8 +47,16 @@ def compiled_primitive(name, multiple_results=False):
     lax primitive's): its rules are then only abstract eval and lowering."""
     prim = core.Primitive(name)
     prim.multiple_results = multiple_results
+    prim.memory_space_rule = core.same_memory_space
     prim.def_impl(functools.partial(dispatch.apply_primitive, prim))
     return prim
+
+
+def operand_memory_space(prim, operand, *rest, **params):
+    """The memory-space rule of operations that write into their first operand
+    (``broadcast_in_dim`` of a scalar, the scatters): its memory space, whatever the
+    others' (``core.same_memory_space`` is the default)."""
+    return operand.memory_space
 
 
 def standard_primitive(shape_rule, dtype_rule, name, weak_type_rule=all_weak):

@@ -273,6 +273,58 @@ class LoweredJaxpr(NamedTuple):
     donated: list           # donation flags of the kept inputs
     placement: Placement
     in_shardings: list      # the layout of each kept input (SPMD programs)
+    memory_kinds: lowering.MemoryKinds | None    # None: all in device memory
+
+
+# primitive -> function(params) -> the memory kinds (or None) the equation moves values
+# to (``device_put``'s), registered by the layers defining such primitives.
+memory_transfer_rules: dict = {}
+
+
+def _moves_memory(jaxpr: core.Jaxpr) -> bool:
+    """Whether an equation of ``jaxpr`` (or of a sub-jaxpr) moves values out of device
+    memory."""
+    for eqn in jaxpr.eqns:
+        rule = memory_transfer_rules.get(eqn.primitive)
+        if rule and any(k not in (None, "device") for k in rule(eqn.params)):
+            return True
+        if any(_moves_memory(getattr(sub, "jaxpr", sub))
+               for sub in core.jaxprs_in_params(eqn.params)):
+            return True
+    return False
+
+
+def _kind_of(aval):
+    space = getattr(aval, "memory_space", core.MemorySpace.Device)
+    return None if space is core.MemorySpace.Any else core.mem_space_to_kind(space)
+
+
+def memory_kinds(closed: core.ClosedJaxpr, kept, out_shardings) -> lowering.MemoryKinds | None:
+    """Which memory each kept argument and each result of ``closed`` is in, as JAX
+    decides it: arguments as their types say, results as ``out_shardings`` asks or else
+    as their types say. None (nothing to write in the program) when all are in device
+    memory and no equation moves values to another memory. ``retyped``: the memory kind
+    a result's type takes from ``out_shardings`` (None: its type stays)."""
+    avals_in = [a for a, k in zip(closed.in_avals, kept) if k]
+    asked = [getattr(s, "memory_kind", None) for s in out_shardings or
+             [None] * len(closed.out_avals)]
+    args = [_kind_of(a) for a in avals_in]
+    results = [k or _kind_of(a) for k, a in zip(asked, closed.out_avals)]
+    if (all(k in (None, "device") for k in [*args, *asked]) and
+            not _moves_memory(closed.jaxpr)):
+        return None
+    # (JAX types a result by the memory kind of a NamedSharding asked for it, not of
+    # another sharding)
+    retyped = [s.memory_kind if isinstance(s, NamedSharding) else None
+               for s in out_shardings or [None] * len(closed.out_avals)]
+    return lowering.MemoryKinds([None if k == "device" else k for k in args], results,
+                                asked, retyped)
+
+
+def _in_memory(sharding, kind):
+    if kind is None or kind == sharding.memory_kind:
+        return sharding
+    return sharding.with_memory_kind(kind)
 
 
 def _typed_out_shardings(avals, mesh):
@@ -316,14 +368,16 @@ def lower_jaxpr(name: str, closed: core.ClosedJaxpr, placement: Placement | None
                 program, tuple(closed.in_avals), ", ".join(mapping),
                 "," if len(mapping) == 1 else "")
     start = time.perf_counter()
+    kinds = memory_kinds(closed, kept, out_shardings)
     mctx = lowering.lower_module(lowering.module_name("jit", name), pruned,
                                  donated_invars=donated, result_names=result_names,
-                                 devices=placement.devices, locations=locations, **spmd)
+                                 devices=placement.devices, locations=locations,
+                                 memory_kinds=kinds, **spmd)
     elapsed = time.perf_counter() - start
     log_compile("Finished jaxpr to MLIR module conversion %s in %.9f sec", program, elapsed)
     monitoring.record_event_duration_secs(monitoring.JAXPR_TO_MLIR_MODULE_EVENT, elapsed,
                                           fun_name=program)
-    return LoweredJaxpr(program, mctx, kept, donated, placement, kept_shardings)
+    return LoweredJaxpr(program, mctx, kept, donated, placement, kept_shardings, kinds)
 
 
 def log_compile(message: str, *args):
@@ -358,6 +412,14 @@ def compile_lowered(closed: core.ClosedJaxpr, lowered: LoweredJaxpr) -> Compiled
         out_shardings = [runtime.SingleDeviceSharding(placement.devices[0])] * \
             len(closed.out_avals)
         out_avals = closed.out_avals
+    kinds = lowered.memory_kinds
+    if kinds is not None:       # (values in host memory: their shardings say so)
+        in_shardings = [_in_memory(s, k) for s, k in zip(in_shardings, kinds.args)]
+        out_shardings = [_in_memory(s, k) for s, k in zip(out_shardings, kinds.results)]
+        out_avals = [a if type(a) is not core.ShapedArray else
+                     a.update(memory_space=core.mem_kind_to_space(k) if k is not None
+                              else traced.memory_space)
+                     for a, traced, k in zip(out_avals, closed.out_avals, kinds.retyped)]
     ordered = lowering.ordered_effects(closed.jaxpr.effects)
     return Compiled(exe, closed.in_avals, out_avals, lowered.kept_invars, placement,
                     in_shardings, out_shardings, lowered.donated, mctx, ordered,

@@ -488,7 +488,7 @@ def call_private_function(ctx: LoweringRuleContext, name: str,
 
 
 def _emit_function(mctx: ModuleContext, name: str, closed: core.ClosedJaxpr, *,
-                   public: bool, arg_attrs=None, result_attrs=None):
+                   public: bool, arg_attrs=None, result_attrs=None, placed_results=None):
     """A function computing ``closed``; the tokens of its ordered effects come first
     among its arguments and results, marked ``jax.token``."""
     effects = ordered_effects(closed.effects)
@@ -508,8 +508,28 @@ def _emit_function(mctx: ModuleContext, name: str, closed: core.ClosedJaxpr, *,
         fn.result_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in result_attrs])
     block = fn.add_entry_block()
     with ir.InsertionPoint(block):
-        func_dialect.ReturnOp(lower_with_tokens(mctx, closed, list(block.arguments)))
+        outs = lower_with_tokens(mctx, closed, list(block.arguments))
+        if placed_results is not None:
+            outs[len(effects):] = map(_annotate_placement, outs[len(effects):],
+                                      placed_results)
+        func_dialect.ReturnOp(outs)
     return fn
+
+
+def _annotate_placement(value: ir.Value, memory_kind):
+    """A result the user asked to be put in some memory (``jit(out_shardings=...)`` with a
+    memory kind) passes through XLA's ``annotate_device_placement``, which makes the
+    transfer (as JAX lowers it)."""
+    if memory_kind is None:
+        return value
+    op = hlo.CustomCallOp([value.type], [value],
+                          call_target_name=ir.StringAttr.get("annotate_device_placement"),
+                          has_side_effect=ir.BoolAttr.get(True),
+                          backend_config=ir.StringAttr.get(""),
+                          api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1))
+    op.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
+        {"_xla_buffer_placement": ir.StringAttr.get(memory_kind)})
+    return op.result
 
 
 def lower_with_tokens(mctx: ModuleContext, closed: core.ClosedJaxpr, values) -> list:
@@ -527,13 +547,14 @@ def lower_with_tokens(mctx: ModuleContext, closed: core.ClosedJaxpr, values) -> 
 def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
                  donated_invars=None, axis_env=None, num_replicas=1, num_partitions=1,
                  platform="cpu", mesh=None, arg_shardings=None, result_shardings=None,
-                 devices=None, locations=False) -> ModuleContext:
+                 devices=None, locations=False, memory_kinds=None) -> ModuleContext:
     """The whole program as a module with a public ``main``, as ``jit(f).lower`` shows.
 
     An SPMD program (``num_partitions`` > 1) is one program for all devices of ``mesh``;
     ``arg_shardings`` / ``result_shardings`` (NamedShardings or None, one per input /
     output) are written on ``main`` as Shardy attributes, and XLA's partitioner splits
-    the program accordingly."""
+    the program accordingly. ``memory_kinds`` (``MemoryKinds``, or None when everything
+    is in device memory) say which memory each argument and result is in."""
     if core.state_effect in closed.effects:
         closed = discharge_state[0](closed)
     mctx = ModuleContext(name, platform=platform, axis_env=axis_env,
@@ -557,8 +578,13 @@ def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
             result_attrs = [{"jax.result_info": ir.StringAttr.get(n)} for n in result_names]
         result_attrs = _sharding_attrs(mctx, result_attrs, result_shardings,
                                        closed.out_avals)
+        placed = None
+        if memory_kinds is not None:
+            arg_attrs = _memory_attrs(arg_attrs, memory_kinds.args)
+            result_attrs = _memory_attrs(result_attrs, memory_kinds.results)
+            placed = memory_kinds.asked
         _emit_function(mctx, "main", closed, public=True, arg_attrs=arg_attrs,
-                       result_attrs=result_attrs)
+                       result_attrs=result_attrs, placed_results=placed)
         # Shardy meshes written inline in sharding attributes (host callbacks pin
         # themselves to device 0 that way) become named ``sdy.mesh`` symbols, and mesh
         # symbols get their ``stablehlo.mesh`` attribute, as in JAX. (The pass walks the
@@ -579,6 +605,25 @@ def _sharding_attrs(mctx: ModuleContext, attrs, shardings, avals):
             attr["sdy.sharding"] = ir.Attribute.parse(sharding.sdy_sharding(
                 aval_to_ir_type(aval).rank,      # (typed keys: with their words' axes)
                 mctx.mesh_symbol(sharding.mesh)))
+    return attrs
+
+
+class MemoryKinds(NamedTuple):
+    """Where a program's values live (each a memory kind, or None for "not said"): its
+    arguments, its results, and the results whose memory ``jit``'s ``out_shardings``
+    asked for (``retyped``: see ``dispatch.memory_kinds``)."""
+    args: list
+    results: list
+    asked: list
+    retyped: list
+
+
+def _memory_attrs(attrs, kinds):
+    """Add ``mhlo.memory_kind`` to argument or result attributes."""
+    attrs = attrs or [{} for _ in kinds]
+    for attr, kind in zip(attrs, kinds):
+        if kind is not None:
+            attr["mhlo.memory_kind"] = ir.StringAttr.get(kind)
     return attrs
 
 

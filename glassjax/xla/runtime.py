@@ -327,6 +327,9 @@ class _SingleDeviceShardingMethods(ShardingMethods):
     def _to_xla_hlo_sharding(self, num_dimensions: int):
         return xc.HloSharding.replicate()
 
+    def with_memory_kind(self, kind: str):
+        return SingleDeviceSharding(self._device, memory_kind=kind)
+
     def __repr__(self):
         return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self._memory_kind})"
 
@@ -363,6 +366,9 @@ class _GSPMDShardingMethods(ShardingMethods):
     def _to_xla_hlo_sharding(self, num_dimensions: int):
         return self._hlo_sharding
 
+    def with_memory_kind(self, kind: str):
+        return GSPMDSharding(self._devices, self._hlo_sharding, memory_kind=kind)
+
     def __repr__(self):
         return f"GSPMDSharding({self._hlo_sharding!r}, memory_kind={self._memory_kind})"
 
@@ -384,9 +390,15 @@ def replicated_sharding(devices: Sequence[Device]) -> GSPMDSharding:
     return GSPMDSharding(list(devices), xc.HloSharding.replicate())
 
 
-def _as_sharding(device_or_sharding):
+def _as_sharding(device_or_sharding, x=None):
+    """A device, sharding or memory space (``jax.memory.Space``: the same layout as
+    ``x`` has, or the default device's, in that memory) as a sharding."""
     if isinstance(device_or_sharding, Device):
         return SingleDeviceSharding(device_or_sharding)
+    if isinstance(device_or_sharding, core.MemorySpace):
+        layout = x._sharding if isinstance(x, ArrayImpl) else \
+            SingleDeviceSharding(default_device())
+        return layout.with_memory_kind(core.mem_space_to_kind(device_or_sharding))
     return device_or_sharding
 
 
@@ -469,7 +481,8 @@ def check_not_deleted(x: ArrayImpl) -> None:
 def device_put(x, device=None, *, committed: bool = False,
                aval: core.ShapedArray | None = None) -> ArrayImpl:
     """Put ``x`` (NumPy array, NumPy or Python scalar, or device array) on ``device``: a
-    Device, a sharding, or None for the default device (an Array then stays where it is).
+    Device, a sharding, a memory space (``x``'s layout in that memory of its devices), or
+    None for the default device (an Array then stays where it is).
 
     A *committed* array is pinned to its devices: computations on it run there, and
     mixing arrays committed to different devices is an error. ``committed=True`` commits
@@ -481,7 +494,7 @@ def device_put(x, device=None, *, committed: bool = False,
     if aval.dtype == dtypes.float0:     # float0 has no bytes; XLA holds it as bools
         aval, x = aval.update(dtype=np.bool_), np.zeros(aval.shape, np.bool_)
     value = dtypes.coerce_to_array(x, aval.dtype)      # checks Python ints fit
-    sharding = _as_sharding(device or default_device())
+    sharding = _as_sharding(device or default_device(), x)
     pieces = sharding.devices_indices_map(aval.shape)   # device -> index of its piece
     # (jaxlib takes the pieces in the order of the sharding's device list)
     devices = [d for d in sharding._device_assignment if d in pieces]
@@ -515,7 +528,7 @@ def _move(x: ArrayImpl, device, committed: bool) -> ArrayImpl:
     whole pieces between devices; a different cut of the array goes via the host."""
     check_not_deleted(x)
     source = x._sharding
-    target = source if device is None else _as_sharding(device)
+    target = source if device is None else _as_sharding(device, x)
     if not same_pieces(source, target, x.ndim):
         return device_put(to_numpy(x), target, committed=committed or x._committed,
                           aval=x.aval)

@@ -64,17 +64,20 @@ TUTORIALS = {
     "autodidax": "autodidax.md",
     "autodidax2_part1": "autodidax2_part1.md",
     "layout": "notebooks/layout.md",
+    "host_offloading": "notebooks/host-offloading.md",
 }
 
 _CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
 
 
 def extract_cells(markdown: str) -> list[str]:
-    """The code cells of a MyST notebook, without their ``:option:`` header lines and
-    IPython magics."""
+    """The code cells of a MyST notebook, without their options (``:option:`` lines or a
+    YAML block between ``---`` lines) and IPython magics."""
     cells = []
     for body in _CELL.findall(markdown):
         lines = body.splitlines()
+        if lines and lines[0] == "---":
+            del lines[:lines.index("---", 1) + 1]
         while lines and (lines[0].startswith(":") or not lines[0].strip()):
             lines.pop(0)
         code = "\n".join(l for l in lines if not l.lstrip().startswith(("%", "!")))

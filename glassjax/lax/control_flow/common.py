@@ -14,7 +14,6 @@ compiled executable when it runs eagerly.
 """
 from __future__ import annotations
 
-import enum
 import inspect
 import weakref
 from typing import Callable, Sequence
@@ -129,8 +128,9 @@ def is_concrete(x) -> bool:
 # ----------------------------------------------------------------------------------------
 
 def typematch(a1, a2) -> bool:
-    """Same shape and dtype; weak types may differ (as in JAX)."""
-    return a1.shape == a2.shape and a1.dtype == a2.dtype
+    """Same shape, dtype and memory space; weak types may differ (as in JAX)."""
+    return (a1.shape == a2.shape and a1.dtype == a2.dtype and
+            getattr(a1, "memory_space", None) is getattr(a2, "memory_space", None))
 
 
 def jaxpr_forwarding(jaxpr: Jaxpr) -> list:
@@ -238,16 +238,11 @@ def inner_effects(*jaxprs) -> frozenset:
 # Placeholders for values a branch does not compute (``empty2``)
 # ----------------------------------------------------------------------------------------
 
-class MemorySpace(enum.Enum):
-    """Where a buffer lives; printed as ``MemorySpace.Device`` in ``empty2``'s params."""
-    Device = enum.auto()
-    Host = enum.auto()
-
-
 empty2_p = core.Primitive("empty2")
 empty2_p.def_impl(lambda *, dtype, memory_space: dispatch.apply_primitive(
     empty2_p, dtype=dtype, memory_space=memory_space))
-empty2_p.def_abstract_eval(lambda *, dtype, memory_space: core.ShapedArray((), dtype))
+empty2_p.def_abstract_eval(lambda *, dtype, memory_space: core.ShapedArray(
+    (), dtype, memory_space=memory_space))
 lowering.register_lowering(
     empty2_p, lambda ctx, *, dtype, memory_space: lowering.ir_constant(np.zeros((), dtype)))
 
@@ -256,7 +251,7 @@ def empty_like_aval(aval):
     """A value of type ``aval`` whose contents do not matter: when branches of a ``cond``
     compute different residuals, each returns these in the slots of the others'. XLA
     materialises zeros; ``empty2`` says no one should read them."""
-    empty = empty2_p.bind(dtype=aval.dtype, memory_space=MemorySpace.Device)
+    empty = empty2_p.bind(dtype=aval.dtype, memory_space=aval.memory_space)
     return structural.broadcast(empty, aval.shape) if aval.shape else empty
 
 
