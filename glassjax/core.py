@@ -526,7 +526,14 @@ def get_aval(x) -> ShapedArray:
         check_not_masked(x)
         dtypes.check_valid_dtype(x.dtype)
         return _shared_aval(np.shape(x), dtypes.canonicalize_dtype(x.dtype))
+    if is_ref_box(x):
+        return x.jax_type
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
+
+
+def is_ref_box(x) -> bool:
+    """A mutable array reference held in Python (glassjax/ref.py's ``Ref``)?"""
+    return type(getattr(x, "jax_type", None)) is AbstractRef
 
 
 def shape_of(x) -> tuple:

@@ -82,6 +82,10 @@ def _placement(args, jaxpr, name, keep_unused, out_shardings=None) -> dispatch.P
 
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
+    if core.AbstractRef.made and any(map(core.is_ref_box, args)):   # refs it closed over
+        return ref_hooks.call_with_boxes(args, jaxpr=jaxpr, name=name, inline=inline,
+                                         donated_invars=donated_invars,
+                                         keep_unused=keep_unused)
     del inline
     try:
         return _executable(args, jaxpr, name, donated_invars, keep_unused)(*args)
@@ -388,8 +392,10 @@ def fun_name(fun) -> str:
 
 class RefHooks(core.Slots):
     """Mutable array references (ref.py, a higher layer) meet ``jit`` here.
-    ``scope()``: a context noting the refs a trace reads or writes (``.touched``), whose
-    values it puts back on exit; ``takes_refs(args, kwargs)``: whether refs are among the
+    ``scope(stages_refs=False)``: a context noting the refs a trace reads or writes
+    (``.touched``), whose values it puts back on exit (a ``jit`` trace's stages them
+    instead); ``call_with_boxes(args, **jit params)``: run a ``jit`` equation some of
+    whose operands are refs (boxes), writing their final values back; ``takes_refs(args, kwargs)``: whether refs are among the
     arguments; ``call(jitted, args, kwargs)``: run a ``jit`` whose function takes or
     closes over refs (the refs' new values come back as outputs); ``vmap(fun, in_axes,
     out_axes, axis_name, axis_size, args, kwargs)``: the same for ``vmap``;
@@ -399,6 +405,7 @@ class RefHooks(core.Slots):
     for ``while_loop`` and for the branches of ``cond``/``switch``; ``custom_vjp(fun,
     fwd, bwd, args, symbolic_zeros)``: call a ``custom_vjp`` function taking refs."""
     scope = takes_refs = call = vmap = carry_refs = while_refs = branch_refs = None
+    call_with_boxes = None
     custom_vjp = None
 
 
@@ -508,7 +515,7 @@ class Jitted:
             if config.jax_explain_cache_misses:
                 cache_misses.explain(self._fun, list(per_fun), key, debug)
             start = time.perf_counter()
-            with ref_hooks.scope() as refs:
+            with ref_hooks.scope(stages_refs=True) as refs:
                 jaxpr, consts = api_util.trace_flat_call(flat, in_avals, debug)
             if config.jax_debug_key_reuse and core.hooks.check_key_reuse is not None:
                 core.hooks.check_key_reuse(jaxpr)
@@ -522,8 +529,8 @@ class Jitted:
                 core.check_jaxpr(closed.jaxpr)
             result = TraceResult(closed, lifted, flat.out_tree[0], flat.in_tree,
                                  bool(refs.touched))
-            if not lifted and not refs.touched:
-                per_fun[key] = result
+            if not refs.touched and all(map(core.is_ref_box, lifted)):
+                per_fun[key] = result      # (closed-over refs: the same boxes each call)
         return result, flat.leaves
 
     def _refuse_tracing(self):

@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
+import weakref
 
 import numpy as np
 
@@ -59,9 +60,11 @@ class Scope:
     """The outer refs one trace (of ``jit``, or of a loop body or branch) reads or
     writes, with their values before."""
 
-    def __init__(self):
+    def __init__(self, stages_refs=False):
         self.depth = len(_scopes) + 1
+        self.stages_refs = stages_refs   # a ``jit`` trace: outer boxes become Ref consts
         self.touched: dict = {}          # id(ref) -> (ref, value before the trace)
+        self.staged: dict = {}           # id(ref) -> ref, for those staged instead
         self.written: dict = {}          # id(ref) -> ref
 
     def note(self, ref, write: bool):
@@ -75,8 +78,8 @@ class Scope:
 
 
 @contextlib.contextmanager
-def scope():
-    s = Scope()
+def scope(stages_refs=False):
+    s = Scope(stages_refs)
     _scopes.append(s)
     try:
         yield s
@@ -187,7 +190,24 @@ class Ref(metaclass=_RefType):
         window = lax.dynamic_slice(self._value, starts, sizes).at[rest].set(value)
         return lax.dynamic_update_slice(self._value, window, starts)
 
+    def _staged_in_jit(self):
+        """This box, read or written while ``jit`` traces a function that closes over
+        it, as a staged ref: a ``Ref{...}`` constant of the jaxpr (of every jaxpr from
+        here out to the ``jit``'s), whose value the call passes in and whose final value
+        it writes back (``_call_with_boxes``), as JAX does. Else None."""
+        if not (_scopes and type(core.trace_ctx.trace) is staging.DynamicJaxprTrace
+                and not state.discharging_now()
+                and not isinstance(self._value, core.Tracer)
+                and any(s.stages_refs and self._depth < s.depth for s in _scopes)):
+            return None
+        for s in _scopes:
+            if self._depth < s.depth:
+                s.staged[id(self)] = self
+        return core.trace_ctx.trace.to_tracer(self)
+
     def __getitem__(self, idx):
+        if (staged := self._staged_in_jit()) is not None:
+            return state.ref_get(staged, idx)
         self._touch(write=False)
         return self._read(idx)
 
@@ -196,6 +216,9 @@ class Ref(metaclass=_RefType):
         dtype of ``ref[idx]``; only a weakly typed float (int) is cast to a float (int)
         ref's dtype, and any int to an int ref's. What is written is strongly typed (a
         ``new_ref(0.)`` holds a weak value until its first write, as in JAX)."""
+        if (staged := self._staged_in_jit()) is not None:
+            state.ref_swap(staged, idx, value)
+            return
         self._touch(write=True)
         value = state.implicit_cast(self.dtype, value)
         got, want = core.get_aval(value), core.get_aval(self._read(idx))
@@ -205,9 +228,12 @@ class Ref(metaclass=_RefType):
         self._value = core.hooks.convert_element_type(self._write(idx, value), self.dtype,
                                                       False)
 
-    def addupdate(self, idx, value):
-        """``ref[idx] += value`` (JAX's ``jax.ref.addupdate``)."""
-        self[idx] = self[idx] + value
+    def addupdate(self, value, idx=()):
+        """``ref[idx] += value`` (JAX's ``Ref.addupdate``)."""
+        if (staged := self._staged_in_jit()) is not None:
+            state.ref_addupdate(staged, idx, value)
+        else:
+            self[idx] = self[idx] + value
 
     @property
     def at(self):
@@ -270,7 +296,7 @@ def addupdate(ref: Ref, idx, value) -> None:
     if _staged(ref):
         state.ref_addupdate(ref, idx, value)
     else:
-        ref.addupdate(idx, value)
+        ref.addupdate(value, idx)
 
 
 def new_ref(init_val, *, kind=None, memory_space=None):
@@ -376,7 +402,7 @@ def _call(jitted, args, kwargs):
                         f"function {where} traced for jit returned a mutable array "
                         f"reference of type {x.type_str()}, but mutable array references "
                         f"cannot be returned.{origin}")
-            for r, _ in s.touched.values():
+            for r in [r for r, _ in s.touched.values()] + list(s.staged.values()):
                 if any(r is p for p in passed):
                     i = next(i for i, p in enumerate(passed) if p is r)
                     raise ValueError(
@@ -579,6 +605,42 @@ def discharge(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
     return out.replace(jaxpr=out.jaxpr.replace(debug_info=closed.jaxpr.debug_info))
 
 
+# the program of a jit equation with refs among its operands, with values for them
+_values_for_refs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _refs_as_values(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
+    """``closed``, taking the values of its ``Ref`` inputs instead and returning their
+    final values after its outputs (discharged, as compiling needs)."""
+    out = _values_for_refs.get(closed)
+    if out is None:
+        is_ref = [isinstance(a, AbstractRef) for a in closed.in_avals]
+
+        def values_in_and_out(*values):
+            args = [Ref(v) if r else v for v, r in zip(values, is_ref)]
+            outs = _run(closed.jaxpr, closed.consts, args)
+            return [*outs, *(a._value for a, r in zip(args, is_ref) if r)]
+
+        with state.discharging():
+            out, lifted = staging.trace_to_closed_jaxpr(values_in_and_out, [
+                a.inner_aval if r else a for a, r in zip(closed.in_avals, is_ref)])
+        assert not lifted
+        _values_for_refs[closed] = out
+    return out
+
+
+def _call_with_boxes(args, *, jaxpr, **params):
+    """A ``jit`` equation run eagerly with refs among its operands (those its function
+    closed over): the program runs on their values, and their final values are written
+    back."""
+    boxes = [a for a in args if _is_box(a)]
+    outs = jit_p.bind(*(a._value if _is_box(a) else a for a in args),
+                      jaxpr=_refs_as_values(jaxpr), **params)
+    n = len(outs) - len(boxes)
+    _write_back(boxes, outs[n:])
+    return outs[:n]
+
+
 def _run(jaxpr, consts, args):
     return core.interpret(jaxpr, consts, list(args), _discharge_equation)
 
@@ -659,6 +721,6 @@ state.eager_ref = _box
 state.ds_maker = ds
 lowering.discharge_state[:] = [discharge]
 
-ref_hooks.register(scope=scope, takes_refs=_takes_refs, call=_call, vmap=_vmap,
+ref_hooks.register(call_with_boxes=_call_with_boxes, scope=scope, takes_refs=_takes_refs, call=_call, vmap=_vmap,
                    carry_refs=_carry_refs, while_refs=_while_refs,
                    branch_refs=_branch_refs, custom_vjp=_custom_vjp)

@@ -496,9 +496,10 @@ def convert_constvars_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
 
 def close_over_concrete_consts(jaxpr: Jaxpr, consts) -> tuple[ClosedJaxpr, list]:
     """Split consts into concrete ones (kept inside the ClosedJaxpr, as JAX keeps them)
-    and tracers of enclosing traces (returned; they become leading arguments)."""
-    kept = [(v, c) for v, c in zip(jaxpr.constvars, consts) if not isinstance(c, core.Tracer)]
-    lifted = [(v, c) for v, c in zip(jaxpr.constvars, consts) if isinstance(c, core.Tracer)]
+    and tracers of enclosing traces or refs (returned; they become leading arguments)."""
+    outer = lambda c: isinstance(c, core.Tracer) or core.is_ref_box(c)   # (refs too)
+    kept = [(v, c) for v, c in zip(jaxpr.constvars, consts) if not outer(c)]
+    lifted = [(v, c) for v, c in zip(jaxpr.constvars, consts) if outer(c)]
     new = jaxpr.replace(constvars=[v for v, _ in kept],
                         invars=[v for v, _ in lifted] + jaxpr.invars)
     return ClosedJaxpr(new, [c for _, c in kept]), [c for _, c in lifted]

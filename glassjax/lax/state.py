@@ -48,6 +48,10 @@ def discharging():
         _discharging[0] = before
 
 
+def discharging_now() -> bool:
+    return _discharging[0]
+
+
 def staged_now() -> bool:
     """Does ``new_ref`` make a jaxpr variable now: staging (perhaps under ``vmap``s,
     whose refs are staged refs of whole batches, or ``jvp``s, whose refs come with a
