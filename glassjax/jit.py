@@ -667,7 +667,7 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
     the positional arguments / the results) lay the arguments out before the call and
     ask XLA for the results' layouts."""
     if unsupported:
-        raise TypeError(f"jit() got unexpected keyword arguments {sorted(unsupported)}")
+        raise TypeError(f"jit() got an unexpected keyword argument {next(iter(unsupported))!r}")
     if fun is None:
         return lambda f: jit(f, in_shardings=in_shardings, out_shardings=out_shardings,
                              static_argnums=static_argnums,
