@@ -259,19 +259,21 @@ def _export_vjp(primal_fun: Callable, exported: Exported) -> Exported:
 # the module and of the nested VJP (each a little-endian uint64), then the JSON header,
 # the module's portable artifact and the VJP's own container (empty if not kept).
 _MAGIC = b"glassjax.Exported"
-_FORMAT_VERSION = 1
+_FORMAT_VERSION = 2
 _LENGTHS = struct.Struct("<IQQQ")
 
 
 def _aval_to_data(aval) -> list:
+    """Shape and dtype: like JAX's format, this one keeps no weak types (a deserialized
+    function's results are strongly typed)."""
     name = "float0" if aval.dtype == dtypes.float0 else np.dtype(aval.dtype).name
-    return [list(aval.shape), name, aval.weak_type]
+    return [list(aval.shape), name]
 
 
 def _aval_from_data(data) -> core.ShapedArray:
-    shape, name, weak_type = data
+    shape, name = data
     dtype = dtypes.float0 if name == "float0" else np.dtype(getattr(ml_dtypes, name, name))
-    return core.ShapedArray(tuple(shape), dtype, weak_type=weak_type)
+    return core.ShapedArray(tuple(shape), dtype)
 
 
 def serialize(exported: Exported, vjp_order: int = 0) -> bytearray:
