@@ -795,9 +795,10 @@ class Lowered(_StageInfo):
         ``debug_info`` shows each operation's location: its equation's name stack
         (``named_scope``, ``jvp(...)``) and primitive, at the user's lines (the module
         is lowered again for it, with locations that compiling does not need)."""
-        if dialect == "hlo":
-            return runtime.hlo_computation(self._module_context.module,
-                                           return_tuple=False).as_hlo_text()
+        if dialect == "hlo":      # (XLA names instructions after the locations)
+            module = self._lower(locations=True).module_context.module
+            return runtime.hlo_computation(module, return_tuple=False,
+                                           debug_info=True).as_hlo_text()
         if debug_info:
             module = self._lower(locations=True).module_context.module
             return runtime.module_text(module, debug_info=True)
