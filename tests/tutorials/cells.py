@@ -107,6 +107,10 @@ TUTORIALS = {
     "constants": "internals/constants.md",
     "numpy_api": "jax.numpy.rst",
     "random_api": "jax.random.rst",
+    "multi_process": "multi_process.md",
+    "jex": "jep/15856-jex.md",
+    "benchmarking": "benchmarking.md",
+    "nn_data_loading": "notebooks/Neural_Network_and_Data_Loading.md",
 }
 
 _CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
