@@ -1,23 +1,26 @@
 """JAX's own tutorials, cell by cell: extract their code cells and run them as a notebook
 would, recording what each cell prints and displays.
 
-    python tests/tutorials/cells.py extract DOCS_DIR [NAME...]  # write tests/tutorials/*.json
+    python tests/tutorials/cells.py extract DOCS_DIR [NAME...]  # write NAME.json files
     python tests/tutorials/cells.py run NAME [--glassjax]  # a tutorial's outputs (JSON)
 
 The tutorials are the MyST sources of JAX 0.10.2's documentation (``docs/**/*.md`` at the
 ``jax-v0.10.2`` tag). ``run`` works under JAX and under glassjax alike (``import jax``
-is whatever the interpreter provides, or glassjax with ``--glassjax``): recording once under JAX 0.10.2 gives the ``.expected`` outputs the test
-compares with. A cell's output is what it prints, then the ``repr`` of its last
-expression (what Jupyter shows), or the exception it raised (type and first line).
-IPython magics (``%timeit``, ``!pip``) are left out: they time or install, they don't
-compute.
+is whatever the interpreter provides, or glassjax with ``--glassjax``): recording once
+under JAX 0.10.2 gives the ``.expected`` outputs the test compares with. A cell's output
+is what it prints, then the ``repr`` of its last expression (what Jupyter shows), or the
+exception it raised (type and first line). IPython magics (``%timeit``, ``!pip``) are
+left out: they time or install, they don't compute.
 
 Docs that are not notebooks (MyST without a ``jupytext`` header, or reStructuredText) show
 their code in ````python`` fences, ``.. code-block:: python`` directives and ``>>>``
-doctests; there each block is a cell, or each ``>>>`` example of a block is, in the order of
-the doc. A block that does not parse as Python (a sketch with ``...`` placeholders) is left
-out, as are shell commands (not in Python blocks) and blocks that stop at a debugger
-prompt (``breakpoint()``) to wait for a person.
+doctests; there each block is a cell, or each ``>>>`` example of a block is, in the order
+of the doc, after a cell with the imports JAX's doctests assume. A block that does not
+parse as Python (a sketch with ``...`` placeholders) is left out, as are shell commands
+(not in Python blocks) and blocks that stop at a debugger prompt (``breakpoint()``) to
+wait for a person. ``extract DOCS_DIR NAME...`` rewrites only the named tutorials.
+(``export.expected`` was recorded with the optional ``flatbuffers`` importable, which
+JAX's serialization needs: ``PYTHONPATH=<flatbuffers dir>``.)
 """
 from __future__ import annotations
 
