@@ -114,6 +114,7 @@ TUTORIALS = {
     "jex": "jep/15856-jex.md",
     "benchmarking": "benchmarking.md",
     "nn_data_loading": "notebooks/Neural_Network_and_Data_Loading.md",
+    "ffi": "ffi.md",
 }
 
 _CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.S | re.M)
