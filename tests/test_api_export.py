@@ -39,8 +39,11 @@ def test_exported_describes_the_function():
     assert export.minimum_supported_calling_convention_version == 9
     assert str(exp) == "Exported(fun_name=f, ...)"
     text = exp.mlir_module()
-    assert text.startswith("module @jit_f attributes {jax.uses_shape_polymorphism = false")
-    assert "stablehlo.sine" in text and "func.func public @main" in text
+    # (with locations, as JAX's: the arguments at their names)
+    assert text.startswith('#loc1 = loc("x")\n#loc2 = loc("y")\n'
+                           "module @jit_f attributes {jax.uses_shape_polymorphism = false")
+    assert "stablehlo.sine" in text and "func.func public @main(%arg0: tensor<3xf32> " \
+        'loc("x"), %arg1: tensor<3xf32> loc("y"))' in text
 
 
 def test_unused_arguments_are_dropped_from_the_module():

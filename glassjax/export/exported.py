@@ -108,9 +108,9 @@ class Exported:
     _get_vjp: Callable[[Exported], Exported] | None
 
     def mlir_module(self) -> str:
-        """The StableHLO module as text."""
+        """The StableHLO module as text, with its locations."""
         with runtime.mlir_context():
-            return str(_module(self))
+            return runtime.module_text(_module(self), debug_info=True)
 
     def __str__(self):
         # How a ``call_exported`` equation prints it (a whole module would be too long).
@@ -177,7 +177,9 @@ def _export_traced(traced, platforms, disabled_checks) -> Exported:
     lowered = traced.lower()
     if lowered._lowered.placement.spmd:
         raise NotImplementedError("glassjax exports single-device programs only")
-    module = lowered.compiler_ir()
+    # Lowered again with locations, which the module keeps for whoever reads it later
+    # (its arguments located at their names, as in JAX).
+    module = lowered._lower(locations=True).module_context.module
     with module.context:
         module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(False)
         _check_custom_calls(module, disabled_checks)
