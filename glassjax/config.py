@@ -11,6 +11,7 @@ Precedence, as in JAX: a context manager (thread-local) beats ``config.update`` 
 which beats the ``JAX_<NAME>`` environment variable read at import, which beats the default.
 """
 import contextlib
+import logging
 import os
 import re
 
@@ -248,6 +249,25 @@ config.define("jax_enable_compilation_cache", True, _parse_bool, from_env=_bool_
 config.define("jax_persistent_cache_min_compile_time_secs", 1.0, float)
 config.define("jax_persistent_cache_min_entry_size_bytes", 0, _parse_int,
               from_env=_int_from_env)
+# Which of XLA's own caches (GPU autotuning results) to enable next to the persistent cache;
+# no CPU compilation has such a cache, so nothing reads it here. Kept as a real option so
+# that code setting it runs.
+config.define("jax_persistent_cache_enable_xla_caches",
+              "xla_gpu_per_fusion_autotune_cache_dir", _parse_optional_str)
+# A GPU topology ("4x8x1") to pretend to have when compiling for GPUs without them; only
+# GPU backends read it (the CPU backend has its own device count). Kept like the above.
+config.define("jax_mock_gpu_topology", "", _parse_optional_str)
+
+
+def _set_logging_level(level):
+    if level is not None:
+        logging.getLogger("glassjax").setLevel(level)
+
+
+# The level of every glassjax logger ("DEBUG", ..., or None to leave them be).
+config.define("jax_logging_level", "NOTSET",
+              _enum(["NOTSET", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
+                    optional=True), global_hook=_set_logging_level)
 # Log (at WARNING instead of DEBUG) each trace, lowering and compilation of a jit.
 log_compiles = config.define("jax_log_compiles", False, _parse_bool, from_env=_bool_from_env)
 # Type-check every jaxpr a jit traces (``core.check_jaxpr``): slower, catches rule bugs.

@@ -583,7 +583,15 @@ def shaped_abstractify(x) -> ShapedArray:
         space = hooks.struct_memory_space(getattr(x, "sharding", None))
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype),
                            getattr(x, "weak_type", False), memory_space=space or _DEVICE)
-    return get_aval(x)
+    try:
+        return get_aval(x)
+    except TypeError:
+        if getattr(x, "__jax_array__", None) is None:
+            raise
+    # JAX no longer converts such objects implicitly where it only wants their type.
+    raise ValueError("Triggering __jax_array__() during abstractification is no longer "
+                     "supported. To avoid this error, either explicitly convert your "
+                     "object using jax.numpy.array(), or register your object as a pytree.")
 
 
 def valid_jaxtype(x) -> bool:

@@ -676,7 +676,7 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
     the positional arguments / the results) lay the arguments out before the call and
     ask XLA for the results' layouts."""
     if unsupported:
-        raise TypeError(f"jit() got unexpected keyword arguments {sorted(unsupported)}")
+        raise TypeError(f"jit() got an unexpected keyword argument {next(iter(unsupported))!r}")
     if fun is None:
         return lambda f: jit(f, in_shardings=in_shardings, out_shardings=out_shardings,
                              static_argnums=static_argnums,
@@ -804,9 +804,10 @@ class Lowered(_StageInfo):
         ``debug_info`` shows each operation's location: its equation's name stack
         (``named_scope``, ``jvp(...)``) and primitive, at the user's lines (the module
         is lowered again for it, with locations that compiling does not need)."""
-        if dialect == "hlo":
-            return runtime.hlo_computation(self._module_context.module,
-                                           return_tuple=False).as_hlo_text()
+        if dialect == "hlo":      # (XLA names instructions after the locations)
+            module = self._lower(locations=True).module_context.module
+            return runtime.hlo_computation(module, return_tuple=False,
+                                           debug_info=True).as_hlo_text()
         if debug_info:
             module = self._lower(locations=True).module_context.module
             return runtime.module_text(module, debug_info=True)

@@ -455,7 +455,9 @@ def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], axis_types=
     order. As in JAX 0.10, the axes are ``Explicit`` unless ``axis_types`` says
     otherwise."""
     devices = runtime.devices() if devices is None else devices
-    axis_shapes, axis_names = tuple(axis_shapes), tuple(axis_names)
+    axis_shapes = tuple(axis_shapes)
+    # (one name may be given bare: ``('batch')`` is the string "batch", as Mesh takes it)
+    axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
     size = math.prod(axis_shapes)
     if len(axis_shapes) != len(axis_names):
         raise ValueError("Number of axis names should match the number of axis shapes. "

@@ -42,12 +42,18 @@ __all__ = ["PRNGKey", "ball", "bernoulli", "beta", "binomial", "bits", "categori
            "cauchy", "chisquare", "choice", "clone", "dirichlet", "double_sided_maxwell",
            "exponential", "f", "fold_in", "gamma", "generalized_normal", "geometric",
            "gumbel", "key", "key_data", "key_dtype", "key_impl", "laplace", "loggamma",
-           "logistic", "lognormal", "maxwell", "multinomial", "normal", "pareto",
-           "permutation", "poisson", "rademacher", "randint", "random_gamma_p", "rayleigh",
-           "split", "t", "triangular", "truncated_normal", "uniform", "wald",
+           "logistic", "lognormal", "maxwell", "multinomial", "multivariate_normal",
+           "normal", "orthogonal", "pareto", "permutation", "poisson", "rademacher",
+           "randint", "random_gamma_p", "rayleigh", "split", "t", "triangular", "truncated_normal", "uniform", "wald",
            "weibull_min", "wrap_key_data"]
 
 UINT_DTYPES = prng.UINT_DTYPES
+
+
+def __dir__():
+    """The public API only, as ``dir(jax.random)`` lists it (this module also holds the
+    implementation's helpers)."""
+    return __all__
 
 
 # ----------------------------------------------------------------------------------------

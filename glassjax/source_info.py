@@ -104,12 +104,14 @@ EMPTY = NameStack()
 
 class SourceInfo:
     """An equation's origin: ``traceback`` (jaxlib ``Traceback`` or None) and
-    ``name_stack``."""
-    __slots__ = ("traceback", "name_stack")
+    ``name_stack``; and ``xla_metadata``, the ``set_xla_metadata`` attributes in force
+    when it was staged (sorted ``(key, value)`` pairs), which lowering gives its ops."""
+    __slots__ = ("traceback", "name_stack", "xla_metadata")
 
-    def __init__(self, traceback, name_stack: NameStack = EMPTY):
+    def __init__(self, traceback, name_stack: NameStack = EMPTY, xla_metadata: tuple = ()):
         self.traceback = traceback
         self.name_stack = name_stack
+        self.xla_metadata = xla_metadata
 
 
 NO_SOURCE = SourceInfo(None)
@@ -159,8 +161,9 @@ def current(base: int = 0) -> SourceInfo:
             cache[:] = name_stack, base, name_stack[base:]
         name_stack = cache[2]
     shared = _shared.get(traceback)
-    if shared is None or shared.name_stack is not name_stack:
-        shared = _remember(traceback, SourceInfo(traceback, name_stack))
+    if shared is None or shared.name_stack is not name_stack or \
+            shared.xla_metadata is not info.xla_metadata:
+        shared = _remember(traceback, SourceInfo(traceback, name_stack, info.xla_metadata))
     return shared
 
 
@@ -204,7 +207,7 @@ class extend_name_stack:
     def __enter__(self):
         self.prev = prev = _context.info
         name_stack = prev.name_stack.extend(self.name)
-        _context.info = SourceInfo(prev.traceback, name_stack)
+        _context.info = SourceInfo(prev.traceback, name_stack, prev.xla_metadata)
         return name_stack
 
     def __exit__(self, *exc):
@@ -221,7 +224,8 @@ class extend_name_stack:
 def transform_name_stack(name: str) -> _Swap:
     """A transformation (``jvp``, ``vmap``, ``transpose``) of what is staged inside."""
     info = _context.info
-    return _Swap(SourceInfo(info.traceback, info.name_stack.transform(name)))
+    return _Swap(SourceInfo(info.traceback, info.name_stack.transform(name),
+                            info.xla_metadata))
 
 
 def restage(info: SourceInfo | None, traceback: bool = True) -> _Swap:
@@ -231,13 +235,28 @@ def restage(info: SourceInfo | None, traceback: bool = True) -> _Swap:
     point at the call site, as in JAX)."""
     if info is None:
         info = NO_SOURCE
-    stack = _context.info.name_stack
-    key = (info, traceback, stack)         # (as in ``current``: share equal results)
+    stack, metadata = _context.info.name_stack, _context.info.xla_metadata
+    key = (info, traceback, stack, metadata)   # (as in ``current``: share equal results)
     restaged = _shared.get(key)
     if restaged is None:
-        restaged = _remember(key, SourceInfo(info.traceback if traceback else None,
-                                             stack + info.name_stack))
+        restaged = _remember(key, SourceInfo(
+            info.traceback if traceback else None, stack + info.name_stack,
+            merge_metadata(metadata, info.xla_metadata)))
     return _Swap(restaged)
+
+
+def merge_metadata(outer: tuple, inner: tuple) -> tuple:
+    """``set_xla_metadata`` attributes ``inner`` inside ``outer`` (inner ones win)."""
+    if not outer or not inner:
+        return inner or outer
+    return tuple(sorted({**dict(outer), **dict(inner)}.items()))
+
+
+def set_xla_metadata(metadata: tuple) -> _Swap:
+    """Stage what runs inside the ``with`` body with these XLA attributes too."""
+    info = _context.info
+    return _Swap(SourceInfo(info.traceback, info.name_stack,
+                            merge_metadata(info.xla_metadata, metadata)))
 
 
 # ----------------------------------------------------------------------------------------

@@ -20,6 +20,8 @@ DEFAULTS = {
     "jax_compilation_cache_dir": None, "jax_enable_compilation_cache": True,
     "jax_persistent_cache_min_compile_time_secs": 1.0,
     "jax_persistent_cache_min_entry_size_bytes": 0,
+    "jax_persistent_cache_enable_xla_caches": "xla_gpu_per_fusion_autotune_cache_dir",
+    "jax_mock_gpu_topology": "", "jax_logging_level": "NOTSET",
     "jax_log_compiles": False, "jax_enable_checks": False, "jax_no_tracing": False,
     "jax_no_execution": False, "jax_transfer_guard": None,
     "jax_transfer_guard_host_to_device": None, "jax_transfer_guard_device_to_device": None,
@@ -59,6 +61,17 @@ def test_update_and_read(restore):
     assert config.jax_default_matmul_precision == "highest"
     config.update("jax_num_cpu_devices", 8)
     assert config.jax_num_cpu_devices == 8
+
+
+def test_logging_level_sets_every_glassjax_logger(restore):
+    import logging
+    logger = logging.getLogger("glassjax.xla.dispatch")
+    config.update("jax_logging_level", "DEBUG")
+    assert logger.getEffectiveLevel() == logging.DEBUG
+    config.update("jax_logging_level", "WARNING")
+    assert logger.getEffectiveLevel() == logging.WARNING
+    with pytest.raises(ValueError, match="new enum value must be None or in"):
+        config.update("jax_logging_level", "LOUD")
 
 
 def test_unknown_options():

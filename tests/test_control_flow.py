@@ -1392,3 +1392,33 @@ def test_custom_linear_solve_jaxpr_as_jax():
   in (d,) })
     ] d d e e f
   in (g,) }"""
+
+
+def test_platform_dependent_lowers_only_the_branch_for_its_platform():
+    """JAX 0.10.2's text: the other platforms' branches are left out, and the index
+    reaches the kept one through a case."""
+    f = jax.jit(lambda x: lax.platform_dependent(x, cpu=jnp.sin, cuda=jnp.cos,
+                                                 default=jnp.tan))
+    assert f.lower(1.).as_text() == """\
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<f32>) -> (tensor<f32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %0 = "stablehlo.case"(%c) ({
+      %c_0 = stablehlo.constant dense<0> : tensor<i32>
+      stablehlo.return %c_0 : tensor<i32>
+    }, {
+      %c_0 = stablehlo.constant dense<0> : tensor<i32>
+      stablehlo.return %c_0 : tensor<i32>
+    }, {
+      %c_0 = stablehlo.constant dense<0> : tensor<i32>
+      stablehlo.return %c_0 : tensor<i32>
+    }) : (tensor<i32>) -> tensor<i32>
+    %1 = "stablehlo.case"(%0) ({
+      %2 = stablehlo.sine %arg0 : tensor<f32>
+      stablehlo.return %2 : tensor<f32>
+    }) : (tensor<i32>) -> tensor<f32>
+    return %1 : tensor<f32>
+  }
+}
+"""
+    assert f(1.) == jnp.sin(1.)

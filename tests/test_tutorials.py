@@ -4,7 +4,8 @@ code cell must print and display what it printed under JAX (``tests/tutorials/``
 
 Cells that still differ are listed, each with its reason, in
 ``tests/tutorials/known_differences.json``; a listed cell that starts to agree fails the
-test too, so the list stays true.
+test too, so the list stays true (unless its reason says its output varies from run to
+run).
 """
 import json
 import os
@@ -19,6 +20,8 @@ from test_jax_programs import _same_output
 HERE = pathlib.Path(__file__).resolve().parent / "tutorials"
 NAMES = sorted(p.stem for p in HERE.glob("*.expected"))
 KNOWN = json.loads((HERE / "known_differences.json").read_text())
+# A listed cell whose output is not the same from run to run (under JAX too) may agree.
+VARIES = "varies from run to run"
 
 
 def run_tutorial(name: str) -> list[str]:
@@ -40,7 +43,7 @@ def test_tutorial_cells_print_what_jax_printed(name):
     differ = {str(i) for i, (g, e) in enumerate(zip(got, expected))
               if not _same_output(g, e)}
     unexpected = sorted(differ - set(known), key=int)
-    fixed = sorted(set(known) - differ, key=int)
+    fixed = sorted({i for i in known if not known[i].startswith(VARIES)} - differ, key=int)
     report = "".join(f"\n--- cell {i} printed:\n{got[int(i)]}--- JAX printed:\n"
                      f"{expected[int(i)]}" for i in unexpected[:3])
     assert not unexpected, f"cells {unexpected} differ from JAX:{report}"

@@ -108,9 +108,9 @@ class Exported:
     _get_vjp: Callable[[Exported], Exported] | None
 
     def mlir_module(self) -> str:
-        """The StableHLO module as text."""
+        """The StableHLO module as text, with its locations."""
         with runtime.mlir_context():
-            return str(_module(self))
+            return runtime.module_text(_module(self), debug_info=True)
 
     def __str__(self):
         # How a ``call_exported`` equation prints it (a whole module would be too long).
@@ -177,7 +177,9 @@ def _export_traced(traced, platforms, disabled_checks) -> Exported:
     lowered = traced.lower()
     if lowered._lowered.placement.spmd:
         raise NotImplementedError("glassjax exports single-device programs only")
-    module = lowered.compiler_ir()
+    # Lowered again with locations, which the module keeps for whoever reads it later
+    # (its arguments located at their names, as in JAX).
+    module = lowered._lower(locations=True).module_context.module
     with module.context:
         module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(False)
         _check_custom_calls(module, disabled_checks)
@@ -259,19 +261,21 @@ def _export_vjp(primal_fun: Callable, exported: Exported) -> Exported:
 # the module and of the nested VJP (each a little-endian uint64), then the JSON header,
 # the module's portable artifact and the VJP's own container (empty if not kept).
 _MAGIC = b"glassjax.Exported"
-_FORMAT_VERSION = 1
+_FORMAT_VERSION = 2
 _LENGTHS = struct.Struct("<IQQQ")
 
 
 def _aval_to_data(aval) -> list:
+    """Shape and dtype: like JAX's format, this one keeps no weak types (a deserialized
+    function's results are strongly typed)."""
     name = "float0" if aval.dtype == dtypes.float0 else np.dtype(aval.dtype).name
-    return [list(aval.shape), name, aval.weak_type]
+    return [list(aval.shape), name]
 
 
 def _aval_from_data(data) -> core.ShapedArray:
-    shape, name, weak_type = data
+    shape, name = data
     dtype = dtypes.float0 if name == "float0" else np.dtype(getattr(ml_dtypes, name, name))
-    return core.ShapedArray(tuple(shape), dtype, weak_type=weak_type)
+    return core.ShapedArray(tuple(shape), dtype)
 
 
 def serialize(exported: Exported, vjp_order: int = 0) -> bytearray:

@@ -77,8 +77,8 @@ from glassjax.lax.ragged_collectives import (precv, psend, ragged_all_to_all,
                                             ragged_all_to_all_p)
 from glassjax.lax.bessel_beta import (bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p,
                                       betainc, regularized_incomplete_beta_p)
-from glassjax.lax.rng import (RandomAlgorithm, rng_bit_generator, rng_bit_generator_p,
-                              rng_uniform, rng_uniform_p)
+from glassjax.lax.rng_bits import (RandomAlgorithm, rng_bit_generator, rng_bit_generator_p,
+                                   rng_uniform, rng_uniform_p)
 from glassjax.lax.conv_patches import conv_general_dilated_local, conv_general_dilated_patches
 from glassjax.dtypes import dtype
 from glassjax.lax.ragged_dot import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general

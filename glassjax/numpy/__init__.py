@@ -5,6 +5,8 @@ the way JAX does (``util``), then binds lax primitives, so it works eagerly and 
 every transformation alike. Importing this package also installs the array operators and
 methods (``x + y``, ``x.sum()``, ``x[i]``, ``x.at[i].set(v)``) on arrays and tracers.
 """
+import sys as _sys
+
 import numpy as _np
 
 from glassjax import dtypes as _dtypes
@@ -122,5 +124,8 @@ get_printoptions, printoptions, set_printoptions = (
     _np.get_printoptions, _np.printoptions, _np.set_printoptions)
 
 _array_methods.register_array_methods()
+from glassjax.numpy.array_api_metadata import (__array_api_version__,
+                                               __array_namespace_info__)
+_array_methods.array_api_metadata.namespace = _sys.modules[__name__]
 from glassjax.numpy.vectorize import apply_along_axis, apply_over_axes, vectorize
 from glassjax.numpy import fft, linalg

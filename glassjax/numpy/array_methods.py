@@ -15,8 +15,8 @@ import numpy as np
 from glassjax import core, dtypes, lax
 from glassjax.lax import state
 from glassjax.array import Array, ArrayImpl
-from glassjax.numpy import (indexing, lax_numpy, reductions, setops, sorting,
-                            tensor_contractions, ufuncs)
+from glassjax.numpy import (array_api_metadata, indexing, lax_numpy, reductions, setops,
+                            sorting, tensor_contractions, ufuncs)
 from glassjax.numpy.array_creation import copy as _copy
 
 _ACCEPTED_BINOP_TYPES = (int, float, complex, np.generic, np.ndarray, Array, core.Tracer)
@@ -189,6 +189,7 @@ def _notimplemented_flat(self):
 
 
 _METHODS = {
+    "__array_namespace__": array_api_metadata.__array_namespace__,
     "all": reductions.all,
     "any": reductions.any,
     "argmax": reductions.argmax,

@@ -369,10 +369,13 @@ def lower_jaxpr(name: str, closed: core.ClosedJaxpr, placement: Placement | None
                 "," if len(mapping) == 1 else "")
     start = time.perf_counter()
     kinds = memory_kinds(closed, kept, out_shardings)
+    arg_names = None
+    if locations and (debug := closed.jaxpr.debug_info) is not None and debug.arg_names:
+        arg_names = [n for n, k in zip(debug.arg_names, kept) if k]
     mctx = lowering.lower_module(lowering.module_name("jit", name), pruned,
                                  donated_invars=donated, result_names=result_names,
                                  devices=placement.devices, locations=locations,
-                                 memory_kinds=kinds, **spmd)
+                                 memory_kinds=kinds, arg_names=arg_names, **spmd)
     elapsed = time.perf_counter() - start
     log_compile("Finished jaxpr to MLIR module conversion %s in %.9f sec", program, elapsed)
     monitoring.record_event_duration_secs(monitoring.JAXPR_TO_MLIR_MODULE_EVENT, elapsed,

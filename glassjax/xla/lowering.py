@@ -350,7 +350,23 @@ def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals) -> list[ir.V
             outs = rule(rule_ctx, *invals, **eqn.params)
     else:
         outs = rule(rule_ctx, *invals, **eqn.params)
-    return outs if eqn.primitive.multiple_results else [outs]
+    outs = outs if eqn.primitive.multiple_results else [outs]
+    if eqn.source_info is not None and eqn.source_info.xla_metadata:
+        for out in outs:
+            if isinstance(out, ir.Value) and isinstance(out.owner, ir.OpView):
+                add_frontend_attributes(out.owner.operation, eqn.source_info.xla_metadata)
+    return outs
+
+
+def add_frontend_attributes(op: ir.Operation, metadata) -> None:
+    """Give ``op`` the ``set_xla_metadata`` attributes (``(key, value)`` pairs) as XLA
+    frontend attributes, which the compiler passes on; ones it already has stay."""
+    attributes = {k: ir.StringAttr.get(str(v).lower() if isinstance(v, bool) else str(v))
+                  for k, v in metadata}
+    if "mhlo.frontend_attributes" in op.attributes:
+        attributes.update({a.name: a.attr for a in
+                           ir.DictAttr(op.attributes["mhlo.frontend_attributes"])})
+    op.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(attributes)
 
 
 def eqn_location(eqn) -> ir.Location:
@@ -488,7 +504,8 @@ def call_private_function(ctx: LoweringRuleContext, name: str,
 
 
 def _emit_function(mctx: ModuleContext, name: str, closed: core.ClosedJaxpr, *,
-                   public: bool, arg_attrs=None, result_attrs=None, placed_results=None):
+                   public: bool, arg_attrs=None, result_attrs=None, placed_results=None,
+                   arg_names=None):
     """A function computing ``closed``; the tokens of its ordered effects come first
     among its arguments and results, marked ``jax.token``."""
     effects = ordered_effects(closed.effects)
@@ -506,7 +523,11 @@ def _emit_function(mctx: ModuleContext, name: str, closed: core.ClosedJaxpr, *,
         fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in arg_attrs])
     if result_attrs is not None:
         fn.result_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in result_attrs])
-    block = fn.add_entry_block()
+    arg_locs = None
+    if arg_names is not None:        # (tokens first, unnamed)
+        arg_locs = [ir.Location.unknown()] * len(effects) + [
+            ir.Location.name(n) for n in arg_names]
+    block = fn.add_entry_block(arg_locs=arg_locs)
     with ir.InsertionPoint(block):
         outs = lower_with_tokens(mctx, closed, list(block.arguments))
         if placed_results is not None:
@@ -547,8 +568,11 @@ def lower_with_tokens(mctx: ModuleContext, closed: core.ClosedJaxpr, values) -> 
 def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
                  donated_invars=None, axis_env=None, num_replicas=1, num_partitions=1,
                  platform="cpu", mesh=None, arg_shardings=None, result_shardings=None,
-                 devices=None, locations=False, memory_kinds=None) -> ModuleContext:
+                 devices=None, locations=False, memory_kinds=None,
+                 arg_names=None) -> ModuleContext:
     """The whole program as a module with a public ``main``, as ``jit(f).lower`` shows.
+    With ``locations``, operations are located at their equations' sources and ``main``'s
+    arguments at ``arg_names`` (the names XLA then gives its instructions).
 
     An SPMD program (``num_partitions`` > 1) is one program for all devices of ``mesh``;
     ``arg_shardings`` / ``result_shardings`` (NamedShardings or None, one per input /
@@ -584,7 +608,8 @@ def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
             result_attrs = _memory_attrs(result_attrs, memory_kinds.results)
             placed = memory_kinds.asked
         _emit_function(mctx, "main", closed, public=True, arg_attrs=arg_attrs,
-                       result_attrs=result_attrs, placed_results=placed)
+                       result_attrs=result_attrs, placed_results=placed,
+                       arg_names=arg_names if locations else None)
         # Shardy meshes written inline in sharding attributes (host callbacks pin
         # themselves to device 0 that way) become named ``sdy.mesh`` symbols, and mesh
         # symbols get their ``stablehlo.mesh`` attribute, as in JAX. (The pass walks the

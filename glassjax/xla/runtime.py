@@ -764,9 +764,11 @@ def memory_analysis(executable: LoadedExecutable):
 
 
 def hlo_computation(module: ir.Module, *, tuple_args: bool = False,
-                    return_tuple: bool = True):
+                    return_tuple: bool = True, debug_info: bool = False):
     """The unoptimized XLA HLO of a StableHLO module (an ``XlaComputation`` with
     ``as_hlo_text()``), which the seeds' ``xla_computation`` returns (results as one
-    tuple; ``lower(...).as_text("hlo")`` returns a single result bare)."""
+    tuple; ``lower(...).as_text("hlo")`` returns a single result bare). With
+    ``debug_info``, XLA names instructions after the module's locations."""
     return _jax.mlir.mlir_module_to_xla_computation(
-        module_text(module), use_tuple_args=tuple_args, return_tuple=return_tuple)
+        module_text(module, debug_info=debug_info), use_tuple_args=tuple_args,
+        return_tuple=return_tuple)

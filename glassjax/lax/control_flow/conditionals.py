@@ -298,8 +298,18 @@ staging.effects_rules[cond_p] = lambda branches, **params: common.inner_effects(
 
 def _cond_lowering(ctx, index, *args, branches, **params):
     """``stablehlo.case``: region ``i`` computes branch ``i``, reading the operands
-    directly from the enclosing scope. (A ``platform_dependent`` cond needs nothing
-    more: its index, from ``platform_index``, is a constant once lowered.)"""
+    directly from the enclosing scope. A ``platform_dependent`` cond keeps only the
+    branch for the platform lowered for, as JAX does: a first ``case`` maps the index
+    (from ``platform_index``, a constant once lowered) to it, from every index alike."""
+    if (platforms := params.get("branches_platforms")) is not None:
+        kept = next(i for i, ps in enumerate(platforms)
+                    if ps is None or ctx.module_context.platform in ps)
+        i32 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(32))
+        to_kept = hlo.CaseOp([i32], index=index, num_branches=len(branches))
+        for region in to_kept.regions:
+            with ir.InsertionPoint(region.blocks.append()):
+                hlo.return_([lowering.ir_constant(np.int32(0))])
+        index, branches = to_kept.result, [branches[kept]]
     out_types = [lowering.aval_to_ir_type(a) for a in ctx.avals_out]
     case = hlo.CaseOp(out_types, index=index, num_branches=len(branches))
     for region, branch in zip(case.regions, branches):
