@@ -29,7 +29,7 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 from jaxlib import _jax
 
-from glassjax import dtypes, source_info
+from glassjax import dtypes, shape_poly, source_info
 from glassjax.config import debug_key_reuse as _debug_key_reuse
 from glassjax.layout import Format
 from glassjax.errors import (ConcretizationTypeError, JaxprTypeError,
@@ -154,7 +154,7 @@ class ShapedArray:
     array_abstraction_level = 1
 
     def __init__(self, shape, dtype, weak_type=False, vma=(), sharding=None):
-        self.shape = tuple(map(int, shape))
+        self.shape = tuple(map(shape_poly.canonicalize_dim, shape))
         try:
             self.dtype = np.dtype(dtype)
         except TypeError:           # an extended dtype (typed PRNG keys) is kept as is
@@ -166,7 +166,7 @@ class ShapedArray:
         self._sharding = sharding
 
     ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    size = property(lambda self: math.prod(self.shape))
 
     @property
     def manual_axis_type(self) -> "ManualAxisType":
@@ -1195,6 +1195,9 @@ def concrete_or_error(convert: Callable | None, x, context: str = ""):
 
 
 def concrete_dim_or_error(x, context=""):
+    """An integer dimension (a symbolic one stays symbolic), else JAX's error."""
+    if shape_poly.is_symbolic_dim(x):
+        return x
     return concrete_or_error(operator.index, x, context)
 
 

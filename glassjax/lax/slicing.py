@@ -24,7 +24,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from glassjax import core, dtypes
+from glassjax import core, dtypes, shape_poly
 from glassjax.interpreters import ad, batching
 from glassjax.jit import jit
 from glassjax.lax import elementwise
@@ -723,7 +723,8 @@ def _gather_fill(operand, indices, *, dimension_numbers, slice_sizes, unique_ind
     """FILL_OR_DROP: an in-bounds gather, then windows whose start was out of bounds
     are replaced by ``fill_value``."""
     dn = dimension_numbers
-    too_big = any(d > np.iinfo(np.int32).max for d in np.shape(operand))
+    too_big = any(shape_poly.is_constant_dim(d) and d > np.iinfo(np.int32).max
+                  for d in np.shape(operand))
     index_dtype = np.dtype(np.int64 if too_big else np.int32)
     indices = elementwise.convert_element_type(indices, index_dtype)
     num_batch_dims = np.ndim(indices) - 1

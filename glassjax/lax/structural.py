@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from glassjax import core, dtypes, pretty
+from glassjax import core, dtypes, pretty, shape_poly
 from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax.conversion import _convert_element_type
@@ -196,7 +196,8 @@ def shape_as_value(shape):
     fit). (JAX also takes symbolic dimensions here and then computes the vector in the
     program; glassjax's dimensions are always integers.) The empty shape gives an empty
     array built with ``full``, as JAX builds it."""
-    dtype = np.dtype(np.int64 if any(d > np.iinfo(np.int32).max for d in shape)
+    dtype = np.dtype(np.int64 if any(shape_poly.is_constant_dim(d) and d > np.iinfo(np.int32).max
+                                for d in shape)
                      else np.int32)
     if len(shape) == 0:
         return full((0,), np.array(0, dtype=dtype))

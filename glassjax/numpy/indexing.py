@@ -23,7 +23,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from glassjax import core, dtypes, lax
+from glassjax import core, dtypes, lax, shape_poly
 from glassjax.config import config
 from glassjax.jit import jit
 from glassjax.numpy import util
@@ -287,7 +287,8 @@ def _dynamic_slice(arr, parsed, mode, normalize_indices):
 
 def _index_dtype(shape):
     """int32 indices unless an axis is too long for them."""
-    return np.dtype(np.int64) if any(d > np.iinfo(np.int32).max for d in shape) \
+    return np.dtype(np.int64) if any(shape_poly.is_constant_dim(d) and d > np.iinfo(np.int32).max
+                                     for d in shape) \
         else np.dtype(np.int32)
 
 
