@@ -441,6 +441,35 @@ def canonicalize_dim(d):
     return operator.index(d)
 
 
+def slice_indices(s: slice, dim) -> tuple:
+    """``s.indices(dim)`` for a possibly symbolic ``dim`` (the step must be a constant):
+    start and stop clamped into the axis as Python clamps them."""
+    if not isinstance(dim, DimExpr):
+        return s.indices(dim)
+    step = 1 if s.step is None else operator.index(s.step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+
+    def clamp(i, low, high):
+        if i < 0 if not isinstance(i, DimExpr) else False:
+            i = i + dim
+        return min_dim(max_dim(i, low), high)
+    if step > 0:
+        start = 0 if s.start is None else clamp(s.start, 0, dim)
+        stop = dim if s.stop is None else clamp(s.stop, 0, dim)
+    else:
+        start = dim - 1 if s.start is None else clamp(s.start, -1, dim - 1)
+        stop = -1 if s.stop is None else clamp(s.stop, -1, dim - 1)
+    return start, stop, step
+
+
+def slice_size(start, stop, step):
+    """``len(range(start, stop, step))`` for possibly symbolic bounds."""
+    if step > 0:
+        return max_dim(0, (stop - start + step - 1) // step)
+    return max_dim(0, (start - stop - step - 1) // -step)
+
+
 def max_dim(d1, d2):
     """``max(d1, d2)``, decided now when the bounds tell, else a ``max`` factor."""
     return _max_min(d1, d2, MAX)

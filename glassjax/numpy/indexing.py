@@ -161,6 +161,8 @@ def _static_value(x):
 def _static_slice(arr, parsed, mode, normalize_indices):
     """ints and static slices: ``slice``/``rev``/``squeeze``/``expand_dims``. Raises
     (caught by the caller) when the index needs something more."""
+    if not shape_poly.is_constant_shape(arr.shape):
+        raise ValueError("mode='slice' is not valid for polymorphic shapes.")
     if mode is not None and lax.GatherScatterMode.from_any(mode) not in (
             lax.GatherScatterMode.PROMISE_IN_BOUNDS, lax.GatherScatterMode.CLIP):
         raise ValueError("static_slice requires mode='promise_in_bounds' or mode='clip'")
@@ -269,7 +271,7 @@ def _dynamic_slice(arr, parsed, mode, normalize_indices):
                 trivial = False
             axis, = p.consumed_axes
             size = arr.shape[axis]
-            start, stop, step = p.index.indices(size)
+            start, stop, step = p.index.indices(size)   # (a symbolic size: TypeError)
             if step < 0:
                 new_start = stop + 1 + abs(start - stop - 1) % abs(step)
                 starts.append(new_start)
@@ -441,8 +443,8 @@ def index_to_gather(parsed, shape, normalize_indices=True) -> GatherIndexer:
             newaxis_dims.append(y_axis)
             y_axis += 1
         elif p.typ == IndexType.SLICE:
-            start, stop, step = p.index.indices(shape[x_axis])
-            size = len(range(start, stop, step))
+            start, stop, step = shape_poly.slice_indices(p.index, shape[x_axis])
+            size = shape_poly.slice_size(start, stop, step)
             slice_shape.append(size)
             if step == 1:
                 if size != shape[x_axis]:
