@@ -396,6 +396,22 @@ class DimExpr:
             total = value if total is None else ops.add(total, value)
         return total
 
+    def linear_in(self, var: str):
+        """``(k, rest)`` with ``self == k*var + rest`` and ``var`` not in ``rest``, if
+        ``var`` appears only so (how argument shapes determine variables), else None."""
+        found = None
+        for t, k in self.terms:
+            if var not in t.variables():
+                continue
+            if found is not None or t.factors != ((_Factor(var=var), 1),):
+                return None
+            found = (t, k)
+        if found is None:
+            return None
+        coeffs = self._coeffs()
+        del coeffs[found[0]]
+        return found[1], DimExpr._make(coeffs, self.scope, normalize=False)
+
     def dimension_as_value(self):
         """The dimension as a 0-d integer array to compute with."""
         return self._as_array()

@@ -263,8 +263,14 @@ def _iota_shape_rule(*, dtype, shape, dimension, sharding):
 
 iota_p = standard_primitive(_iota_shape_rule, lambda *, dtype, **p: dtype, "iota",
                             weak_type_rule=lambda **p: False)
-lowering.register_lowering(iota_p, lambda ctx, *, dtype, shape, dimension, sharding:
-                           hlo.iota(lowering.aval_to_ir_type(ctx.avals_out[0]), dimension))
+def _iota_lower(ctx, *, dtype, shape, dimension, sharding):
+    out_type = lowering.aval_to_ir_type(ctx.avals_out[0])
+    if not shape_poly.is_constant_shape(shape):       # a symbolic size: computed in-program
+        return hlo.dynamic_iota(out_type, lowering.shape_tensor(shape), dimension)
+    return hlo.iota(out_type, dimension)
+
+
+lowering.register_lowering(iota_p, _iota_lower)
 
 
 def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
@@ -371,6 +377,9 @@ def _reshape_batch(args, dims, *, new_sizes, dimensions, sharding):
 def _reshape_lower(ctx, x, *, new_sizes, dimensions, sharding):
     if dimensions is not None:
         x = hlo.transpose(x, lowering.i64_array(dimensions))
+    if not shape_poly.is_constant_shape(new_sizes):
+        return hlo.dynamic_reshape(lowering.aval_to_ir_type(ctx.avals_out[0]), x,
+                                   lowering.shape_tensor(new_sizes))
     return lowering.result(ctx, "stablehlo.reshape", [x])
 
 

@@ -318,7 +318,8 @@ def lower_jaxpr(name: str, closed: core.ClosedJaxpr, placement: Placement | None
     start = time.perf_counter()
     mctx = lowering.lower_module(lowering.module_name("jit", name), pruned,
                                  donated_invars=donated, result_names=result_names,
-                                 devices=placement.devices, locations=locations, **spmd)
+                                 devices=placement.devices, locations=locations,
+                                 dim_vars=lowering.dim_vars_of(closed.in_avals), **spmd)
     elapsed = time.perf_counter() - start
     log_compile("Finished jaxpr to MLIR module conversion %s in %.9f sec", program, elapsed)
     monitoring.record_event_duration_secs(monitoring.JAXPR_TO_MLIR_MODULE_EVENT, elapsed,
@@ -338,7 +339,10 @@ def compile_lowered(closed: core.ClosedJaxpr, lowered: LoweredJaxpr) -> Compiled
     """Compile the module ``lower_jaxpr`` made of ``closed`` for its placement."""
     mctx, placement = lowered.module_context, lowered.placement
     start = time.perf_counter()
-    exe = runtime.compile(mctx.module, devices=placement.devices,
+    module = mctx.module
+    if mctx.uses_dim_vars:
+        module = runtime.refine_polymorphic_shapes(module)
+    exe = runtime.compile(module, devices=placement.devices,
                           num_partitions=len(placement.devices),
                           host_callbacks=mctx.host_callbacks)
     elapsed = time.perf_counter() - start

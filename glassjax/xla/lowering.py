@@ -162,7 +162,7 @@ def dim_value_dtype():
     return dtypes.canonicalize_dtype(np.int64)
 
 
-class _DimOps(shape_poly.Ops):
+class DimOps(shape_poly.Ops):
     """``DimExpr.evaluate`` emitting StableHLO on scalar integer tensors."""
     @staticmethod
     def const(k):
@@ -177,25 +177,26 @@ class _DimOps(shape_poly.Ops):
         """Python's floor division: truncating division, minus one when the signs of
         the operands differ and the remainder is not zero."""
         q, r = hlo.divide(x, y), hlo.remainder(x, y)
-        zero = _DimOps.const(0)
+        zero = DimOps.const(0)
         signs_differ = hlo.compare(_compare_lt(x, zero), _compare_lt(y, zero),
                                    hlo.ComparisonDirectionAttr.get("NE"))
         adjust = hlo.and_(signs_differ, hlo.compare(r, zero,
                                                     hlo.ComparisonDirectionAttr.get("NE")))
-        return hlo.select(adjust, hlo.subtract(q, _DimOps.const(1)), q)
+        return hlo.select(adjust, hlo.subtract(q, DimOps.const(1)), q)
 
     @staticmethod
     def mod(x, y):
-        return hlo.subtract(x, hlo.multiply(y, _DimOps.floordiv(x, y)))
+        return hlo.subtract(x, hlo.multiply(y, DimOps.floordiv(x, y)))
 
 
 def _compare_lt(x, y):
     return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get("LT"))
 
 
-def eval_dim(d) -> ir.Value:
-    """A dimension (int or symbolic) as a scalar integer of the function being emitted."""
-    return shape_poly.evaluate(d, _dim_values[-1], _DimOps)
+def eval_dim(d, env: dict | None = None) -> ir.Value:
+    """A dimension (int or symbolic) as a scalar integer of the function being emitted,
+    from the values of the variables there (or in ``env``)."""
+    return shape_poly.evaluate(d, _dim_values[-1] if env is None else env, DimOps)
 
 
 def shape_tensor(shape) -> ir.Value:
