@@ -541,7 +541,7 @@ def _evaluate_term(t: _Term, env, ops):
             if f.var not in env:
                 raise UnexpectedDimVar(f"Encountered dimension variable '{f.var}' that is "
                                        "not appearing in the shapes of the function "
-                                       "arguments")
+                                       "arguments.")
             v = env[f.var]
         else:
             operands = [_evaluate_dim(o, env, ops) for o in f.operands]

@@ -79,7 +79,10 @@ _STABLE_CPU_KERNELS |= {f"lapack_{t}orgqr_ffi" for t in "sd"} | {
     f"lapack_{t}hetrd_ffi" for t in "cz"}
 _STABLE_CUSTOM_CALLS = _STABLE_CPU_KERNELS | {
     "Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape",
-    "annotate_device_placement", "AllocateBuffer", "shape_assertion"}
+    "annotate_device_placement", "AllocateBuffer", "shape_assertion",
+    # Shape polymorphism's dynamic ops, made static when shapes are refined.
+    "stablehlo.dynamic_reduce_window", "stablehlo.dynamic_rng_bit_generator",
+    "stablehlo.dynamic_top_k"}
 # The custom call through which compiled code calls a Python function (host callbacks).
 _HOST_CALLBACK = "xla_ffi_python_cpu_callback"
 

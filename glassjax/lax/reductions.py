@@ -18,7 +18,7 @@ import functools
 
 import numpy as np
 
-from glassjax import core, dtypes, tree_util
+from glassjax import core, dtypes, shape_poly, tree_util
 from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax import elementwise, slicing
@@ -984,7 +984,15 @@ def _top_k_lower(ctx, x, *, k, axis):
     perm[axis], perm[-1] = perm[-1], perm[axis]
     if axis != ndim - 1:
         x = hlo.transpose(x, lowering.i64_array(perm))
-    results = list(chlo.top_k(x, k))
+    if shape_poly.is_symbolic_dim(k):
+        # A symbolic k (shape polymorphism): XLA's dynamic top-k, made static when the
+        # module's shapes are refined.
+        out_types = [lowering.aval_to_ir_type(a.update(shape=tuple(a.shape[p] for p in perm)))
+                     for a in ctx.avals_out]
+        results = list(hlo.CustomCallOp(out_types, [x, lowering.eval_dim(k)],
+                                        call_target_name="stablehlo.dynamic_top_k").results)
+    else:
+        results = list(chlo.top_k(x, k))
     if axis != ndim - 1:
         results = [hlo.transpose(r, lowering.i64_array(perm)) for r in results]
     return results
@@ -999,7 +1007,7 @@ batching.primitive_batchers[top_k_p] = _top_k_batch
 def top_k(operand, k: int, *, axis: int = -1):
     """The ``k`` largest values along ``axis`` and their (int32) indices, largest first
     (on ties the lower index comes first)."""
-    k = int(k)
+    k = shape_poly.canonicalize_dim(k)
     if k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
     axis = canonicalize_axis(axis, np.ndim(operand))

@@ -136,10 +136,18 @@ slice_p = standard_primitive(_slice_shape_rule, _input_dtype, "slice")
 slice_p.sharding_rule = lambda x, **params: resized_sharding(
     "slicing", x, _slice_shape_rule(x, **params))
 slice_p.def_impl(_slice_impl)
-lowering.register_lowering(slice_p, lambda ctx, x, *, start_indices, limit_indices, strides:
-                           hlo.slice(x, [int(i) for i in start_indices],
-                                     [int(i) for i in limit_indices],
-                                     [int(i) for i in strides or [1] * len(start_indices)]))
+def _slice_lower(ctx, x, *, start_indices, limit_indices, strides):
+    strides = strides or [1] * len(start_indices)
+    if not shape_poly.is_constant_shape((*start_indices, *limit_indices)):
+        # Symbolic bounds: computed in the program (JAX's lowering too).
+        return hlo.real_dynamic_slice(
+            lowering.aval_to_ir_type(ctx.avals_out[0]), x,
+            *(lowering.shape_tensor(v) for v in (start_indices, limit_indices, strides)))
+    return hlo.slice(x, [int(i) for i in start_indices], [int(i) for i in limit_indices],
+                     [int(i) for i in strides])
+
+
+lowering.register_lowering(slice_p, _slice_lower)
 ad.deflinear2(slice_p, _slice_transpose)
 batching.primitive_batchers[slice_p] = _slice_batch
 
@@ -157,11 +165,11 @@ def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int =
     limit_indices = list(operand.shape)
     strides = [1] * operand.ndim
     axis_size = operand.shape[axis]
-    start = operator.index(start_index) if start_index is not None else 0
-    limit = operator.index(limit_index) if limit_index is not None else axis_size
-    if start < 0:
+    start = shape_poly.canonicalize_dim(start_index) if start_index is not None else 0
+    limit = shape_poly.canonicalize_dim(limit_index) if limit_index is not None else axis_size
+    if shape_poly.is_constant_dim(start) and start < 0:
         start += axis_size
-    if limit < 0:
+    if shape_poly.is_constant_dim(limit) and limit < 0:
         limit += axis_size
     axis = int(axis)
     start_indices[axis], limit_indices[axis] = start, limit
@@ -764,6 +772,10 @@ def _gather_lower(ctx, operand, indices, *, dimension_numbers, slice_sizes, uniq
         start_index_map=[int(d) for d in dn.start_index_map])
     if math.prod(aval_out.shape) == 0:
         return lowering.full_like_aval(0, aval_out)
+    if not shape_poly.is_constant_shape(slice_sizes):   # sizes computed in the program
+        return hlo.dynamic_gather(operand, indices, lowering.shape_tensor(slice_sizes),
+                                  dnums, indices_are_sorted=indices_are_sorted,
+                                  results=[lowering.aval_to_ir_type(aval_out)])
     return hlo.gather(operand, indices, dnums, [int(s) for s in slice_sizes],
                       indices_are_sorted=ir.BoolAttr.get(indices_are_sorted))
 

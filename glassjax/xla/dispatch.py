@@ -392,10 +392,11 @@ def prune_for_lowering(closed: core.ClosedJaxpr, keep_unused=False):
     """What a jit lowers, as in JAX: the jaxpr without its dead equations (and the
     constants only they read), and without the inputs nothing reads -- or with
     ``keep_unused`` the jaxpr as it is. Returns the pruned jaxpr and which inputs it
-    kept."""
+    kept. A shape-polymorphic program keeps all its inputs: their shapes carry the
+    values of its dimension variables."""
     from glassjax.interpreters import partial_eval as pe   # late: it sits above dispatch
     jaxpr, n = closed.jaxpr, len(closed.jaxpr.constvars)
-    if keep_unused:
+    if keep_unused or lowering.dim_vars_of(closed.in_avals):
         return closed, [True] * len(jaxpr.invars)
     # One pass finds the dead equations, constants and inputs alike: the constants are
     # passed as leading inputs that are never kept for their own sake.
