@@ -309,14 +309,27 @@ _LENGTHS = struct.Struct("<IQQQ")
 
 
 def _aval_to_data(aval) -> list:
+    """A symbolic dimension is written as its text (``"2*b"``), read back by parsing."""
     name = "float0" if aval.dtype == dtypes.float0 else np.dtype(aval.dtype).name
-    return [list(aval.shape), name, aval.weak_type]
+    shape = [str(d) if shape_poly.is_symbolic_dim(d) else d for d in aval.shape]
+    return [shape, name, aval.weak_type]
 
 
-def _aval_from_data(data) -> core.ShapedArray:
+def _aval_from_data(data, scope) -> core.ShapedArray:
     shape, name, weak_type = data
     dtype = dtypes.float0 if name == "float0" else np.dtype(getattr(ml_dtypes, name, name))
+    if any(isinstance(d, str) for d in shape):
+        shape = shape_poly.symbolic_shape(", ".join(map(str, shape)) + ",", scope=scope)
     return core.ShapedArray(tuple(shape), dtype, weak_type=weak_type)
+
+
+def _symbolic_scope(avals):
+    """The scope of the symbolic dimensions in ``avals`` (None if there are none)."""
+    for aval in avals:
+        for d in aval.shape:
+            if shape_poly.is_symbolic_dim(d):
+                return d.scope
+    return None
 
 
 def serialize(exported: Exported, vjp_order: int = 0) -> bytearray:
@@ -334,6 +347,9 @@ def serialize(exported: Exported, vjp_order: int = 0) -> bytearray:
         calling_convention_version=exported.calling_convention_version,
         module_kept_var_idx=list(exported.module_kept_var_idx),
         uses_global_constants=exported.uses_global_constants)
+    scope = _symbolic_scope(exported.in_avals)
+    if scope is not None:
+        header["symbolic_constraints"] = scope._texts
     text = json.dumps(header).encode()
     vjp_bytes = serialize(exported.vjp(), vjp_order - 1) if vjp_order > 0 else b""
     module = exported.mlir_module_serialized
@@ -361,12 +377,14 @@ def deserialize(blob: bytes | bytearray) -> Exported:
                          "supported range [{minimum_supported_calling_convention_version}"
                          f"..{maximum_supported_calling_convention_version}]")
     n_in, n_out = len(header["in_avals"]), len(header["out_avals"])
+    # All symbolic dimensions of one export share a scope, rebuilt with its constraints.
+    scope = shape_poly.SymbolicScope(header.get("symbolic_constraints", []))
     return Exported(
         fun_name=header["fun_name"],
         in_tree=treedef_from_data(header["in_tree"]),
-        in_avals=tuple(map(_aval_from_data, header["in_avals"])),
+        in_avals=tuple(_aval_from_data(a, scope) for a in header["in_avals"]),
         out_tree=treedef_from_data(header["out_tree"]),
-        out_avals=tuple(map(_aval_from_data, header["out_avals"])),
+        out_avals=tuple(_aval_from_data(a, scope) for a in header["out_avals"]),
         in_shardings_hlo=(None,) * n_in, out_shardings_hlo=(None,) * n_out,
         nr_devices=header["nr_devices"], platforms=tuple(header["platforms"]),
         ordered_effects=(), unordered_effects=(),

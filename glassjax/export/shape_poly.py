@@ -62,117 +62,159 @@ def _shape_str(shape) -> str:
 
 
 class _Step(NamedTuple):
-    """``var = (args[arg].shape[axis] - rest) // k``."""
-    var: str
+    """``var = (args[arg].shape[axis] - rest) // k`` if ``var`` is set, else a check that
+    ``args[arg].shape[axis]`` equals ``dim`` (all of whose variables are known by then)."""
+    var: str | None
     arg: int
     axis: int
-    k: int
-    rest: object
+    dim: object
+    k: int = 1
+    rest: object = 0
 
 
 class Solution:
-    """How to compute the dimension variables of ``in_avals`` from argument shapes."""
+    """How to compute the dimension variables of ``in_avals`` from argument shapes: the
+    symbolic dimensions in argument order, each solving its one unknown variable or, when
+    it has none left, checked against the values found so far (JAX's order)."""
 
     def __init__(self, in_avals, paths: Sequence[str]):
         self.in_avals, self.paths = tuple(in_avals), list(paths)
         self.specs = ",".join(f"{p}.shape = {_shape_str(a.shape)}"
                               for p, a in zip(paths, in_avals))
-        dims = [(d, i, j) for i, a in enumerate(in_avals) for j, d in enumerate(a.shape)
-                if is_symbolic_dim(d)]
+        pending = [(i, j, d) for i, a in enumerate(in_avals) for j, d in enumerate(a.shape)
+                   if is_symbolic_dim(d)]
         self.steps: list[_Step] = []
         known: set[str] = set()
         progress = True
-        while progress:
+        while pending and progress:
             progress = False
-            for d, i, j in dims:
+            for eqn in list(pending):
+                i, j, d = eqn
                 unknown = d.variables() - known
-                if len(unknown) != 1:
-                    continue
-                var, = unknown
-                linear = d.linear_in(var)
-                if linear is not None and not (shape_poly._variables(linear[1]) - known):
-                    self.steps.append(_Step(var, i, j, *linear))
+                if not unknown:
+                    self.steps.append(_Step(None, i, j, d))
+                elif len(unknown) == 1:
+                    var, = unknown
+                    linear = d.linear_in(var)
+                    if linear is None or shape_poly._variables(linear[1]) - known:
+                        continue
+                    self.steps.append(_Step(var, i, j, d, *linear))
                     known.add(var)
-                    progress = True
+                else:
+                    continue
+                pending.remove(eqn)
+                progress = True
         self.dim_vars = tuple(sorted(known))
-        unsolved = set().union(*(d.variables() for d, _, _ in dims)) - known
-        if unsolved:
-            pending = ", ".join(f"'{d}' for dimension size {paths[i]}.shape[{j}]"
-                                for d, i, j in dims if d.variables() & unsolved)
+        if pending:
+            unsolved = set().union(*(d.variables() for _, _, d in pending)) - known
+            where = ", ".join(f"'{d}' for dimension size {paths[i]}.shape[{j}]"
+                              for i, j, d in pending)
             raise ValueError(
                 f"Cannot solve for values of dimension variables {unsolved}. We can only "
                 "solve linear uni-variate constraints. Using the following polymorphic "
                 f"shapes specifications: {self.specs}. Unprocessed specifications: "
-                f"{pending}. Please see https://docs.jax.dev/en/latest/export/"
+                f"{where}. Please see https://docs.jax.dev/en/latest/export/"
                 "shape_poly.html#dimension-variables-must-be-solvable-from-the-input-shapes"
                 " for more details.")
 
-    def _message(self, what: str, obtained: str) -> str:
+    def _message(self, what: str, solved, show) -> str:
+        """JAX's shape assertion message; ``show(x)`` writes a value (a number, or a
+        ``{k}`` placeholder when the message is checked inside the module)."""
+        obtained = "".join(f"'{s.var}' = {show(value)} from specification '{s.dim}' for "
+                           f"dimension {self.paths[s.arg]}.shape[{s.axis}] "
+                           f"(= {show(size)}), " for s, value, size in solved)
         return ("Input shapes do not match the polymorphic shapes specification. "
                 f"{what}. Using the following polymorphic shapes specifications: "
                 f"{self.specs}. Obtained dimension variables: {obtained}. {_HELP_ASSERT}")
 
-    def _obtained(self, steps, values, sizes) -> str:
-        return "".join(f"'{s.var}' = {v} from specification "
-                       f"'{self.in_avals[s.arg].shape[s.axis]}' for dimension "
-                       f"{self.paths[s.arg]}.shape[{s.axis}] (= {n}), "
-                       for s, v, n in zip(steps, values, sizes))
+    def _run(self, size_of, ops, fail):
+        """The steps, with ``size_of(arg, axis)`` the dimension sizes and ``ops`` the
+        arithmetic; ``fail(ok, what, values, solved)`` is called for each assertion
+        (``ok`` its condition, ``values`` what ``what`` shows)."""
+        env, solved = {}, []
+        for s in self.steps:
+            size = size_of(s.arg, s.axis)
+            if s.var is None:
+                expected = shape_poly.evaluate(s.dim, env, ops)
+                fail(ops.eq(size, expected),
+                     lambda show: f"Found inconsistency between dimension size "
+                     f"{self.paths[s.arg]}.shape[{s.axis}] (= {show(size)}) and the "
+                     f"specification '{s.dim}' (= {show(expected)})", solved)
+                continue
+            if s.rest != 0:
+                size_minus_rest = ops.sub(size, shape_poly.evaluate(s.rest, env, ops))
+            else:
+                size_minus_rest = size
+            value = size_minus_rest
+            if s.k != 1:
+                remainder = ops.mod(size_minus_rest, ops.const(s.k))
+                fail(ops.eq(remainder, ops.const(0)),
+                     lambda show: f"Division had remainder {show(remainder)} when "
+                     f"computing the value of '{s.var}'", solved)
+                value = ops.floordiv(size_minus_rest, ops.const(s.k))
+            env[s.var] = value
+            solved = solved + [(s, value, size)]
+            fail(ops.ge(value, ops.const(1)),
+                 lambda show: f"Expected value >= 1 for dimension variable '{s.var}'",
+                 solved)
+        return env
 
     def solve(self, shapes) -> dict:
         """The variables' values for arguments of these concrete ``shapes``; JAX's
         ``ValueError`` when the shapes do not fit the specification."""
-        env, values, sizes = {}, [], []
-        for n_done, s in enumerate(self.steps):
-            size = shapes[s.arg][s.axis]
-            value, remainder = divmod(size - shape_poly.evaluate(s.rest, env), s.k)
-            obtained = self._obtained(self.steps[:n_done], values, sizes)
-            if remainder:
-                raise ValueError(self._message(
-                    f"Division had remainder {remainder} when computing the value of "
-                    f"'{s.var}'", obtained))
-            if value < 1:
-                raise ValueError(self._message(
-                    f"Expected value >= 1 for dimension variable '{s.var}'",
-                    self._obtained(self.steps[:n_done + 1], values + [value],
-                                   sizes + [size])))
-            env[s.var] = value
-            values.append(value)
-            sizes.append(size)
-        for i, aval in enumerate(self.in_avals):
-            for j, d in enumerate(aval.shape):
-                expected = shape_poly.evaluate(d, env)
-                if shapes[i][j] != expected:
-                    raise ValueError(self._message(
-                        f"Found inconsistency between dimension size "
-                        f"{self.paths[i]}.shape[{j}] (= {shapes[i][j]}) and the "
-                        f"specification '{d}' (= {expected})",
-                        self._obtained(self.steps, values, sizes)))
-        return env
+        def fail(ok, what, solved):
+            if not ok:
+                raise ValueError(self._message(what(str), solved, str))
+        return self._run(lambda i, j: shapes[i][j], _PY_OPS, fail)
 
-    def emit(self, args: Sequence[ir.Value]) -> list[ir.Value]:
+    def emit(self, args: dict) -> list[ir.Value]:
         """The variables' values (in ``dim_vars`` order) computed in the function being
-        emitted from its arguments ``args``, with JAX's ``shape_assertion`` that each is
-        >= 1 (checked when the shapes are refined for compilation)."""
-        dtype = lowering.dim_value_dtype()
-        scalar = lowering.aval_to_ir_type(core.ShapedArray((), dtype))
-        env = {}
-        for s in self.steps:
-            size = hlo.get_dimension_size(args[s.arg], s.axis)
-            if size.type != scalar:
-                size = hlo.convert(scalar, size)
-            if s.rest != 0:
-                size = hlo.subtract(size, lowering.eval_dim(s.rest, env))
-            env[s.var] = size if s.k == 1 else lowering.DimOps.floordiv(
-                size, lowering.DimOps.const(s.k))
-            ok = hlo.compare(env[s.var], lowering.DimOps.const(1),
-                             hlo.ComparisonDirectionAttr.get("GE"),
-                             compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
-            _shape_assertion(ok, [env[s.var], size], self._message(
-                f"Expected value >= 1 for dimension variable '{s.var}'",
-                f"'{s.var}' = {{0}} from specification "
-                f"'{self.in_avals[s.arg].shape[s.axis]}' for dimension "
-                f"{self.paths[s.arg]}.shape[{s.axis}] (= {{1}}), "))
+        emitted from its arguments (``args``: flat index -> value), with JAX's
+        ``shape_assertion``s (checked when the shapes are refined for compilation)."""
+        scalar = lowering.aval_to_ir_type(core.ShapedArray((), lowering.dim_value_dtype()))
+        sizes = {}
+        for i, aval in enumerate(self.in_avals):        # all sizes first, as JAX does
+            for j, d in enumerate(aval.shape):
+                if is_symbolic_dim(d):
+                    size = hlo.get_dimension_size(args[i], j)
+                    sizes[i, j] = size if size.type == scalar else hlo.convert(scalar, size)
+
+        def fail(ok, what, solved):
+            operands = []
+
+            def show(value):
+                for k, v in enumerate(operands):
+                    if v == value:
+                        return f"{{{k}}}"
+                operands.append(value)
+                return f"{{{len(operands) - 1}}}"
+            message = what(show)
+            _shape_assertion(ok, operands, self._message(message, solved, show))
+        env = self._run(lambda i, j: sizes[i, j], _MLIR_OPS, fail)
         return [env[v] for v in self.dim_vars]
+
+
+class _PyOps(shape_poly.Ops):
+    sub = staticmethod(lambda x, y: x - y)
+    eq = staticmethod(lambda x, y: x == y)
+    ge = staticmethod(lambda x, y: x >= y)
+
+
+class _MlirOps(lowering.DimOps):
+    sub = staticmethod(hlo.subtract)
+
+    @staticmethod
+    def eq(x, y):
+        return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get("EQ"),
+                           compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
+
+    @staticmethod
+    def ge(x, y):
+        return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get("GE"),
+                           compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
+
+
+_PY_OPS, _MLIR_OPS = _PyOps(), _MlirOps()
 
 
 def _shape_assertion(ok: ir.Value, values, message: str):

@@ -19,6 +19,7 @@ from glassjax import core, dtypes, pretty, shape_poly
 from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax.conversion import _convert_element_type
+from glassjax.lax.dim_as_value import dim_as_value
 from glassjax.lax.utils import (above, resized_sharding, same_sharding, spec_of, canonicalize_axis, canonicalize_shape,
                                 check_same_dtypes, check_shapelike, ensure_index_tuple,
                                 is_array, standard_multi_result_primitive,
@@ -193,12 +194,15 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
 
 def shape_as_value(shape):
     """A shape as an integer vector: a NumPy int32 array (int64 if a dimension does not
-    fit). (JAX also takes symbolic dimensions here and then computes the vector in the
-    program; glassjax's dimensions are always integers.) The empty shape gives an empty
-    array built with ``full``, as JAX builds it."""
-    dtype = np.dtype(np.int64 if any(shape_poly.is_constant_dim(d) and d > np.iinfo(np.int32).max
-                                for d in shape)
-                     else np.int32)
+    fit). The empty shape gives an empty array built with ``full``, as JAX builds it. A
+    shape with symbolic dimensions is computed in the program: each dimension as a value
+    (``dim_as_value``), made 1-D and concatenated."""
+    if not shape_poly.is_constant_shape(shape):
+        pieces = [expand_dims(_convert_element_type(dim_as_value(d), np.dtype(np.int32)),
+                              (0,)) for d in shape]
+        return concatenate(pieces, 0)
+    too_big = any(d > np.iinfo(np.int32).max for d in shape)
+    dtype = np.dtype(np.int64 if too_big else np.int32)
     if len(shape) == 0:
         return full((0,), np.array(0, dtype=dtype))
     return np.asarray(shape, dtype=dtype)
