@@ -137,14 +137,8 @@ slice_p.sharding_rule = lambda x, **params: resized_sharding(
     "slicing", x, _slice_shape_rule(x, **params))
 slice_p.def_impl(_slice_impl)
 def _slice_lower(ctx, x, *, start_indices, limit_indices, strides):
-    strides = strides or [1] * len(start_indices)
-    if not shape_poly.is_constant_shape((*start_indices, *limit_indices)):
-        # Symbolic bounds: computed in the program (JAX's lowering too).
-        return hlo.real_dynamic_slice(
-            lowering.aval_to_ir_type(ctx.avals_out[0]), x,
-            *(lowering.shape_tensor(v) for v in (start_indices, limit_indices, strides)))
-    return hlo.slice(x, [int(i) for i in start_indices], [int(i) for i in limit_indices],
-                     [int(i) for i in strides])
+    return lowering.slice_op(x, ctx.avals_out[0], start_indices, limit_indices,
+                             strides or [1] * len(start_indices))
 
 
 lowering.register_lowering(slice_p, _slice_lower)

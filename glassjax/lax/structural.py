@@ -382,8 +382,7 @@ def _reshape_lower(ctx, x, *, new_sizes, dimensions, sharding):
     if dimensions is not None:
         x = hlo.transpose(x, lowering.i64_array(dimensions))
     if not shape_poly.is_constant_shape(new_sizes):
-        return hlo.dynamic_reshape(lowering.aval_to_ir_type(ctx.avals_out[0]), x,
-                                   lowering.shape_tensor(new_sizes))
+        return lowering.reshape(x, ctx.avals_out[0])
     return lowering.result(ctx, "stablehlo.reshape", [x])
 
 
@@ -433,8 +432,8 @@ squeeze_p = standard_primitive(lambda x, *, dimensions: _squeeze_shape(x.shape, 
                                _input_dtype, "squeeze")
 squeeze_p.sharding_rule = lambda x, *, dimensions: [
     e for i, e in enumerate(spec_of(x)) if i not in dimensions]
-lowering.register_lowering(squeeze_p, lambda ctx, x, *, dimensions: lowering.result(
-    ctx, "stablehlo.reshape", [x]))
+lowering.register_lowering(squeeze_p, lambda ctx, x, *, dimensions: lowering.reshape(
+    x, ctx.avals_out[0]))
 ad.deflinear2(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])
 batching.primitive_batchers[squeeze_p] = _squeeze_batch
 
@@ -618,11 +617,11 @@ def _split_batch(args, dims, *, sizes, axis):
 def _split_lower(ctx, x, *, sizes, axis):
     shape = ctx.avals_in[0].shape
     start, outs = 0, []
-    for size in sizes:
+    for size, aval in zip(sizes, ctx.avals_out):
         starts = [0] * len(shape)
         limits = list(shape)
         starts[axis], limits[axis] = start, start + size
-        outs.append(hlo.slice(x, starts, limits, [1] * len(shape)))
+        outs.append(lowering.slice_op(x, aval, starts, limits, [1] * len(shape)))
         start += size
     return outs
 
@@ -769,10 +768,10 @@ def _tile_lower(ctx, x, *, reps):
     """Interleave size-1 axes, broadcast them to the repeat counts, merge pairs."""
     aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
     expanded = aval_in.update(shape=tuple(j for d in aval_in.shape for j in (1, d)))
-    x = hlo.reshape(lowering.aval_to_ir_type(expanded), x)
+    x = lowering.reshape(x, expanded)
     shape = tuple(k for pair in zip(reps, aval_in.shape) for k in pair)
     x = lowering.broadcast_in_dim(x, shape, range(2 * aval_in.ndim))
-    return hlo.reshape(lowering.aval_to_ir_type(aval_out), x)
+    return lowering.reshape(x, aval_out)
 
 
 tile_p = standard_primitive(_tile_shape_rule, _input_dtype, "tile")

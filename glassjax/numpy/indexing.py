@@ -24,6 +24,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from glassjax import core, dtypes, lax, shape_poly
+from glassjax.lax.dim_as_value import dim_as_value
 from glassjax.config import config
 from glassjax.jit import jit
 from glassjax.numpy import util
@@ -611,7 +612,11 @@ def _normalize_index(index, axis_size):
     """Negative indices counted from the end (unsigned indices never are)."""
     if dtypes.issubdtype(dtypes.dtype(index), np.unsignedinteger):
         return index
-    return lax.select(index < 0, lax.add(index, const(index, axis_size)), index)
+    if shape_poly.is_symbolic_dim(axis_size):       # known in the program only
+        size = lax.convert_element_type(dim_as_value(axis_size), dtypes.dtype(index))
+    else:
+        size = const(index, axis_size)
+    return lax.select(index < 0, lax.add(index, size), index)
 
 
 @jit(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))

@@ -52,18 +52,27 @@ def _outlined(rule: Callable) -> Callable:
         multiple = ctx.primitive.multiple_results
         out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
 
+        dim_vars = ctx.module_context.dim_vars     # (passed first, as to every function)
+
         def emit(fn_name):
-            in_types = [aval_to_ir_type(a) for a in ctx.avals_in]
+            in_types = [aval_to_ir_type(core.ShapedArray((), dim_value_dtype()))] * len(
+                dim_vars) + [aval_to_ir_type(a) for a in ctx.avals_in]
             with ir.InsertionPoint(ctx.module_context.module.body):
                 fn = func_dialect.FuncOp(fn_name, ir.FunctionType.get(in_types, out_types))
             fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
-            with ir.InsertionPoint(fn.add_entry_block()):
-                outs = rule(ctx, *fn.entry_block.arguments, **params)
-                func_dialect.ReturnOp(outs if multiple else [outs])
+            fn_args = list(fn.add_entry_block().arguments)
+            _dim_values.append(dict(zip(dim_vars, fn_args)))
+            try:
+                with ir.InsertionPoint(fn.entry_block):
+                    outs = rule(ctx, *fn_args[len(dim_vars):], **params)
+                    func_dialect.ReturnOp(outs if multiple else [outs])
+            finally:
+                _dim_values.pop()
         key = (ctx.primitive, tuple(ctx.avals_in), repr(sorted(params.items())))
         fn_name = _emitted_once(ctx.module_context, key, ctx.primitive.name, emit)
+        dims = [_dim_values[-1][v] for v in dim_vars]
         results = func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn_name),
-                                      list(args)).results
+                                      [*dims, *args]).results
         return list(results) if multiple else results[0]
     return call
 
@@ -289,6 +298,24 @@ def broadcast_in_dim(x: ir.Value, shape, broadcast_dimensions,
               {"broadcast_dimensions": i64_array(broadcast_dimensions)})
 
 
+def reshape(x: ir.Value, aval_out) -> ir.Value:
+    """``x`` reshaped to ``aval_out``'s shape (computed in the program if symbolic)."""
+    if not shape_poly.is_constant_shape(aval_out.shape):
+        return hlo.dynamic_reshape(aval_to_ir_type(aval_out), x, shape_tensor(aval_out.shape))
+    return op("stablehlo.reshape", aval_to_ir_type(aval_out), [x])
+
+
+def slice_op(x: ir.Value, aval_out, start_indices, limit_indices, strides) -> ir.Value:
+    """``stablehlo.slice``, or ``real_dynamic_slice`` when a bound is symbolic (the
+    bounds are then computed in the program, as JAX lowers them)."""
+    if not shape_poly.is_constant_shape((*start_indices, *limit_indices)):
+        return hlo.real_dynamic_slice(
+            aval_to_ir_type(aval_out),
+            x, *(shape_tensor(v) for v in (start_indices, limit_indices, strides)))
+    return hlo.slice(x, [int(i) for i in start_indices], [int(i) for i in limit_indices],
+                     [int(i) for i in strides])
+
+
 def convert(x: ir.Value, aval_out) -> ir.Value:
     return op("stablehlo.convert", aval_to_ir_type(aval_out), [x])
 
@@ -382,7 +409,10 @@ class ModuleContext:
 
     def literal(self, lit: core.Literal) -> ir.Value:
         """A new ``stablehlo.constant`` holding a literal (each use gets its own, as in
-        JAX); its type and attribute are made once per distinct value in the module."""
+        JAX); its type and attribute are made once per distinct value in the module. A
+        symbolic dimension (a loop's length, say) is computed from the variables."""
+        if shape_poly.is_symbolic_dim(lit.val):
+            return convert(eval_dim(lit.val), lit.aval)
         val = np.asarray(lit.val, lit.aval.dtype)
         if val.dtype.kind not in "biufc":       # (a float0 zero)
             return ir_constant(val)
