@@ -864,6 +864,53 @@ def test_export_types_module_and_values(i):
                                    atol=1e-5)
 
 
+# More programs exported with a symbolic batch: (source, spec, out_avals printed by JAX
+# 0.10.2). Their values are checked against the same function run eagerly (not
+# polymorphically) on each concrete input.
+MORE_EXPORTS = [
+    ("lambda x: jax.grad(lambda y: jnp.sum(jnp.sin(y) * y))(x)", "b, 3",
+     "(ShapedArray(float32[b,3]),)"),
+    ("lambda x: jax.vmap(lambda r: r @ r)(x)", "b, 3", "(ShapedArray(float32[b]),)"),
+    ("lambda x: jnp.cumsum(x, axis=0)", "b, 3", "(ShapedArray(float32[b,3]),)"),
+    ("lambda x: jnp.pad(x, ((1, 2), (0, 0)))", "b, 3", "(ShapedArray(float32[b + 3,3]),)"),
+    ("lambda x: jnp.tile(x, (2, 1))", "b, 3", "(ShapedArray(float32[2*b,3]),)"),
+    ("lambda x: jnp.stack([x, x])", "b, 3", "(ShapedArray(float32[2,b,3]),)"),
+    ("lambda x: jax.nn.softmax(x, axis=-1)", "b, 3", "(ShapedArray(float32[b,3]),)"),
+    ("lambda x: jnp.argmax(x, axis=0)", "b, 3", "(ShapedArray(int32[3]),)"),
+    ("lambda x: jnp.sort(x, axis=0)", "b, 3", "(ShapedArray(float32[b,3]),)"),
+    ("lambda x: x[jnp.array([0, 1])]", "b, 3", "(ShapedArray(float32[2,3]),)"),
+    ("lambda x: jnp.eye(x.shape[0]) @ x", "b, 3", "(ShapedArray(float32[b,3]),)"),
+    ("lambda x: lax.scan(lambda c, r: (c + r, c), jnp.zeros(3), x)[0]", "b, 3",
+     "(ShapedArray(float32[3]),)"),
+    ("lambda x: lax.fori_loop(0, 3, lambda i, c: c * 2, x)", "b, 3",
+     "(ShapedArray(float32[b,3]),)"),
+    ("lambda x: jnp.var(x, axis=0)", "b, 3", "(ShapedArray(float32[3]),)"),
+    ("lambda x: jnp.squeeze(x[:, :1], 1)", "b, 3", "(ShapedArray(float32[b]),)"),
+    ("lambda x: jnp.split(x, 3, axis=1)[1]", "b, 3", "(ShapedArray(float32[b,1]),)"),
+    ("lambda x: jnp.einsum('ij,kj->ik', x, x)", "b, 3", "(ShapedArray(float32[b,b]),)"),
+    ("lambda x: jnp.roll(jnp.flip(x, 0), 1, axis=1)", "b, 3",
+     "(ShapedArray(float32[b,3]),)"),
+    ("lambda x: lax.dynamic_slice_in_dim(x, 1, 2, axis=0)", "b + 2, 3",
+     "(ShapedArray(float32[2,3]),)"),
+    ("lambda x: x.at[0].set(0.)", "b, 3", "(ShapedArray(float32[b,3]),)"),
+    ("lambda x: jnp.full(x.shape, 2.) + x.shape[0] * x", "b, 3",
+     "(ShapedArray(float32[b,3]),)"),
+]
+
+
+@pytest.mark.parametrize("src, spec, out_avals", MORE_EXPORTS)
+def test_more_ops_export_and_run(src, spec, out_avals):
+    f = eval(src)
+    exp = export.export(jax.jit(f))(_spec(spec, "float32"))
+    assert str(exp.out_avals) == out_avals
+    rng = np.random.default_rng(0)
+    for n in (1, 4):
+        x = rng.uniform(-1, 1, (n + 2, 3)).astype(np.float32)
+        np.testing.assert_allclose(np.asarray(exp.call(x)), np.asarray(f(jnp.asarray(x))),
+                                   rtol=1e-5,
+                                   atol=1e-6)
+
+
 def test_export_doc_examples():
     """The shape_poly.md walk-through."""
     a, b = export.symbolic_shape("a, b")
