@@ -665,7 +665,7 @@ def _cumred_dynamic(combine, identity, ctx, x, window, axis, reverse):
     ones = [1] * aval.ndim
     pad = [(0, 0)] * aval.ndim
     pad[axis] = (0, window[axis] - 1) if reverse else (window[axis] - 1, 0)
-    pairs = lowering.aval_to_ir_type(core.ShapedArray((1, 2), lowering.dim_value_dtype()))
+    pairs = lowering.aval_to_ir_type(core.ShapedArray((1, 2), np.int32))
     padding = hlo.concatenate([hlo.reshape(pairs, lowering.shape_tensor(p)) for p in pad], 0)
     op = hlo.CustomCallOp(
         [lowering.aval_to_ir_type(aval)],

@@ -209,17 +209,21 @@ def eval_dim(d, env: dict | None = None) -> ir.Value:
 
 
 def shape_tensor(shape) -> ir.Value:
-    """A 1-D tensor holding ``shape`` (how dynamic ops take their output shapes):
+    """A 1-D int32 tensor holding ``shape`` (how dynamic ops take their output shapes):
     each dimension reshaped to one element, concatenated, as JAX builds it."""
-    dtype = dim_value_dtype()
-    pieces = [ir_constant(np.array([d], dtype)) if not shape_poly.is_symbolic_dim(d)
-              else hlo.reshape(ir.RankedTensorType.get((1,), dtype_to_ir_type(dtype)),
-                               eval_dim(d)) for d in shape]
-    if len(pieces) == 1:
-        return pieces[0]
+    i32 = ir.IntegerType.get_signless(32)
+    pieces = []
+    for d in shape:
+        if not shape_poly.is_symbolic_dim(d):
+            pieces.append(ir_constant(np.array([d], np.int32)))
+            continue
+        value = eval_dim(d)
+        if ir.RankedTensorType(value.type).element_type != i32:
+            value = hlo.convert(ir.RankedTensorType.get((), i32), value)
+        pieces.append(hlo.reshape(ir.RankedTensorType.get((1,), i32), value))
     if not pieces:
-        return ir_constant(np.zeros((0,), dtype))
-    return hlo.concatenate(pieces, 0)
+        return ir_constant(np.zeros((0,), np.int32))
+    return pieces[0] if len(pieces) == 1 else hlo.concatenate(pieces, 0)
 
 
 def dim_vars_of(avals) -> tuple[str, ...]:
