@@ -22,7 +22,6 @@ This module is base layer: core's avals hold these objects. What needs the layer
 from __future__ import annotations
 
 import io
-import itertools
 import math
 import operator
 import tokenize
@@ -154,10 +153,11 @@ def _variables(d) -> set[str]:
 
 
 def _is_int_like(x) -> bool:
+    """Whether ``x`` is an integer (a traced value refuses ``__index__`` in its own way)."""
     try:
         operator.index(x)
         return True
-    except TypeError:
+    except Exception:
         return False
 
 

@@ -14,7 +14,7 @@ import glassjax as jax
 import glassjax.numpy as jnp
 from glassjax import export, lax
 from glassjax.errors import InconclusiveDimensionOperation
-from glassjax.shape_poly import UnexpectedDimVar, max_dim, min_dim
+from glassjax.shape_poly import UnexpectedDimVar, max_dim, min_dim  # noqa: F401 (used by eval)
 
 # ----------------------------------------------------------------------------------------
 # The cases (the same lists were run under JAX 0.10.2 to record the expected texts)
@@ -840,7 +840,7 @@ def _export(i):
 
 @pytest.mark.parametrize("i", range(len(EXPORT_CASES)))
 def test_export_types_module_and_values(i):
-    src, spec, dtype, reference, shape_for = EXPORT_CASES[i]
+    dtype, reference, shape_for = EXPORT_CASES[i][2:]
     exp = _export(i)
     assert (str(exp.in_avals), str(exp.out_avals)) == EXPORT_AVALS_EXPECTED[i]
     module = exp.mlir_module()

@@ -176,10 +176,10 @@ class DimOps(shape_poly.Ops):
     @staticmethod
     def const(k):
         return ir_constant(np.array(k, dim_value_dtype()))
-    add = staticmethod(lambda x, y: hlo.add(x, y))
-    mul = staticmethod(lambda x, y: hlo.multiply(x, y))
-    max = staticmethod(lambda x, y: hlo.maximum(x, y))
-    min = staticmethod(lambda x, y: hlo.minimum(x, y))
+    add = staticmethod(hlo.add)
+    mul = staticmethod(hlo.multiply)
+    max = staticmethod(hlo.maximum)
+    min = staticmethod(hlo.minimum)
 
     @staticmethod
     def floordiv(x, y):
@@ -378,8 +378,8 @@ class ModuleContext:
         # ``Lowered.as_text(debug_info=True)`` shows); off for the modules that compile.
         self.locations = False
         self.dim_vars: tuple[str, ...] = ()     # a shape-polymorphic module's variables
-        # Whether the module must have its shapes refined before compiling (it has
-        # dimension variables, or calls an exported function that has).
+        # Whether the module must have its shapes refined before compiling (it calls a
+        # shape-polymorphic exported function).
         self.uses_dim_vars = False
         with self.context, ir.Location.unknown(self.context):
             self.module = ir.Module.create()
