@@ -895,7 +895,37 @@ MORE_EXPORTS = [
     ("lambda x: x.at[0].set(0.)", "b, 3", "(ShapedArray(float32[b,3]),)"),
     ("lambda x: jnp.full(x.shape, 2.) + x.shape[0] * x", "b, 3",
      "(ShapedArray(float32[b,3]),)"),
+    ("lambda x: jax.nn.relu(x @ np.ones((3, 5), np.float32)) @ np.ones((5, 2), np.float32)",
+     "b, 3", "(ShapedArray(float32[b,2]),)"),
+    ("lambda x: jax.nn.logsumexp(x, axis=0)", "b, 3", "(ShapedArray(float32[3]),)"),
+    ("lambda x: jax.nn.one_hot(jnp.argmax(x, 1), 3)", "b, 3", "(ShapedArray(float32[b,3]),)"),
+    ("lambda x: jnp.cumprod(x[::-1], axis=0)", "b, 3", "(ShapedArray(float32[b,3]),)"),
+    ("lambda x: jnp.tril(jnp.ones((x.shape[0], x.shape[0]))) @ x", "b, 3",
+     "(ShapedArray(float32[b,3]),)"),
+    ("lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, x))[1]",
+     "b, 3", "(ShapedArray(float32[b,3]),)"),
+    ("lambda x: x + jax.random.normal(jax.random.key(0), x.shape)", "b, 3",
+     "(ShapedArray(float32[b,3]),)"),
 ]
+
+
+CONV_W = np.linspace(-1, 1, 2 * 3 * 3 * 3, dtype=np.float32).reshape(2, 3, 3, 3)
+
+
+@pytest.mark.parametrize("src, out_avals", [
+    ("lambda x: lax.conv_general_dilated(x, CONV_W, (1, 1), 'SAME')",
+     "(ShapedArray(float32[b,2,8,8]),)"),
+    ("lambda x: lax.conv(x, CONV_W, (1, 1), 'VALID')", "(ShapedArray(float32[b,2,6,6]),)"),
+    ("lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), 'VALID')",
+     "(ShapedArray(float32[b,3,4,4]),)"),
+])
+def test_convolution_and_pooling_with_symbolic_batch(src, out_avals):
+    f = eval(src)
+    exp = export.export(jax.jit(f))(_spec("b, 3, 8, 8", "float32"))
+    assert str(exp.out_avals) == out_avals
+    x = np.random.default_rng(1).uniform(-1, 1, (3, 3, 8, 8)).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(exp.call(x)), np.asarray(f(jnp.asarray(x))),
+                               rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("src, spec, out_avals", MORE_EXPORTS)

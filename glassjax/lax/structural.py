@@ -267,14 +267,8 @@ def _iota_shape_rule(*, dtype, shape, dimension, sharding):
 
 iota_p = standard_primitive(_iota_shape_rule, lambda *, dtype, **p: dtype, "iota",
                             weak_type_rule=lambda **p: False)
-def _iota_lower(ctx, *, dtype, shape, dimension, sharding):
-    out_type = lowering.aval_to_ir_type(ctx.avals_out[0])
-    if not shape_poly.is_constant_shape(shape):       # a symbolic size: computed in-program
-        return hlo.dynamic_iota(out_type, lowering.shape_tensor(shape), dimension)
-    return hlo.iota(out_type, dimension)
-
-
-lowering.register_lowering(iota_p, _iota_lower)
+lowering.register_lowering(iota_p, lambda ctx, *, dtype, shape, dimension, sharding:
+                           lowering.iota(ctx.avals_out[0], dimension))
 
 
 def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):

@@ -309,6 +309,15 @@ def reshape(x: ir.Value, aval_out) -> ir.Value:
     return op("stablehlo.reshape", aval_to_ir_type(aval_out), [x])
 
 
+def iota(aval_out, dimension: int) -> ir.Value:
+    """``stablehlo.iota`` of ``aval_out``'s type (``dynamic_iota`` if its shape is
+    symbolic)."""
+    if not shape_poly.is_constant_shape(aval_out.shape):
+        return hlo.dynamic_iota(aval_to_ir_type(aval_out), shape_tensor(aval_out.shape),
+                                dimension)
+    return hlo.iota(aval_to_ir_type(aval_out), dimension)
+
+
 def slice_op(x: ir.Value, aval_out, start_indices, limit_indices, strides) -> ir.Value:
     """``stablehlo.slice``, or ``real_dynamic_slice`` when a bound is symbolic (the
     bounds are then computed in the program, as JAX lowers them)."""
