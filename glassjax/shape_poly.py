@@ -574,7 +574,8 @@ class SymbolicScope:
                              f"Got {constraints_str!r}")
         self._location = _user_location()
         self._rules: dict[_Term, tuple[Any, int]] = {}   # t*k == e  as  t -> (e, k)
-        self._constraints: list[tuple[str, Any]] = []    # (text, diff) with diff >= 0
+        # (text, "==" or ">=", diff): the constraint says ``diff == 0`` or ``diff >= 0``
+        self._constraints: list[tuple[str, str, Any]] = []
         for c in constraints_str:
             self._add_constraint(c)
 
@@ -588,7 +589,7 @@ class SymbolicScope:
 
     @property
     def _texts(self):
-        return [c for c, _ in self._constraints]
+        return [c for c, _, _ in self._constraints]
 
     def _add_constraint(self, text: str):
         if not isinstance(text, str):
@@ -618,9 +619,9 @@ class SymbolicScope:
                 raise NotImplementedError("Found multiple equality constraints with the "
                                           f"same left-hand-side: {term}")
             self._rules[term] = (e2, k)
-            self._constraints.append((text, None))
+            self._constraints.append((text, "==", diff))
         else:
-            self._constraints.append((text, diff))
+            self._constraints.append((text, ">=", diff))
 
     def _rewrite(self, coeffs: dict) -> dict:
         """Apply the first equality rule that matches a term (JAX applies one)."""
@@ -647,7 +648,7 @@ class SymbolicScope:
                              "#user-specified-symbolic-constraints.")
 
     def _geq_constraints(self):
-        return [d for _, d in self._constraints if d is not None]
+        return [d for _, cmp, d in self._constraints if cmp == ">="]
 
 
 def _user_location() -> str:

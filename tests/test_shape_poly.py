@@ -1047,7 +1047,7 @@ def test_serialize_round_trip():
     assert str(back.out_avals) == "(ShapedArray(float32[2*b*c]), ShapedArray(float32[b]))"
     b, c = back.in_avals[0].shape[0], back.in_avals[0].shape[1] // 2
     assert b >= c                   # the constraint came back with the scope
-    x = np.arange(24, dtype=np.float32).reshape(3, 8)
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
     flat, rows = back.call(x)
     np.testing.assert_array_equal(flat, x.reshape(-1) * 2)
     np.testing.assert_array_equal(rows, x.sum(1))
@@ -1073,3 +1073,36 @@ def test_grad_and_vjp_of_polymorphic_export():
         x = np.linspace(0, 1, 3 * n, dtype=np.float32).reshape(n, 3)
         np.testing.assert_allclose(jax.grad(lambda x: exp.call(x).sum())(x),
                                    np.cos(x) * n, rtol=1e-6)
+
+
+def test_explicit_constraints_are_checked_at_call():
+    a, b = export.symbolic_shape("a, b", constraints=("a >= b", "b >= 2"))
+    exp = export.export(jax.jit(lambda x: x[:x.shape[1]]))(
+        jax.ShapeDtypeStruct((a, b), np.float32))
+    assert exp.call(np.ones((5, 3), np.float32)).shape == (3, 3)
+    tail = (" Using the following polymorphic shapes specifications: args[0].shape = (a, b). "
+            "Obtained dimension variables: 'a' = {a} from specification 'a' for dimension "
+            "args[0].shape[0] (= {a}), 'b' = {b} from specification 'b' for dimension "
+            "args[0].shape[1] (= {b}), . Please see https://docs.jax.dev/en/latest/export/"
+            "shape_poly.html#shape-assertion-errors for more details.")
+    with pytest.raises(ValueError) as info:
+        exp.call(np.ones((3, 5), np.float32))
+    assert str(info.value) == ("Input shapes do not match the symbolic shape constraint "
+                               "a >= b. Expected '- b + a' to be greater or equal to 0, but "
+                               "found -2. " + tail.format(a=3, b=5))
+    with pytest.raises(ValueError) as info:
+        exp.call(np.ones((4, 1), np.float32))
+    assert str(info.value) == ("Input shapes do not match the symbolic shape constraint "
+                               "b >= 2. Expected 'b - 2' to be greater or equal to 0, but "
+                               "found -1. " + tail.format(a=4, b=1))
+    a, b, c = export.symbolic_shape("a, b, c", constraints=("a * b == c",))
+    exp = export.export(jax.jit(lambda x, y: x.reshape(-1) + y))(
+        jax.ShapeDtypeStruct((a, b), np.float32), jax.ShapeDtypeStruct((c,), np.float32))
+    assert str(exp.out_avals) == "(ShapedArray(float32[c]),)"
+    np.testing.assert_array_equal(exp.call(np.ones((2, 3), np.float32),
+                                           np.arange(6, dtype=np.float32)),
+                                  np.arange(6) + 1)
+    with pytest.raises(ValueError, match=re.escape(
+            "Input shapes do not match the symbolic shape constraint a * b == c. Expected "
+            "'a*b - c' to be equal to 0, but found 1. ")):
+        exp.call(np.ones((2, 3), np.float32), np.ones((5,), np.float32))

@@ -20,6 +20,7 @@ from glassjax import core, shape_poly, tree_util
 from glassjax.shape_poly import SymbolicScope, is_symbolic_dim, symbolic_shape
 from glassjax.xla import lowering
 
+_MISMATCH = "Input shapes do not match the polymorphic shapes specification."
 _HELP_ASSERT = ("Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
                 "#shape-assertion-errors for more details.")
 
@@ -105,6 +106,8 @@ class Solution:
                 pending.remove(eqn)
                 progress = True
         self.dim_vars = tuple(sorted(known))
+        self.scope = next((d.scope for a in in_avals for d in a.shape
+                           if is_symbolic_dim(d)), None)
         if pending:
             unsolved = set().union(*(d.variables() for _, _, d in pending)) - known
             where = ", ".join(f"'{d}' for dimension size {paths[i]}.shape[{j}]"
@@ -117,29 +120,30 @@ class Solution:
                 "shape_poly.html#dimension-variables-must-be-solvable-from-the-input-shapes"
                 " for more details.")
 
-    def _message(self, what: str, solved, show) -> str:
-        """JAX's shape assertion message; ``show(x)`` writes a value (a number, or a
-        ``{k}`` placeholder when the message is checked inside the module)."""
+    def _message(self, first: str, solved, show) -> str:
+        """JAX's shape assertion message after its ``first`` sentence; ``show(x)`` writes
+        a value (a number, or a ``{k}`` placeholder when the message is checked inside
+        the module)."""
         obtained = "".join(f"'{s.var}' = {show(value)} from specification '{s.dim}' for "
                            f"dimension {self.paths[s.arg]}.shape[{s.axis}] "
                            f"(= {show(size)}), " for s, value, size in solved)
-        return ("Input shapes do not match the polymorphic shapes specification. "
-                f"{what}. Using the following polymorphic shapes specifications: "
+        return (f"{first} Using the following polymorphic shapes specifications: "
                 f"{self.specs}. Obtained dimension variables: {obtained}. {_HELP_ASSERT}")
 
     def _run(self, size_of, ops, fail):
         """The steps, with ``size_of(arg, axis)`` the dimension sizes and ``ops`` the
-        arithmetic; ``fail(ok, what, values, solved)`` is called for each assertion
-        (``ok`` its condition, ``values`` what ``what`` shows)."""
+        arithmetic; ``fail(ok, first, solved)`` is called for each assertion (``ok`` its
+        condition, ``first(show)`` the first sentence of its message). The scope's
+        explicit constraints are checked last."""
         env, solved = {}, []
         for s in self.steps:
             size = size_of(s.arg, s.axis)
             if s.var is None:
                 expected = shape_poly.evaluate(s.dim, env, ops)
                 fail(ops.eq(size, expected),
-                     lambda show: f"Found inconsistency between dimension size "
+                     lambda show: f"{_MISMATCH} Found inconsistency between dimension size "
                      f"{self.paths[s.arg]}.shape[{s.axis}] (= {show(size)}) and the "
-                     f"specification '{s.dim}' (= {show(expected)})", solved)
+                     f"specification '{s.dim}' (= {show(expected)}).", solved)
                 continue
             if s.rest != 0:
                 size_minus_rest = ops.sub(size, shape_poly.evaluate(s.rest, env, ops))
@@ -149,22 +153,29 @@ class Solution:
             if s.k != 1:
                 remainder = ops.mod(size_minus_rest, ops.const(s.k))
                 fail(ops.eq(remainder, ops.const(0)),
-                     lambda show: f"Division had remainder {show(remainder)} when "
-                     f"computing the value of '{s.var}'", solved)
+                     lambda show: f"{_MISMATCH} Division had remainder {show(remainder)} "
+                     f"when computing the value of '{s.var}'.", solved)
                 value = ops.floordiv(size_minus_rest, ops.const(s.k))
             env[s.var] = value
             solved = solved + [(s, value, size)]
             fail(ops.ge(value, ops.const(1)),
-                 lambda show: f"Expected value >= 1 for dimension variable '{s.var}'",
-                 solved)
+                 lambda show: f"{_MISMATCH} Expected value >= 1 for dimension variable "
+                 f"'{s.var}'.", solved)
+        for text, cmp, diff in self.scope._constraints if self.scope else ():
+            value = shape_poly.evaluate(diff, env, ops)
+            relation = "equal to" if cmp == "==" else "greater or equal to"
+            fail((ops.eq if cmp == "==" else ops.ge)(value, ops.const(0)),
+                 lambda show: f"Input shapes do not match the symbolic shape constraint "
+                 f"{text}. Expected '{diff}' to be {relation} 0, but found "
+                 f"{show(value)}. ", solved)
         return env
 
     def solve(self, shapes) -> dict:
         """The variables' values for arguments of these concrete ``shapes``; JAX's
         ``ValueError`` when the shapes do not fit the specification."""
-        def fail(ok, what, solved):
+        def fail(ok, first, solved):
             if not ok:
-                raise ValueError(self._message(what(str), solved, str))
+                raise ValueError(self._message(first(str), solved, str))
         return self._run(lambda i, j: shapes[i][j], _PY_OPS, fail)
 
     def emit(self, args: dict) -> list[ir.Value]:
@@ -179,7 +190,7 @@ class Solution:
                     size = hlo.get_dimension_size(args[i], j)
                     sizes[i, j] = size if size.type == scalar else hlo.convert(scalar, size)
 
-        def fail(ok, what, solved):
+        def fail(ok, first, solved):
             operands = []
 
             def show(value):
@@ -188,8 +199,7 @@ class Solution:
                         return f"{{{k}}}"
                 operands.append(value)
                 return f"{{{len(operands) - 1}}}"
-            message = what(show)
-            _shape_assertion(ok, operands, self._message(message, solved, show))
+            _shape_assertion(ok, operands, self._message(first(show), solved, show))
         env = self._run(lambda i, j: sizes[i, j], _MLIR_OPS, fail)
         return [env[v] for v in self.dim_vars]
 
