@@ -25,10 +25,9 @@ import io
 import math
 import operator
 import tokenize
-import traceback
 from typing import Any, Callable, Sequence
 
-from glassjax import errors
+from glassjax import errors, source_info
 
 _HELP = """
 This error arises for comparison operations with shapes that
@@ -96,7 +95,7 @@ class _Factor:
     def variables(self) -> set[str]:
         if self.var is not None:
             return {self.var}
-        return set().union(*(_variables(o) for o in self.operands))
+        return set().union(*(variables_of(o) for o in self.operands))
 
 
 class _Term:
@@ -148,7 +147,8 @@ def _key(d):
     return d.key if isinstance(d, DimExpr) else (_size(d), ((_ONE.key, d),))
 
 
-def _variables(d) -> set[str]:
+def variables_of(d) -> set[str]:
+    """The dimension variables ``d`` (an int or a ``DimExpr``) mentions."""
     return d.variables() if isinstance(d, DimExpr) else set()
 
 
@@ -653,11 +653,8 @@ class SymbolicScope:
 
 def _user_location() -> str:
     """``file:line:col (function)`` of the user's frame that made a scope."""
-    for frame in reversed(traceback.extract_stack()):
-        if "glassjax" not in frame.filename:
-            col = getattr(frame, "colno", None)
-            return f"{frame.filename}:{frame.lineno}:{col or 0} ({frame.name})"
-    return "unknown"
+    frame = source_info.user_frame(source_info.current().traceback)
+    return source_info.summarize_frame(frame) if frame is not None else "unknown"
 
 
 _INF = math.inf

@@ -97,7 +97,7 @@ class Solution:
                 elif len(unknown) == 1:
                     var, = unknown
                     linear = d.linear_in(var)
-                    if linear is None or shape_poly._variables(linear[1]) - known:
+                    if linear is None or shape_poly.variables_of(linear[1]) - known:
                         continue
                     self.steps.append(_Step(var, i, j, d, *linear))
                     known.add(var)
