@@ -32,9 +32,10 @@ from jaxlib import _jax
 from glassjax import dtypes, shape_poly, source_info
 from glassjax.config import debug_key_reuse as _debug_key_reuse
 from glassjax.layout import Format
-from glassjax.errors import (ConcretizationTypeError, JaxprTypeError,
-                             TracerArrayConversionError, TracerBoolConversionError,
-                             TracerIntegerConversionError, UnexpectedTracerError)
+from glassjax.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
+                             JaxprTypeError, TracerArrayConversionError,
+                             TracerBoolConversionError, TracerIntegerConversionError,
+                             UnexpectedTracerError)
 
 
 # ----------------------------------------------------------------------------------------
@@ -154,7 +155,10 @@ class ShapedArray:
     array_abstraction_level = 1
 
     def __init__(self, shape, dtype, weak_type=False, vma=(), sharding=None):
-        self.shape = tuple(map(shape_poly.canonicalize_dim, shape))
+        try:
+            self.shape = tuple(map(int, shape))
+        except InconclusiveDimensionOperation:       # a symbolic dimension stays one
+            self.shape = tuple(map(shape_poly.canonicalize_dim, shape))
         try:
             self.dtype = np.dtype(dtype)
         except TypeError:           # an extended dtype (typed PRNG keys) is kept as is

@@ -447,7 +447,12 @@ def is_constant_dim(d) -> bool:
 
 
 def is_constant_shape(shape) -> bool:
-    return not any(isinstance(d, DimExpr) for d in shape)
+    """Whether no dimension of ``shape`` is symbolic (a plain loop: lowering asks this
+    for every type it makes)."""
+    for d in shape:
+        if isinstance(d, DimExpr):
+            return False
+    return True
 
 
 def canonicalize_dim(d):
