@@ -1106,3 +1106,29 @@ def test_explicit_constraints_are_checked_at_call():
             "Input shapes do not match the symbolic shape constraint a * b == c. Expected "
             "'a*b - c' to be equal to 0, but found 1. ")):
         exp.call(np.ones((2, 3), np.float32), np.ones((5,), np.float32))
+
+
+def test_calling_a_polymorphic_export_from_a_polymorphic_function():
+    """The callee's variables get symbolic values of the caller's (b = 2*d here)."""
+    inner = export.export(jax.jit(lambda x: jnp.concatenate([x, x]) * 2))(
+        _spec("b, 3", "float32"))
+    assert str(jax.make_jaxpr(inner.call)(_spec("2*d, 3", "float32"))) == """\
+{ lambda ; a:f32[2*d,3]. let
+    b:f32[4*d,3] = custom_vjp_call[
+      name=f_flat
+      bwd=f_flat_vjp_bwd
+      call_jaxpr={ lambda ; c:f32[2*d,3]. let
+          d:f32[4*d,3] = call_exported[
+            exported=Exported(fun_name=<lambda>, ...)
+          ] c
+        in (d,) }
+      fwd=f_flat_vjp_fwd
+      symbolic_zeros=False
+    ] a
+  in (b,) }"""
+    outer = export.export(jax.jit(lambda y: inner.call(y[1:]).sum(0)))(
+        _spec("c + 1, 3", "float32"))
+    assert str(outer.out_avals) == "(ShapedArray(float32[3]),)"
+    for n in (2, 4):
+        y = np.arange(3 * n, dtype=np.float32).reshape(n, 3)
+        np.testing.assert_array_equal(outer.call(y), 4 * y[1:].sum(0))

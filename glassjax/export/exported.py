@@ -12,6 +12,7 @@ more, only for the VJP, which an in-memory ``Exported`` exports on demand (and
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import struct
 from typing import Any, Callable, Sequence
@@ -219,8 +220,13 @@ def _wrap_main(module: ir.Module, solution, kept: Sequence[int]):
     and a new ``main`` taking only the arrays computes the variables from their shapes
     and calls it."""
     table = ir.SymbolTable(module.operation)
+    name = "_wrapped_jax_export_main"
+    if name in table:       # an exported function this one calls has taken the name
+        other = next(f"{name}_{k}" for k in itertools.count() if f"{name}_{k}" not in table)
+        table.replace_all_symbol_uses(name, other, module.operation)
+        table.set_symbol_name(table[name], other)
     wrapped = table["main"]
-    table.set_symbol_name(wrapped, "_wrapped_jax_export_main")
+    table.set_symbol_name(wrapped, name)
     wrapped.attributes["sym_visibility"] = ir.StringAttr.get("private")
     wrapped_type = ir.FunctionType(ir.TypeAttr(wrapped.attributes["function_type"]).value)
     n_dims = len(solution.dim_vars)
@@ -435,9 +441,7 @@ def _call_exported_abstract_eval(*avals, exported: Exported):
                                  f"{got.shape}")
     if not _is_polymorphic(exported):
         return list(exported.out_avals)
-    if not all(shape_poly.is_constant_shape(a.shape) for a in avals):
-        raise NotImplementedError("glassjax calls shape-polymorphic exported functions "
-                                  "with concrete shapes only")
+    # (Called with symbolic shapes of the caller, the variables get symbolic values.)
     env = _solution(exported).solve([a.shape for a in avals])
     return [a.update(shape=tuple(shape_poly.evaluate(d, env) for d in a.shape))
             for a in exported.out_avals]
