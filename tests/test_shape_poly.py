@@ -906,6 +906,16 @@ MORE_EXPORTS = [
      "b, 3", "(ShapedArray(float32[b,3]),)"),
     ("lambda x: x + jax.random.normal(jax.random.key(0), x.shape)", "b, 3",
      "(ShapedArray(float32[b,3]),)"),
+    ("lambda x: jnp.pad(x, ((0, x.shape[0]), (0, 0)))", "b, 3",
+     "(ShapedArray(float32[2*b,3]),)"),
+    ("lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=0), axis=0)", "b, 3",
+     "(ShapedArray(float32[b,3]),)"),
+    ("lambda x: jnp.repeat(x, 2, axis=0)", "b, 3", "(ShapedArray(float32[2*b,3]),)"),
+    ("lambda x: jnp.median(x, axis=0)", "b, 3", "(ShapedArray(float32[3]),)"),
+    ("lambda x: jnp.diag(x[:, 0])", "b, 3", "(ShapedArray(float32[b,b]),)"),
+    ("lambda x: x.sum() / x.size", "b, 3", "(ShapedArray(float32[]),)"),
+    ("lambda x: jnp.concatenate([x, jnp.zeros((x.shape[0], 1))], axis=1)", "b, 3",
+     "(ShapedArray(float32[b,4]),)"),
 ]
 
 

@@ -30,7 +30,8 @@ from glassjax.jit import jit
 from glassjax.lax import elementwise
 from glassjax.lax.structural import (broadcast, broadcast_in_dim, broadcasted_iota,
                                      concatenate, expand_dims,
-                                     full, full_like, iota, reshape, squeeze)
+                                     full, full_like, iota, reshape, shape_as_value,
+                                     squeeze)
 from glassjax.lax.utils import (above, canonicalize_shape, check_same_dtypes,
                                 check_shapelike, reduction_jaxpr, resized_sharding,
                                 standard_primitive)
@@ -254,8 +255,15 @@ def _pad_batch(args, dims, *, padding_config):
 pad_p = standard_primitive(_pad_shape_rule, _pad_dtype_rule, "pad")
 pad_p.sharding_rule = lambda x, padding_value, **params: resized_sharding(
     "padding", x, _pad_shape_rule(x, padding_value, **params))
-lowering.register_lowering(pad_p, lambda ctx, x, padding_value, *, padding_config: hlo.pad(
-    x, padding_value, *[[int(c[k]) for c in padding_config] for k in range(3)]))
+def _pad_lower(ctx, x, padding_value, *, padding_config):
+    low, high, interior = ([c[k] for c in padding_config] for k in range(3))
+    if not shape_poly.is_constant_shape((*low, *high, *interior)):   # symbolic amounts
+        return hlo.dynamic_pad(lowering.aval_to_ir_type(ctx.avals_out[0]), x, padding_value,
+                               *map(lowering.shape_tensor, (low, high, interior)))
+    return hlo.pad(x, padding_value, *([int(v) for v in c] for c in (low, high, interior)))
+
+
+lowering.register_lowering(pad_p, _pad_lower)
 ad.deflinear2(pad_p, _pad_transpose)
 batching.primitive_batchers[pad_p] = _pad_batch
 
@@ -730,8 +738,9 @@ def _gather_fill(operand, indices, *, dimension_numbers, slice_sizes, unique_ind
     index_dtype = np.dtype(np.int64 if too_big else np.int32)
     indices = elementwise.convert_element_type(indices, index_dtype)
     num_batch_dims = np.ndim(indices) - 1
-    upper_bound = np.array([np.shape(operand)[i] - slice_sizes[i]
-                            for i in dn.start_index_map], index_dtype)
+    bounds = tuple(np.shape(operand)[i] - slice_sizes[i] for i in dn.start_index_map)
+    upper_bound = np.array(bounds, index_dtype) if shape_poly.is_constant_shape(bounds) \
+        else elementwise.convert_element_type(shape_as_value(bounds), index_dtype)
     mask = elementwise.bitwise_and(
         elementwise.ge(indices, index_dtype.type(0)),
         elementwise.le(indices, expand_dims(upper_bound, tuple(range(num_batch_dims)))))

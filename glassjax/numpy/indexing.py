@@ -652,8 +652,8 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None, *,
     if wrap_negative_indices is None:
         wrap_negative_indices = mode != "promise_in_bounds"
     if wrap_negative_indices:     # (wide enough that index + axis_size cannot overflow)
-        index_dtype = np.dtype(np.int64 if axis_size > np.iinfo(np.int32).max
-                               else np.int32)
+        index_dtype = np.dtype(np.int64 if shape_poly.is_constant_dim(axis_size) and
+                               axis_size > np.iinfo(np.int32).max else np.int32)
         indices = _normalize_index(lax.convert_element_type(indices, index_dtype),
                                    axis_size)
     index_dims = [i for i, d in enumerate(idx_shape) if i == axis or d != 1]
