@@ -1142,3 +1142,94 @@ def test_calling_a_polymorphic_export_from_a_polymorphic_function():
     for n in (2, 4):
         y = np.arange(3 * n, dtype=np.float32).reshape(n, 3)
         np.testing.assert_array_equal(outer.call(y), 4 * y[1:].sum(0))
+
+
+# Transformations of functions of symbolic shapes: (source, spec, jaxpr printed by JAX 0.10.2)
+TRANSFORM_CASES = [('lambda x: jax.grad(lambda y: jnp.sum(y ** 2 * y.shape[0]))(x)',
+  'b, 3',
+  '{ lambda ; a:f32[b,3]. let\n'
+  '    b:f32[b,3] = integer_pow[y=2] a\n'
+  '    c:f32[b,3] = mul 2.0:f32[] a\n'
+  '    d:i32[] = dim_as_value[dim=b] \n'
+  '    e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] d\n'
+  '    f:f32[b,3] = mul b e\n'
+  '    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] f\n'
+  '    g:f32[b,3] = broadcast_in_dim 1.0:f32[]\n'
+  '    h:f32[b,3] = mul g e\n'
+  '    i:f32[b,3] = mul h c\n'
+  '  in (i,) }'),
+ ('lambda x: jax.vmap(jnp.sum)(x)',
+  'b, 3',
+  '{ lambda ; a:f32[b,3]. let\n'
+  '    b:f32[b] = reduce_sum[axes=(np.int64(1),) out_sharding=None] a\n'
+  '  in (b,) }'),
+ ('lambda x: jax.jvp(jnp.sin, (x,), (x,))',
+  'b',
+  '{ lambda ; a:f32[b]. let\n'
+  '    b:f32[b] = sin a\n'
+  '    c:f32[b] = cos a\n'
+  '    d:f32[b] = mul a c\n'
+  '  in (b, d) }'),
+ ('lambda x: jax.grad(lambda y: jnp.mean(jnp.tanh(y)))(x)',
+  'b, 3',
+  '{ lambda ; a:f32[b,3]. let\n'
+  '    b:f32[b,3] = tanh a\n'
+  '    c:f32[b,3] = sub 1.0:f32[] b\n'
+  '    d:i32[] = dim_as_value[dim=3*b] \n'
+  '    e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] d\n'
+  '    f:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] b\n'
+  '    _:f32[] = div f e\n'
+  '    g:f32[] = div 1.0:f32[] e\n'
+  '    h:f32[b,3] = broadcast_in_dim g\n'
+  '    i:f32[b,3] = mul h c\n'
+  '    j:f32[b,3] = mul i b\n'
+  '    k:f32[b,3] = add_any i j\n'
+  '  in (k,) }'),
+ ('lambda x: jax.vjp(lambda y: jnp.cumsum(y, 0), x)[1](x)',
+  'b, 3',
+  '{ lambda ; a:f32[b,3]. let\n'
+  '    _:f32[b,3] = jit[\n'
+  '      name=cumsum\n'
+  '      jaxpr={ lambda ; a:f32[b,3]. let\n'
+  '          _:f32[b,3] = cumsum[axis=0 reverse=False] a\n'
+  '        in (_,) }\n'
+  '    ] a\n'
+  '    b:f32[b,3] = jit[\n'
+  '      name=cumsum\n'
+  '      jaxpr={ lambda ; a:f32[b,3]. let\n'
+  '          b:f32[b,3] = cumsum[axis=0 reverse=True] a\n'
+  '        in (b,) }\n'
+  '    ] a\n'
+  '  in (b,) }'),
+ ('lambda x: jax.linearize(lambda y: y[1:] * 2, x)[1](x)',
+  'b',
+  '{ lambda ; a:f32[b]. let\n'
+  '    b:i32[1] = broadcast_in_dim 1:i32[]\n'
+  '    c:f32[b - 1] = gather[\n'
+  '      dimension_numbers=GatherDimensionNumbers(offset_dims=(0,), '
+  'collapsed_slice_dims=(), start_index_map=(0,), operand_batching_dims=(), '
+  'start_indices_batching_dims=())\n'
+  '      fill_value=None\n'
+  '      indices_are_sorted=True\n'
+  '      mode=GatherScatterMode.PROMISE_IN_BOUNDS\n'
+  '      slice_sizes=(b - 1,)\n'
+  '      unique_indices=True\n'
+  '    ] a b\n'
+  '    _:f32[b - 1] = mul c 2.0:f32[]\n'
+  '    d:f32[b - 1] = gather[\n'
+  '      dimension_numbers=GatherDimensionNumbers(offset_dims=(0,), '
+  'collapsed_slice_dims=(), start_index_map=(0,), operand_batching_dims=(), '
+  'start_indices_batching_dims=())\n'
+  '      fill_value=None\n'
+  '      indices_are_sorted=True\n'
+  '      mode=GatherScatterMode.PROMISE_IN_BOUNDS\n'
+  '      slice_sizes=(b - 1,)\n'
+  '      unique_indices=True\n'
+  '    ] a b\n'
+  '    e:f32[b - 1] = mul d 2.0:f32[]\n'
+  '  in (e,) }')]
+
+
+@pytest.mark.parametrize("src, spec, expected", TRANSFORM_CASES)
+def test_transformations_with_symbolic_shapes_print_as_jax(src, spec, expected):
+    assert str(jax.make_jaxpr(eval(src))(_spec(spec, "float32"))) == expected
