@@ -1063,7 +1063,41 @@ def test_serialize_round_trip():
     np.testing.assert_array_equal(rows, x.sum(1))
 
 
-X64_MODULE_EXPECTED = 'module @jit__lambda attributes {jax.uses_shape_polymorphism = true, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {\n  func.func public @main(%arg0: tensor<?xf32>) -> (tensor<?xf32> {jax.result_info = "result"}) {\n    %c = stablehlo.constant dense<1> : tensor<i64>\n    %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?xf32>) -> tensor<i32>\n    %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<i64>\n    %2 = stablehlo.compare GE, %1, %c, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>\n    stablehlo.custom_call @shape_assertion(%2, %1) {api_version = 2 : i32, error_message = "Input shapes do not match the polymorphic shapes specification. Expected value >= 1 for dimension variable \'b\'. Using the following polymorphic shapes specifications: args[0].shape = (b,). Obtained dimension variables: \'b\' = {0} from specification \'b\' for dimension args[0].shape[0] (= {0}), . Please see https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors for more details.", has_side_effect = true} : (tensor<i1>, tensor<i64>) -> ()\n    %3 = call @_wrapped_jax_export_main(%1, %arg0) : (tensor<i64>, tensor<?xf32>) -> tensor<?xf32>\n    return %3 : tensor<?xf32>\n  }\n  func.func private @_wrapped_jax_export_main(%arg0: tensor<i64> {jax.global_constant = "b"}, %arg1: tensor<?xf32>) -> (tensor<?xf32> {jax.result_info = "result"}) {\n    %c = stablehlo.constant dense<0> : tensor<i64>\n    %c_0 = stablehlo.constant dense<1> : tensor<i64>\n    %0 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32>\n    %1 = stablehlo.reshape %0 : (tensor<i32>) -> tensor<1xi32>\n    %2 = stablehlo.dynamic_iota %1, dim = 0 : (tensor<1xi32>) -> tensor<?xi64>\n    %3 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32>\n    %4 = stablehlo.reshape %3 : (tensor<i32>) -> tensor<1xi32>\n    %5 = stablehlo.dynamic_broadcast_in_dim %c_0, %4, dims = [] : (tensor<i64>, tensor<1xi32>) -> tensor<?xi64>\n    %6 = stablehlo.multiply %5, %2 : tensor<?xi64>\n    %7 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32>\n    %8 = stablehlo.reshape %7 : (tensor<i32>) -> tensor<1xi32>\n    %9 = stablehlo.dynamic_broadcast_in_dim %c, %8, dims = [] : (tensor<i64>, tensor<1xi32>) -> tensor<?xi64>\n    %10 = stablehlo.add %9, %6 : tensor<?xi64>\n    %11 = stablehlo.convert %10 : (tensor<?xi64>) -> tensor<?xf32>\n    %12 = stablehlo.multiply %11, %arg1 : tensor<?xf32>\n    %13 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<f32>\n    %14 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32>\n    %15 = stablehlo.reshape %14 : (tensor<i32>) -> tensor<1xi32>\n    %16 = stablehlo.dynamic_broadcast_in_dim %13, %15, dims = [] : (tensor<f32>, tensor<1xi32>) -> tensor<?xf32>\n    %17 = stablehlo.add %12, %16 : tensor<?xf32>\n    return %17 : tensor<?xf32>\n  }\n}'
+X64_MODULE_EXPECTED = """\
+module @jit__lambda attributes {jax.uses_shape_polymorphism = true, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<?xf32>) -> (tensor<?xf32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<1> : tensor<i64>
+    %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?xf32>) -> tensor<i32>
+    %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<i64>
+    %2 = stablehlo.compare GE, %1, %c, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.custom_call @shape_assertion(%2, %1) {api_version = 2 : i32, error_message = "Input shapes do not match the polymorphic shapes specification. Expected value >= 1 for dimension variable 'b'. Using the following polymorphic shapes specifications: args[0].shape = (b,). Obtained dimension variables: 'b' = {0} from specification 'b' for dimension args[0].shape[0] (= {0}), . Please see https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors for more details.", has_side_effect = true} : (tensor<i1>, tensor<i64>) -> ()
+    %3 = call @_wrapped_jax_export_main(%1, %arg0) : (tensor<i64>, tensor<?xf32>) -> tensor<?xf32>
+    return %3 : tensor<?xf32>
+  }
+  func.func private @_wrapped_jax_export_main(%arg0: tensor<i64> {jax.global_constant = "b"}, %arg1: tensor<?xf32>) -> (tensor<?xf32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<0> : tensor<i64>
+    %c_0 = stablehlo.constant dense<1> : tensor<i64>
+    %0 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32>
+    %1 = stablehlo.reshape %0 : (tensor<i32>) -> tensor<1xi32>
+    %2 = stablehlo.dynamic_iota %1, dim = 0 : (tensor<1xi32>) -> tensor<?xi64>
+    %3 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32>
+    %4 = stablehlo.reshape %3 : (tensor<i32>) -> tensor<1xi32>
+    %5 = stablehlo.dynamic_broadcast_in_dim %c_0, %4, dims = [] : (tensor<i64>, tensor<1xi32>) -> tensor<?xi64>
+    %6 = stablehlo.multiply %5, %2 : tensor<?xi64>
+    %7 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32>
+    %8 = stablehlo.reshape %7 : (tensor<i32>) -> tensor<1xi32>
+    %9 = stablehlo.dynamic_broadcast_in_dim %c, %8, dims = [] : (tensor<i64>, tensor<1xi32>) -> tensor<?xi64>
+    %10 = stablehlo.add %9, %6 : tensor<?xi64>
+    %11 = stablehlo.convert %10 : (tensor<?xi64>) -> tensor<?xf32>
+    %12 = stablehlo.multiply %11, %arg1 : tensor<?xf32>
+    %13 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<f32>
+    %14 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32>
+    %15 = stablehlo.reshape %14 : (tensor<i32>) -> tensor<1xi32>
+    %16 = stablehlo.dynamic_broadcast_in_dim %13, %15, dims = [] : (tensor<f32>, tensor<1xi32>) -> tensor<?xf32>
+    %17 = stablehlo.add %12, %16 : tensor<?xf32>
+    return %17 : tensor<?xf32>
+  }
+}"""
 
 
 def test_export_with_x64():
