@@ -90,7 +90,10 @@ class _Factor:
     def __str__(self):
         if self.var is not None:
             return self.var
-        return f"{self.operation}({', '.join(map(str, self.operands))})"
+        # (an integer operand prints as an expression does: ``mod(4*b, - 3)``)
+        operands = (f"- {-o}" if isinstance(o, int) and o < 0 else str(o)
+                    for o in self.operands)
+        return f"{self.operation}({', '.join(operands)})"
 
     def variables(self) -> set[str]:
         if self.var is not None:
@@ -162,9 +165,11 @@ def _is_int_like(x) -> bool:
 
 
 class DimExpr:
-    """A symbolic dimension: ``sum(coeff * term)``, the largest term first (JAX's
-    ``_DimExpr``). Build one with ``symbolic_shape``, then compute with it as with an
-    ``int``; mixing it with floats or arrays turns it into an array (``dim_as_value``)."""
+    """A symbolic dimension: ``sum(coeff * term)``, the largest term first. Build one
+    with ``symbolic_shape``, then compute with it as with an ``int``; mixing it with
+    floats or arrays turns it into an array (``dim_as_value``). Its type is named
+    ``_DimExpr`` as JAX's, since Python's own errors show it (``'_DimExpr' object cannot
+    be interpreted as an integer``)."""
     __slots__ = ("terms", "scope", "size", "key", "_hash")
     __array_priority__ = 1000       # numpy defers to our reflected operators
 
@@ -426,6 +431,9 @@ class DimExpr:
         return min_dim(self, other)
 
 
+DimExpr.__name__ = DimExpr.__qualname__ = "_DimExpr"
+
+
 def _divmod_any(dividend, divisor: DimExpr):
     """``divmod(int, dim)``: only exact when the dividend is 0."""
     dividend = operator.index(dividend)
@@ -472,9 +480,9 @@ def slice_indices(s: slice, dim) -> tuple:
         raise ValueError("slice step cannot be zero")
 
     def clamp(i, low, high):
-        if i < 0 if not isinstance(i, DimExpr) else False:
+        if not isinstance(i, DimExpr) and i < 0:
             i = i + dim
-        return min_dim(max_dim(i, low), high)
+        return min_dim(high, max_dim(i, low))
     if step > 0:
         start = 0 if s.start is None else clamp(s.start, 0, dim)
         stop = dim if s.stop is None else clamp(s.stop, 0, dim)
@@ -730,7 +738,7 @@ def bounds(d) -> tuple:
         return d, d
     lo, hi = _interval(d)
     coeffs = d._coeffs()
-    for c in d.scope._geq_constraints():
+    for c in d.scope._geq_constraints() + _implicit_constraints(d):
         for t, kc in c.terms:
             kd = coeffs.get(t)
             if t == _ONE or not kd:
@@ -742,6 +750,18 @@ def bounds(d) -> tuple:
             elif sign * kd < 0 and e0_hi < _INF:
                 hi = min(hi, e0_hi // abs(kc))
     return lo, hi
+
+
+def _implicit_constraints(d: DimExpr) -> list:
+    """What every ``min``/``max`` factor of ``d`` satisfies, as expressions >= 0:
+    ``min(x, y) <= x, y`` and ``max(x, y) >= x, y``."""
+    out = []
+    for t, _ in d.terms:
+        for f, _ in t.factors:
+            if f.operation in (MIN, MAX):
+                e = DimExpr._from_factor(f, d.scope)
+                out += [o - e if f.operation == MIN else e - o for o in f.operands]
+    return [c for c in out if isinstance(c, DimExpr)]
 
 
 def _geq(e1, e2, describe: Callable[[], str]) -> bool:

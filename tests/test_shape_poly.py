@@ -1267,3 +1267,62 @@ TRANSFORM_CASES = [('lambda x: jax.grad(lambda y: jnp.sum(y ** 2 * y.shape[0]))(
 @pytest.mark.parametrize("src, spec, expected", TRANSFORM_CASES)
 def test_transformations_with_symbolic_shapes_print_as_jax(src, spec, expected):
     assert str(jax.make_jaxpr(eval(src))(_spec(spec, "float32"))) == expected
+
+
+# Shape arithmetic and its errors: (source, spec, jaxpr or error printed by JAX 0.10.2)
+SHAPE_ARITH_CASES = [('lambda x: x.reshape(-1, 3)',
+  'b, 4',
+  ('raises',
+   'InconclusiveDimensionOperation',
+   'Cannot divide evenly the sizes of shapes (b, 4) and (-1, 3). The remainder mod(4*b, - '
+   '3) should be 0.')),
+ ('lambda x: x.reshape(x.shape[0], 5)',
+  'b, 4',
+  '{ lambda ; a:f32[b,4]. let\n'
+  '    b:f32[b,5] = reshape[dimensions=None new_sizes=(b, 5) sharding=None] a\n'
+  '  in (b,) }'),
+ ('lambda x: jnp.concatenate([x, x.T])',
+  'b, 4',
+  ('raises',
+   'TypeError',
+   'Cannot concatenate arrays with shapes that differ in dimensions other than the one '
+   'being concatenated: concatenating along dimension 0 for shapes (b, 4), (4, b).')),
+ ('lambda x: x[:5]',
+  'b',
+  '{ lambda ; a:f32[b]. let\n'
+  '    b:i32[1] = broadcast_in_dim 0:i32[]\n'
+  '    c:f32[min(b, 5)] = gather[\n'
+  '      dimension_numbers=GatherDimensionNumbers(offset_dims=(0,), '
+  'collapsed_slice_dims=(), start_index_map=(0,), operand_batching_dims=(), '
+  'start_indices_batching_dims=())\n'
+  '      fill_value=None\n'
+  '      indices_are_sorted=True\n'
+  '      mode=GatherScatterMode.PROMISE_IN_BOUNDS\n'
+  '      slice_sizes=(min(b, 5),)\n'
+  '      unique_indices=True\n'
+  '    ] a b\n'
+  '  in (c,) }'),
+ ('lambda x: int(x.shape[0])',
+  'b',
+  ('raises',
+   'InconclusiveDimensionOperation',
+   "Symbolic dimension 'b' used in a context that requires a constant")),
+ ('lambda x: jnp.ones(x.shape[0] - 1)',
+  'b',
+  '{ lambda ; a:f32[b]. let b:f32[b - 1] = broadcast_in_dim 1.0:f32[] in (b,) }'),
+ ('lambda x: x.reshape(-1, 2)',
+  '2*b, 3',
+  '{ lambda ; a:f32[2*b,3]. let\n'
+  '    b:f32[3*b,2] = reshape[dimensions=None new_sizes=(3*b, 2) sharding=None] a\n'
+  '  in (b,) }'),
+ ('lambda x: jnp.zeros((x.shape[0] % 2,))',
+  'b',
+  '{ lambda ; a:f32[b]. let b:f32[mod(b, 2)] = broadcast_in_dim 0.0:f32[] in (b,) }'),
+ ('lambda x: range(x.shape[0])',
+  'b',
+  ('raises', 'TypeError', "'_DimExpr' object cannot be interpreted as an integer"))]
+
+
+@pytest.mark.parametrize("src, spec, expected", SHAPE_ARITH_CASES)
+def test_shape_arithmetic_and_errors_as_jax(src, spec, expected):
+    _check(expected, lambda: jax.make_jaxpr(eval(src))(_spec(spec, "float32")))

@@ -317,7 +317,9 @@ def _reshape_shape_rule(x, *, new_sizes, dimensions, sharding):
         raise TypeError(f"reshape new_sizes must all be positive, got {new_sizes}.")
     # JAX checks the total size only when it lowers (a ValueError from the verifier);
     # checking it here gives the same exception type before any compilation.
-    if math.prod(new_sizes) != math.prod(x.shape):
+    # (Symbolic sizes are not checked: JAX leaves them to shape refinement.)
+    if shape_poly.is_constant_shape((*new_sizes, *x.shape)) and \
+            math.prod(new_sizes) != math.prod(x.shape):
         raise ValueError(f"reshape total size must be unchanged, got new_sizes {new_sizes} "
                          f"(size {math.prod(new_sizes)}) for operand shape {x.shape} "
                          f"(size {math.prod(x.shape)}).")
