@@ -8,6 +8,11 @@ into a program: the ``call_exported`` primitive, whose lowering copies the modul
 functions into the caller's module and calls its ``main``. Nothing of ``f`` is needed any
 more, only for the VJP, which an in-memory ``Exported`` exports on demand (and
 ``serialize(vjp_order=k)`` stores k levels of).
+
+Exported with symbolic shapes (``symbolic_shape("b, 4")``), one module serves every
+batch size: its ``main`` takes dynamic shapes (``tensor<?x4xf32>``) and computes the
+dimension variables from them (export/shape_poly.py); a program calling it is compiled
+after jaxlib's shape refinement has made every shape static again.
 """
 from __future__ import annotations
 
