@@ -674,10 +674,18 @@ _INF = math.inf
 
 
 def _mul_bounds(a, b):
-    products = [x * y for x in a for y in b if not (x == 0 or y == 0)] or [0]
-    if any(x == 0 for x in a + b):
-        products.append(0)
+    """The product of two intervals (0 times an infinite bound is 0, not NaN)."""
+    products = [0 if 0 in (x, y) else x * y for x in a for y in b]
     return min(products), max(products)
+
+
+def _floordiv_bound(x, y):
+    """``x // y`` for ``y >= 1``, where either may be an infinite bound."""
+    if y == _INF:
+        return 0 if x >= 0 else -1
+    if x in (_INF, -_INF):
+        return x
+    return x // y
 
 
 def _term_bounds(t: _Term, scope: SymbolicScope):
@@ -712,10 +720,8 @@ def _factor_bounds(f: _Factor, scope: SymbolicScope):
     if lo2 >= 1:                        # floordiv/mod by a positive divisor
         if f.operation == MOD:
             return 0, hi2 - 1
-        los = [math.floor(lo1 / lo2) if lo1 > -_INF else -_INF,
-               math.floor(lo1 / hi2) if lo1 > -_INF and hi2 < _INF else 0]
-        his = [math.floor(hi1 / lo2) if hi1 < _INF else _INF]
-        return min(los), max(his)
+        corners = [_floordiv_bound(x, y) for x in (lo1, hi1) for y in (lo2, hi2)]
+        return min(corners), max(corners)
     return -_INF, _INF
 
 

@@ -1326,3 +1326,41 @@ SHAPE_ARITH_CASES = [('lambda x: x.reshape(-1, 3)',
 @pytest.mark.parametrize("src, spec, expected", SHAPE_ARITH_CASES)
 def test_shape_arithmetic_and_errors_as_jax(src, spec, expected):
     _check(expected, lambda: jax.make_jaxpr(eval(src))(_spec(spec, "float32")))
+
+
+def test_bounds_and_decisions_are_sound_on_random_expressions():
+    """Whatever an expression's bounds say holds at every valuation (variables >= 1,
+    constraints respected), and a decided comparison is right at each of them."""
+    from glassjax.shape_poly import bounds, evaluate
+    rng = np.random.default_rng(0)
+    a, b = export.symbolic_shape("a, b", constraints=("a >= b + 2",))
+    leaves = [a, b, 1, 2, 3, -1]
+
+    def random_expr(depth):
+        if depth == 0:
+            return leaves[rng.integers(len(leaves))]
+        x, y = random_expr(depth - 1), random_expr(depth - 1)
+        op = rng.integers(6)
+        if op == 0:
+            return x + y
+        if op == 1:
+            return x - y
+        if op == 2:
+            return x * y
+        if op == 3:
+            return x // 3 if export.is_symbolic_dim(x) else x
+        if op == 4:
+            return x % 4 if export.is_symbolic_dim(x) else x
+        return max_dim(x, y) if rng.integers(2) else min_dim(x, y)
+
+    valuations = [{"a": va, "b": vb} for vb in range(1, 7) for va in range(vb + 2, vb + 9)]
+    for _ in range(300):
+        e = random_expr(3)
+        lo, hi = bounds(e)
+        values = [evaluate(e, v) for v in valuations]
+        assert all(lo <= x <= hi for x in values), (e, lo, hi)
+        try:
+            decided = e >= 0
+        except InconclusiveDimensionOperation:
+            continue
+        assert all((x >= 0) == decided for x in values), e
