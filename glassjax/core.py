@@ -30,12 +30,13 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 from jaxlib import _jax
 
-from glassjax import dtypes, source_info
+from glassjax import dtypes, shape_poly, source_info
 from glassjax.config import debug_key_reuse as _debug_key_reuse
 from glassjax.layout import Format
-from glassjax.errors import (ConcretizationTypeError, JaxprTypeError,
-                             TracerArrayConversionError, TracerBoolConversionError,
-                             TracerIntegerConversionError, UnexpectedTracerError)
+from glassjax.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
+                             JaxprTypeError, TracerArrayConversionError,
+                             TracerBoolConversionError, TracerIntegerConversionError,
+                             UnexpectedTracerError)
 
 
 # ----------------------------------------------------------------------------------------
@@ -192,7 +193,10 @@ class ShapedArray:
 
     def __init__(self, shape, dtype, weak_type=False, vma=(), sharding=None,
                  memory_space=_DEVICE):
-        self.shape = tuple(map(int, shape))
+        try:
+            self.shape = tuple(map(int, shape))
+        except InconclusiveDimensionOperation:       # a symbolic dimension stays one
+            self.shape = tuple(map(shape_poly.canonicalize_dim, shape))
         try:
             self.dtype = np.dtype(dtype)
         except TypeError:           # an extended dtype (typed PRNG keys) is kept as is
@@ -205,7 +209,7 @@ class ShapedArray:
         self.memory_space = memory_space
 
     ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    size = property(lambda self: math.prod(self.shape))
 
     @property
     def manual_axis_type(self) -> "ManualAxisType":
@@ -1357,6 +1361,9 @@ def concrete_or_error(convert: Callable | None, x, context: str = ""):
 
 
 def concrete_dim_or_error(x, context=""):
+    """An integer dimension (a symbolic one stays symbolic), else JAX's error."""
+    if shape_poly.is_symbolic_dim(x):
+        return x
     return concrete_or_error(operator.index, x, context)
 
 

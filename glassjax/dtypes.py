@@ -22,6 +22,7 @@ import warnings
 import ml_dtypes
 import numpy as np
 
+from glassjax import shape_poly
 from glassjax.config import config
 
 # -- the dtypes --------------------------------------------------------------------------
@@ -146,6 +147,8 @@ python_scalar_dtypes = {bool: np.dtype(bool), int: np.dtype(int64),
                         float: np.dtype(float64), complex: np.dtype(complex128)}
 python_scalar_dtypes.update({typed: python_scalar_dtypes[base]
                              for base, typed in typed_scalar_types.items()})
+# A symbolic dimension is a (weakly typed) Python int that is only known at run time.
+python_scalar_dtypes[shape_poly.DimExpr] = python_scalar_dtypes[int]
 
 
 def default_int_dtype():

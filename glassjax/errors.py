@@ -80,8 +80,8 @@ class KeyReuseError(JAXTypeError):
     """A PRNG key was used twice (only checked when key-reuse checking is on)."""
 
 
-# JAX raises this in shape polymorphism (comparing a symbolic ``b`` with ``3``, ...);
-# glassjax's shapes are always concrete, so here it only exists to be caught.
+# Raised in shape polymorphism (comparing a symbolic ``b`` with ``3``, ...); the
+# subclass in glassjax/shape_poly.py adds JAX's help text.
 class InconclusiveDimensionOperation(Exception):
     """Raised when we cannot conclusively compute with symbolic dimensions."""
 

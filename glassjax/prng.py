@@ -29,7 +29,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from glassjax import core, dtypes, lax
+from glassjax import core, dtypes, lax, shape_poly
 from glassjax import numpy as jnp
 from glassjax.array import Shard
 from glassjax.config import config
@@ -452,11 +452,14 @@ def _iota_2x32_shape_lowering(ctx, *, shape):
     """The row-major flat index, computed in uint64 from one iota per axis, then split."""
     u64 = core.ShapedArray(shape, np.uint64)
 
-    def const(value):
-        return lowering.broadcast_in_dim(lowering.ir_constant(np.uint64(value)), shape, ())
+    def const(value):           # (a symbolic stride is computed in the program)
+        scalar = hlo.convert(lowering.aval_to_ir_type(u64.update(shape=())),
+                             lowering.eval_dim(value)) \
+            if shape_poly.is_symbolic_dim(value) else lowering.ir_constant(np.uint64(value))
+        return lowering.broadcast_in_dim(scalar, shape, ())
 
     strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
-    iotas = [hlo.iota(lowering.aval_to_ir_type(u64), d) for d in range(len(shape))]
+    iotas = [lowering.iota(u64, d) for d in range(len(shape))]
     terms = [hlo.multiply(const(s), iota) for s, iota in zip(strides, iotas)]
     counts = functools.reduce(hlo.add, terms)
     word = lowering.aval_to_ir_type(ctx.avals_out[0])
@@ -544,7 +547,7 @@ def threefry_random_bits(key, bit_width, shape):
         raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
     if not config.jax_threefry_partitionable:
         return _threefry_random_bits_original(key, bit_width, shape)
-    if math.prod(shape) > 2 ** 64:
+    if shape_poly.is_constant_shape(shape) and math.prod(shape) > 2 ** 64:
         raise NotImplementedError("random bits array of size exceeding 2 ** 64")
     k1, k2 = key
     counts1, counts2 = iota_2x32_shape(shape)

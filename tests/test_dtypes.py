@@ -13,7 +13,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from glassjax import dtypes
+from glassjax import dtypes, shape_poly
 from glassjax.config import config, enable_x64
 
 PROMOTE_OPERANDS = ['bool', 'uint8', 'uint16', 'uint32', 'uint64', 'int8', 'int16', 'int32', 'int64', 'bfloat16', 'float16', 'float32', 'float64', 'complex64', 'complex128', 'int4', 'uint4', 'int2', 'float8_e4m3fn', 'float8_e5m2', 'float6_e2m3fn', 'float4_e2m1fn', 'int', 'float', 'complex']
@@ -465,7 +465,7 @@ def test_weak_types():
     assert not dtypes.is_python_scalar(np.float32(1))
     assert set(dtypes.python_scalar_dtypes) == {bool, int, float, complex,
                                                 dtypes.TypedInt, dtypes.TypedFloat,
-                                                dtypes.TypedComplex}
+                                                dtypes.TypedComplex, shape_poly.DimExpr}
     typed = dtypes.TypedFloat(1.5, np.float32)
     assert dtypes.is_weakly_typed(typed) and repr(typed) == "TypedFloat(1.5, dtype=float32)"
     assert str(typed) == "1.5" and type(typed + 1) is float

@@ -8,7 +8,7 @@ need is inverted with a registration hook: the lower module keeps a named slot
 (``core.hooks``, ``lax.utils.above``) that the higher one fills when it is imported.
 
     0 base          config, dtypes, errors, layout, version, tree_util, tree, monitoring,
-                    source_info, lib
+                    source_info, lib, shape_poly (symbolic dimensions)
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
     3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, cache_misses.py,
@@ -43,7 +43,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "glassjax"
 
 LAYERS = {
     "base": ["config", "dtypes", "errors", "layout", "version", "tree_util", "tree",
-             "monitoring", "source_info", "lib"],
+             "monitoring", "source_info", "lib", "shape_poly"],
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],
     "runtime": ["xla", "jit", "cache_misses", "mesh", "named_sharding", "array",

@@ -8,10 +8,16 @@ into a program: the ``call_exported`` primitive, whose lowering copies the modul
 functions into the caller's module and calls its ``main``. Nothing of ``f`` is needed any
 more, only for the VJP, which an in-memory ``Exported`` exports on demand (and
 ``serialize(vjp_order=k)`` stores k levels of).
+
+Exported with symbolic shapes (``symbolic_shape("b, 4")``), one module serves every
+batch size: its ``main`` takes dynamic shapes (``tensor<?x4xf32>``) and computes the
+dimension variables from them (export/shape_poly.py); a program calling it is compiled
+after jaxlib's shape refinement has made every shape static again.
 """
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import struct
 from typing import Any, Callable, Sequence
@@ -21,10 +27,12 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
+from jaxlib.mlir.dialects import stablehlo as hlo
 
-from glassjax import core, dtypes, tree_util
+from glassjax import core, dtypes, shape_poly, tree_util
 from glassjax.ad_api import vjp
 from glassjax.custom_derivatives import custom_vjp
+from glassjax.export import shape_poly as export_shape_poly
 from glassjax.export.pytree_serialization import treedef_from_data, treedef_to_data
 from glassjax.jit import jit
 from glassjax.xla import dispatch, lowering, runtime
@@ -77,7 +85,10 @@ _STABLE_CPU_KERNELS |= {f"lapack_{t}orgqr_ffi" for t in "sd"} | {
     f"lapack_{t}hetrd_ffi" for t in "cz"}
 _STABLE_CUSTOM_CALLS = _STABLE_CPU_KERNELS | {
     "Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape",
-    "annotate_device_placement", "AllocateBuffer", "shape_assertion"}
+    "annotate_device_placement", "AllocateBuffer", "shape_assertion",
+    # Shape polymorphism's dynamic ops, made static when shapes are refined.
+    "stablehlo.dynamic_reduce_window", "stablehlo.dynamic_rng_bit_generator",
+    "stablehlo.dynamic_top_k"}
 # The custom call through which compiled code calls a Python function (host callbacks).
 _HOST_CALLBACK = "xla_ffi_python_cpu_callback"
 
@@ -174,21 +185,28 @@ def _export_traced(traced, platforms, disabled_checks) -> Exported:
         raise ValueError("Cannot export a function that closes over traced values")
     if lowering.ordered_effects(closed.effects):
         raise NotImplementedError("glassjax cannot export functions with ordered effects")
+    in_avals = tuple(closed.in_avals)
+    symbolic = not all(shape_poly.is_constant_shape(a.shape) for a in in_avals)
+    # Solving the dimension variables from the arguments' shapes must be possible.
+    solution = export_shape_poly.Solution(
+        in_avals, export_shape_poly.arg_paths(result.in_tree)) if symbolic else None
     lowered = traced.lower()
     if lowered._lowered.placement.spmd:
         raise NotImplementedError("glassjax exports single-device programs only")
     # Lowered again with locations, which the module keeps for whoever reads it later
     # (its arguments located at their names, as in JAX).
     module = lowered._lower(locations=True).module_context.module
+    kept = tuple(i for i, k in enumerate(lowered._lowered.kept_invars) if k)
     with module.context:
-        module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(False)
+        module.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(
+            symbolic)
+        if symbolic:
+            _wrap_main(module, solution, kept)
         _check_custom_calls(module, disabled_checks)
         serialized = _jax.mlir.serialize_portable_artifact(
             module, stablehlo.get_version_from_compatibility_requirement(
                 stablehlo.StablehloCompatibilityRequirement.WEEK_4), False)
-    in_avals = tuple(closed.in_avals)
     fun_name = traced._jitted._name
-    kept = tuple(i for i, k in enumerate(lowered._lowered.kept_invars) if k)
     exported = Exported(
         fun_name=fun_name, in_tree=result.in_tree, in_avals=in_avals,
         out_tree=result.out_tree,
@@ -201,6 +219,44 @@ def _export_traced(traced, platforms, disabled_checks) -> Exported:
         module_kept_var_idx=kept, uses_global_constants=False,
         _get_vjp=lambda exp: _export_vjp(traced._jitted._fun, exp))
     return exported
+
+
+def _wrap_main(module: ir.Module, solution, kept: Sequence[int]):
+    """JAX's calling convention for a shape-polymorphic module: the lowered ``main``
+    (which takes the dimension variables first) becomes ``_wrapped_jax_export_main``,
+    and a new ``main`` taking only the arrays computes the variables from their shapes
+    and calls it."""
+    table = ir.SymbolTable(module.operation)
+    name = "_wrapped_jax_export_main"
+    if name in table:       # an exported function this one calls has taken the name
+        other = next(f"{name}_{k}" for k in itertools.count() if f"{name}_{k}" not in table)
+        table.replace_all_symbol_uses(name, other, module.operation)
+        table.set_symbol_name(table[name], other)
+    wrapped = table["main"]
+    table.set_symbol_name(wrapped, name)
+    wrapped.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    wrapped_type = ir.FunctionType(ir.TypeAttr(wrapped.attributes["function_type"]).value)
+    n_dims = len(solution.dim_vars)
+    with ir.InsertionPoint.at_block_begin(module.body), ir.Location.unknown():
+        main = lowering.func_dialect.FuncOp(
+            "main", ir.FunctionType.get(wrapped_type.inputs[n_dims:], wrapped_type.results))
+    main.attributes["sym_visibility"] = ir.StringAttr.get("public")
+    if "res_attrs" in wrapped.attributes:
+        main.attributes["res_attrs"] = wrapped.attributes["res_attrs"]
+    with ir.Location.unknown():
+        block = main.add_entry_block()
+    with ir.InsertionPoint(block), ir.Location.unknown():
+        args = dict(zip(kept, block.arguments))
+        missing = {s.arg for s in solution.steps} - set(args)
+        if missing:
+            raise NotImplementedError("glassjax cannot export a function whose unused "
+                                      f"arguments {sorted(missing)} alone give the values "
+                                      "of dimension variables")
+        dims = solution.emit(args)
+        call = lowering.func_dialect.CallOp(
+            list(wrapped_type.results), ir.FlatSymbolRefAttr.get("_wrapped_jax_export_main"),
+            [*dims, *block.arguments])
+        lowering.func_dialect.ReturnOp(list(call.results))
 
 
 def _custom_calls(module: ir.Module, targets_ok: Callable[[str], bool]) -> list[str]:
@@ -267,15 +323,28 @@ _LENGTHS = struct.Struct("<IQQQ")
 
 def _aval_to_data(aval) -> list:
     """Shape and dtype: like JAX's format, this one keeps no weak types (a deserialized
-    function's results are strongly typed)."""
+    function's results are strongly typed). A symbolic dimension is written as its text
+    (``"2*b"``), read back by parsing."""
     name = "float0" if aval.dtype == dtypes.float0 else np.dtype(aval.dtype).name
-    return [list(aval.shape), name]
+    shape = [str(d) if shape_poly.is_symbolic_dim(d) else d for d in aval.shape]
+    return [shape, name]
 
 
-def _aval_from_data(data) -> core.ShapedArray:
+def _aval_from_data(data, scope) -> core.ShapedArray:
     shape, name = data
     dtype = dtypes.float0 if name == "float0" else np.dtype(getattr(ml_dtypes, name, name))
+    if any(isinstance(d, str) for d in shape):
+        shape = shape_poly.symbolic_shape(", ".join(map(str, shape)) + ",", scope=scope)
     return core.ShapedArray(tuple(shape), dtype)
+
+
+def _symbolic_scope(avals):
+    """The scope of the symbolic dimensions in ``avals`` (None if there are none)."""
+    for aval in avals:
+        for d in aval.shape:
+            if shape_poly.is_symbolic_dim(d):
+                return d.scope
+    return None
 
 
 def serialize(exported: Exported, vjp_order: int = 0) -> bytearray:
@@ -293,6 +362,9 @@ def serialize(exported: Exported, vjp_order: int = 0) -> bytearray:
         calling_convention_version=exported.calling_convention_version,
         module_kept_var_idx=list(exported.module_kept_var_idx),
         uses_global_constants=exported.uses_global_constants)
+    scope = _symbolic_scope(exported.in_avals)
+    if scope is not None:
+        header["symbolic_constraints"] = scope._texts
     text = json.dumps(header).encode()
     vjp_bytes = serialize(exported.vjp(), vjp_order - 1) if vjp_order > 0 else b""
     module = exported.mlir_module_serialized
@@ -320,12 +392,14 @@ def deserialize(blob: bytes | bytearray) -> Exported:
                          "supported range [{minimum_supported_calling_convention_version}"
                          f"..{maximum_supported_calling_convention_version}]")
     n_in, n_out = len(header["in_avals"]), len(header["out_avals"])
+    # All symbolic dimensions of one export share a scope, rebuilt with its constraints.
+    scope = shape_poly.SymbolicScope(header.get("symbolic_constraints", []))
     return Exported(
         fun_name=header["fun_name"],
         in_tree=treedef_from_data(header["in_tree"]),
-        in_avals=tuple(map(_aval_from_data, header["in_avals"])),
+        in_avals=tuple(_aval_from_data(a, scope) for a in header["in_avals"]),
         out_tree=treedef_from_data(header["out_tree"]),
-        out_avals=tuple(map(_aval_from_data, header["out_avals"])),
+        out_avals=tuple(_aval_from_data(a, scope) for a in header["out_avals"]),
         in_shardings_hlo=(None,) * n_in, out_shardings_hlo=(None,) * n_out,
         nr_devices=header["nr_devices"], platforms=tuple(header["platforms"]),
         ordered_effects=(), unordered_effects=(),
@@ -359,6 +433,8 @@ def _arg_path(exported: Exported, index: int) -> str:
 
 
 def _call_exported_abstract_eval(*avals, exported: Exported):
+    """The result types for arguments of types ``avals``: the exported ones, where the
+    dimension variables (if any) take the values the argument shapes give them."""
     for i, (want, got) in enumerate(zip(exported.in_avals, avals)):
         where = _arg_path(exported, i)
         if len(want.shape) != len(got.shape):
@@ -368,11 +444,25 @@ def _call_exported_abstract_eval(*avals, exported: Exported):
             raise ValueError(f"Dtype mismatch for {where}: expected {want.dtype} and "
                              f"called with {got.dtype}")
         for d, (w, g) in enumerate(zip(want.shape, got.shape)):
-            if w != g:
+            if not shape_poly.is_symbolic_dim(w) and w != g:
                 raise ValueError(f"Shape mismatch for {where}.shape[{d}] (expected same "
                                  f"constant): expected {want.shape} and called with "
                                  f"{got.shape}")
-    return list(exported.out_avals)
+    if not _is_polymorphic(exported):
+        return list(exported.out_avals)
+    # (Called with symbolic shapes of the caller, the variables get symbolic values.)
+    env = _solution(exported).solve([a.shape for a in avals])
+    return [a.update(shape=tuple(shape_poly.evaluate(d, env) for d in a.shape))
+            for a in exported.out_avals]
+
+
+def _is_polymorphic(exported: Exported) -> bool:
+    return not all(shape_poly.is_constant_shape(a.shape) for a in exported.in_avals)
+
+
+def _solution(exported: Exported):
+    return export_shape_poly.Solution(exported.in_avals,
+                                      export_shape_poly.arg_paths(exported.in_tree))
 
 
 call_exported_p.def_abstract_eval(_call_exported_abstract_eval)
@@ -406,14 +496,26 @@ def _call_exported_lowering(ctx: lowering.LoweringRuleContext, *args, exported: 
             table.replace_all_symbol_uses(old, new, module.operation)
             table.set_symbol_name(table[old], new)
     for op in list(module.body.operations):
-        if op.name == "func.func":
+        if op.operation.name == "func.func":
             op.attributes["sym_visibility"] = ir.StringAttr.get("private")
         mctx.module.body.append(op)
     main = renames["main"]
-    kept = [args[i] for i in exported.module_kept_var_idx]
+    # A polymorphic callee takes dynamic shapes (``tensor<?x4xf32>``): the arguments
+    # are converted to them, the results back, and the module's shapes are refined to
+    # static ones before it is compiled.
+    kept = [_convert_type(args[i], exported.in_avals[i])
+            for i in exported.module_kept_var_idx]
     out_types = [lowering.aval_to_ir_type(a) for a in exported.out_avals]
-    return list(lowering.func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(main),
-                                             kept).results)
+    outs = lowering.func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(main),
+                                        kept).results
+    if _is_polymorphic(exported):
+        mctx.uses_dim_vars = True
+    return [_convert_type(x, a) for x, a in zip(outs, ctx.avals_out)]
+
+
+def _convert_type(x: ir.Value, aval) -> ir.Value:
+    ir_type = lowering.aval_to_ir_type(aval)
+    return x if x.type == ir_type else hlo.convert(ir_type, x)
 
 
 lowering.register_lowering(call_exported_p, _call_exported_lowering)

@@ -11,6 +11,7 @@ Read next: lax/utils.py, then lax/conversion.py.
 """
 from glassjax import core
 from glassjax.lax.conversion import _convert_element_type
+from glassjax.lax.dim_as_value import dim_as_value_p  # installs shape_poly.hooks.as_value
 from glassjax.lax.elementwise import (
     AccuracyMode, RoundingMethod, Tolerance, abs, abs_p, acos, acos_p, acosh, acosh_p, add,
     add_any, add_any_p, add_p, and_p, asin, asin_p, asinh, asinh_p, atan, atan2, atan2_p,

@@ -18,7 +18,7 @@ import functools
 
 import numpy as np
 
-from glassjax import core, dtypes, tree_util
+from glassjax import core, dtypes, shape_poly, tree_util
 from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax import elementwise, slicing
@@ -31,7 +31,7 @@ from glassjax.lax.utils import (above, same_sharding, spec_of, all_weak, canonic
                                 standard_multi_result_primitive, standard_primitive)
 from glassjax.vmap_api import vmap
 from glassjax.xla import dispatch, lowering
-from glassjax.xla.lowering import hlo, ir
+from glassjax.xla.lowering import func_dialect, hlo, ir
 from jaxlib.mlir.dialects import chlo
 
 _input_dtype = lambda x, *args, **params: x.dtype
@@ -627,6 +627,8 @@ def _cumred_lower(combine, identity, ctx, x, *, axis, reverse):
         return x
     window = [1] * aval.ndim
     window[axis] = n
+    if shape_poly.is_symbolic_dim(n):
+        return _cumred_dynamic(combine, identity, ctx, x, window, axis, reverse)
     padding = np.zeros((aval.ndim, 2), np.int64)
     padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
     padding_attr = ir.DenseIntElementsAttr.get(
@@ -643,6 +645,34 @@ def _cumred_lower(combine, identity, ctx, x, *, axis, reverse):
     block = _region(op, [scalar, scalar])
     with ir.InsertionPoint(block):
         hlo.return_([combine(*block.arguments)])
+    return op.result
+
+
+def _cumred_dynamic(combine, identity, ctx, x, window, axis, reverse):
+    """The same window with a symbolic length: XLA's ``stablehlo.dynamic_reduce_window``
+    custom call (window and padding computed in the program; its reducer a private
+    function), as JAX lowers it; shape refinement makes it a ``reduce_window``."""
+    aval = ctx.avals_in[0]
+    mctx = ctx.module_context
+    scalar = _scalar_type(aval.dtype)
+    name = mctx.unique_name("dynamic_reduce_window_reducer")
+    with ir.InsertionPoint.at_block_begin(mctx.module.body):
+        reducer = func_dialect.FuncOp(name, ir.FunctionType.get([scalar] * 2, [scalar]))
+    reducer.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    block = reducer.add_entry_block()
+    with ir.InsertionPoint(block):
+        func_dialect.ReturnOp([combine(*block.arguments)])
+    ones = [1] * aval.ndim
+    pad = [(0, 0)] * aval.ndim
+    pad[axis] = (0, window[axis] - 1) if reverse else (window[axis] - 1, 0)
+    pairs = lowering.aval_to_ir_type(core.ShapedArray((1, 2), np.int32))
+    padding = hlo.concatenate([hlo.reshape(pairs, lowering.shape_tensor(p)) for p in pad], 0)
+    op = hlo.CustomCallOp(
+        [lowering.aval_to_ir_type(aval)],
+        [x, lowering.ir_constant(identity(aval.dtype)),
+         *(lowering.shape_tensor(v) for v in (window, ones, ones, ones)), padding],
+        call_target_name="stablehlo.dynamic_reduce_window",
+        called_computations=ir.ArrayAttr.get([ir.FlatSymbolRefAttr.get(name)]))
     return op.result
 
 
@@ -984,7 +1014,15 @@ def _top_k_lower(ctx, x, *, k, axis):
     perm[axis], perm[-1] = perm[-1], perm[axis]
     if axis != ndim - 1:
         x = hlo.transpose(x, lowering.i64_array(perm))
-    results = list(chlo.top_k(x, k))
+    if shape_poly.is_symbolic_dim(k):
+        # A symbolic k (shape polymorphism): XLA's dynamic top-k, made static when the
+        # module's shapes are refined.
+        out_types = [lowering.aval_to_ir_type(a.update(shape=tuple(a.shape[p] for p in perm)))
+                     for a in ctx.avals_out]
+        results = list(hlo.CustomCallOp(out_types, [x, lowering.eval_dim(k)],
+                                        call_target_name="stablehlo.dynamic_top_k").results)
+    else:
+        results = list(chlo.top_k(x, k))
     if axis != ndim - 1:
         results = [hlo.transpose(r, lowering.i64_array(perm)) for r in results]
     return results
@@ -999,7 +1037,7 @@ batching.primitive_batchers[top_k_p] = _top_k_batch
 def top_k(operand, k: int, *, axis: int = -1):
     """The ``k`` largest values along ``axis`` and their (int32) indices, largest first
     (on ties the lower index comes first)."""
-    k = int(k)
+    k = shape_poly.canonicalize_dim(k)
     if k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
     axis = canonicalize_axis(axis, np.ndim(operand))

@@ -24,13 +24,14 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from glassjax import core, dtypes
+from glassjax import core, dtypes, shape_poly
 from glassjax.interpreters import ad, batching
 from glassjax.jit import jit
 from glassjax.lax import elementwise
 from glassjax.lax.structural import (broadcast, broadcast_in_dim, broadcasted_iota,
                                      concatenate, expand_dims,
-                                     full, full_like, iota, reshape, squeeze)
+                                     full, full_like, iota, reshape, shape_as_value,
+                                     squeeze)
 from glassjax.lax.utils import (above, canonicalize_shape, check_same_dtypes,
                                 check_shapelike, operand_memory_space, reduction_jaxpr,
                                 resized_sharding, standard_primitive)
@@ -136,10 +137,12 @@ slice_p = standard_primitive(_slice_shape_rule, _input_dtype, "slice")
 slice_p.sharding_rule = lambda x, **params: resized_sharding(
     "slicing", x, _slice_shape_rule(x, **params))
 slice_p.def_impl(_slice_impl)
-lowering.register_lowering(slice_p, lambda ctx, x, *, start_indices, limit_indices, strides:
-                           hlo.slice(x, [int(i) for i in start_indices],
-                                     [int(i) for i in limit_indices],
-                                     [int(i) for i in strides or [1] * len(start_indices)]))
+def _slice_lower(ctx, x, *, start_indices, limit_indices, strides):
+    return lowering.slice_op(x, ctx.avals_out[0], start_indices, limit_indices,
+                             strides or [1] * len(start_indices))
+
+
+lowering.register_lowering(slice_p, _slice_lower)
 ad.deflinear2(slice_p, _slice_transpose)
 batching.primitive_batchers[slice_p] = _slice_batch
 
@@ -157,11 +160,11 @@ def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int =
     limit_indices = list(operand.shape)
     strides = [1] * operand.ndim
     axis_size = operand.shape[axis]
-    start = operator.index(start_index) if start_index is not None else 0
-    limit = operator.index(limit_index) if limit_index is not None else axis_size
-    if start < 0:
+    start = shape_poly.canonicalize_dim(start_index) if start_index is not None else 0
+    limit = shape_poly.canonicalize_dim(limit_index) if limit_index is not None else axis_size
+    if shape_poly.is_constant_dim(start) and start < 0:
         start += axis_size
-    if limit < 0:
+    if shape_poly.is_constant_dim(limit) and limit < 0:
         limit += axis_size
     axis = int(axis)
     start_indices[axis], limit_indices[axis] = start, limit
@@ -252,8 +255,15 @@ def _pad_batch(args, dims, *, padding_config):
 pad_p = standard_primitive(_pad_shape_rule, _pad_dtype_rule, "pad")
 pad_p.sharding_rule = lambda x, padding_value, **params: resized_sharding(
     "padding", x, _pad_shape_rule(x, padding_value, **params))
-lowering.register_lowering(pad_p, lambda ctx, x, padding_value, *, padding_config: hlo.pad(
-    x, padding_value, *[[int(c[k]) for c in padding_config] for k in range(3)]))
+def _pad_lower(ctx, x, padding_value, *, padding_config):
+    low, high, interior = ([c[k] for c in padding_config] for k in range(3))
+    if not shape_poly.is_constant_shape((*low, *high, *interior)):   # symbolic amounts
+        return hlo.dynamic_pad(lowering.aval_to_ir_type(ctx.avals_out[0]), x, padding_value,
+                               *map(lowering.shape_tensor, (low, high, interior)))
+    return hlo.pad(x, padding_value, *([int(v) for v in c] for c in (low, high, interior)))
+
+
+lowering.register_lowering(pad_p, _pad_lower)
 ad.deflinear2(pad_p, _pad_transpose)
 batching.primitive_batchers[pad_p] = _pad_batch
 
@@ -723,12 +733,14 @@ def _gather_fill(operand, indices, *, dimension_numbers, slice_sizes, unique_ind
     """FILL_OR_DROP: an in-bounds gather, then windows whose start was out of bounds
     are replaced by ``fill_value``."""
     dn = dimension_numbers
-    too_big = any(d > np.iinfo(np.int32).max for d in np.shape(operand))
+    too_big = any(shape_poly.is_constant_dim(d) and d > np.iinfo(np.int32).max
+                  for d in np.shape(operand))
     index_dtype = np.dtype(np.int64 if too_big else np.int32)
     indices = elementwise.convert_element_type(indices, index_dtype)
     num_batch_dims = np.ndim(indices) - 1
-    upper_bound = np.array([np.shape(operand)[i] - slice_sizes[i]
-                            for i in dn.start_index_map], index_dtype)
+    bounds = tuple(np.shape(operand)[i] - slice_sizes[i] for i in dn.start_index_map)
+    upper_bound = np.array(bounds, index_dtype) if shape_poly.is_constant_shape(bounds) \
+        else elementwise.convert_element_type(shape_as_value(bounds), index_dtype)
     mask = elementwise.bitwise_and(
         elementwise.ge(indices, index_dtype.type(0)),
         elementwise.le(indices, expand_dims(upper_bound, tuple(range(num_batch_dims)))))
@@ -763,6 +775,10 @@ def _gather_lower(ctx, operand, indices, *, dimension_numbers, slice_sizes, uniq
         start_index_map=[int(d) for d in dn.start_index_map])
     if math.prod(aval_out.shape) == 0:
         return lowering.full_like_aval(0, aval_out)
+    if not shape_poly.is_constant_shape(slice_sizes):   # sizes computed in the program
+        return hlo.dynamic_gather(operand, indices, lowering.shape_tensor(slice_sizes),
+                                  dnums, indices_are_sorted=indices_are_sorted,
+                                  results=[lowering.aval_to_ir_type(aval_out)])
     return hlo.gather(operand, indices, dnums, [int(s) for s in slice_sizes],
                       indices_are_sorted=ir.BoolAttr.get(indices_are_sorted))
 

@@ -15,10 +15,11 @@ import operator
 
 import numpy as np
 
-from glassjax import core, dtypes, pretty
+from glassjax import core, dtypes, pretty, shape_poly
 from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax.conversion import _convert_element_type
+from glassjax.lax.dim_as_value import dim_as_value
 from glassjax.lax.utils import (above, resized_sharding, same_sharding, spec_of, canonicalize_axis, canonicalize_shape,
                                 check_same_dtypes, check_shapelike, ensure_index_tuple,
                                 is_array, operand_memory_space, standard_multi_result_primitive,
@@ -194,11 +195,15 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
 
 def shape_as_value(shape):
     """A shape as an integer vector: a NumPy int32 array (int64 if a dimension does not
-    fit). (JAX also takes symbolic dimensions here and then computes the vector in the
-    program; glassjax's dimensions are always integers.) The empty shape gives an empty
-    array built with ``full``, as JAX builds it."""
-    dtype = np.dtype(np.int64 if any(d > np.iinfo(np.int32).max for d in shape)
-                     else np.int32)
+    fit). The empty shape gives an empty array built with ``full``, as JAX builds it. A
+    shape with symbolic dimensions is computed in the program: each dimension as a value
+    (``dim_as_value``), made 1-D and concatenated."""
+    if not shape_poly.is_constant_shape(shape):
+        pieces = [expand_dims(_convert_element_type(dim_as_value(d), np.dtype(np.int32)),
+                              (0,)) for d in shape]
+        return concatenate(pieces, 0)
+    too_big = any(d > np.iinfo(np.int32).max for d in shape)
+    dtype = np.dtype(np.int64 if too_big else np.int32)
     if len(shape) == 0:
         return full((0,), np.array(0, dtype=dtype))
     return np.asarray(shape, dtype=dtype)
@@ -264,7 +269,7 @@ def _iota_shape_rule(*, dtype, shape, dimension, sharding):
 iota_p = standard_primitive(_iota_shape_rule, lambda *, dtype, **p: dtype, "iota",
                             weak_type_rule=lambda **p: False)
 lowering.register_lowering(iota_p, lambda ctx, *, dtype, shape, dimension, sharding:
-                           hlo.iota(lowering.aval_to_ir_type(ctx.avals_out[0]), dimension))
+                           lowering.iota(ctx.avals_out[0], dimension))
 
 
 def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
@@ -313,7 +318,9 @@ def _reshape_shape_rule(x, *, new_sizes, dimensions, sharding):
         raise TypeError(f"reshape new_sizes must all be positive, got {new_sizes}.")
     # JAX checks the total size only when it lowers (a ValueError from the verifier);
     # checking it here gives the same exception type before any compilation.
-    if math.prod(new_sizes) != math.prod(x.shape):
+    # (Symbolic sizes are not checked: JAX leaves them to shape refinement.)
+    if shape_poly.is_constant_shape((*new_sizes, *x.shape)) and \
+            math.prod(new_sizes) != math.prod(x.shape):
         raise ValueError(f"reshape total size must be unchanged, got new_sizes {new_sizes} "
                          f"(size {math.prod(new_sizes)}) for operand shape {x.shape} "
                          f"(size {math.prod(x.shape)}).")
@@ -371,6 +378,8 @@ def _reshape_batch(args, dims, *, new_sizes, dimensions, sharding):
 def _reshape_lower(ctx, x, *, new_sizes, dimensions, sharding):
     if dimensions is not None:
         x = hlo.transpose(x, lowering.i64_array(dimensions))
+    if not shape_poly.is_constant_shape(new_sizes):
+        return lowering.reshape(x, ctx.avals_out[0])
     return lowering.result(ctx, "stablehlo.reshape", [x])
 
 
@@ -420,8 +429,8 @@ squeeze_p = standard_primitive(lambda x, *, dimensions: _squeeze_shape(x.shape, 
                                _input_dtype, "squeeze")
 squeeze_p.sharding_rule = lambda x, *, dimensions: [
     e for i, e in enumerate(spec_of(x)) if i not in dimensions]
-lowering.register_lowering(squeeze_p, lambda ctx, x, *, dimensions: lowering.result(
-    ctx, "stablehlo.reshape", [x]))
+lowering.register_lowering(squeeze_p, lambda ctx, x, *, dimensions: lowering.reshape(
+    x, ctx.avals_out[0]))
 ad.deflinear2(squeeze_p, lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)])
 batching.primitive_batchers[squeeze_p] = _squeeze_batch
 
@@ -605,11 +614,11 @@ def _split_batch(args, dims, *, sizes, axis):
 def _split_lower(ctx, x, *, sizes, axis):
     shape = ctx.avals_in[0].shape
     start, outs = 0, []
-    for size in sizes:
+    for size, aval in zip(sizes, ctx.avals_out):
         starts = [0] * len(shape)
         limits = list(shape)
         starts[axis], limits[axis] = start, start + size
-        outs.append(hlo.slice(x, starts, limits, [1] * len(shape)))
+        outs.append(lowering.slice_op(x, aval, starts, limits, [1] * len(shape)))
         start += size
     return outs
 
@@ -756,10 +765,10 @@ def _tile_lower(ctx, x, *, reps):
     """Interleave size-1 axes, broadcast them to the repeat counts, merge pairs."""
     aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
     expanded = aval_in.update(shape=tuple(j for d in aval_in.shape for j in (1, d)))
-    x = hlo.reshape(lowering.aval_to_ir_type(expanded), x)
+    x = lowering.reshape(x, expanded)
     shape = tuple(k for pair in zip(reps, aval_in.shape) for k in pair)
     x = lowering.broadcast_in_dim(x, shape, range(2 * aval_in.ndim))
-    return hlo.reshape(lowering.aval_to_ir_type(aval_out), x)
+    return lowering.reshape(x, aval_out)
 
 
 tile_p = standard_primitive(_tile_shape_rule, _input_dtype, "tile")

@@ -17,7 +17,7 @@ import operator
 
 import numpy as np
 
-from glassjax import core, dtypes, pretty
+from glassjax import core, dtypes, pretty, shape_poly
 from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.xla import dispatch, lowering
@@ -376,11 +376,12 @@ def is_array(x) -> bool:
 
 
 def canonicalize_shape(shape, context: str = "") -> tuple:
-    """A user-provided shape as a tuple of Python ints (a lone int is a 1-D shape)."""
-    if isinstance(shape, int):
+    """A user-provided shape as a tuple of Python ints or symbolic dimensions (a lone
+    dimension is a 1-D shape)."""
+    if isinstance(shape, int) or shape_poly.is_symbolic_dim(shape):
         shape = (shape,)
     try:
-        return tuple(operator.index(d) for d in shape)
+        return tuple(map(shape_poly.canonicalize_dim, shape))
     except TypeError:
         pass
     msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."

@@ -13,7 +13,7 @@ import types
 
 import numpy as np
 
-from glassjax import core, dlpack, dtypes, lax, tree_util
+from glassjax import core, dlpack, dtypes, lax, shape_poly, tree_util
 from glassjax.jit import jit
 from glassjax.lax import utils as lax_utils
 from glassjax.numpy import util
@@ -203,6 +203,11 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     for name, val in [(start_name, start), ("stop", stop), ("step", step)]:
         if val is not None and np.ndim(val) != 0:
             raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={val}")
+    if any(shape_poly.is_symbolic_dim(v) for v in (start, stop, step)):
+        if stop is None:
+            start, stop = 0, start
+        return _arange_symbolic(start, stop, 1 if step is None else step,
+                                dtype or dtypes.default_int_dtype())
     if dtype is None:
         dtype = dtypes.result_type(start, *(x for x in (stop, step) if x is not None))
     if any(np.iscomplexobj(v) for v in (start, stop, step)):
@@ -225,6 +230,22 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     size = max(0, int(np.ceil(stop - start)))
     return lax.add(lax.convert_element_type(start, dtype),
                    lax.broadcasted_iota(dtype, (size,), 0))
+
+
+def _arange_symbolic(start, stop, step, dtype):
+    """``arange`` whose bounds are dimensions, some symbolic (``arange(x.shape[0])`` under
+    shape polymorphism): ``start + step * iota(size)``, the size a dimension expression.
+    The sign of the step must be known."""
+    if not all(shape_poly.is_symbolic_dim(v) or shape_poly.is_constant_dim(v)
+               for v in (start, stop, step)):
+        raise ValueError("In arange with non-constant arguments all of start, stop, and "
+                         "step must be either dimension expressions or integers: "
+                         f"start={start}, stop={stop}, step={step}")
+    if step == 0:
+        raise ValueError("arange has step == 0")
+    gap, distance = (step, stop - start) if step > 0 else (-step, start - stop)
+    size = shape_poly.max_dim(0, distance + gap - 1) // gap
+    return array(start, dtype=dtype) + array(step, dtype=dtype) * lax.iota(dtype, size)
 
 
 def _host_scalar(x):

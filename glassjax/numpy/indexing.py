@@ -23,7 +23,8 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from glassjax import core, dtypes, lax
+from glassjax import core, dtypes, lax, shape_poly
+from glassjax.lax.dim_as_value import dim_as_value
 from glassjax.config import config
 from glassjax.jit import jit
 from glassjax.numpy import util
@@ -161,6 +162,8 @@ def _static_value(x):
 def _static_slice(arr, parsed, mode, normalize_indices):
     """ints and static slices: ``slice``/``rev``/``squeeze``/``expand_dims``. Raises
     (caught by the caller) when the index needs something more."""
+    if not shape_poly.is_constant_shape(arr.shape):
+        raise ValueError("mode='slice' is not valid for polymorphic shapes.")
     if mode is not None and lax.GatherScatterMode.from_any(mode) not in (
             lax.GatherScatterMode.PROMISE_IN_BOUNDS, lax.GatherScatterMode.CLIP):
         raise ValueError("static_slice requires mode='promise_in_bounds' or mode='clip'")
@@ -269,7 +272,7 @@ def _dynamic_slice(arr, parsed, mode, normalize_indices):
                 trivial = False
             axis, = p.consumed_axes
             size = arr.shape[axis]
-            start, stop, step = p.index.indices(size)
+            start, stop, step = p.index.indices(size)   # (a symbolic size: TypeError)
             if step < 0:
                 new_start = stop + 1 + abs(start - stop - 1) % abs(step)
                 starts.append(new_start)
@@ -287,7 +290,8 @@ def _dynamic_slice(arr, parsed, mode, normalize_indices):
 
 def _index_dtype(shape):
     """int32 indices unless an axis is too long for them."""
-    return np.dtype(np.int64) if any(d > np.iinfo(np.int32).max for d in shape) \
+    return np.dtype(np.int64) if any(shape_poly.is_constant_dim(d) and d > np.iinfo(np.int32).max
+                                     for d in shape) \
         else np.dtype(np.int32)
 
 
@@ -440,8 +444,8 @@ def index_to_gather(parsed, shape, normalize_indices=True) -> GatherIndexer:
             newaxis_dims.append(y_axis)
             y_axis += 1
         elif p.typ == IndexType.SLICE:
-            start, stop, step = p.index.indices(shape[x_axis])
-            size = len(range(start, stop, step))
+            start, stop, step = shape_poly.slice_indices(p.index, shape[x_axis])
+            size = shape_poly.slice_size(start, stop, step)
             slice_shape.append(size)
             if step == 1:
                 if size != shape[x_axis]:
@@ -608,7 +612,11 @@ def _normalize_index(index, axis_size):
     """Negative indices counted from the end (unsigned indices never are)."""
     if dtypes.issubdtype(dtypes.dtype(index), np.unsignedinteger):
         return index
-    return lax.select(index < 0, lax.add(index, const(index, axis_size)), index)
+    if shape_poly.is_symbolic_dim(axis_size):       # known in the program only
+        size = lax.convert_element_type(dim_as_value(axis_size), dtypes.dtype(index))
+    else:
+        size = const(index, axis_size)
+    return lax.select(index < 0, lax.add(index, size), index)
 
 
 @jit(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
@@ -644,8 +652,8 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None, *,
     if wrap_negative_indices is None:
         wrap_negative_indices = mode != "promise_in_bounds"
     if wrap_negative_indices:     # (wide enough that index + axis_size cannot overflow)
-        index_dtype = np.dtype(np.int64 if axis_size > np.iinfo(np.int32).max
-                               else np.int32)
+        index_dtype = np.dtype(np.int64 if shape_poly.is_constant_dim(axis_size) and
+                               axis_size > np.iinfo(np.int32).max else np.int32)
         indices = _normalize_index(lax.convert_element_type(indices, index_dtype),
                                    axis_size)
     index_dims = [i for i, d in enumerate(idx_shape) if i == axis or d != 1]

@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from glassjax import core, dtypes, lax
+from glassjax import core, dtypes, lax, shape_poly
 from glassjax.array import Array
 from glassjax.jit import jit
 from glassjax.numpy import reductions, ufuncs, util
@@ -78,15 +78,30 @@ def result_type(*args):
 # Reshaping and transposing
 # ----------------------------------------------------------------------------------------
 
+def _symbolic_newshape(shape, newshape):
+    """A ``-1`` among symbolic sizes is solved by polynomial division (JAX's
+    ``divide_shape_sizes``; the sizes are not checked otherwise, as in JAX)."""
+    if -1 not in newshape:
+        return newshape
+    q, r = divmod(math.prod(shape), math.prod(newshape))
+    if r != 0:
+        raise shape_poly.InconclusiveDimensionOperation(
+            f"Cannot divide evenly the sizes of shapes {tuple(shape)} and {tuple(newshape)}. "
+            f"The remainder {r} should be 0.")
+    return tuple(-q if type(d) is int and d == -1 else d for d in newshape)
+
+
 def _compute_newshape(arr, newshape):
     """``newshape`` with its one ``-1`` (if any) resolved, after JAX's checks."""
     orig = newshape
     newshape = util.canonicalize_shape(newshape if np.iterable(newshape) else [newshape])
     size = math.prod(arr.shape)
-    neg1s = [i for i, d in enumerate(newshape) if d == -1]
+    neg1s = [i for i, d in enumerate(newshape) if type(d) is int and d == -1]
     if len(neg1s) > 1:
         raise TypeError("can only specify one unknown axis size with a `-1` value, got "
                         f"{orig}")
+    if not shape_poly.is_constant_shape((*arr.shape, *newshape)):
+        return _symbolic_newshape(arr.shape, newshape)
     if neg1s:
         i, = neg1s
         others = math.prod(newshape[:i] + newshape[i + 1:])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from glassjax import core, lax
+from glassjax import core, lax, shape_poly
 from glassjax.jit import jit
 from glassjax.numpy import reductions, sorting, util
 from glassjax.numpy.array_creation import asarray, empty, linspace
@@ -235,7 +235,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
     modes, or with a callable ``mode`` as NumPy's ``pad`` accepts."""
     array = ensure_arraylike("pad", array)
     pad_pairs = _pad_pairs(pad_width, array.ndim, "pad_width")
-    if pad_pairs and not all(isinstance(v, (int, np.integer)) for p in pad_pairs for v in p):
+    if pad_pairs and not all(isinstance(v, (int, np.integer, shape_poly.DimExpr))
+                             for p in pad_pairs for v in p):
         raise TypeError("`pad_width` must be of integral type.")
     if callable(mode):
         return _pad_func(array, pad_width, mode, **kwargs)

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from glassjax import dtypes, lax
+from glassjax import dtypes, lax, shape_poly
 from glassjax.jit import jit
 from glassjax.numpy import reductions
 from glassjax.numpy.util import (_where, canonicalize_axis, const, ensure_arraylike,
@@ -49,8 +49,9 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
     if dtype is not None:
         idx_dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "argsort")
     else:
-        idx_dtype = (np.dtype(np.int64) if arr.shape[dimension] > np.iinfo(np.int32).max
-                     else dtypes.default_int_dtype())
+        size = arr.shape[dimension]
+        idx_dtype = (np.dtype(np.int64) if shape_poly.is_constant_dim(size) and
+                     size > np.iinfo(np.int32).max else dtypes.default_int_dtype())
     iota = lax.broadcasted_iota(idx_dtype, arr.shape, dimension)
     if descending and stable:
         # Reverse first so equal keys keep their order after the final reversal.

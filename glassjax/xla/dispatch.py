@@ -375,7 +375,8 @@ def lower_jaxpr(name: str, closed: core.ClosedJaxpr, placement: Placement | None
     mctx = lowering.lower_module(lowering.module_name("jit", name), pruned,
                                  donated_invars=donated, result_names=result_names,
                                  devices=placement.devices, locations=locations,
-                                 memory_kinds=kinds, arg_names=arg_names, **spmd)
+                                 memory_kinds=kinds, arg_names=arg_names,
+                                 dim_vars=lowering.dim_vars_of(closed.in_avals), **spmd)
     elapsed = time.perf_counter() - start
     log_compile("Finished jaxpr to MLIR module conversion %s in %.9f sec", program, elapsed)
     monitoring.record_event_duration_secs(monitoring.JAXPR_TO_MLIR_MODULE_EVENT, elapsed,
@@ -395,7 +396,10 @@ def compile_lowered(closed: core.ClosedJaxpr, lowered: LoweredJaxpr) -> Compiled
     """Compile the module ``lower_jaxpr`` made of ``closed`` for its placement."""
     mctx, placement = lowered.module_context, lowered.placement
     start = time.perf_counter()
-    exe = runtime.compile(mctx.module, devices=placement.devices,
+    module = mctx.module
+    if mctx.uses_dim_vars:
+        module = runtime.refine_polymorphic_shapes(module)
+    exe = runtime.compile(module, devices=placement.devices,
                           num_partitions=len(placement.devices),
                           host_callbacks=mctx.host_callbacks)
     elapsed = time.perf_counter() - start
@@ -453,10 +457,11 @@ def prune_for_lowering(closed: core.ClosedJaxpr, keep_unused=False):
     """What a jit lowers, as in JAX: the jaxpr without its dead equations (and the
     constants only they read), and without the inputs nothing reads -- or with
     ``keep_unused`` the jaxpr as it is. Returns the pruned jaxpr and which inputs it
-    kept."""
+    kept. A shape-polymorphic program keeps all its inputs: their shapes carry the
+    values of its dimension variables."""
     from glassjax.interpreters import partial_eval as pe   # late: it sits above dispatch
     jaxpr, n = closed.jaxpr, len(closed.jaxpr.constvars)
-    if keep_unused:
+    if keep_unused or lowering.dim_vars_of(closed.in_avals):
         return closed, [True] * len(jaxpr.invars)
     # One pass finds the dead equations, constants and inputs alike: the constants are
     # passed as leading inputs that are never kept for their own sake.

@@ -27,7 +27,7 @@ from jaxlib.mlir.dialects import func as func_dialect
 from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from glassjax import core, dtypes, source_info
+from glassjax import core, dtypes, shape_poly, source_info
 from glassjax.xla import runtime
 
 lowering_rules: dict = {}
@@ -56,18 +56,27 @@ def _outlined(rule: Callable) -> Callable:
         multiple = ctx.primitive.multiple_results
         out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
 
+        dim_vars = ctx.module_context.dim_vars     # (passed first, as to every function)
+
         def emit(fn_name):
-            in_types = [aval_to_ir_type(a) for a in ctx.avals_in]
+            in_types = [aval_to_ir_type(core.ShapedArray((), dim_value_dtype()))] * len(
+                dim_vars) + [aval_to_ir_type(a) for a in ctx.avals_in]
             with ir.InsertionPoint(ctx.module_context.module.body):
                 fn = func_dialect.FuncOp(fn_name, ir.FunctionType.get(in_types, out_types))
             fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
-            with ir.InsertionPoint(fn.add_entry_block()):
-                outs = rule(ctx, *fn.entry_block.arguments, **params)
-                func_dialect.ReturnOp(outs if multiple else [outs])
+            fn_args = list(fn.add_entry_block().arguments)
+            _dim_values.append(dict(zip(dim_vars, fn_args)))
+            try:
+                with ir.InsertionPoint(fn.entry_block):
+                    outs = rule(ctx, *fn_args[len(dim_vars):], **params)
+                    func_dialect.ReturnOp(outs if multiple else [outs])
+            finally:
+                _dim_values.pop()
         key = (ctx.primitive, tuple(ctx.avals_in), repr(sorted(params.items())))
         fn_name = _emitted_once(ctx.module_context, key, ctx.primitive.name, emit)
+        dims = [_dim_values[-1][v] for v in dim_vars]
         results = func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn_name),
-                                      list(args)).results
+                                      [*dims, *args]).results
         return list(results) if multiple else results[0]
     return call
 
@@ -136,11 +145,100 @@ def aval_to_ir_type(aval) -> ir.RankedTensorType:
         return hlo.TokenType.get()
     if isinstance(aval.dtype, dtypes.ExtendedDType):   # held as its physical array
         aval = aval.dtype.physical_aval(aval)
+    if not shape_poly.is_constant_shape(aval.shape):     # f32[b,4] is tensor<?x4xf32>
+        return ir.RankedTensorType.get(ir_shape(aval.shape), dtype_to_ir_type(aval.dtype))
     if math.prod(aval.shape) * aval.dtype.itemsize >= 2 ** 63:
         # XLA aborts the process on such a shape; a learner's typo must not.
         raise ValueError(f"Cannot lower a value of type {aval.str_short()}: its size in "
                          "bytes does not fit in 64 bits.")
     return ir.RankedTensorType.get(aval.shape, dtype_to_ir_type(aval.dtype))
+
+
+# ----------------------------------------------------------------------------------------
+# Symbolic dimensions: every function of a shape-polymorphic module takes the values of
+# the dimension variables as leading scalar arguments, and computes its dynamic sizes
+# from them (JAX's convention).
+# ----------------------------------------------------------------------------------------
+
+# The values of the dimension variables in the function being emitted ({} outside one).
+_dim_values: list[dict] = [{}]
+
+
+def ir_shape(shape) -> list[int]:
+    """An MLIR tensor shape: a symbolic dimension is dynamic (``?``)."""
+    return [ir.ShapedType.get_dynamic_size() if shape_poly.is_symbolic_dim(d) else d
+            for d in shape]
+
+
+def dim_value_dtype():
+    """The integer type dimension values are computed in (int64 with x64)."""
+    return dtypes.canonicalize_dtype(np.int64)
+
+
+class DimOps(shape_poly.Ops):
+    """``DimExpr.evaluate`` emitting StableHLO on scalar integer tensors."""
+    @staticmethod
+    def const(k):
+        return ir_constant(np.array(k, dim_value_dtype()))
+    add = staticmethod(hlo.add)
+    mul = staticmethod(hlo.multiply)
+    max = staticmethod(hlo.maximum)
+    min = staticmethod(hlo.minimum)
+
+    @staticmethod
+    def floordiv(x, y):
+        """Python's floor division: truncating division, minus one when the signs of
+        the operands differ and the remainder is not zero."""
+        q, r = hlo.divide(x, y), hlo.remainder(x, y)
+        zero = DimOps.const(0)
+        signs_differ = hlo.compare(_compare_lt(x, zero), _compare_lt(y, zero),
+                                   hlo.ComparisonDirectionAttr.get("NE"))
+        adjust = hlo.and_(signs_differ, hlo.compare(r, zero,
+                                                    hlo.ComparisonDirectionAttr.get("NE")))
+        return hlo.select(adjust, hlo.subtract(q, DimOps.const(1)), q)
+
+    @staticmethod
+    def mod(x, y):
+        return hlo.subtract(x, hlo.multiply(y, DimOps.floordiv(x, y)))
+
+
+def _compare_lt(x, y):
+    return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get("LT"))
+
+
+def eval_dim(d, env: dict | None = None) -> ir.Value:
+    """A dimension (int or symbolic) as a scalar integer of the function being emitted,
+    from the values of the variables there (or in ``env``)."""
+    return shape_poly.evaluate(d, _dim_values[-1] if env is None else env, DimOps)
+
+
+def shape_tensor(shape) -> ir.Value:
+    """A 1-D int32 tensor holding ``shape`` (how dynamic ops take their output shapes):
+    each dimension reshaped to one element, concatenated, as JAX builds it."""
+    i32 = ir.IntegerType.get_signless(32)
+    pieces = []
+    for d in shape:
+        if not shape_poly.is_symbolic_dim(d):
+            pieces.append(ir_constant(np.array([d], np.int32)))
+            continue
+        value = eval_dim(d)
+        if ir.RankedTensorType(value.type).element_type != i32:
+            value = hlo.convert(ir.RankedTensorType.get((), i32), value)
+        pieces.append(hlo.reshape(ir.RankedTensorType.get((1,), i32), value))
+    if not pieces:
+        return ir_constant(np.zeros((0,), np.int32))
+    return pieces[0] if len(pieces) == 1 else hlo.concatenate(pieces, 0)
+
+
+def dim_vars_of(avals) -> tuple[str, ...]:
+    """The dimension variables in the shapes of ``avals``, sorted (their order as
+    leading arguments)."""
+    names = set()
+    for aval in avals:
+        for d in getattr(aval, "shape", ()):
+            if shape_poly.is_symbolic_dim(d):
+                names |= d.variables()
+    return tuple(sorted(names))
 
 
 def op(name: str, result_type: ir.Type, operands=(), attributes=None) -> ir.Value:
@@ -196,11 +294,43 @@ def broadcast_in_dim(x: ir.Value, shape, broadcast_dimensions,
                      result_type: ir.Type | None = None) -> ir.Value:
     """``result_type``: the result's type when the caller has it at hand (else it is
     worked out from ``x``'s)."""
+    if not shape_poly.is_constant_shape(shape):
+        elt = ir.RankedTensorType(x.type).element_type
+        return hlo.dynamic_broadcast_in_dim(
+            ir.RankedTensorType.get(ir_shape(shape), elt), x, shape_tensor(shape),
+            i64_array(broadcast_dimensions))
     if result_type is None:
         elt = ir.RankedTensorType(x.type).element_type
         result_type = ir.RankedTensorType.get(tuple(shape), elt)
     return op("stablehlo.broadcast_in_dim", result_type, [x],
               {"broadcast_dimensions": i64_array(broadcast_dimensions)})
+
+
+def reshape(x: ir.Value, aval_out) -> ir.Value:
+    """``x`` reshaped to ``aval_out``'s shape (computed in the program if symbolic)."""
+    if not shape_poly.is_constant_shape(aval_out.shape):
+        return hlo.dynamic_reshape(aval_to_ir_type(aval_out), x, shape_tensor(aval_out.shape))
+    return op("stablehlo.reshape", aval_to_ir_type(aval_out), [x])
+
+
+def iota(aval_out, dimension: int) -> ir.Value:
+    """``stablehlo.iota`` of ``aval_out``'s type (``dynamic_iota`` if its shape is
+    symbolic)."""
+    if not shape_poly.is_constant_shape(aval_out.shape):
+        return hlo.dynamic_iota(aval_to_ir_type(aval_out), shape_tensor(aval_out.shape),
+                                dimension)
+    return hlo.iota(aval_to_ir_type(aval_out), dimension)
+
+
+def slice_op(x: ir.Value, aval_out, start_indices, limit_indices, strides) -> ir.Value:
+    """``stablehlo.slice``, or ``real_dynamic_slice`` when a bound is symbolic (the
+    bounds are then computed in the program, as JAX lowers them)."""
+    if not shape_poly.is_constant_shape((*start_indices, *limit_indices)):
+        return hlo.real_dynamic_slice(
+            aval_to_ir_type(aval_out),
+            x, *(shape_tensor(v) for v in (start_indices, limit_indices, strides)))
+    return hlo.slice(x, [int(i) for i in start_indices], [int(i) for i in limit_indices],
+                     [int(i) for i in strides])
 
 
 def convert(x: ir.Value, aval_out) -> ir.Value:
@@ -260,6 +390,10 @@ class ModuleContext:
         # Each operation located at its equation's name stack and user frames (what
         # ``Lowered.as_text(debug_info=True)`` shows); off for the modules that compile.
         self.locations = False
+        self.dim_vars: tuple[str, ...] = ()     # a shape-polymorphic module's variables
+        # Whether the module must have its shapes refined before compiling (it calls a
+        # shape-polymorphic exported function).
+        self.uses_dim_vars = False
         with self.context, ir.Location.unknown(self.context):
             self.module = ir.Module.create()
             self.module.operation.attributes["sym_name"] = ir.StringAttr.get(name)
@@ -292,7 +426,10 @@ class ModuleContext:
 
     def literal(self, lit: core.Literal) -> ir.Value:
         """A new ``stablehlo.constant`` holding a literal (each use gets its own, as in
-        JAX); its type and attribute are made once per distinct value in the module."""
+        JAX); its type and attribute are made once per distinct value in the module. A
+        symbolic dimension (a loop's length, say) is computed from the variables."""
+        if shape_poly.is_symbolic_dim(lit.val):
+            return convert(eval_dim(lit.val), lit.aval)
         val = np.asarray(lit.val, lit.aval.dtype)
         if val.dtype.kind not in "biufc":       # (a float0 zero)
             return ir_constant(val)
@@ -496,8 +633,10 @@ def call_private_function(ctx: LoweringRuleContext, name: str,
     effects = ordered_effects(closed.effects)
     out_types = [hlo.TokenType.get()] * len(effects) + [aval_to_ir_type(a)
                                                         for a in closed.out_avals]
+    dims = [_dim_values[-1][v] for v in mctx.dim_vars]
     results = func_dialect.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn_name),
-                                  [*(token(mctx, e) for e in effects), *args]).results
+                                  [*dims, *(token(mctx, e) for e in effects),
+                                   *args]).results
     for e, t in zip(effects, results):
         set_token(mctx, e, t)
     return list(results)[len(effects):]
@@ -506,16 +645,21 @@ def call_private_function(ctx: LoweringRuleContext, name: str,
 def _emit_function(mctx: ModuleContext, name: str, closed: core.ClosedJaxpr, *,
                    public: bool, arg_attrs=None, result_attrs=None, placed_results=None,
                    arg_names=None):
-    """A function computing ``closed``; the tokens of its ordered effects come first
-    among its arguments and results, marked ``jax.token``."""
+    """A function computing ``closed``; the values of the module's dimension variables
+    (``jax.global_constant``) and then the tokens of its ordered effects (``jax.token``)
+    come first among its arguments, the tokens first among its results."""
     effects = ordered_effects(closed.effects)
     token_types = [hlo.TokenType.get()] * len(effects)
-    in_types = token_types + [aval_to_ir_type(a) for a in closed.in_avals]
+    dim_types = [aval_to_ir_type(core.ShapedArray((), dim_value_dtype()))] * len(
+        mctx.dim_vars)
+    in_types = dim_types + token_types + [aval_to_ir_type(a) for a in closed.in_avals]
     out_types = token_types + [aval_to_ir_type(a) for a in closed.out_avals]
-    if effects:
+    if effects or mctx.dim_vars:
         token_attrs = [{"jax.token": ir.BoolAttr.get(True)} for _ in effects]
-        arg_attrs = token_attrs + (arg_attrs or [{} for _ in closed.in_avals])
-        result_attrs = token_attrs + (result_attrs or [{} for _ in closed.out_avals])
+        dim_attrs = [{"jax.global_constant": ir.StringAttr.get(v)} for v in mctx.dim_vars]
+        arg_attrs = dim_attrs + token_attrs + (arg_attrs or [{} for _ in closed.in_avals])
+        if effects:
+            result_attrs = token_attrs + (result_attrs or [{} for _ in closed.out_avals])
     with ir.InsertionPoint(mctx.module.body):
         fn = func_dialect.FuncOp(name, ir.FunctionType.get(in_types, out_types))
     fn.attributes["sym_visibility"] = ir.StringAttr.get("public" if public else "private")
@@ -524,16 +668,21 @@ def _emit_function(mctx: ModuleContext, name: str, closed: core.ClosedJaxpr, *,
     if result_attrs is not None:
         fn.result_attrs = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in result_attrs])
     arg_locs = None
-    if arg_names is not None:        # (tokens first, unnamed)
-        arg_locs = [ir.Location.unknown()] * len(effects) + [
+    if arg_names is not None:        # (dimension variables and tokens first, unnamed)
+        arg_locs = [ir.Location.unknown()] * (len(dim_types) + len(effects)) + [
             ir.Location.name(n) for n in arg_names]
     block = fn.add_entry_block(arg_locs=arg_locs)
-    with ir.InsertionPoint(block):
-        outs = lower_with_tokens(mctx, closed, list(block.arguments))
-        if placed_results is not None:
-            outs[len(effects):] = map(_annotate_placement, outs[len(effects):],
-                                      placed_results)
-        func_dialect.ReturnOp(outs)
+    args = list(block.arguments)
+    _dim_values.append(dict(zip(mctx.dim_vars, args)))
+    try:
+        with ir.InsertionPoint(block):
+            outs = lower_with_tokens(mctx, closed, args[len(dim_types):])
+            if placed_results is not None:
+                outs[len(effects):] = map(_annotate_placement, outs[len(effects):],
+                                          placed_results)
+            func_dialect.ReturnOp(outs)
+    finally:
+        _dim_values.pop()
     return fn
 
 
@@ -569,7 +718,7 @@ def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
                  donated_invars=None, axis_env=None, num_replicas=1, num_partitions=1,
                  platform="cpu", mesh=None, arg_shardings=None, result_shardings=None,
                  devices=None, locations=False, memory_kinds=None,
-                 arg_names=None) -> ModuleContext:
+                 arg_names=None, dim_vars=None) -> ModuleContext:
     """The whole program as a module with a public ``main``, as ``jit(f).lower`` shows.
     With ``locations``, operations are located at their equations' sources and ``main``'s
     arguments at ``arg_names`` (the names XLA then gives its instructions).
@@ -578,11 +727,14 @@ def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
     ``arg_shardings`` / ``result_shardings`` (NamedShardings or None, one per input /
     output) are written on ``main`` as Shardy attributes, and XLA's partitioner splits
     the program accordingly. ``memory_kinds`` (``MemoryKinds``, or None when everything
-    is in device memory) say which memory each argument and result is in."""
+    is in device memory) say which memory each argument and result is in. ``dim_vars``
+    are the dimension variables of a shape-polymorphic program (default: those in the
+    shapes of its inputs)."""
     if core.state_effect in closed.effects:
         closed = discharge_state[0](closed)
     mctx = ModuleContext(name, platform=platform, axis_env=axis_env,
                          num_replicas=num_replicas, num_partitions=num_partitions)
+    mctx.dim_vars = dim_vars_of(closed.in_avals) if dim_vars is None else tuple(dim_vars)
     mctx.mesh, mctx.devices = mesh, devices
     mctx.locations = locations
     with mctx.context, ir.Location.unknown(mctx.context):

@@ -674,6 +674,20 @@ def module_text(module: ir.Module, *, debug_info: bool = False) -> str:
                                     enable_debug_info=debug_info).decode()
 
 
+def refine_polymorphic_shapes(module: ir.Module) -> ir.Module:
+    """A module whose ``main`` has static shapes but whose functions compute with dynamic
+    ones (it calls a shape-polymorphic exported function), with every shape made static
+    by jaxlib's shape refinement, which also checks the ``shape_assertion``s."""
+    try:
+        refined = _jax.mlir.refine_polymorphic_shapes(
+            module.operation.get_asm(binary=True), enable_shape_assertions=True,
+            validate_static_shapes=True, enable_shardy=True)
+    except Exception as err:
+        raise ValueError(f"Error refining shapes. {err}") from err
+    with mlir_context():
+        return ir.Module.parse(refined)
+
+
 def compile(module: ir.Module | str, *, devices: Sequence[Device] | None = None,
             num_replicas: int = 1, num_partitions: int = 1,
             host_callbacks: Sequence = ()) -> LoadedExecutable:
