@@ -838,6 +838,13 @@ def _export(i):
     return export.export(jax.jit(eval(src)))(_spec(spec, dtype))
 
 
+def _without_locations(text):
+    """The module text without its ``loc(...)`` annotations (the recorded texts have
+    none: they differ in numbering, not in what they locate)."""
+    text = re.sub(r"^#loc.*\n", "", text, flags=re.M)
+    return re.sub(r" loc\((?:[^()]|\([^()]*\))*\)", "", text)
+
+
 @pytest.mark.parametrize("i", range(len(EXPORT_CASES)))
 def test_export_types_module_and_values(i):
     dtype, reference, shape_for = EXPORT_CASES[i][2:]
@@ -845,7 +852,7 @@ def test_export_types_module_and_values(i):
     assert (str(exp.in_avals), str(exp.out_avals)) == EXPORT_AVALS_EXPECTED[i]
     module = exp.mlir_module()
     if i in MODULE_EXPECTED:                      # the same text as JAX's
-        assert module.strip() == MODULE_EXPECTED[i].strip()
+        assert _without_locations(module).strip() == MODULE_EXPECTED[i].strip()
     # The structure: main takes dynamic shapes and reads the sizes, then calls the
     # lowered function with the dimension variables first.
     assert "jax.uses_shape_polymorphism = true" in module
@@ -1105,7 +1112,7 @@ def test_export_with_x64():
     with jax.enable_x64(True):
         exp = export.export(jax.jit(lambda x: jnp.arange(x.shape[0]) * x + x.shape[0]))(
             _spec("b", "float32"))
-        assert exp.mlir_module().strip() == X64_MODULE_EXPECTED
+        assert _without_locations(exp.mlir_module()).strip() == X64_MODULE_EXPECTED
         np.testing.assert_array_equal(exp.call(np.ones(3, np.float32)), [3., 4., 5.])
 
 
