@@ -482,3 +482,10 @@ def test_a_callable_without_weak_references_is_refused_not_crashed():
     for _ in range(2):
         with pytest.raises(TypeError, match="cannot create weak reference to 'NoWeakRefs'"):
             jax.jit(NoWeakRefs())
+
+
+def test_array_methods_of_traced_values_are_not_hidden_by_tracer_fields():
+    """``x.var()`` is the variance under ``jit`` too (a staged value's jaxpr variable
+    is kept under another name)."""
+    x = np.arange(5., dtype=np.float32)
+    np.testing.assert_allclose(jax.jit(lambda x: x.var())(x), np.var(x), rtol=1e-6)

@@ -73,7 +73,7 @@ def _made_where(ref) -> str:
     """Where a staged ref came from, as JAX's message about returning it says."""
     trace = getattr(ref, "_trace", None)
     for eqn in reversed(getattr(trace, "eqns", ())):
-        if ref.var in eqn.outvars:
+        if ref.variable in eqn.outvars:
             where = source_info.summarize(eqn.source_info)
             return f"\n\nThe returned mutable array was created on line {where}." if where \
                 else ""
@@ -116,18 +116,18 @@ class DynamicJaxprTracer(core.Tracer):
     which ``type(x).__name__`` shows under ``jit`` and ``make_jaxpr``)."""
     # ``aval`` is a plain attribute here (it overrides Tracer's property): the type of a
     # staged value is fixed, and it is read for every operation on it.
-    __slots__ = ("aval", "var")
+    __slots__ = ("aval", "variable")   # (not ``var``: that is the array method)
 
     def __init__(self, trace, aval, var):
         self._trace = trace         # (what Tracer.__init__ does, without the call)
         self.aval = aval
-        self.var = var
+        self.variable = var
 
     def __repr__(self):
         return f"JitTracer({self.aval})"
 
     def _origin_msg(self):
-        return self._trace.origin_msg(self.var)
+        return self._trace.origin_msg(self.variable)
 
 
 class DynamicJaxprTrace(core.Trace):
@@ -188,7 +188,7 @@ class DynamicJaxprTrace(core.Trace):
         if not isinstance(x, core.Tracer):
             return x
         if type(x) is self.tracer_type and x._trace is self:
-            return self.var_consts.get(x.var)
+            return self.var_consts.get(x.variable)
         return None
 
     def process_primitive(self, primitive, tracers, params):
@@ -227,7 +227,7 @@ class DynamicJaxprTrace(core.Trace):
 
     def add_eqn(self, primitive, tracers, out_avals, params, effects=frozenset()):
         """Append ``outs = primitive[params] tracers``; returns the output tracers."""
-        invars = [t.var for t in tracers]
+        invars = [t.variable for t in tracers]
         src = source_info.current(self.name_stack_base)
         params = core.shared_params(params)
         if not primitive.multiple_results:
@@ -252,7 +252,7 @@ class DynamicJaxprTrace(core.Trace):
     def to_jaxpr(self, out_tracers) -> tuple[Jaxpr, list]:
         """The recorded jaxpr and the values of its constvars (some may be tracers of an
         enclosing trace: callers that need a closed jaxpr turn those into arguments)."""
-        outvars = [self.to_tracer(t).var for t in out_tracers]
+        outvars = [self.to_tracer(t).variable for t in out_tracers]
         literals = {v: Literal(core.canonicalize_value(c), v.aval)    # (as JAX holds them)
                     for v, c in self.literal_vals.items()}
         eqns = self.eqns
