@@ -341,7 +341,7 @@ def _pullback_into(f_vjp, targets, out_ct):
         if isinstance(target, DontWant):
             results.append(DidntWant())
         elif hasattr(target, "addupdate"):          # a Ref
-            target.addupdate(Ellipsis, ct)
+            target.addupdate(ct, Ellipsis)
             results.append(GradRef())
         else:
             results.append(ct)

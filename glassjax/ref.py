@@ -558,14 +558,25 @@ _TRANSFORMED = {
 }
 
 
+def _innermost_vmap():
+    trace = core.trace_ctx.trace
+    while trace is not None and not isinstance(trace, batching.BatchTrace):
+        trace = getattr(trace, "parent_trace", None)
+    return trace
+
+
 def _check_write(ref, value):
     """A value that ``vmap`` maps (or ``grad``/``jvp`` differentiate) may only go into a
     ref that transformation tracks: one made inside it, or passed to it (whose value it
-    maps). Otherwise one array would have to hold a batch (a tangent): JAX's error."""
+    maps). Otherwise one array would have to hold a batch (a tangent): JAX's error. Under
+    ``vmap`` every write counts as mapped, as in JAX."""
     kind = next((k for k in _TRANSFORMED if isinstance(value, k)), None)
-    if kind is None:
-        return
-    trace = value._trace
+    if kind is not None:
+        trace = value._trace
+    else:       # (any write under vmap counts as mapped, as in JAX)
+        kind, trace = batching.BatchTracer, _innermost_vmap()
+        if trace is None:
+            return
     t = ref._made_under
     while t is not None:                 # made while the transformation ran?
         if t is trace:

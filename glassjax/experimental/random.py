@@ -50,7 +50,7 @@ class StatefulPRNG:
         if self._base_key.shape:
             raise ValueError("cannot operate on split stateful generator")
         key = random.fold_in(self._base_key, self._counter[...])
-        self._counter.addupdate(..., 1)
+        self._counter.addupdate(1, ...)
         shape = _canonicalize_size(shape)
         return random.split(key, shape) if shape else key
 

@@ -259,8 +259,9 @@ class StatePrimitive(core.Primitive):
 state_effect = core.state_effect
 
 
-def _no_vmapped_writes(ref_dim, value_dim, ref):
-    if value_dim is not batching.not_mapped and ref_dim is batching.not_mapped:
+def _no_vmapped_writes(ref_dim, ref):
+    """A write under ``vmap`` into a ref it does not map: JAX's error (for any value)."""
+    if ref_dim is batching.not_mapped:
         raise Exception("performing a set/swap operation with vmapped value on an "
                         f"unbatched array reference of type {core.get_aval(ref)}. Move "
                         "the array reference to be an argument to the vmapped function?")
@@ -389,7 +390,7 @@ def _write_batched(prim, args, dims, indexer):
     """A write into a batch of refs: the value broadcast to the batch if it is the
     same for all."""
     (ref, value, *ops), (ref_dim, value_dim, *op_dims) = args, dims
-    _no_vmapped_writes(ref_dim, value_dim, ref)
+    _no_vmapped_writes(ref_dim, ref)
     _unbatched_only(prim.name, ops, op_dims)
     ref_aval = core.get_aval(ref)
     indexer, out_dim = _batched(indexer, ops, ref_aval, ref_dim)
@@ -399,7 +400,7 @@ def _write_batched(prim, args, dims, indexer):
     return prim.bind(ref, value, *ops, indexer=indexer), out_dim
 
 
-def _swap_batched(args, dims, *, indexer):
+def _swap_batched(axis, args, dims, *, indexer):
     return _write_batched(swap_p, args, dims, indexer)
 
 
@@ -411,7 +412,7 @@ def _swap_jvp(primals, tangents, *, indexer):
                                 indexer=indexer, zero_aval=core.get_aval(old))
 
 
-batching.primitive_batchers[swap_p] = _swap_batched
+batching.fancy_primitive_batchers[swap_p] = _swap_batched     # (even on unmapped values)
 ad.primitive_jvps[swap_p] = _swap_jvp
 
 
@@ -431,7 +432,7 @@ staging.effects_rules[addupdate_p] = lambda **_: frozenset({state_effect})
 pretty.pp_eqn_rules[addupdate_p] = _pp_addupdate
 
 
-def _addupdate_batched(args, dims, *, indexer):
+def _addupdate_batched(axis, args, dims, *, indexer):
     return _write_batched(addupdate_p, args, dims, indexer)[0], []
 
 
@@ -444,7 +445,7 @@ def _addupdate_jvp(primals, tangents, *, indexer):
     return [], []
 
 
-batching.primitive_batchers[addupdate_p] = _addupdate_batched
+batching.fancy_primitive_batchers[addupdate_p] = _addupdate_batched
 ad.primitive_jvps[addupdate_p] = _addupdate_jvp
 
 
