@@ -1099,20 +1099,24 @@ def steps(jaxpr: Jaxpr, consts, args, env: Environment | None = None):
 
 
 def interpret(jaxpr: Jaxpr, consts, args, apply_eqn, env: Environment | None = None):
-    """Run ``steps`` to the end, ``apply_eqn(eqn, inputs)`` giving each equation's
-    outputs; return the values of the outputs.
+    """Run the loop of ``steps`` to the end, ``apply_eqn(eqn, inputs)`` giving each
+    equation's outputs; return the values of the outputs.
 
     Evaluation (``eval_jaxpr``), lowering to MLIR, transposition's forward sweep and
     partial evaluation's known/unknown split are each this loop with their own
-    ``apply_eqn``."""
-    walk = steps(jaxpr, consts, args, env)
-    outs = None                        # (sending None starts the walk)
-    while True:
-        try:
-            eqn, inputs = walk.send(outs)
-        except StopIteration as end:   # (only the walk's end: not one apply_eqn raised)
-            return end.value
-        outs = apply_eqn(eqn, inputs)
+    ``apply_eqn``. It is ``steps`` written as a plain loop rather than driven through
+    the generator, which costs more per equation than the loop's own work."""
+    env = Environment() if env is None else env
+    read, write = env.read, env.write
+    for v, x in zip(jaxpr.constvars, consts):
+        write(v, x)
+    for v, x in zip(jaxpr.invars, args):
+        write(v, x)
+    for eqn in jaxpr.eqns:
+        outs = apply_eqn(eqn, [read(x) for x in eqn.invars])
+        for v, x in zip(eqn.outvars, outs):
+            write(v, x)
+    return [read(v) for v in jaxpr.outvars]
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args, propagate_source_info=True):

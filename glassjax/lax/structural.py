@@ -21,7 +21,7 @@ from glassjax.interpreters import ad, batching, staging
 from glassjax.lax.conversion import _convert_element_type
 from glassjax.lax.utils import (above, resized_sharding, same_sharding, spec_of, canonicalize_axis, canonicalize_shape,
                                 check_same_dtypes, check_shapelike, ensure_index_tuple,
-                                is_array, standard_multi_result_primitive,
+                                is_array, is_int_tuple, standard_multi_result_primitive,
                                 standard_primitive)
 from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo
@@ -206,7 +206,7 @@ def shape_as_value(shape):
 def broadcast_shapes(*shapes):
     """NumPy broadcasting of shapes, with rank promotion (ValueError when they are
     incompatible)."""
-    shapes = [s if type(s) is tuple and all(type(d) is int for d in s) else
+    shapes = [s if is_int_tuple(s) else
               tuple(core.concrete_dim_or_error(d) for d in s) for s in shapes]
     if not shapes:
         return ()

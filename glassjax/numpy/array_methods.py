@@ -18,7 +18,8 @@ from glassjax.numpy import (indexing, lax_numpy, reductions, setops, sorting,
                             tensor_contractions, ufuncs)
 from glassjax.numpy.array_creation import copy as _copy
 
-_ACCEPTED_BINOP_TYPES = (int, float, complex, np.generic, np.ndarray, Array, core.Tracer)
+# (Tracers first: ``isinstance(tracer, Array)`` is slow, see ``util.is_array``.)
+_ACCEPTED_BINOP_TYPES = (core.Tracer, int, float, complex, np.generic, np.ndarray, Array)
 
 
 def _binop(ufunc, reflected=False, reject=(), symbol=""):

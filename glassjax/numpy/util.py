@@ -36,8 +36,10 @@ from glassjax.xla import runtime
 # ----------------------------------------------------------------------------------------
 
 def is_array(x) -> bool:
-    """A glassjax array or a tracer standing in for one."""
-    return isinstance(x, (Array, core.Tracer))
+    """A glassjax array or a tracer standing in for one. (Tracers are checked first:
+    ``isinstance(tracer, Array)`` asks jaxlib's metaclass, which calls back into Python,
+    and costs as much as staging an equation.)"""
+    return isinstance(x, (core.Tracer, Array))
 
 
 def _arraylike(x) -> bool:
