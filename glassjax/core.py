@@ -572,10 +572,29 @@ def _plain_signature(value):
     """The type of a plain value, or the nested tuple of its elements' types for a
     tuple; TypeError for anything else."""
     if type(value) is tuple:
+        if value and type(value[0]) is tuple:
+            return _nested_signature(value)
         return tuple(map(_plain_signature, value))
     if type(value) in _PLAIN_PARAM_TYPES:
         return type(value)
     raise TypeError(type(value))
+
+
+_nested_signatures: dict = {}    # repr of a tuple of tuples -> its signature
+
+
+def _nested_signature(value: tuple):
+    """``_plain_signature`` of a tuple of tuples (dimension numbers), remembered by its
+    text: plain values whose types differ print apart (``1`` and ``True``, ``'f4'``
+    and ``dtype('f4')``), so one text has one signature. The same dimension numbers
+    come back for every layer, and printing them (in C) costs less than a walk."""
+    text = repr(value)
+    signature = _nested_signatures.get(text)
+    if signature is None:
+        if len(_nested_signatures) >= _SHARED_PARAMS_SIZE:
+            _nested_signatures.clear()
+        signature = _nested_signatures[text] = tuple(map(_plain_signature, value))
+    return signature
 
 
 class Jaxpr:
