@@ -1099,12 +1099,12 @@ class Environment:
 
 
 def steps(jaxpr: Jaxpr, consts, args, env: Environment | None = None):
-    """The loop every jaxpr interpreter shares, written once: write the constants and
+    """The loop every jaxpr interpreter shares: write the constants and
     inputs into ``env``; for each equation, yield ``(eqn, its inputs)`` and be sent one
     value per output, which are written; return the values of the outputs.
 
     A generator, so that a caller can stop between equations (the notebook's stepper
-    waits there for the learner); ``interpret`` runs it to the end."""
+    waits there for the learner); ``interpret`` is the same loop without the pauses."""
     env = Environment() if env is None else env
     for v, x in zip(jaxpr.constvars, consts):
         env.write(v, x)
