@@ -697,10 +697,29 @@ def _plain_signature(value):
     """The type of a plain value, or the nested tuple of its elements' types for a
     tuple; TypeError for anything else."""
     if type(value) is tuple:
+        if value and type(value[0]) is tuple:
+            return _nested_signature(value)
         return tuple(map(_plain_signature, value))
     if type(value) in _PLAIN_PARAM_TYPES:
         return type(value)
     raise TypeError(type(value))
+
+
+_nested_signatures: dict = {}    # repr of a tuple of tuples -> its signature
+
+
+def _nested_signature(value: tuple):
+    """``_plain_signature`` of a tuple of tuples (dimension numbers), remembered by its
+    text: plain values whose types differ print apart (``1`` and ``True``, ``'f4'``
+    and ``dtype('f4')``), so one text has one signature. The same dimension numbers
+    come back for every layer, and printing them (in C) costs less than a walk."""
+    text = repr(value)
+    signature = _nested_signatures.get(text)
+    if signature is None:
+        if len(_nested_signatures) >= _SHARED_PARAMS_SIZE:
+            _nested_signatures.clear()
+        signature = _nested_signatures[text] = tuple(map(_plain_signature, value))
+    return signature
 
 
 class Jaxpr:
@@ -1246,12 +1265,12 @@ class Environment:
 
 
 def steps(jaxpr: Jaxpr, consts, args, env: Environment | None = None):
-    """The loop every jaxpr interpreter shares, written once: write the constants and
+    """The loop every jaxpr interpreter shares: write the constants and
     inputs into ``env``; for each equation, yield ``(eqn, its inputs)`` and be sent one
     value per output, which are written; return the values of the outputs.
 
     A generator, so that a caller can stop between equations (the notebook's stepper
-    waits there for the learner); ``interpret`` runs it to the end."""
+    waits there for the learner); ``interpret`` is the same loop without the pauses."""
     env = Environment() if env is None else env
     for v, x in zip(jaxpr.constvars, consts):
         env.write(v, x)
@@ -1265,20 +1284,24 @@ def steps(jaxpr: Jaxpr, consts, args, env: Environment | None = None):
 
 
 def interpret(jaxpr: Jaxpr, consts, args, apply_eqn, env: Environment | None = None):
-    """Run ``steps`` to the end, ``apply_eqn(eqn, inputs)`` giving each equation's
-    outputs; return the values of the outputs.
+    """Run the loop of ``steps`` to the end, ``apply_eqn(eqn, inputs)`` giving each
+    equation's outputs; return the values of the outputs.
 
     Evaluation (``eval_jaxpr``), lowering to MLIR, transposition's forward sweep and
     partial evaluation's known/unknown split are each this loop with their own
-    ``apply_eqn``."""
-    walk = steps(jaxpr, consts, args, env)
-    outs = None                        # (sending None starts the walk)
-    while True:
-        try:
-            eqn, inputs = walk.send(outs)
-        except StopIteration as end:   # (only the walk's end: not one apply_eqn raised)
-            return end.value
-        outs = apply_eqn(eqn, inputs)
+    ``apply_eqn``. It is ``steps`` written as a plain loop rather than driven through
+    the generator, which costs more per equation than the loop's own work."""
+    env = Environment() if env is None else env
+    read, write = env.read, env.write
+    for v, x in zip(jaxpr.constvars, consts):
+        write(v, x)
+    for v, x in zip(jaxpr.invars, args):
+        write(v, x)
+    for eqn in jaxpr.eqns:
+        outs = apply_eqn(eqn, [read(x) for x in eqn.invars])
+        for v, x in zip(eqn.outvars, outs):
+            write(v, x)
+    return [read(v) for v in jaxpr.outvars]
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args, propagate_source_info=True):

@@ -529,6 +529,11 @@ def lattice_result_type(*args):
     """``(dtype, weak_type)`` of the result of an operation on ``args``, before weak
     results are widened to the default dtype of their kind (see ``result_type``)."""
     avals = [getattr(x, "aval", None) for x in args]
+    first = avals[0] if avals else None
+    if (first is not None and not first.weak_type and
+            all(a is not None and a.dtype == first.dtype and not a.weak_type
+                for a in avals[1:]) and canonicalize_dtype(first.dtype) == first.dtype):
+        return first.dtype, False   # (the common case: arrays of one strong dtype, x @ w)
     dts = [dtype(x) if a is None else canonicalize_dtype(a.dtype)   # (arrays: fast path)
            for x, a in zip(args, avals)]
     weak = [a.weak_type if a is not None else

@@ -57,3 +57,23 @@ def test_key_depends_on_module_and_options():
     keys = {compilation_cache.cache_key(text, opts, client)
             for text in ("module a", "module b") for opts in (one, two)}
     assert len(keys) == 4
+
+
+def test_jit_compiles_with_jaxs_options(monkeypatch):
+    """The options a jit hands XLA are JAX 0.10.2's (``compiler.get_compile_options``):
+    the SPMD partitioner (Shardy) on even for one device, XLA's O2 memory fitting, no
+    feedback-directed profile looked for (-1), one replica and one partition. (Printed
+    by JAX 0.10.2 for ``jax.jit(lambda x: jnp.sin(x) * 2)(jnp.ones(3))``.)"""
+    seen = []
+    original = compilation_cache.compile_or_load
+
+    def spy(module_text, options, *args, **kwargs):
+        seen.append(options)
+        return original(module_text, options, *args, **kwargs)
+    monkeypatch.setattr(compilation_cache, "compile_or_load", spy)
+    glassjax.jit(lambda x: glassjax.numpy.sin(x) * 2)(np.ones(3, np.float32) + 0.5)
+    build = seen[-1].executable_build_options
+    assert (build.use_spmd_partitioning, build.use_shardy_partitioner,
+            build.memory_fitting_level, build.optimization_level,
+            seen[-1].profile_version, seen[-1].num_replicas,
+            seen[-1].num_partitions) == (True, True, 29, 0, -1, 1, 1)

@@ -73,3 +73,17 @@ def test_shared_source_info_and_params_print_each_equation_alike():
     lines = closed.pretty_print(source_info=True).splitlines()
     sin_lines = [line.split("#")[1] for line in lines if " sin " in line]
     assert len(set(sin_lines)) == 1 and "test_memory.py" in sin_lines[0]
+
+
+def test_params_with_nested_tuples_are_shared_unless_types_differ():
+    """Dimension numbers (tuples of tuples) are shared like flat params; equal ones of
+    other types (``True`` where ``1`` was) are not, as they print apart."""
+    from glassjax import core
+    w = jnp.ones((3, 3))
+    closed = glassjax.make_jaxpr(lambda x: (x @ w) @ w)(jnp.ones((2, 3)))
+    dots = [e for e in closed.jaxpr.eqns if e.primitive.name == "dot_general"]
+    assert len(dots) == 2 and dots[0].params is dots[1].params
+    ints = core.shared_params({"dims": (((1,), (0,)), ((), ()))})
+    bools = core.shared_params({"dims": (((True,), (0,)), ((), ()))})
+    assert ints == bools and ints is not bools
+    assert core.shared_params({"dims": (((True,), (0,)), ((), ()))}) is bools

@@ -69,7 +69,8 @@ def broadcast(x, size: int, axis: int):
     lax = core.hooks                     # lax's operations (lax registers them)
     shape = list(core.shape_of(x))
     shape.insert(axis, size)
-    dims = tuple(np.delete(np.arange(len(shape)), axis))
+    new_axis = axis % len(shape)
+    dims = tuple(np.int64(i) for i in range(len(shape)) if i != new_axis)
     return lax.broadcast_in_dim(x, tuple(shape), dims)
 
 

@@ -360,9 +360,9 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs, instantiate=False):
     for eqn in reversed(jaxpr.eqns):
         rule = dce_rules.get(eqn.primitive)
         if rule is None:            # the default rule, inlined (it is nearly every eqn)
-            if eqn.effects or any(v in used for v in eqn.outvars):
+            if eqn.effects or not used.isdisjoint(eqn.outvars):
                 new_eqns.append(eqn)
-                used.update(v for v in eqn.invars if isinstance(v, Var))
+                used.update(eqn.invars)     # (literals too: harmless, and no filter)
             continue
         used_ins, new_eqn = rule([v in used for v in eqn.outvars], eqn)
         if new_eqn is not None:

@@ -10,6 +10,7 @@ Read next: lax/comparison.py, the elementwise families (lax/elementwise.py).
 """
 from __future__ import annotations
 
+import functools
 import math
 import operator
 
@@ -22,7 +23,8 @@ from glassjax.lax.conversion import _convert_element_type
 from glassjax.lax.dim_as_value import dim_as_value
 from glassjax.lax.utils import (above, resized_sharding, same_sharding, spec_of, canonicalize_axis, canonicalize_shape,
                                 check_same_dtypes, check_shapelike, ensure_index_tuple,
-                                is_array, operand_memory_space, standard_multi_result_primitive,
+                                is_array, is_int_tuple, operand_memory_space,
+                                standard_multi_result_primitive,
                                 standard_primitive)
 from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo
@@ -212,11 +214,18 @@ def shape_as_value(shape):
 def broadcast_shapes(*shapes):
     """NumPy broadcasting of shapes, with rank promotion (ValueError when they are
     incompatible)."""
-    shapes = [s if type(s) is tuple and all(type(d) is int for d in s) else
-              tuple(core.concrete_dim_or_error(d) for d in s) for s in shapes]
+    return _broadcast_shapes(tuple(
+        s if is_int_tuple(s) else tuple(core.concrete_dim_or_error(d) for d in s)
+        for s in shapes))
+
+
+@functools.lru_cache(maxsize=1024)
+def _broadcast_shapes(shapes: tuple) -> tuple:
+    """``broadcast_shapes`` of shapes of ints, remembered: every ``x + b`` of a layer
+    asks again (an error is raised, and never remembered)."""
     if not shapes:
         return ()
-    if all(s == shapes[0] for s in shapes):     # the common case: nothing to broadcast
+    if all(s == shapes[0] for s in shapes):     # nothing to broadcast
         return shapes[0]
     ndim = max(len(s) for s in shapes)
     out = []

@@ -403,10 +403,21 @@ def canonicalize_axis(axis, num_dims: int) -> int:
     return axis + num_dims if axis < 0 else axis
 
 
+_INT = frozenset({int})
+
+
+def is_int_tuple(x) -> bool:
+    """Is ``x`` a tuple of Python ints (a shape, axes)? Checked in C (``map(type, x)``):
+    static shapes and axes are checked for nearly every staged operation."""
+    return type(x) is tuple and _INT.issuperset(map(type, x))
+
+
 def ensure_index_tuple(x) -> tuple:
     """A static index or sequence of indices as a tuple of Python ints."""
+    if is_int_tuple(x):                  # (already one: the common case)
+        return x
     x = core.concrete_or_error(None, x, "expected a static index or sequence of indices.")
-    if isinstance(x, (tuple, list)):     # (the common case: no exception to catch)
+    if isinstance(x, (tuple, list)):     # (no exception to catch)
         return tuple(map(operator.index, x))
     try:
         return (operator.index(x),)

@@ -19,7 +19,8 @@ from glassjax.numpy import (array_api_metadata, indexing, lax_numpy, reductions,
                             sorting, tensor_contractions, ufuncs)
 from glassjax.numpy.array_creation import copy as _copy
 
-_ACCEPTED_BINOP_TYPES = (int, float, complex, np.generic, np.ndarray, Array, core.Tracer)
+# (Tracers first: ``isinstance(tracer, Array)`` is slow, see ``util.is_array``.)
+_ACCEPTED_BINOP_TYPES = (core.Tracer, int, float, complex, np.generic, np.ndarray, Array)
 
 
 def _binop(ufunc, reflected=False, reject=(), symbol=""):

@@ -79,6 +79,33 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
                              f"has ndim {len(shape)}")
     dtype, weak = _result_dtype("matmul", a, b, preferred_element_type)
     a_is_mat, b_is_mat = len(a_shape) > 1, len(b_shape) > 1
+    if len(a_shape) <= 2 and len(b_shape) <= 2:
+        # No batch axes (the common case): dot_general's axes are already NumPy's.
+        a_squeeze = b_squeeze = both_squeeze = a_batch = b_batch = ()
+        order = list(range(a_is_mat + b_is_mat))
+    else:
+        a_squeeze, b_squeeze, both_squeeze, a_batch, b_batch, order = _matmul_batch_axes(
+            a, b, a_shape, b_shape)
+    perm = tuple(sorted(range(len(order)), key=order.__getitem__))
+    a_ndim, b_ndim = len(a_shape) - len(a_squeeze), len(b_shape) - len(b_squeeze)
+    a = lax.squeeze(a, tuple(a_squeeze)) if a_squeeze else a
+    b = lax.squeeze(b, tuple(b_squeeze)) if b_squeeze else b
+    out = lax.dot_general(a, b, (((a_ndim - 1,), (b_ndim - 1 - b_is_mat,)),
+                                 (tuple(a_batch), tuple(b_batch))),
+                          precision=precision, preferred_element_type=dtype,
+                          out_sharding=_dot_sharding(out_sharding,
+                                                     len(order) + len(both_squeeze), order))
+    result = out if perm == tuple(range(len(perm))) else lax.transpose(out, perm)
+    if both_squeeze:
+        result = lax.expand_dims(result, tuple(both_squeeze))
+    return _laid_out(util.convert(result, dtype, weak), out_sharding)
+
+
+def _matmul_batch_axes(a, b, a_shape, b_shape):
+    """How ``matmul`` treats the batch axes of ``a`` and ``b`` (all axes but the last two
+    of a matrix): which it squeezes from each (and from both), which are ``dot_general``
+    batch axes of each, and the order of ``dot_general``'s output axes in the result."""
+    a_is_mat, b_is_mat = len(a_shape) > 1, len(b_shape) > 1
     a_batch_dims = a_shape[:-2] if a_is_mat else ()
     b_batch_dims = b_shape[:-2] if b_is_mat else ()
     num_batch = max(len(a_batch_dims), len(b_batch_dims))
@@ -116,19 +143,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     if b_is_mat:
         idx_b_other.append(num_batch + a_is_mat)
     order = idx_batch + idx_a_other + idx_b_other      # dot_general's output axis order
-    perm = tuple(sorted(range(len(order)), key=order.__getitem__))
-    a_ndim, b_ndim = len(a_shape) - len(a_squeeze), len(b_shape) - len(b_squeeze)
-    a = lax.squeeze(a, tuple(a_squeeze)) if a_squeeze else a
-    b = lax.squeeze(b, tuple(b_squeeze)) if b_squeeze else b
-    out = lax.dot_general(a, b, (((a_ndim - 1,), (b_ndim - 1 - b_is_mat,)),
-                                 (tuple(a_batch), tuple(b_batch))),
-                          precision=precision, preferred_element_type=dtype,
-                          out_sharding=_dot_sharding(out_sharding,
-                                                     len(order) + len(both_squeeze), order))
-    result = out if perm == tuple(range(len(perm))) else lax.transpose(out, perm)
-    if both_squeeze:
-        result = lax.expand_dims(result, tuple(both_squeeze))
-    return _laid_out(util.convert(result, dtype, weak), out_sharding)
+    return a_squeeze, b_squeeze, both_squeeze, a_batch, b_batch, order
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):

@@ -36,8 +36,10 @@ from glassjax.xla import runtime
 # ----------------------------------------------------------------------------------------
 
 def is_array(x) -> bool:
-    """A glassjax array or a tracer standing in for one (not for a staged ref)."""
-    return isinstance(x, (Array, core.Tracer)) and not (
+    """A glassjax array or a tracer standing in for one (not for a staged ref). (Tracers
+    are checked first: ``isinstance(tracer, Array)`` asks jaxlib's metaclass, which calls
+    back into Python, and costs as much as staging an equation.)"""
+    return isinstance(x, (core.Tracer, Array)) and not (
         core.AbstractRef.made and isinstance(getattr(x, "aval", None), core.AbstractRef))
 
 

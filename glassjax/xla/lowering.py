@@ -472,22 +472,24 @@ def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value
 
 def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals) -> list[ir.Value]:
     """Emit one equation by its primitive's lowering rule."""
-    rule = lowering_rules.get(eqn.primitive)
+    primitive = eqn.primitive
+    rule = lowering_rules.get(primitive)
     if rule is None:
         raise NotImplementedError(f"MLIR translation rule for primitive "
-                                  f"'{eqn.primitive.name}' not found")
-    rule_ctx = LoweringRuleContext(ctx, eqn.primitive, [a.aval for a in eqn.invars],
-                                   [v.aval for v in eqn.outvars])
-    if (eqn.primitive not in extended_dtype_rules and
-            (_any_extended(rule_ctx.avals_in) or _any_extended(rule_ctx.avals_out))
-            and not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
+                                  f"'{primitive.name}' not found")
+    avals_in = [a.aval for a in eqn.invars]
+    avals_out = [v.aval for v in eqn.outvars]
+    if _any_extended(avals_in, avals_out) and (
+            primitive not in extended_dtype_rules and
+            not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
         rule = _word_by_word(rule)
+    rule_ctx = LoweringRuleContext(ctx, primitive, avals_in, avals_out)
     if ctx.locations and eqn.source_info is not None:
         with eqn_location(eqn):
             outs = rule(rule_ctx, *invals, **eqn.params)
     else:
         outs = rule(rule_ctx, *invals, **eqn.params)
-    outs = outs if eqn.primitive.multiple_results else [outs]
+    outs = outs if primitive.multiple_results else [outs]
     if eqn.source_info is not None and eqn.source_info.xla_metadata:
         for out in outs:
             if isinstance(out, ir.Value) and isinstance(out.owner, ir.OpView):
@@ -526,12 +528,13 @@ def _is_extended(aval) -> bool:
     return isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType)   # (tokens: none)
 
 
-def _any_extended(avals) -> bool:
-    """``any(_is_extended(a) for a in avals)``, as a plain loop: it runs for every
-    equation, and a generator calling a function per aval costs twice as much."""
-    for aval in avals:
-        if isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType):
-            return True
+def _any_extended(*aval_lists) -> bool:
+    """Is any aval in ``aval_lists`` of an extended dtype? A plain loop: it runs for
+    every equation, and a generator calling a function per aval costs twice as much."""
+    for avals in aval_lists:
+        for aval in avals:
+            if isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType):
+                return True
     return False
 
 

@@ -711,10 +711,14 @@ def compile(module: ir.Module | str, *, devices: Sequence[Device] | None = None,
     options.num_partitions = num_partitions
     options.device_assignment = xc.DeviceAssignment.create(
         np.array([d.id for d in devices]).reshape(num_replicas, num_partitions))
+    # JAX's compile options for a jit, field for field (its ``get_compile_options``),
+    # so both libraries compile with the same XLA settings: the SPMD partitioner is on
+    # even for one device, and no feedback-directed profile is looked for.
     build = options.executable_build_options
-    build.use_spmd_partitioning = num_partitions > 1
+    build.use_spmd_partitioning = True
     build.use_shardy_partitioner = True
     build.memory_fitting_level = 29     # XLA's O2: JAX's default (jax_memory_fitting_level)
+    options.profile_version = -1        # (JAX's "no profile, do not retrieve one")
     client, device_list = devices[0].client, _jax.DeviceList(tuple(devices))
     return compilation_cache.compile_or_load(
         lambda: module_text(module), options, client, device_list,
