@@ -33,7 +33,7 @@ from glassjax.lax.structural import (broadcast, broadcast_in_dim, broadcasted_io
                                      full, full_like, iota, reshape, squeeze)
 from glassjax.lax.utils import (above, canonicalize_shape, check_same_dtypes,
                                 check_shapelike, reduction_jaxpr, resized_sharding,
-                                standard_primitive)
+                                spec_of, standard_primitive, typed_text)
 from glassjax.vmap_api import vmap
 from glassjax.xla import dispatch, lowering
 from glassjax.xla.lowering import hlo, ir
@@ -417,6 +417,20 @@ def _dynamic_update_slice_batch(args, dims):
 dynamic_update_slice_p = standard_primitive(
     _dynamic_update_slice_shape_rule, _dynamic_update_slice_dtype_rule,
     "dynamic_update_slice")
+
+
+def _dynamic_update_slice_sharding(x, update, *starts):
+    """The update must be split as the operand is (JAX moves no data for it)."""
+    if spec_of(x) != spec_of(update):
+        mesh = (x._sharding or update._sharding)[0]
+        raise core.ShardingTypeError(
+            "dynamic_update_slice operand sharding must be equal to update sharding, got "
+            f"operand sharding {typed_text(x, mesh)} and update sharding "
+            f"{typed_text(update, mesh)}.")
+    return spec_of(x)
+
+
+dynamic_update_slice_p.sharding_rule = _dynamic_update_slice_sharding
 lowering.register_lowering(dynamic_update_slice_p, lambda ctx, x, update, *starts:
                            hlo.dynamic_update_slice(x, update, list(starts)))
 ad.primitive_jvps[dynamic_update_slice_p] = _dynamic_update_slice_jvp

@@ -19,10 +19,14 @@ from glassjax import core, dtypes, pretty
 from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax.conversion import _convert_element_type
-from glassjax.lax.utils import (above, resized_sharding, same_sharding, spec_of, canonicalize_axis, canonicalize_shape,
+from glassjax.lax.utils import (above, resized_sharding, same_sharding, same_sharding_of_all,
+                                spec_of, canonicalize_axis, canonicalize_shape,
                                 check_same_dtypes, check_shapelike, ensure_index_tuple,
                                 is_array, standard_multi_result_primitive,
                                 standard_primitive)
+from glassjax.lax.sharding_constraint import reshard
+from glassjax.mesh import AbstractMesh, PartitionSpec
+from glassjax.named_sharding import NamedSharding, spec_to_sharding, type_sharding
 from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo
 
@@ -120,8 +124,15 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
     """Broadcast ``operand`` to ``shape``: its axis i becomes axis
     ``broadcast_dimensions[i]`` of the result; the other axes are new."""
     if (core.ndim_of(operand) == len(shape) and not len(broadcast_dimensions) and
-            is_array(operand)):
+            is_array(operand) and out_sharding is None):
         return operand
+    aval = core.get_aval(operand)
+    if (aval.shape == tuple(shape) and tuple(broadcast_dimensions) == tuple(range(aval.ndim))
+            and out_sharding is not None and aval._sharding != type_sharding(
+                out_sharding, aval.ndim)):
+        # nothing to broadcast: only the layout changes (JAX's reshard)
+        return reshard(operand, PartitionSpec(*out_sharding.spec)
+                       if isinstance(out_sharding.mesh, AbstractMesh) else out_sharding)
     return broadcast_in_dim_p.bind(operand, shape=tuple(shape),
                                    broadcast_dimensions=tuple(broadcast_dimensions),
                                    sharding=out_sharding)
@@ -188,7 +199,10 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
     else:
         weak_type = False
         dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "full")
-    return broadcast(_convert_element_type(fill_value, dtype, weak_type), shape)
+    if sharding is not None and type_sharding(sharding, len(shape)) is None:
+        sharding = None             # not split over Explicit axes: nothing to ask for
+    return broadcast(_convert_element_type(fill_value, dtype, weak_type), shape,
+                     out_sharding=sharding)
 
 
 def shape_as_value(shape):
@@ -223,11 +237,15 @@ def broadcast_shapes(*shapes):
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
-    """Like ``full``, taking shape and dtype (and weak type) from the example ``x``."""
+    """Like ``full``, taking shape and dtype (and weak type) from the example ``x``, and
+    its split over Explicit mesh axes unless another shape or ``sharding`` is asked."""
     fill_shape = np.shape(x) if shape is None else canonicalize_shape(shape)
     weak_type = dtype is None and dtypes.is_weakly_typed(x)
     dtype = dtypes.dtype(dtype if dtype is not None else x, canonicalize=True)
-    out = full(fill_shape, _convert_element_type(fill_value, dtype, weak_type))
+    if sharding is None and shape is None and getattr(core.get_aval(x), "_sharding", None):
+        sharding = core.get_aval(x).sharding
+    out = full(fill_shape, _convert_element_type(fill_value, dtype, weak_type),
+               sharding=sharding)
     # It varies as ``x`` does (a ``pvary``), unless automatic casts are off.
     return staging.vary_as(out, x) if shape is None and config.jax_auto_pcast else out
 
@@ -262,6 +280,8 @@ def _iota_shape_rule(*, dtype, shape, dimension, sharding):
 
 iota_p = standard_primitive(_iota_shape_rule, lambda *, dtype, **p: dtype, "iota",
                             weak_type_rule=lambda **p: False)
+iota_p.sharding_rule = lambda *, shape, sharding, **p: (
+    sharding.spec._normalized_spec_for_aval(len(shape)))
 lowering.register_lowering(iota_p, lambda ctx, *, dtype, shape, dimension, sharding:
                            hlo.iota(lowering.aval_to_ir_type(ctx.avals_out[0]), dimension))
 
@@ -272,6 +292,9 @@ def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
     shape = canonicalize_shape(shape)
     dimension = core.concrete_or_error(int, dimension,
                                        "dimension argument of lax.broadcasted_iota")
+    if out_sharding is not None:    # (a type: over the abstract mesh, as JAX prints it)
+        out_sharding = spec_to_sharding(out_sharding, "broadcasted_iota")
+        out_sharding = NamedSharding(out_sharding.mesh.abstract_mesh, out_sharding.spec)
     return iota_p.bind(dtype=dtype, shape=shape, dimension=dimension, sharding=out_sharding)
 
 
@@ -567,6 +590,8 @@ def _concatenate_lower(ctx, *xs, dimension):
 
 concatenate_p = standard_primitive(_concatenate_shape_rule, _concatenate_dtype_rule,
                                    "concatenate")
+concatenate_p.sharding_rule = lambda *xs, dimension: same_sharding_of_all(
+    "All operands should have the same sharding. Got shardings {}", *xs)
 lowering.register_lowering(concatenate_p, _concatenate_lower)
 ad.deflinear2(concatenate_p, _concatenate_transpose)
 batching.primitive_batchers[concatenate_p] = _concatenate_batch
@@ -669,6 +694,9 @@ def _stack_lower(ctx, *xs, axis):
 
 
 stack_p = standard_primitive(_stack_shape_rule, _stack_dtype_rule, "stack")
+stack_p.sharding_rule = lambda *xs, axis: (lambda spec: (*spec[:axis], None, *spec[axis:]))(
+    same_sharding_of_all("All operands should have the same sharding. Got shardings {}",
+                         *xs))
 lowering.register_lowering(stack_p, _stack_lower)
 ad.deflinear2(stack_p, _stack_transpose)
 batching.primitive_batchers[stack_p] = _stack_batch

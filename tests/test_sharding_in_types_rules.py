@@ -1,0 +1,203 @@
+"""Sharding in types, primitive by primitive: which splits an operation keeps, which it
+refuses (JAX's ShardingTypeError texts), and that control flow, ``grad`` and creation
+functions carry the splits. Expected texts were printed by JAX 0.10.2; values are
+checked against NumPy."""
+import numpy as np
+import pytest
+
+import glassjax as jax
+import glassjax.numpy as jnp
+from glassjax import lax
+
+P = jax.P
+_AMESH = ("AbstractMesh('X': 4, 'Y': 2, axis_types=(Explicit, Explicit), device_kind=cpu, "
+          "num_cores=None, platform=cpu)")
+_A = np.arange(32.).reshape(8, 4)
+
+
+def _ns(spec):
+    return f"NamedSharding(mesh={_AMESH}, spec={spec})"
+
+
+@pytest.fixture
+def mesh():
+    with jax.set_mesh(jax.make_mesh((4, 2), ('X', 'Y'))) as m:
+        yield m
+
+
+def _x(spec=('X', 'Y')):
+    return jax.device_put(jnp.asarray(_A), P(*spec))
+
+
+def _refused(f, message):
+    with pytest.raises(jax.core.ShardingTypeError) as info:
+        f()
+    assert str(info.value) == message
+
+
+def test_concatenate_and_stack_need_operands_split_alike(mesh):
+    x = _x()
+    both = jnp.concatenate([x, x], 0)
+    assert str(jax.typeof(both)) == "float32[16@X,4@Y]"
+    np.testing.assert_array_equal(both, np.concatenate([_A, _A]))
+    assert str(jax.make_jaxpr(lambda x: jnp.concatenate([x, x], 1))(x)) == (
+        "{ lambda ; a:f32[8@X,4@Y]. let\n"
+        "    b:f32[8@X,8@Y] = concatenate[dimension=1] a a\n  in (b,) }")
+    assert str(jax.make_jaxpr(lambda x: jnp.stack([x, x]))(x)) == (
+        "{ lambda ; a:f32[8@X,4@Y]. let b:f32[2,8@X,4@Y] = stack[axis=0] a a in (b,) }")
+    _refused(lambda: jnp.concatenate([x, jnp.ones((8, 4))], 1),
+             "All operands should have the same sharding. Got shardings "
+             f"{_ns(P('X', 'Y'))}, {_ns(P(None, None))}")
+    _refused(lambda: jnp.stack([x, _x(('X', None))]),
+             "All operands should have the same sharding. Got shardings "
+             f"{_ns(P('X', 'Y'))}, {_ns(P('X', None))}")
+
+
+def test_sorting_and_scanning_need_their_dimension_whole(mesh):
+    x, xr = _x(), _x(('X', None))
+    _refused(lambda: jnp.cumsum(x, 0), "Input should be unsharded over the axis being "
+             "reduced. Got input type=float32[8@X,4@Y] and axis=0")
+    _refused(lambda: lax.sort([x, jnp.ones((8, 4))], dimension=0),
+             "Arguments to sort must be unsharded over the sorting dimension. Got arg "
+             f"sharding={_ns(P('X', 'Y'))} and sorting dimension=0")
+    _refused(lambda: lax.sort([xr, jnp.ones((8, 4))], dimension=1),
+             f"Arguments to sort must have equal shardings, got: {_ns(P('X', None))} "
+             f"{_ns(P(None, None))}")
+    _refused(lambda: lax.top_k(x, 2), "The input should be unsharded over the axis along "
+             "which to compute the top_k values. Got input type=float32[8@X,4@Y] and "
+             "axis=1")
+    c = jnp.cumsum(xr, 1)
+    assert str(jax.typeof(c)) == "float32[8@X,4]"
+    np.testing.assert_allclose(c, np.cumsum(_A, 1))
+    s = jnp.sort(-xr, 1)
+    assert str(jax.typeof(s)) == "float32[8@X,4]"
+    np.testing.assert_array_equal(s, np.sort(-_A, 1))
+    assert str(jax.make_jaxpr(lambda x: lax.top_k(x, 2))(xr)) == (
+        "{ lambda ; a:f32[8@X,4]. let\n"
+        "    b:f32[8@X,2] c:i32[8@X,2] = top_k[axis=1 k=2] a\n  in (b, c) }")
+
+
+def test_updates_selects_and_windows(mesh):
+    x, xr = _x(), _x(('X', None))
+    _refused(lambda: lax.dynamic_update_slice(x, jnp.ones((2, 2)), (0, 0)),
+             "dynamic_update_slice operand sharding must be equal to update sharding, got "
+             "operand sharding float32[8@X,4@Y]({Explicit: ('X', 'Y')}) and update "
+             "sharding float32[2,2]({Explicit: ('X', 'Y')}).")
+    u = lax.dynamic_update_slice(x, x * 0, (0, 0))
+    assert str(jax.typeof(u)) == "float32[8@X,4@Y]"
+    _refused(lambda: lax.select_n(jnp.ones((8, 4), bool), x, xr),
+             f"select cases must have the same shardings, got [{_ns(P('X', 'Y'))}, "
+             f"{_ns(P('X', None))}].")
+    _refused(lambda: lax.select_n(jnp.ones((8, 4), bool), x, x),
+             "select `which` must be scalar or have the same sharding as cases, got `which` "
+             f"sharding {_ns(P(None, None))} but case sharding {_ns(P('X', 'Y'))}.")
+    w = jnp.where(x > 10, x, 0.)
+    assert str(jax.typeof(w)) == "float32[8@X,4@Y]"
+    np.testing.assert_array_equal(w, np.where(_A > 10, _A, 0.))
+    t = jnp.triu(x)
+    assert str(jax.typeof(t)) == "float32[8@X,4@Y]"
+    np.testing.assert_array_equal(t, np.triu(_A))
+    r = lax.reduce_window(x, 0., lax.add, (1, 2), (1, 2), 'VALID')
+    assert str(jax.typeof(r)) == "float32[8@X,2@Y]"
+    np.testing.assert_array_equal(r, _A.reshape(8, 2, 2).sum(2))
+    assert str(jax.typeof(lax.reduce_precision(x, 5, 10))) == "float32[8@X,4@Y]"
+
+
+def test_a_convolution_keeps_the_input_split_over_a_whole_kernel(mesh):
+    x = _x()
+    assert str(jax.make_jaxpr(lambda x: lax.conv_general_dilated(
+        x[None, None], jnp.ones((1, 1, 3, 3)), (1, 1), 'SAME'))(x)) == """\
+{ lambda ; a:f32[8@X,4@Y]. let
+    b:f32[1,1,8@X,4@Y] = broadcast_in_dim[broadcast_dimensions=(2, 3)] a
+    c:f32[1,1,3,3] = broadcast_in_dim 1.0:f32[]
+    d:f32[1,1,8@X,4@Y] = conv_general_dilated[
+      batch_group_count=1
+      dimension_numbers=ConvDimensionNumbers(lhs_spec=(0, 1, 2, 3), rhs_spec=(0, 1, 2, 3), out_spec=(0, 1, 2, 3))
+      feature_group_count=1
+      lhs_dilation=(1, 1)
+      out_sharding=None
+      padding=((1, 1), (1, 1))
+      precision=None
+      preferred_element_type=None
+      rhs_dilation=(1, 1)
+      window_strides=(1, 1)
+    ] b c
+  in (d,) }"""
+    kernel = jax.device_put(jnp.ones((1, 1, 4, 2)), P(None, None, 'X'))
+    _refused(lambda: lax.conv_general_dilated(x[None, None], kernel, (1, 1), 'SAME'),
+             "Please specify the output sharding via `out_sharding` parameter of "
+             "`conv_general_dilated`")
+
+
+def test_creation_with_out_sharding(mesh):
+    assert str(jax.make_jaxpr(lambda: jnp.arange(8, out_sharding=P('X')))()) == f"""\
+{{ lambda ; . let
+    a:i32[8@X] = iota[
+      dimension=0
+      dtype=int32
+      shape=(8,)
+      sharding={_ns(P('X'))}
+    ] 
+  in (a,) }}"""
+    assert str(jax.make_jaxpr(lambda: jnp.zeros((8, 4), out_sharding=P('X')))()) == (
+        "{ lambda ; . let a:f32[8@X,4] = broadcast_in_dim 0.0:f32[] in (a,) }")
+    for made, expected in [(jnp.arange(8, out_sharding=P('X')), np.arange(8)),
+                           (jnp.arange(1, 9, 1, out_sharding=P('X')), np.arange(1, 9)),
+                           (jax.jit(lambda: jnp.arange(8, out_sharding=P('X')))(),
+                            np.arange(8)),
+                           (jnp.ones((8, 4), out_sharding=P('X')), np.ones((8, 4))),
+                           (lax.broadcasted_iota(jnp.int32, (8, 4), 0,
+                                                 out_sharding=P('X', 'Y')),
+                            np.arange(8)[:, None] + np.zeros((8, 4), int))]:
+        np.testing.assert_array_equal(made, expected)
+        spec = P('X', 'Y') if made.shape == (8, 4) and made.dtype == np.int32 else \
+            P('X', None) if made.ndim == 2 else P('X')
+        assert made.sharding == jax.NamedSharding(mesh, spec)
+    z = jnp.zeros_like(_x())
+    assert str(jax.typeof(z)) == "float32[8@X,4@Y]"
+    assert z.sharding == jax.NamedSharding(mesh, P('X', 'Y'))
+
+
+def test_control_flow_carries_keep_their_splits(mesh):
+    x = _x()
+    assert str(jax.make_jaxpr(lambda x: lax.fori_loop(0, 3, lambda i, c: c * 2, x))(x)) \
+        .splitlines()[1] == "    _:i32[] b:f32[8@X,4@Y] = scan["
+    y = lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, x))[1]
+    assert str(jax.typeof(y)) == "float32[8@X,4@Y]"
+    np.testing.assert_array_equal(y, _A * 8)
+    rows = _x((None, 'Y'))
+    c, ys = lax.scan(lambda c, r: (c + r, c * 2), jax.device_put(jnp.ones(4), P('Y')), rows)
+    assert (str(jax.typeof(c)), str(jax.typeof(ys))) == ("float32[4@Y]", "float32[8,4@Y]")
+    np.testing.assert_array_equal(c, _A.sum(0) + 1)
+    np.testing.assert_array_equal(ys[1], (_A[0] + 1) * 2)
+    with pytest.raises(TypeError) as info:
+        lax.cond(True, lambda x: jax.reshard(x, P()), lambda x: x, x)
+    assert "The output of true_fun has type float32[8,4] but the corresponding output of " \
+           "false_fun has type float32[8@X,4@Y]." in str(info.value)
+    with pytest.raises(TypeError) as info:
+        lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, jax.reshard(c[1], P())),
+                       (0, x))
+    assert "The input carry component c[1] has type float32[8@X,4@Y] but the " \
+           "corresponding output carry component has type float32[8,4]." in str(info.value)
+    with pytest.raises(ValueError) as info:
+        lax.scan(lambda c, r: (c + r, c), jnp.zeros(4), x)
+    assert str(info.value) == "0th dimension of all xs should be replicated. Got P('X', 'Y')"
+
+
+def test_grad_starts_from_a_resharded_seed(mesh):
+    f = lambda x: (jnp.sin(x) ** 2).sum()
+    assert str(jax.make_jaxpr(jax.grad(f))(jax.device_put(jnp.ones(8), P('X')))) == """\
+{ lambda ; a:f32[8@X]. let
+    b:f32[8@X] = sin a
+    c:f32[8@X] = cos a
+    d:f32[8@X] = integer_pow[y=2] b
+    e:f32[8@X] = mul 2.0:f32[] b
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] d
+    f:f32[] = reshard 1.0:f32[]
+    g:f32[8@X] = broadcast_in_dim f
+    h:f32[8@X] = mul g e
+    i:f32[8@X] = mul h c
+  in (i,) }"""
+    g = jax.grad(f)(_x())
+    assert str(jax.typeof(g)) == "float32[8@X,4@Y]"
+    np.testing.assert_allclose(g, np.sin(2 * _A), rtol=1e-5, atol=1e-5)
