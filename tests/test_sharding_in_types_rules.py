@@ -201,3 +201,43 @@ def test_grad_starts_from_a_resharded_seed(mesh):
     g = jax.grad(f)(_x())
     assert str(jax.typeof(g)) == "float32[8@X,4@Y]"
     np.testing.assert_allclose(g, np.sin(2 * _A), rtol=1e-5, atol=1e-5)
+
+
+def test_jit_equations_record_the_mesh_and_the_layouts_asked_for():
+    """``ctx_mesh`` is the mesh of ``set_mesh`` (any axis types; not the old ``with
+    mesh:``); ``in_shardings``/``out_shardings`` list one entry per flat input/output."""
+    m = jax.make_mesh((4, 2), ('X', 'Y'), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    text = "Mesh('X': 4, 'Y': 2, axis_types=(Auto, Auto))"
+    split = f"NamedSharding(mesh={text}, spec=P('X',), memory_kind=device)"
+    with m:
+        assert "ctx_mesh" not in str(jax.make_jaxpr(jax.jit(lambda x: x * 2))(jnp.ones(4)))
+    with jax.set_mesh(m):
+        f = jax.jit(lambda x, y: (x * 2, y), in_shardings=(jax.NamedSharding(m, P('X')),
+                                                            None))
+        assert str(jax.make_jaxpr(f)(jnp.ones(4), jnp.ones(3))) == f"""\
+{{ lambda ; a:f32[4] b:f32[3]. let
+    c:f32[4] d:f32[3] = jit[
+      name=<lambda>
+      ctx_mesh={text}
+      in_shardings=({split}, UnspecifiedValue)
+      jaxpr={{ lambda ; a:f32[4] b:f32[3]. let
+          c:f32[4] = mul a 2.0:f32[]
+        in (c, b) }}
+    ] a b
+  in (c, d) }}"""
+        f = jax.jit(lambda x, y: (x * 2, y), out_shardings=(jax.NamedSharding(m, P('X')),
+                                                             None))
+        assert f"      out_shardings=({split}, UnspecifiedValue)\n" in str(
+            jax.make_jaxpr(f)(jnp.ones(4), jnp.ones(3)))
+        f = jax.jit(lambda x, y: (x * 2, y), in_shardings=P('X'))
+        assert f"      in_shardings=({split}, {split})\n" in str(
+            jax.make_jaxpr(f)(jnp.ones(4), {'a': jnp.ones(4)}))
+    f = jax.jit(lambda x: x * 2, in_shardings=jax.NamedSharding(m, P('X')))
+    assert str(jax.make_jaxpr(f)(jnp.ones(4))) == f"""\
+{{ lambda ; a:f32[4]. let
+    b:f32[4] = jit[
+      name=<lambda>
+      in_shardings=({split},)
+      jaxpr={{ lambda ; a:f32[4]. let b:f32[4] = mul a 2.0:f32[] in (b,) }}
+    ] a
+  in (b,) }}"""
