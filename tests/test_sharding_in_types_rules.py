@@ -241,3 +241,126 @@ def test_jit_equations_record_the_mesh_and_the_layouts_asked_for():
       jaxpr={{ lambda ; a:f32[4]. let b:f32[4] = mul a 2.0:f32[] in (b,) }}
     ] a
   in (b,) }}"""
+
+
+def test_indexing_gathers_and_scatters_keep_or_refuse_splits(mesh):
+    """A gather keeps the splits of the dimensions it does not index into; indexing a
+    split dimension (or updating one) is JAX's error asking for ``out_sharding``."""
+    x, xr = _x(), _x(('X', None))
+    idx = jnp.array([0, 2, 1])
+    _refused(lambda: x[idx], "Use `.at[...].get(out_sharding=)` to provide output "
+             "PartitionSpec for the gather indexing as out sharding could not be resolved "
+             "unambiguously (or would require collectives on inputs). Got "
+             "operand=ShapedArray(float32[8@X,4@Y]), indices=ShapedArray(int32[3,1])")
+    cols = xr[:, idx]
+    assert str(jax.typeof(cols)) == "float32[8@X,3]"
+    np.testing.assert_array_equal(cols, _A[:, [0, 2, 1]])
+    picked = jnp.take_along_axis(xr, jnp.zeros((8, 2), jnp.int32), axis=1)
+    assert str(jax.typeof(picked)) == "float32[8@X,2]"
+    np.testing.assert_array_equal(picked, _A[:, :1].repeat(2, 1))
+    _refused(lambda: x.at[idx].set(1.),
+             "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec "
+             "for the scatter update as out sharding could not be resolved unambiguously "
+             "(or would require collectives on inputs). Got "
+             "operand=ShapedArray(float32[8@X,4@Y]), indices=ShapedArray(int32[3,1]), "
+             "updates=ShapedArray(float32[3,4@Y])")
+    _refused(lambda: x.at[:, 1].add(1.),
+             "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec "
+             "for the scatter update as out sharding could not be resolved unambiguously "
+             "(or would require collectives on inputs). Got "
+             "operand=ShapedArray(float32[8@X,4@Y]), indices=ShapedArray(int32[1]), "
+             "updates=ShapedArray(float32[8@X])")
+    added = xr.at[:, 1].add(1.)
+    assert str(jax.typeof(added)) == "float32[8@X,4]"
+    expected = _A.copy()
+    expected[:, 1] += 1
+    np.testing.assert_array_equal(added, expected)
+    v = jax.device_put(jnp.arange(8.), P('X'))
+    assert str(jax.make_jaxpr(lambda v: jax.nn.one_hot(v.astype(int), 4))(v)) == f"""\
+{{ lambda ; a:f32[8@X]. let
+    b:i32[8@X] = convert_element_type[new_dtype=int32 weak_type=False] a
+    c:f32[8@X,4] = jit[
+      name=_one_hot
+      ctx_mesh=Mesh('X': 4, 'Y': 2, axis_types=(Explicit, Explicit))
+      jaxpr={{ lambda ; b:i32[8@X]. let
+          d:i32[8@X,1] = broadcast_in_dim[broadcast_dimensions=(0,)] b
+          e:i32[1,4] = iota[
+            dimension=1
+            dtype=int32
+            shape=(1, 4)
+            sharding={_ns(P(None, None))}
+          ] 
+          f:bool[8@X,4] = eq d e
+          c:f32[8@X,4] = convert_element_type[new_dtype=float32 weak_type=False] f
+        in (c,) }}
+    ] b
+  in (c,) }}"""
+    np.testing.assert_array_equal(jax.nn.one_hot(v.astype(int) % 4, 4),
+                                  np.eye(4)[np.arange(8) % 4])
+
+
+def test_shard_map_without_mesh_records_the_context_abstract_mesh(mesh):
+    """``shard_map`` given no ``mesh=`` names the AbstractMesh of ``set_mesh`` in its
+    equation (as JAX does); it runs on that mesh's devices, eagerly, under ``jit``,
+    ``grad`` and ``vmap`` (whose elements keep their splits)."""
+    x = _x()
+    f = jax.shard_map(lambda x: x * 2, out_specs=P('X', 'Y'))
+    assert str(jax.make_jaxpr(f)(x)) == f"""\
+{{ lambda ; a:f32[8@X,4@Y]. let
+    b:f32[8@X,4@Y] = shard_map[
+      check_vma=True
+      in_specs=(P('X', 'Y'),)
+      jaxpr={{ lambda ; c:f32[2,2]{{V:(X,Y)}}. let
+          d:f32[]{{V:(X,Y)}} = pvary[axes=('X', 'Y')] 2.0:f32[]
+          e:f32[2,2]{{V:(X,Y)}} = mul c d
+        in (e,) }}
+      mesh={_AMESH}
+      newly_manual_axes=frozenset({{'X', 'Y'}})
+      out_specs=(P('X', 'Y'),)
+    ] a
+  in (b,) }}"""
+    np.testing.assert_array_equal(f(x), 2 * _A)
+    y = jax.jit(f)(x)
+    assert y.sharding == jax.NamedSharding(mesh, P('X', 'Y'))
+    np.testing.assert_array_equal(y, 2 * _A)
+    g = jax.jit(jax.grad(lambda x: f(x).sum()))(x)
+    assert str(jax.typeof(g)) == "float32[8@X,4@Y]"
+    np.testing.assert_array_equal(g, np.full((8, 4), 2.))
+    np.testing.assert_array_equal(jax.vmap(f)(jnp.stack([x, x])), np.stack([2 * _A] * 2))
+
+
+def test_tiles_factorizations_samplers_and_vmap(mesh):
+    x = _x()
+    _refused(lambda: jnp.tile(x, (1, 2)), "Operand cannot be sharded on dimension 1 when "
+             "the tiling is non-trivial. Got input type: float32[8@X,4@Y] with reps: (1, 2)")
+    t = jnp.tile(_x(('X', None)), (1, 2))
+    assert str(jax.typeof(t)) == "float32[8@X,8]"
+    np.testing.assert_array_equal(t, np.tile(_A, (1, 2)))
+    s = jax.nn.softmax(x)
+    assert str(jax.typeof(s)) == "float32[8@X,4@Y]"
+    np.testing.assert_allclose(s, np.exp(_A) / np.exp(_A).sum(1, keepdims=True), rtol=1e-5)
+    _refused(lambda: lax.linalg.cholesky(jax.device_put(jnp.eye(4) * 4., P('X')),
+                                         symmetrize_input=False),
+             "Input 0 to cholesky must be unsharded on non-batch dimensions, but got "
+             "P('X', None).")
+    batch = jax.device_put(jnp.eye(4)[None].repeat(8, 0) * 4., P('X'))
+    vectors, values = lax.linalg.eigh(batch)
+    assert [str(jax.typeof(o)) for o in (vectors, values)] == ["float32[8@X,4,4]",
+                                                               "float32[8@X,4]"]
+    np.testing.assert_allclose(values, np.full((8, 4), 4.))
+    solved = lax.linalg.triangular_solve(batch, jax.device_put(jnp.ones((8, 4, 4)), P('X')))
+    assert str(jax.typeof(solved)) == "float32[8@X,4,4]"
+    np.testing.assert_allclose(solved, np.full((8, 4, 4), .25))
+    _refused(lambda: lax.linalg.triangular_solve(batch, jnp.ones((8, 4, 4))),
+             "All inputs to triangular_solve must have the same batch sharding, but got "
+             "('X',) and (None,).")
+    with pytest.raises(ValueError) as info:
+        jax.vmap(lambda a, b: a + b)(x, jnp.ones((8, 4)))
+    assert str(info.value) == ("Mapped away dimension of inputs passed to vmap should be "
+                               "sharded the same. Got inconsistent axis specs: X vs None")
+    text = str(jax.make_jaxpr(lambda x: x + jax.random.normal(
+        jax.random.key(0), (8, 4), out_sharding=P('X', 'Y')))(x)).splitlines()
+    assert text[-6:] == ["          ] q", "        in (r,) }", "    ] q",
+                         "    u:f32[8@X,4@Y] = reshard r", "    v:f32[8@X,4@Y] = add o u",
+                         "  in (v,) }"]
+    assert "    q:key<fry>[] = reshard p" in text

@@ -464,6 +464,7 @@ def nextafter(x1, x2):
 stop_gradient_p = core.Primitive("stop_gradient")
 stop_gradient_p.def_impl(lambda x: x)
 stop_gradient_p.def_abstract_eval(lambda x: x)
+stop_gradient_p.sharding_rule = same_sharding
 lowering.register_lowering(stop_gradient_p, lambda ctx, x: x)
 # The primal is stopped again so that every enclosing differentiation sees a constant.
 ad.primitive_jvps[stop_gradient_p] = lambda primals, tangents: (

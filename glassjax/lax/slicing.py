@@ -25,6 +25,8 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from glassjax import core, dtypes
+from glassjax.mesh import PartitionSpec
+from glassjax.named_sharding import NamedSharding
 from glassjax.interpreters import ad, batching
 from glassjax.jit import jit
 from glassjax.lax import elementwise
@@ -751,8 +753,12 @@ def _gather_fill(operand, indices, *, dimension_numbers, slice_sizes, unique_ind
                                      dn.offset_dims).tolist()
     out = gather(operand, indices, dn, slice_sizes, indices_are_sorted=indices_are_sorted,
                  mode=GatherScatterMode.PROMISE_IN_BOUNDS)
-    return elementwise.select(broadcast_in_dim(mask, output_shape, batch_dims_in_output),
-                              out, full_like(out, fill_value=fill_value))
+    typed = out.aval._sharding          # (the mask is split as the result is)
+    return elementwise.select(
+        broadcast_in_dim(mask, output_shape, batch_dims_in_output,
+                         out_sharding=typed and NamedSharding(typed[0], PartitionSpec(
+                             *typed[1]))),
+        out, full_like(out, fill_value=fill_value))
 
 
 def _gather_lower(ctx, operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
@@ -867,8 +873,42 @@ def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, unique_indices,
                   indices_are_sorted=indices_are_sorted, mode=mode, fill_value=fill_value), 0
 
 
+def _gather_sharding(operand, indices, *, dimension_numbers, slice_sizes, **params):
+    """Sharding in types (JAX's rule): an output dimension taken from the operand keeps
+    its split if the operand is not sliced into along it (whole slices, or an unsplit
+    operand dimension); the others come from the indices, which may be split only along
+    batch dimensions (matched with the operand's). Anything else would need data moved
+    between devices: JAX's error asks for ``out_sharding``."""
+    dn = dimension_numbers
+    operand_spec, indices_spec = spec_of(operand), list(spec_of(indices))
+    whole_or_unsplit = all(slice_sizes[i] == operand.shape[i] or operand_spec[i] is None
+                           for i in dn.start_index_map)
+    batches_agree = all(_agree(operand_spec[o], indices_spec[i]) for o, i in
+                        zip(dn.operand_batching_dims, dn.start_indices_batching_dims))
+    queries_unsplit = all(s is None for i, s in enumerate(indices_spec)
+                          if i not in dn.start_indices_batching_dims)
+    if not (whole_or_unsplit and batches_agree and queries_unsplit):
+        raise core.ShardingTypeError(
+            "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the "
+            "gather indexing as out sharding could not be resolved unambiguously (or would "
+            f"require collectives on inputs). Got operand={operand!r}, indices={indices!r}")
+    for o, i in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
+        indices_spec[i] = indices_spec[i] or operand_spec[o]
+    window = iter(operand_spec[i] for i in range(operand.ndim)
+                  if i not in dn.collapsed_slice_dims and i not in dn.operand_batching_dims)
+    queries = iter(indices_spec)
+    return [next(window) if d in dn.offset_dims else next(queries)
+            for d in range(len(dn.offset_dims) + indices.ndim - 1)]
+
+
+def _agree(*entries) -> bool:
+    """Splits of dimensions that must match: at most one axis name among them."""
+    return len({e for e in entries if e is not None}) <= 1
+
+
 gather_p = standard_primitive(_gather_shape_rule, _gather_dtype_rule, "gather",
                               weak_type_rule=_operand_weak_type)
+gather_p.sharding_rule = _gather_sharding
 lowering.register_lowering(gather_p, _gather_lower)
 ad.defjvp(gather_p, _gather_jvp, None)
 ad.primitive_transposes[gather_p] = _gather_transpose
@@ -1087,9 +1127,52 @@ def _scatter_batch(prim, args, dims, *, update_jaxpr, update_consts, dimension_n
                      **params), 0
 
 
+def _scatter_sharding(operand, indices, updates, *, dimension_numbers, **params):
+    """Sharding in types (JAX's rule, the gather's read backwards): batch dimensions of
+    operand, indices and updates must agree; a window dimension of the updates matches
+    the operand's (whole) or both are unsplit; the operand is not split where windows
+    are inserted; the updates' and indices' query dimensions and the index vector are
+    unsplit. The result is split as the operand, filled in from the others."""
+    dn = dimension_numbers
+    operand_spec, indices_spec, updates_spec = map(spec_of, (operand, indices, updates))
+    vector_dim = indices.ndim - 1
+    query_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+    updates_batching = tuple(query_dims[i] for i in dn.scatter_indices_batching_dims)
+    window_dims = [i for i in range(operand.ndim) if i not in dn.inserted_window_dims
+                   and i not in dn.operand_batching_dims]
+    windows = list(zip(dn.update_window_dims, window_dims))
+    resolvable = (
+        all(_agree(operand_spec[o], indices_spec[i], updates_spec[u]) for o, i, u in
+            zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims,
+                updates_batching))
+        and all((updates.shape[u] == operand.shape[o] and updates_spec[u] == operand_spec[o])
+                or (updates_spec[u] is None and operand_spec[o] is None)
+                for u, o in windows)
+        and all(operand_spec[i] is None for i in dn.inserted_window_dims)
+        and all(s is None for i, s in enumerate(updates_spec)
+                if i not in updates_batching and i not in dn.update_window_dims)
+        and all(s is None for i, s in enumerate(indices_spec[:vector_dim])
+                if i not in dn.scatter_indices_batching_dims)
+        and indices_spec[vector_dim] is None)
+    if not resolvable:
+        raise core.ShardingTypeError(
+            "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec "
+            "for the scatter update as out sharding could not be resolved unambiguously "
+            "(or would require collectives on inputs). Got "
+            f"operand={operand!r}, indices={indices!r}, updates={updates!r}")
+    out = list(operand_spec)
+    for o, i, u in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims,
+                       updates_batching):
+        out[o] = out[o] or indices_spec[i] or updates_spec[u]
+    for u, o in windows:
+        out[o] = out[o] or updates_spec[u]
+    return out
+
+
 def _scatter_primitive(name):
     prim = standard_primitive(_scatter_shape_rule, _scatter_dtype_rule, name,
                               weak_type_rule=_operand_weak_type)
+    prim.sharding_rule = _scatter_sharding
     lowering.register_lowering(prim, _scatter_lower)
     batching.primitive_batchers[prim] = functools.partial(_scatter_batch, prim)
     return prim

@@ -789,7 +789,20 @@ def _tile_lower(ctx, x, *, reps):
     return hlo.reshape(lowering.aval_to_ir_type(aval_out), x)
 
 
+
+
+def _tile_sharding(x, *, reps):
+    """Repeating a split dimension would interleave the devices' blocks: JAX refuses."""
+    for i, (r, entry) in enumerate(zip(reps, spec_of(x))):
+        if r != 1 and entry is not None:
+            raise core.ShardingTypeError(
+                f"Operand cannot be sharded on dimension {i} when the tiling is non-trivial."
+                f" Got input type: {x} with reps: {reps}")
+    return spec_of(x)
+
+
 tile_p = standard_primitive(_tile_shape_rule, _input_dtype, "tile")
+tile_p.sharding_rule = _tile_sharding
 lowering.register_lowering(tile_p, _tile_lower)
 ad.deflinear2(tile_p, _tile_transpose)
 batching.primitive_batchers[tile_p] = _tile_batch

@@ -26,6 +26,9 @@ import numpy as np
 from glassjax import core, dtypes, lax
 from glassjax.config import config
 from glassjax.jit import jit
+from glassjax.lax import utils as lax_utils
+from glassjax.mesh import PartitionSpec
+from glassjax.named_sharding import NamedSharding
 from glassjax.numpy import util
 from glassjax.numpy.util import canonicalize_axis, const, ensure_arraylike, is_array
 
@@ -299,6 +302,7 @@ class GatherIndexer(NamedTuple):
     """An index as one gather: its indices array and dimension numbers, plus the
     reversals and new axes applied around it."""
     slice_shape: list             # shape of the result before newaxis_dims
+    slice_sharding: object        # its split over Explicit mesh axes (or None)
     gather_slice_shape: list
     gather_indices: object
     dnums: object
@@ -369,8 +373,9 @@ def _normalize_array_indices(parsed, shape):
     return out
 
 
-def index_to_gather(parsed, shape, normalize_indices=True) -> GatherIndexer:
-    """The gather that implements ``parsed`` on an array of ``shape``.
+def index_to_gather(parsed, shape, normalize_indices=True, typed=None) -> GatherIndexer:
+    """The gather that implements ``parsed`` on an array of ``shape`` (split as
+    ``typed``, its type's ``(mesh, spec)``, says).
 
     Advanced (array) indices are broadcast together; their result axes go where the
     first of them was if they are adjacent, else to the front (NumPy's rule). Slices
@@ -408,6 +413,7 @@ def index_to_gather(parsed, shape, normalize_indices=True) -> GatherIndexer:
     offset_dims, collapsed_slice_dims, start_index_map = [], [], []
     gather_indices, gather_indices_shape = [], []
     slice_shape, newaxis_dims, reversed_y_dims, gather_slice_shape = [], [], [], []
+    x_spec, slice_spec = (typed[1] if typed else (None,) * len(shape)), []
     for idx_pos, p in enumerate(parsed):
         if advanced_indexes and idx_pos == (idx_advanced_axes[0] if advanced_contiguous
                                             else 0):
@@ -420,6 +426,7 @@ def index_to_gather(parsed, shape, normalize_indices=True) -> GatherIndexer:
             start_index_map += x_advanced_axes
             collapsed_slice_dims += x_advanced_axes
             slice_shape += adv_shape
+            slice_spec += lax_utils.spec_of(core.get_aval(arrays[0]))
             y_axis += len(adv_shape)
             collapsed_y_axis += len(adv_shape)
         if idx_pos in idx_advanced_axes:
@@ -437,12 +444,14 @@ def index_to_gather(parsed, shape, normalize_indices=True) -> GatherIndexer:
             x_axis += 1
         elif p.typ == IndexType.NONE:
             slice_shape.append(1)
+            slice_spec.append(None)
             newaxis_dims.append(y_axis)
             y_axis += 1
         elif p.typ == IndexType.SLICE:
             start, stop, step = p.index.indices(shape[x_axis])
             size = len(range(start, stop, step))
             slice_shape.append(size)
+            slice_spec.append(x_spec[x_axis])
             if step == 1:
                 if size != shape[x_axis]:
                     gather_indices.append((lax.convert_element_type(start, index_dtype),
@@ -485,7 +494,10 @@ def index_to_gather(parsed, shape, normalize_indices=True) -> GatherIndexer:
                                        collapsed_slice_dims=tuple(sorted(
                                            collapsed_slice_dims)),
                                        start_index_map=tuple(start_index_map))
-    return GatherIndexer(slice_shape, gather_slice_shape, indices_array, dnums,
+    slice_sharding = (NamedSharding(typed[0], PartitionSpec(*slice_spec))
+                      if typed and any(slice_spec) else None)
+    return GatherIndexer(slice_shape, slice_sharding, gather_slice_shape, indices_array,
+                         dnums,
                          unique_indices=not advanced_indexes,
                          indices_are_sorted=not advanced_indexes,
                          reversed_y_dims=reversed_y_dims, newaxis_dims=tuple(newaxis_dims),
@@ -725,11 +737,12 @@ def scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indic
         y = asarray(y)
     parsed = _expand_bool_indices(parse_indices(idx, x.shape), x.shape)
     dtype, weak_type = x.dtype, x.weak_type
-    indexer = index_to_gather(parsed, x.shape, normalize_indices)
+    indexer = index_to_gather(parsed, x.shape, normalize_indices,
+                              getattr(core.get_aval(x), "_sharding", None))
     if 0 in indexer.slice_shape:
         return x
     x, y = util.promote_dtypes(x, y)
-    y = util.broadcast_to(y, tuple(indexer.slice_shape))
+    y = util.broadcast_to(y, tuple(indexer.slice_shape), indexer.slice_sharding)
     y = lax.squeeze(y, tuple(indexer.newaxis_dims))
     if indexer.reversed_y_dims:
         y = lax.rev(y, indexer.reversed_y_dims)
