@@ -24,7 +24,7 @@ from glassjax import (api_util, cache_misses, config, core, monitoring, pretty, 
                       tree_util)
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.layout import Format, Layout
-from glassjax.mesh import get_concrete_mesh
+from glassjax.mesh import get_abstract_mesh, get_concrete_mesh
 from glassjax.named_sharding import spec_to_sharding
 from glassjax.xla import dispatch, fastpath, lowering, runtime
 
@@ -501,7 +501,8 @@ class Jitted:
         # ``make_jaxpr(f)`` and ``eval_shape(f, ...)`` all share one trace of ``f``.
         key = (flat.in_tree, tuple(in_avals), flat.static_args, config.trace_context(),
                tuple(core.trace_ctx.axis_env.items()),
-               tuple(getattr(a, "_sharding", None) for a in in_avals))  # (not in aval ==)
+               tuple(getattr(a, "_sharding", None) for a in in_avals),  # (not in aval ==)
+               get_abstract_mesh(), get_concrete_mesh())   # (types and ctx_mesh name them)
         try:
             per_fun = _traces_of(self._fun)
         except TypeError:          # not weak-referenceable: no cache

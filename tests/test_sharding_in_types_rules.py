@@ -364,3 +364,51 @@ def test_tiles_factorizations_samplers_and_vmap(mesh):
                          "    u:f32[8@X,4@Y] = reshard r", "    v:f32[8@X,4@Y] = add o u",
                          "  in (v,) }"]
     assert "    q:key<fry>[] = reshard p" in text
+
+
+@pytest.mark.parametrize("shape,spec,new_sizes,expected", [
+    ((8, 4), ('X', 'Y'), (32,), "float32[32@(X,Y)]"),
+    ((8, 4), ('X', None), (4, 2, 4), "float32[4@X,2,4]"),
+    ((8, 4), ('X', None), (32,), "float32[32@X]"),
+    ((8, 4), ('X', 'Y'), (1, 8, 4, 1), "float32[1,8@X,4@Y,1]"),
+    ((8, 1, 4), ('X', None, 'Y'), (8, 4), "float32[8@X,4@Y]"),
+    ((16, 4), (('X', 'Y'), None), (8, 2, 4), "float32[8@(X,Y),2,4]"),
+    ((16, 4), (('X', 'Y'), None), (4, 4, 4), "float32[4@X,4@Y,4]"),
+    ((8, 4, 2), ('X', None, None), (8, 8), "float32[8@X,8]"),
+    ((8, 4), ('X', 'Y'), (4, 8), None),
+    ((8, 4), ('X', None), (2, 4, 4), None),
+    ((8, 4), (None, 'Y'), (32,), None),
+    ((4, 8), (None, 'X'), (32,), None),
+])
+def test_reshapes_deal_mesh_axes_to_the_new_dimensions(mesh, shape, spec, new_sizes,
+                                                       expected):
+    x = jax.device_put(jnp.arange(np.prod(shape), dtype=jnp.float32).reshape(shape),
+                       P(*spec))
+    if expected is None:
+        _refused(lambda: x.reshape(new_sizes), "This reshape is not supported. Please "
+                 "specify the sharding of the output via the `out_sharding` argument of "
+                 f"jax.lax.reshape. Got operand type: {jax.typeof(x)}, new sizes: "
+                 f"{new_sizes}")
+        return
+    y = x.reshape(new_sizes)
+    assert str(jax.typeof(y)) == expected
+    np.testing.assert_array_equal(y, np.arange(np.prod(shape)).reshape(new_sizes))
+
+
+def test_gradients_through_sorts_gathers_and_scatters_keep_the_splits(mesh):
+    xr = _x(('X', None))
+    idx = jnp.array([0, 2, 1])
+    # (JAX's sort JVP sorts an unsplit iota along: refused, in JAX too)
+    _refused(lambda: jax.grad(lambda x: jnp.sort(x, 1).sum())(xr),
+             f"Arguments to sort must have equal shardings, got: {_ns(P('X', None))} "
+             f"{_ns(P(None, None))}")
+    for f, expected in [
+            (lambda x: x[:, idx].sum(), np.ones((8, 4)) * [1, 1, 1, 0]),
+            (lambda x: (x.at[:, 1].set(0.) ** 2).sum(), 2 * _A * [1, 0, 1, 1]),
+            (lambda x: jnp.cumsum(x, 1).sum(), np.ones((8, 4)) * [4, 3, 2, 1])]:
+        g = jax.grad(f)(xr)
+        assert str(jax.typeof(g)) == "float32[8@X,4]"
+        np.testing.assert_allclose(g, expected)
+    order = jnp.argsort(-xr, 1)
+    assert str(jax.typeof(order)) == "int32[8@X,4]"
+    np.testing.assert_array_equal(order, np.argsort(-_A, 1))

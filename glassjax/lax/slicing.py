@@ -306,7 +306,7 @@ def _dynamic_slice_transpose(ct, x, *start_indices, slice_sizes):
     """Write the cotangent into zeros of the operand's shape at the same place."""
     if type(ct) is ad.Zero:
         return [ad.Zero(x.aval)] + [None] * len(start_indices)
-    zeros = full(x.aval.shape, 0, x.aval.dtype)
+    zeros = _zeros_like(x, x.aval.dtype)
     return [dynamic_update_slice_p.bind(zeros, ct, *start_indices)] + \
         [None] * len(start_indices)
 
@@ -808,7 +808,7 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
     cotangent back to where it was read (repeated reads accumulate)."""
     if type(ct) is ad.Zero:
         return [ad.Zero(operand.aval), None]
-    zeros = full(operand.aval.shape, 0, dtypes.dtype(ct))
+    zeros = _zeros_like(operand, dtypes.dtype(ct))
     return [scatter_add(zeros, indices, ct, _gather_to_scatter_dnums(dimension_numbers),
                         unique_indices=unique_indices,
                         indices_are_sorted=indices_are_sorted, mode=mode), None]
@@ -1199,6 +1199,13 @@ def _shape(x):
     return x.aval.shape if ad.is_undefined_primal(x) else np.shape(x)
 
 
+def _zeros_like(x, dtype):
+    """Zeros of ``x``'s shape and split (``x`` a value, or an undefined primal of a
+    transpose rule) in ``dtype``."""
+    aval = x.aval if ad.is_undefined_primal(x) else core.get_aval(x)
+    return full(aval.shape, 0, dtype, sharding=aval.sharding)
+
+
 def _gather_updates(x, indices, updates, dimension_numbers, mode):
     """The windows of ``x`` a scatter of ``updates`` wrote to: how a scatter's transpose
     gathers the updates' cotangent back."""
@@ -1345,7 +1352,7 @@ def _scatter_jvp(primals, tangents, *, update_jaxpr, update_consts, dimension_nu
     id_dtype = np.dtype(np.uint64 if num_ids > np.iinfo(np.uint32).max else np.uint32)
     update_ids = ew.add(reshape(iota(id_dtype, num_ids), ids_shape),
                         full_like(updates, 1, dtype=id_dtype))
-    scattered_ids = scatter(full(np.shape(operand), 0, id_dtype), indices, update_ids, dn,
+    scattered_ids = scatter(_zeros_like(operand, id_dtype), indices, update_ids, dn,
                             indices_are_sorted=indices_are_sorted,
                             unique_indices=unique_indices, mode=mode)
     gather_dnums, slice_sizes = _scatter_to_gather(dn, np.shape(scattered_ids),
@@ -1375,7 +1382,7 @@ def _scatter_transpose(ct, operand, indices, updates, *, update_jaxpr, update_co
         return ad.zero_cotangents([operand, indices, updates])
     ct_operand = ct_updates = None
     if ad.is_undefined_primal(operand):
-        ct_operand = scatter(ct, indices, full(_shape(updates), 0, dtype=dtypes.dtype(ct)),
+        ct_operand = scatter(ct, indices, _zeros_like(updates, dtypes.dtype(ct)),
                              dimension_numbers=dimension_numbers,
                              indices_are_sorted=indices_are_sorted, unique_indices=True,
                              mode=mode)

@@ -10,6 +10,7 @@ Read next: lax/comparison.py, the elementwise families (lax/elementwise.py).
 """
 from __future__ import annotations
 
+import functools
 import math
 import operator
 
@@ -353,33 +354,72 @@ def _reshape_transpose(ct, x, *, new_sizes, dimensions, sharding):
 
 
 def _reshape_sharding(x, *, new_sizes, dimensions, sharding):
-    """Splits follow the dimensions they split when the reshape only adds or removes
-    size-1 dimensions, or splits one dimension in two, or merges dimensions of which
-    only the first (major) is split. (Other reshapes of split values give whole
-    results here; JAX refuses them.)"""
+    """JAX's rule: dimensions kept (up to size-1 ones) keep their splits; a dimension
+    split into several hands its mesh axes to them major first, and dimensions merged
+    into one give it their axes in order (each new size divisible by its axes'
+    devices). Other reshapes of split values are refused: ``out_sharding`` must say."""
     if sharding is not None:
         return sharding.spec._normalized_spec_for_aval(len(new_sizes))
     spec = spec_of(x)
-    if dimensions is not None or not any(spec):
+    if not any(spec):
         return None
-    out, i, j = [None] * len(new_sizes), 0, 0
     old, new = x.shape, tuple(new_sizes)
-    while i < len(old) and j < len(new):
-        # the smallest groups old[i:i2], new[j:j2] of equal size
-        i2, j2, a, b = i + 1, j + 1, old[i], new[j]
-        while a != b:
-            if a < b:
+    refuse = functools.partial(_refuse_reshape, x, new)
+    if [d for d in old if d != 1] == [d for d in new if d != 1]:
+        kept = iter(e for d, e in zip(old, spec) if d != 1)
+        return [None if d == 1 else next(kept) for d in new]
+    out, i, j = [], 0, 0
+    while i < len(old) or j < len(new):
+        # the smallest groups old[i:i2], new[j:j2] of equal size (size-1 dimensions
+        # join the group before them)
+        i2, j2 = i + 1, j + 1
+        a, b = (old[i] if i < len(old) else 1), (new[j] if j < len(new) else 1)
+        while a != b or (i2 < len(old) and old[i2] == 1) or (j2 < len(new) and new[j2] == 1):
+            if a <= b and i2 < len(old):
                 a, i2 = a * old[i2], i2 + 1
-            else:
+            elif j2 < len(new):
                 b, j2 = b * new[j2], j2 + 1
-        split = [k for k in range(i, i2) if spec[k] is not None]
-        if split:
-            if split != [i] or old[i] == 1:
-                return None
-            first = next(k for k in range(j, j2) if new[k] != 1)
-            out[first] = spec[i]
+            else:
+                break
+        axes = [a for e in spec[i:i2] for a in ((e,) if isinstance(e, str) else e or ())]
+        if i2 - i > 1 and j2 - j > 1 or dimensions is not None and axes and (
+                i2 - i > 1 or j2 - j > 1):
+            refuse()
+        if i2 - i > 1 and None in _strip_trailing(list(spec[i:i2])):
+            refuse()
+        out += _deal_axes(x._sharding[0], axes, new[j:j2], refuse)
         i, j = i2, j2
     return out
+
+
+def _strip_trailing(entries):
+    while entries and entries[-1] is None:
+        entries.pop()
+    return entries
+
+
+def _deal_axes(mesh, axes, sizes, refuse):
+    """Mesh axes (major first) shared out among dimensions of ``sizes``: each takes axes
+    while its size allows (it must divide evenly); all must be taken."""
+    axes, dealt = list(axes), []
+    for size in sizes:
+        taken = []
+        while size > 1 and axes:
+            size, remainder = divmod(size, mesh.shape[axes[0]])
+            if remainder:
+                refuse()
+            taken.append(axes.pop(0))
+        dealt.append(None if not taken else taken[0] if len(taken) == 1 else tuple(taken))
+    if axes:
+        refuse()
+    return dealt
+
+
+def _refuse_reshape(x, new_sizes):
+    raise core.ShardingTypeError(
+        "This reshape is not supported. Please specify the sharding of the output via "
+        "the `out_sharding` argument of jax.lax.reshape. Got operand type: "
+        f"{x}, new sizes: {new_sizes}")
 
 
 def _reshape_batch(args, dims, *, new_sizes, dimensions, sharding):

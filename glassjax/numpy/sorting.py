@@ -11,8 +11,9 @@ import math
 
 import numpy as np
 
-from glassjax import dtypes, lax
+from glassjax import core, dtypes, lax
 from glassjax.jit import jit
+from glassjax.named_sharding import typeof_sharding
 from glassjax.numpy import reductions
 from glassjax.numpy.util import (_where, canonicalize_axis, const, ensure_arraylike,
                                  promote_dtypes_inexact)
@@ -51,7 +52,8 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
     else:
         idx_dtype = (np.dtype(np.int64) if arr.shape[dimension] > np.iinfo(np.int32).max
                      else dtypes.default_int_dtype())
-    iota = lax.broadcasted_iota(idx_dtype, arr.shape, dimension)
+    iota = lax.broadcasted_iota(idx_dtype, arr.shape, dimension,
+                                out_sharding=typeof_sharding(core.get_aval(arr)))
     if descending and stable:
         # Reverse first so equal keys keep their order after the final reversal.
         arr, iota = lax.rev(arr, [dimension]), lax.rev(iota, [dimension])
