@@ -707,7 +707,8 @@ class Primitive:
     are split over Explicit mesh axes (or an ``out_sharding`` / ``sharding`` param over
     such a mesh), the spec of the output (one entry per dimension; a list of specs with
     ``multiple_results``), or None for "not split"; a primitive without the rule gives
-    unsplit outputs."""
+    unsplit outputs, except a higher-order one (jit, cond, scan, ...), whose outputs
+    are typed by the jaxpr it holds."""
     multiple_results = False
     call_primitive = False   # takes a jaxpr param and is transparent to transformations
     sharding_rule = None

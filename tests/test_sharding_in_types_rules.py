@@ -412,3 +412,38 @@ def test_gradients_through_sorts_gathers_and_scatters_keep_the_splits(mesh):
     order = jnp.argsort(-xr, 1)
     assert str(jax.typeof(order)) == "int32[8@X,4]"
     np.testing.assert_array_equal(order, np.argsort(-_A, 1))
+
+
+def test_at_get_and_set_take_out_sharding(mesh):
+    """JAX's ``auto_axes`` around the indexing: operand, values and index arrays made
+    whole, the gather/scatter done there, the result resharded as asked."""
+    x = _x()
+    idx = jnp.array([0, 2, 1])
+    assert str(jax.make_jaxpr(lambda x: x.at[idx].get(out_sharding=P(None, 'Y')))(x)) == """\
+{ lambda a:i32[3]; b:f32[8@X,4@Y]. let
+    c:f32[8,4] = reshard b
+    d:i32[3] = reshard a
+    e:bool[3] = lt d 0:i32[]
+    f:i32[3] = add d 8:i32[]
+    g:i32[3] = select_n e d f
+    h:i32[3,1] = broadcast_in_dim[broadcast_dimensions=(0,)] g
+    i:f32[3,4] = gather[
+      dimension_numbers=GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=())
+      fill_value=None
+      indices_are_sorted=False
+      mode=GatherScatterMode.PROMISE_IN_BOUNDS
+      slice_sizes=(1, 4)
+      unique_indices=False
+    ] c h
+    j:f32[3,4@Y] = reshard i
+  in (j,) }"""
+    rows = x.at[idx].get(out_sharding=P(None, 'Y'))
+    assert str(jax.typeof(rows)) == "float32[3,4@Y]"
+    np.testing.assert_array_equal(rows, _A[[0, 2, 1]])
+    updated = x.at[idx].set(1., out_sharding=P('X', 'Y'))
+    assert str(jax.typeof(updated)) == "float32[8@X,4@Y]"
+    expected = _A.copy()
+    expected[[0, 2, 1]] = 1.
+    np.testing.assert_array_equal(updated, expected)
+    assert "    d:f32[] = reshard 1.0:f32[]\n" in str(jax.make_jaxpr(
+        lambda x: x.at[idx].add(1., out_sharding=P('X', 'Y')))(x))

@@ -734,9 +734,16 @@ def _stack_lower(ctx, *xs, axis):
 
 
 stack_p = standard_primitive(_stack_shape_rule, _stack_dtype_rule, "stack")
-stack_p.sharding_rule = lambda *xs, axis: (lambda spec: (*spec[:axis], None, *spec[axis:]))(
-    same_sharding_of_all("All operands should have the same sharding. Got shardings {}",
-                         *xs))
+
+
+def _stack_sharding(*xs, axis):
+    """Operands split alike; the new dimension is whole."""
+    spec = same_sharding_of_all("All operands should have the same sharding. Got "
+                                "shardings {}", *xs)
+    return (*spec[:axis], None, *spec[axis:])
+
+
+stack_p.sharding_rule = _stack_sharding
 lowering.register_lowering(stack_p, _stack_lower)
 ad.deflinear2(stack_p, _stack_transpose)
 batching.primitive_batchers[stack_p] = _stack_batch

@@ -23,12 +23,14 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from glassjax import core, dtypes, lax
+from glassjax import core, dtypes, lax, tree_util
+from glassjax.array import Array
 from glassjax.config import config
 from glassjax.jit import jit
 from glassjax.lax import utils as lax_utils
+from glassjax.lax.sharding_constraint import reshard
 from glassjax.mesh import PartitionSpec
-from glassjax.named_sharding import NamedSharding
+from glassjax.named_sharding import NamedSharding, spec_to_sharding
 from glassjax.numpy import util
 from glassjax.numpy.util import canonicalize_axis, const, ensure_arraylike, is_array
 
@@ -775,6 +777,18 @@ class _IndexUpdateHelper:
         return f"_IndexUpdateHelper({self.array!r})"
 
 
+def _laid_out_as_asked(out_sharding, fun, array, index, *values):
+    """``.at[...]``'s ``out_sharding=`` (JAX's ``auto_axes``): the operand, the values
+    and the index arrays resharded whole onto the mesh, ``fun`` computed there (no split
+    to refuse), and its result resharded as asked."""
+    sharding = spec_to_sharding(out_sharding, "out_sharding")
+    move = lambda v: reshard(v, sharding.with_spec(PartitionSpec()))
+    array, values = move(array), [move(v) for v in values]
+    index = tree_util.tree_map(
+        lambda i: move(i) if isinstance(i, (core.Tracer, Array)) else i, index)
+    return reshard(fun(array, index, *values), sharding)
+
+
 @dataclasses.dataclass(slots=True, eq=False)
 class IndexUpdateRef:
     """``x.at[idx]``: functional updates. Each returns a new array; ``x`` is unchanged.
@@ -786,37 +800,49 @@ class IndexUpdateRef:
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            fill_value=None, wrap_negative_indices=True):
-        return rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
-                              unique_indices=unique_indices, mode=mode,
-                              fill_value=fill_value, normalize_indices=wrap_negative_indices)
+            fill_value=None, wrap_negative_indices=True, out_sharding=None):
+        take = lambda array, index: rewriting_take(
+            array, index, indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices, mode=mode, fill_value=fill_value,
+            normalize_indices=wrap_negative_indices)
+        if out_sharding is not None:
+            return _laid_out_as_asked(out_sharding, take, self.array, self.index)
+        return take(self.array, self.index)
 
     def _update(self, values, scatter_op, indices_are_sorted, unique_indices, mode,
-                wrap_negative_indices, base=None):
-        return scatter_update(self.array if base is None else base, self.index, values,
-                              scatter_op, indices_are_sorted=indices_are_sorted,
-                              unique_indices=unique_indices, mode=mode,
-                              normalize_indices=wrap_negative_indices)
+                wrap_negative_indices, base=None, out_sharding=None):
+        update = lambda array, index, values: scatter_update(
+            array, index, values, scatter_op, indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices, mode=mode,
+            normalize_indices=wrap_negative_indices)
+        array = self.array if base is None else base
+        if out_sharding is not None:
+            return _laid_out_as_asked(out_sharding, update, array, self.index, values)
+        return update(array, self.index, values)
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            wrap_negative_indices=True):
+            wrap_negative_indices=True, out_sharding=None):
         return self._update(values, lax.scatter, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
+                            wrap_negative_indices,
+                            out_sharding=out_sharding)
 
     def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            wrap_negative_indices=True):
+            wrap_negative_indices=True, out_sharding=None):
         return self._update(values, lax.scatter_add, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices,
+                            out_sharding=out_sharding)
 
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-                 wrap_negative_indices=True):
+                 wrap_negative_indices=True, out_sharding=None):
         return self._update(values, lax.scatter_sub, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices,
+                            out_sharding=out_sharding)
 
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-                 wrap_negative_indices=True):
+                 wrap_negative_indices=True, out_sharding=None):
         return self._update(values, lax.scatter_mul, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices,
+                            out_sharding=out_sharding)
 
     mul = multiply
 
@@ -836,11 +862,13 @@ class IndexUpdateRef:
             wrap_negative_indices, base=array_creation.ones_like(self.array)))
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,  # noqa: A003
-            wrap_negative_indices=True):
+            wrap_negative_indices=True, out_sharding=None):
         return self._update(values, lax.scatter_min, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices,
+                            out_sharding=out_sharding)
 
     def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,  # noqa: A003
-            wrap_negative_indices=True):
+            wrap_negative_indices=True, out_sharding=None):
         return self._update(values, lax.scatter_max, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices,
+                            out_sharding=out_sharding)
