@@ -21,6 +21,8 @@ from glassjax import core, dtypes, lax, source_info, tree_util
 from glassjax import numpy as jnp
 from glassjax.interpreters import ad, partial_eval, staging
 from glassjax.lax.elementwise import _convert_element_type
+from glassjax.lax.sharding_constraint import reshard
+from glassjax.mesh import PartitionSpec, get_abstract_mesh
 from glassjax.tree_util import Partial, tree_flatten, tree_map, tree_unflatten
 from glassjax.vmap_api import vmap
 
@@ -436,10 +438,15 @@ def _check_vjp_cotangent(ct, aval):
 def _one_vjp(ans):
     """The cotangent 1 for a scalar output: an array of its (tangent) type, weak if the
     output is (so that gradients of weakly typed functions stay weak, as in JAX), made
-    in device memory (an output in host memory is JAX's cotangent type error)."""
+    in device memory (an output in host memory is JAX's cotangent type error). Under a
+    mesh of Explicit axes it is typed as held whole over that mesh: the backward pass
+    then starts with JAX's ``reshard`` of the seed."""
     aval = core.get_aval(ans).to_tangent_aval()
-    return ad.full_like_aval(1, aval.update(memory_space=core.MemorySpace.Device)
-                             if type(aval) is core.ShapedArray else aval)
+    one = ad.full_like_aval(1, aval.update(memory_space=core.MemorySpace.Device)
+                            if type(aval) is core.ShapedArray else aval)
+    if get_abstract_mesh().explicit_axes:
+        one = reshard(one, PartitionSpec())
+    return one
 
 
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,

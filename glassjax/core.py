@@ -851,7 +851,8 @@ class Primitive:
     are split over Explicit mesh axes (or an ``out_sharding`` / ``sharding`` param over
     such a mesh), the spec of the output (one entry per dimension; a list of specs with
     ``multiple_results``), or None for "not split"; a primitive without the rule gives
-    unsplit outputs.
+    unsplit outputs, except a higher-order one (jit, cond, scan, ...), whose outputs
+    are typed by the jaxpr it holds.
 
     ``memory_space_rule(prim, *avals, **params)``: the memory space of the outputs when
     an operand is not in device memory (``same_memory_space`` for lax's array
@@ -947,11 +948,20 @@ def _split_outputs(prim, avals, out, mesh, params):
     """Sharding in types: the outputs of ``prim`` on operands split over the Explicit
     axes of ``mesh``, typed by its ``sharding_rule``. A mesh axis may split one
     dimension only: JAX's error otherwise."""
+    if prim.sharding_rule is None and _holds_jaxpr(params):
+        return out          # typed by its body (jit, cond, while, scan, custom_jvp, ...)
     specs = prim.sharding_rule(*avals, **params) if prim.sharding_rule else None
     if not prim.multiple_results:
         return _split_like(prim, avals, out, mesh, specs)
     return [_split_like(prim, avals, o, mesh, s)
             for o, s in zip(out, specs or [None] * len(out))]
+
+
+def _holds_jaxpr(params) -> bool:
+    """A higher-order primitive: its outputs' types come from a jaxpr it holds."""
+    return any(isinstance(p, (Jaxpr, ClosedJaxpr)) or
+               (type(p) is tuple and p and isinstance(p[0], (Jaxpr, ClosedJaxpr)))
+               for p in params.values())
 
 
 def _split_like(prim, avals, out, mesh, spec):

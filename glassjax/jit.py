@@ -24,6 +24,8 @@ from glassjax import (api_util, cache_misses, config, core, monitoring, pretty, 
                       tree_util)
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.layout import Format, Layout
+from glassjax.mesh import get_abstract_mesh, get_concrete_mesh
+from glassjax.named_sharding import spec_to_sharding
 from glassjax.xla import dispatch, fastpath, lowering, runtime
 
 
@@ -81,12 +83,23 @@ def _placement(args, jaxpr, name, keep_unused, out_shardings=None) -> dispatch.P
     return placement
 
 
-def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
+class _Unspecified:
+    """An argument or result whose layout ``jit`` was not told (JAX's name for it)."""
+    __repr__ = lambda self: "UnspecifiedValue"
+
+
+UNSPECIFIED = _Unspecified()
+
+
+def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, ctx_mesh=None,
+              in_shardings=None, out_shardings=None):
+    """(``ctx_mesh``, ``in_shardings`` and ``out_shardings`` record for the printed
+    equation what the traced call was told; its operands are laid out already.)"""
     if core.AbstractRef.made and any(map(core.is_ref_box, args)):   # refs it closed over
         return ref_hooks.call_with_boxes(args, jaxpr=jaxpr, name=name, inline=inline,
                                          donated_invars=donated_invars,
                                          keep_unused=keep_unused)
-    del inline
+    del inline, ctx_mesh, in_shardings, out_shardings
     try:
         return _executable(args, jaxpr, name, donated_invars, keep_unused)(*args)
     except dispatch.InternalFloatingPointError as err:
@@ -502,7 +515,8 @@ class Jitted:
         # ``make_jaxpr(f)`` and ``eval_shape(f, ...)`` all share one trace of ``f``.
         key = (flat.in_tree, tuple(in_avals), flat.static_args, config.trace_context(),
                tuple(core.trace_ctx.axis_env.items()),
-               tuple(getattr(a, "_sharding", None) for a in in_avals))  # (not in aval ==)
+               tuple(getattr(a, "_sharding", None) for a in in_avals),  # (not in aval ==)
+               get_abstract_mesh(), get_concrete_mesh())   # (types and ctx_mesh name them)
         try:
             per_fun = _traces_of(self._fun)
         except TypeError:          # not weak-referenceable: no cache
@@ -577,7 +591,8 @@ class Jitted:
         # (Checking key reuse needs every call to see its keys: no C++ fast path.)
         if core.trace_ctx.trace is not core.eval_trace or result.lifted or any(
                 isinstance(x, core.Tracer) for x in leaves) or config.jax_debug_key_reuse:
-            outs = jit_p.bind(*result.lifted, *leaves, inline=self._inline, **params)
+            outs = jit_p.bind(*result.lifted, *leaves, inline=self._inline, **params,
+                              **self._recorded_params(args, result))
             return tree_util.tree_unflatten(result.out_tree, outs), None, False
         compiled = _executable(leaves, **params,
                                out_shardings=self._flat_out_shardings(result))
@@ -587,6 +602,37 @@ class Jitted:
             _rerun_deoptimized(self._name, err.kind, self._fun, args, kwargs)
         data = fastpath.fastpath_data(compiled, outs, result.out_tree)
         return tree_util.tree_unflatten(result.out_tree, outs), data, False
+
+    def _recorded_params(self, args, result: TraceResult) -> dict:
+        """What a staged call records besides its jaxpr, as JAX prints it: the mesh of
+        ``set_mesh`` (``ctx_mesh``) and, one per flat input / output, the layouts
+        ``in_shardings`` / ``out_shardings`` asked for (``UnspecifiedValue`` where not)."""
+        recorded = {}
+        mesh = get_concrete_mesh()
+        if mesh is not None and not mesh.empty:
+            recorded["ctx_mesh"] = mesh
+        if self._in_shardings is not None:
+            lifted = (UNSPECIFIED,) * len(result.lifted)
+            recorded["in_shardings"] = lifted + self._flat_in_shardings(args, result)
+        flat_out = self._flat_out_shardings(result)
+        if flat_out is not None:
+            recorded["out_shardings"] = tuple(
+                UNSPECIFIED if s is None else spec_to_sharding(s, "jit")
+                for s in flat_out)
+        return recorded
+
+    def _flat_in_shardings(self, args, result: TraceResult) -> tuple:
+        """``in_shardings`` (a prefix tree over the dynamic positional arguments) as one
+        sharding per flat input; keyword arguments are unspecified."""
+        dyn = [a for i, a in enumerate(args) if i not in self._static_argnums]
+        shardings = self._in_shardings
+        if not isinstance(shardings, (tuple, list)):
+            shardings = (shardings,) * len(dyn)
+        flat = []
+        for arg, sharding in zip(dyn, shardings):
+            flat += tree_util.broadcast_prefix(sharding, arg, is_leaf=lambda s: s is None)
+        flat += [None] * (result.in_tree.num_leaves - len(flat))
+        return tuple(UNSPECIFIED if s is None else spec_to_sharding(s, "jit") for s in flat)
 
     def _apply_in_shardings(self, args):
         """``in_shardings``: each positional argument (a prefix tree of shardings over the

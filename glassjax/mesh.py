@@ -262,6 +262,7 @@ class AbstractMesh(_MeshShape):
 class _MeshStack(threading.local):
     def __init__(self):
         self.meshes: list = []      # concrete meshes (set_mesh) and abstract ones
+        self.set_meshes: list = []  # those of set_mesh only (not ``with mesh:``)
 
 
 _mesh_stack = _MeshStack()
@@ -270,6 +271,12 @@ _mesh_stack = _MeshStack()
 def get_mesh() -> Mesh | None:
     """The mesh set by the innermost ``set_mesh`` (or ``with mesh:``), or None."""
     return next((m for m in reversed(_mesh_stack.meshes) if isinstance(m, Mesh)), None)
+
+
+def get_concrete_mesh() -> Mesh | None:
+    """The mesh of the innermost ``set_mesh``, or None: what a ``jit`` equation records
+    as its ``ctx_mesh`` (JAX's old ``with mesh:`` does not count)."""
+    return _mesh_stack.set_meshes[-1] if _mesh_stack.set_meshes else None
 
 
 def get_abstract_mesh() -> AbstractMesh:
@@ -318,12 +325,14 @@ class set_mesh(contextlib.ContextDecorator):
             raise ValueError(f"Expected mesh of type `jax.sharding.Mesh`. Got {type(mesh)}")
         self.mesh = mesh
         _mesh_stack.meshes.append(mesh)
+        _mesh_stack.set_meshes.append(mesh)
 
     def __enter__(self):
         return self.mesh
 
     def __exit__(self, *exc):
         _mesh_stack.meshes.remove(self.mesh)
+        _mesh_stack.set_meshes.remove(self.mesh)
         return False
 
 

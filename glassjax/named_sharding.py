@@ -25,7 +25,7 @@ import math
 from jaxlib import xla_client as xc
 
 from glassjax import core
-from glassjax.mesh import AbstractMesh, Mesh, PartitionSpec, get_mesh
+from glassjax.mesh import AbstractMesh, Mesh, PartitionSpec, get_abstract_mesh, get_mesh
 from glassjax.xla import runtime
 
 
@@ -230,6 +230,16 @@ def type_sharding(sharding, ndim: int):
         kept = tuple(a for a in axes if a in explicit)
         spec.append(None if not kept else kept[0] if len(kept) == 1 else kept)
     return (sharding.mesh.abstract_mesh, tuple(spec)) if any(spec) else None
+
+
+def typeof_sharding(aval):
+    """JAX's ``typeof(x).sharding``, as an ``out_sharding`` to pass on (JAX types every
+    value made under ``set_mesh``): the value's split over its mesh, or whole over the
+    abstract mesh in force; None outside any mesh."""
+    if aval._sharding is not None:
+        return _present(aval._sharding, aval.ndim)
+    mesh = get_abstract_mesh()
+    return None if mesh.empty else NamedSharding(mesh, PartitionSpec(*[None] * aval.ndim))
 
 
 def typed_aval(aval: core.ShapedArray, sharding) -> core.ShapedArray:

@@ -33,6 +33,8 @@ from glassjax.interpreters import ad, batching
 from glassjax.jit import jit
 from glassjax.lax import elementwise as lax_elementwise, utils as lax_utils
 from glassjax.lax.sharding_constraint import reshard
+from glassjax.mesh import PartitionSpec
+from glassjax.named_sharding import NamedSharding
 from glassjax.numpy import util as jnp_util
 from glassjax.prng import PRNGImpl
 from glassjax.vmap_api import vmap
@@ -167,12 +169,18 @@ def _sampler_args(name, key, shape, dtype, *params, kinds=np.floating,
 def _with_out_sharding(sampler):
     """The sampler with JAX's ``out_sharding=`` keyword: a layout (a NamedSharding, or a
     PartitionSpec over the ``set_mesh`` mesh) for the result, which is drawn whole and
-    then resharded. The numbers do not depend on it (as in JAX, whose threefry is
+    then resharded; a traced key is first resharded whole onto the mesh, as JAX's
+    ``auto_axes`` does (an eager one is used where it is). The numbers do not depend on it (as in JAX, whose threefry is
     partitionable: where a number lands does not change it)."""
     @functools.wraps(sampler)
-    def sample(*args, out_sharding=None, **kwargs):
-        out = sampler(*args, **kwargs)
-        return out if out_sharding is None else reshard(out, out_sharding)
+    def sample(key, *args, out_sharding=None, **kwargs):
+        if out_sharding is None:
+            return sampler(key, *args, **kwargs)
+        if isinstance(key, core.Tracer):
+            mesh = out_sharding.mesh if isinstance(out_sharding, NamedSharding) else None
+            key = reshard(key, PartitionSpec() if mesh is None
+                          else NamedSharding(mesh, PartitionSpec()))
+        return reshard(sampler(key, *args, **kwargs), out_sharding)
     signature = inspect.signature(sampler)
     sample.__signature__ = signature.replace(parameters=[
         *signature.parameters.values(),

@@ -109,7 +109,19 @@ shard_map_p.sharding_rule = lambda *avals, **params: [
 shard_map_p.def_impl(lambda *args, **params: dispatch.apply_primitive(shard_map_p, *args,
                                                                       **params))
 staging.effects_rules[shard_map_p] = lambda jaxpr, **_: jaxpr.effects
-dispatch.mesh_rules[shard_map_p] = lambda params: [params["mesh"]]
+dispatch.mesh_rules[shard_map_p] = lambda params: [concrete_mesh(params["mesh"])]
+
+
+def concrete_mesh(mesh) -> Mesh:
+    """The devices of an equation's mesh: an AbstractMesh (``shard_map`` given no
+    ``mesh=``) stands for the mesh of ``set_mesh``, as in JAX."""
+    if isinstance(mesh, Mesh):
+        return mesh
+    context = get_mesh()
+    if context is None or context.abstract_mesh != mesh:
+        raise ValueError(f"shard_map over {mesh} needs its devices: run it under "
+                         "`jax.set_mesh` of a mesh of that shape")
+    return context
 
 
 def _axis_env(mesh, manual_axes):
@@ -142,7 +154,7 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
     """``sdy.manual_computation``: XLA gives the region each device's blocks. Inside it,
     collectives name devices by their position in the mesh (row-major), so the module
     context's axis environment becomes the mesh's axes."""
-    mctx = ctx.module_context
+    mctx, mesh = ctx.module_context, concrete_mesh(mesh)
     if mesh.size == 1:            # one device: no partitioning, the body is inlined
         return _lower_body(mctx, mesh, jaxpr, args)
     symbol = mctx.mesh_symbol(mesh)
@@ -567,6 +579,13 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
         raise TypeError("shard_map requires a `jax.sharding.Mesh` or a "
                         "`jax.sharding.AbstractMesh` instance for its second argument, "
                         f"but got {mesh} of type {type(mesh)}.")
+    return _shard_map(f, mesh, mesh, out_specs, in_specs, axis_names, check_vma)
+
+
+def _shard_map(f, mesh, recorded, out_specs, in_specs, axis_names, check_vma):
+    """``shard_map`` over the devices of ``mesh``; its equations name ``recorded`` (the
+    mesh itself, or the AbstractMesh of ``set_mesh`` when no ``mesh=`` was given, as in
+    JAX)."""
     manual = frozenset(axis_names) if axis_names else frozenset(mesh.axis_names)
     explicit = manual == set(mesh.axis_names) and set(mesh.explicit_axes) >= manual
     infer = in_specs is Infer
@@ -613,7 +632,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
             _check_replication(name, mesh, out_spec_leaves, spec_keys, jaxpr.out_avals)
         closed = core.ClosedJaxpr(staging.convert_constvars_jaxpr(jaxpr), [])
         results = shard_map_p.bind(
-            *consts, *leaves, jaxpr=closed, mesh=mesh,
+            *consts, *leaves, jaxpr=closed, mesh=recorded,
             in_specs=(P(),) * len(consts) + tuple(specs), out_specs=tuple(out_spec_leaves),
             check_vma=check_vma, newly_manual_axes=manual)
         return tree_util.tree_unflatten(out_tree, results)
@@ -681,7 +700,7 @@ def _on_context_mesh(f, **kwargs):
         if mesh is None or mesh.empty:
             raise ValueError("The context mesh cannot be empty. Use "
                              "`jax.set_mesh(mesh)` to enter into a mesh context")
-        return shard_map(f, mesh=mesh, **kwargs)(*args)
+        return _shard_map(f, mesh, mesh.abstract_mesh, **kwargs)(*args)
 
     mapped.__name__ = getattr(f, "__name__", "<unnamed function>")
     return mapped
@@ -713,10 +732,8 @@ def _inferred_spec(mesh, manual, x):
 
 
 def _check_spec_of_argument(mesh, manual, x, spec):
-    """Over ``Explicit`` axes an argument's layout is part of its type: ``in_specs`` must
-    say it (JAX's check; a traced argument's layout is unknown here, so not checked)."""
-    if isinstance(x, core.Tracer):
-        return
+    """Over ``Explicit`` axes an argument's layout is part of its type (a traced one's
+    too): ``in_specs`` must say it (JAX's check)."""
     ndim = np.ndim(x)
     own = _inferred_spec(mesh, manual, x)
     if spec._normalized_spec_for_aval(ndim) != own:

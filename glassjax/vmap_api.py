@@ -66,6 +66,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
             if d is not None and not core.valid_jaxtype(x):
                 raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
         size = _mapped_axis_size(fun, in_tree, leaves, in_dims, axis_size)
+        _check_mapped_splits(leaves, in_dims)
         out_tree: list = []
 
         def flat_fun(*flat_args):
@@ -137,6 +138,20 @@ def _flatten_axes(name, tree, axis_tree, kws=False):
     details = "\n  ".join(e(name).args[0] for e in errors)
     raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
                      f"value; \n  Mismatch details ({len(errors)} found):\n  {details}")
+
+
+def _check_mapped_splits(leaves, in_dims):
+    """Sharding in types: the dimension vmap maps away must be split alike (over the
+    same Explicit mesh axes, or none) in every mapped argument, as JAX checks."""
+    first = None
+    for i, (x, d) in enumerate((x, d) for x, d in zip(leaves, in_dims) if d is not None):
+        typed = getattr(core.get_aval(x), "_sharding", None)
+        spec = typed[1][d] if typed else None
+        if i and spec != first:
+            raise ValueError("Mapped away dimension of inputs passed to vmap should be "
+                             f"sharded the same. Got inconsistent axis specs: {first} vs "
+                             f"{spec}")
+        first = spec
 
 
 def _mapped_axis_size(fun, in_tree, leaves, in_dims, axis_size):

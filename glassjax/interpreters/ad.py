@@ -98,6 +98,8 @@ def full_like_aval(value, aval):
     scalar = ops.convert_element_type(value, aval.dtype, aval.weak_type)
     if getattr(aval, "vma", ()):
         scalar = staging.vary_as(scalar, aval)
+    if getattr(aval, "_sharding", None):        # split as the type says
+        return ops.broadcast_in_dim(scalar, aval.shape, (), out_sharding=aval.sharding)
     return ops.broadcast_in_dim(scalar, aval.shape, ())
 
 

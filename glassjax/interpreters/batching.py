@@ -82,8 +82,12 @@ def bdim_at_front(x, bdim, size: int):
 
 
 def mapped_aval(aval: core.ShapedArray, axis: int) -> core.ShapedArray:
-    """The type of one element of a batch whose batch axis is ``axis``."""
-    return aval.update(shape=tuple(d for i, d in enumerate(aval.shape) if i != axis))
+    """The type of one element of a batch whose batch axis is ``axis`` (split over
+    Explicit mesh axes as the batch is, along its other dimensions)."""
+    typed = getattr(aval, "_sharding", None)
+    rest = typed and tuple(e for i, e in enumerate(typed[1]) if i != axis)
+    return aval.update(shape=tuple(d for i, d in enumerate(aval.shape) if i != axis),
+                       sharding=(typed[0], rest) if rest and any(rest) else None)
 
 
 def unmapped_aval(aval: core.ShapedArray, size: int, axis) -> core.ShapedArray:
@@ -92,7 +96,9 @@ def unmapped_aval(aval: core.ShapedArray, size: int, axis) -> core.ShapedArray:
         return aval
     shape = list(aval.shape)
     shape.insert(axis, size)
-    return aval.update(shape=tuple(shape))
+    typed = getattr(aval, "_sharding", None)
+    return aval.update(shape=tuple(shape), sharding=typed and (
+        typed[0], (*typed[1][:axis], None, *typed[1][axis:])))
 
 
 # ----------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from glassjax.lax.conversion import _const, convert_element_type
 from glassjax.lax.structural import _ones, _zeros
 from glassjax.lax.utils import (same_sharding, _any, _compare, _complex, _complex_basetype, _float,
                                 _hide_none, _int, _num, _zero_jvp, above,
-                                broadcast_operands, naryop, standard_primitive, unop,
+                                broadcast_operands, naryop, spec_of, standard_primitive, unop,
                                 unop_dtype_rule)
 from glassjax.xla import dispatch, lowering
 from glassjax.xla.lowering import hlo
@@ -464,6 +464,7 @@ def nextafter(x1, x2):
 stop_gradient_p = core.Primitive("stop_gradient")
 stop_gradient_p.def_impl(lambda x: x)
 stop_gradient_p.def_abstract_eval(lambda x: x)
+stop_gradient_p.sharding_rule = same_sharding
 lowering.register_lowering(stop_gradient_p, lambda ctx, x: x)
 # The primal is stopped again so that every enclosing differentiation sees a constant.
 ad.primitive_jvps[stop_gradient_p] = lambda primals, tangents: (
@@ -526,6 +527,8 @@ def _add_any_batch(args, dims):
 add_any_p = core.Primitive("add_any")
 add_any_p.def_impl(lambda x, y: add(x, y))
 add_any_p.def_abstract_eval(lambda x, y: x)
+# (a cotangent met as an unsplit zero takes the other's split)
+add_any_p.sharding_rule = lambda x, y: spec_of(x) if any(spec_of(x)) else spec_of(y)
 lowering.register_lowering(add_any_p, lambda ctx, x, y: hlo.add(x, y))
 ad.deflinear2(add_any_p, lambda ct, x, y: [ct, ct])
 batching.primitive_batchers[add_any_p] = _add_any_batch

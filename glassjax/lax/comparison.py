@@ -12,13 +12,13 @@ import functools
 
 import numpy as np
 
-from glassjax import dtypes
+from glassjax import core, dtypes
 from glassjax.interpreters import ad, batching
 from glassjax.lax import structural
 from glassjax.lax.conversion import _const
 from glassjax.lax.structural import _zeros
 from glassjax.lax.utils import (_any, _bool_or_int, _compare, _compare_kind, _int, _ordered,
-                                broadcasting_sharding,
+                                broadcasting_sharding, sharding_text, spec_of,
                                 _zero_jvp, check_same_dtypes, broadcast_operands, naryop,
                                 naryop_dtype_rule, standard_primitive, unop)
 from glassjax.xla import lowering
@@ -242,7 +242,26 @@ def _select_n_batch(args, dims):
 select_n_p = standard_primitive(_select_shape_rule, _select_dtype_rule, "select_n",
                                 weak_type_rule=lambda which, *cases: all(
                                     c.weak_type for c in cases))
-select_n_p.sharding_rule = functools.partial(broadcasting_sharding, "select_n")
+
+
+def _select_n_sharding(which, *cases):
+    """The cases must be split alike, and an array ``which`` as they are (JAX moves no
+    data to line them up)."""
+    specs = [spec_of(c) for c in cases]
+    mesh = next(a._sharding[0] for a in (which, *cases) if a._sharding is not None)
+    if any(s != specs[0] for s in specs):
+        raise core.ShardingTypeError(
+            "select cases must have the same shardings, got "
+            f"[{', '.join(sharding_text(c, mesh) for c in cases)}].")
+    if which.shape and spec_of(which) != specs[0]:
+        raise core.ShardingTypeError(
+            "select `which` must be scalar or have the same sharding as cases, got `which` "
+            f"sharding {sharding_text(which, mesh)} but case sharding "
+            f"{sharding_text(cases[0], mesh)}.")
+    return specs[0]
+
+
+select_n_p.sharding_rule = _select_n_sharding
 lowering.register_lowering(select_n_p, _select_n_lower)
 ad.primitive_jvps[select_n_p] = _select_n_jvp
 ad.primitive_transposes[select_n_p] = _select_n_transpose

@@ -266,6 +266,7 @@ def _reduce_precision_dtype_rule(operand, **params):
 
 reduce_precision_p = standard_primitive(_reduce_precision_shape_rule,
                                         _reduce_precision_dtype_rule, "reduce_precision")
+reduce_precision_p.sharding_rule = same_sharding
 batching.defvectorized(reduce_precision_p)
 lowering.register_lowering(reduce_precision_p, lambda ctx, x, *, exponent_bits,
                            mantissa_bits: hlo.reduce_precision(x, exponent_bits,

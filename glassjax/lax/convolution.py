@@ -31,7 +31,8 @@ from glassjax.interpreters import ad, batching
 from glassjax.lax import elementwise
 from glassjax.lax.dot import Precision, canonicalize_precision
 from glassjax.lax.structural import full, reshape, rev, transpose
-from glassjax.lax.utils import _any, _same, naryop_dtype_rule, standard_primitive
+from glassjax.lax.utils import (_any, _same, naryop_dtype_rule, resized_sharding, spec_of,
+                                standard_primitive)
 from glassjax.lax.windowed_reductions import (conv_general_vjp_lhs_padding, dilate_dim,
                                               dilate_shape, padtype_to_pads, stride_dim)
 from glassjax.xla import lowering
@@ -491,6 +492,22 @@ def _conv_general_dilated_lower(ctx, lhs, rhs, *, window_strides, padding, lhs_d
 conv_general_dilated_p = standard_primitive(_conv_general_dilated_shape_rule,
                                             _conv_general_dilated_dtype_rule,
                                             "conv_general_dilated")
+
+
+def _conv_general_dilated_sharding(lhs, rhs, *, out_sharding, **params):
+    """Only a whole kernel over inputs whose feature dimension is whole gives an output
+    split without asking: each output dimension keeps the input's split at its
+    position (JAX's rule). Otherwise ``out_sharding`` must say."""
+    if out_sharding is not None:
+        return out_sharding.spec._normalized_spec_for_aval(lhs.ndim)
+    if any(spec_of(rhs)) or spec_of(lhs)[params["dimension_numbers"].lhs_spec[1]]:
+        raise core.ShardingTypeError("Please specify the output sharding via "
+                                     "`out_sharding` parameter of `conv_general_dilated`")
+    return resized_sharding("conv_general_dilated", lhs,
+                            _conv_general_dilated_shape_rule(lhs, rhs, **params))
+
+
+conv_general_dilated_p.sharding_rule = _conv_general_dilated_sharding
 lowering.register_lowering(conv_general_dilated_p, _conv_general_dilated_lower)
 ad.defbilinear(conv_general_dilated_p, _conv_general_dilated_transpose_lhs,
                _conv_general_dilated_transpose_rhs)

@@ -31,6 +31,8 @@ from glassjax.jit import jit
 from glassjax.lax import elementwise, reductions, slicing, structural
 from glassjax.lax.control_flow import custom_linear_solve, fori_loop
 from glassjax.lax.dot import Precision, batch_matmul, dot_general
+from glassjax.lax.utils import spec_of
+from glassjax.mesh import PartitionSpec as P
 from glassjax.vmap_api import vmap
 from glassjax.xla import dispatch, lowering
 
@@ -140,11 +142,33 @@ def _nan_unless_ok(info, values, avals, batch_ndim, direction="EQ"):
     return out
 
 
+def _linalg_sharding(prim, abstract_eval, *avals, **params):
+    """Sharding in types (JAX's rule): each device factors its own matrices, so the
+    matrix dimensions must be whole and the batch dimensions (those before the first
+    operand's last two) split alike in every operand; results keep that batch split."""
+    num_batch = max(avals[0].ndim - 2, 0)
+    batch_specs = []
+    for i, a in enumerate(avals):
+        spec = spec_of(a)
+        if any(spec[num_batch:]):
+            raise core.ShardingTypeError(f"Input {i} to {prim} must be unsharded on "
+                                         f"non-batch dimensions, but got {P(*spec)}.")
+        batch_specs.append(tuple(spec[:num_batch]))
+    if any(b != batch_specs[0] for b in batch_specs):
+        raise core.ShardingTypeError(f"All inputs to {prim} must have the same batch "
+                                     f"sharding, but got {batch_specs}.")
+    outs = abstract_eval(*avals, **params)
+    specs = [(*batch_specs[0], *[None] * (o.ndim - num_batch))
+             for o in (outs if prim.multiple_results else [outs])]
+    return specs if prim.multiple_results else specs[0]
+
+
 def _standard_linalg_primitive(name, abstract_eval, lower_rule, multiple_results=True):
     prim = core.Primitive(name)
     prim.multiple_results = multiple_results
     prim.def_impl(functools.partial(dispatch.apply_primitive, prim))
     prim.def_abstract_eval(abstract_eval)
+    prim.sharding_rule = functools.partial(_linalg_sharding, prim, abstract_eval)
     lowering.register_lowering(prim, lower_rule)
 
     def batch(args, dims, **params):      # LAPACK batches over leading dimensions
@@ -981,6 +1005,30 @@ triangular_solve_p = _standard_linalg_primitive(
     "triangular_solve", _triangular_solve_abstract_eval,
     lambda ctx, a, b, **kw: _triangular_solve_lowering(ctx, a, b, **kw)[0],
     multiple_results=False)
+
+
+def _triangular_solve_sharding(a, b, *, left_side, transpose_a, **params):
+    """JAX's rule: batches split alike; the contracted dimensions whole; the result's
+    rows and columns split as the ones of ``a`` and ``b`` they come from."""
+    (*batch, a0, a1), (*batch_b, b0, b1) = spec_of(a), spec_of(b)
+    if batch != batch_b:
+        raise core.ShardingTypeError("All inputs to triangular_solve must have the same "
+                                     f"batch sharding, but got {tuple(batch)} and "
+                                     f"{tuple(batch_b)}.")
+    flags = f"left_side={left_side} and transpose_a={transpose_a}"
+    if (a0, a1)[left_side ^ transpose_a] is not None:
+        raise core.ShardingTypeError("triangular solve input `a` must be unsharded on the "
+                                     f"contracting axis, but got {P(*spec_of(a))} with "
+                                     f"{flags}.")
+    if (b0, b1)[not left_side] is not None:
+        raise core.ShardingTypeError("triangular solve input `b` must be unsharded on the "
+                                     f"contracting axis, but got {P(*spec_of(b))} with "
+                                     f"{flags}.")
+    return [*batch, *([(a0, a1)[transpose_a], b1] if left_side
+                      else [b0, (a0, a1)[not transpose_a]])]
+
+
+triangular_solve_p.sharding_rule = _triangular_solve_sharding
 
 
 def _triangular_solve_jvp_a(a_dot, x, a, b, *, left_side, lower, transpose_a,

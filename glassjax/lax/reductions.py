@@ -27,7 +27,8 @@ from glassjax.lax.slicing import pad, slice_in_dim
 from glassjax.lax.structural import (_zeros, broadcast_in_dim, broadcasted_iota,
                                      concatenate, expand_dims, full, full_like, reshape, rev,
                                      squeeze)
-from glassjax.lax.utils import (above, same_sharding, spec_of, all_weak, canonicalize_axis,
+from glassjax.lax.utils import (above, same_sharding, same_sharding_of_all, sharding_text,
+                                spec_of, all_weak, canonicalize_axis, unsplit_along,
                                 standard_multi_result_primitive, standard_primitive)
 from glassjax.vmap_api import vmap
 from glassjax.xla import dispatch, lowering
@@ -687,7 +688,9 @@ def _cumulative_jvp(combine_fn, primals, tangents, *, axis, reverse):
 def _cumulative_reduction(name, combine, identity, combine_fn):
     prim = standard_primitive(_cumred_shape_rule,
                               functools.partial(_cumred_dtype_rule, name), name)
-    prim.sharding_rule = same_sharding
+    prim.sharding_rule = lambda x, *, axis, reverse: unsplit_along(
+        axis, "Input should be unsharded over the axis being reduced. Got input "
+        "type={x} and axis={axis}", x)
     lowering.register_lowering(prim, functools.partial(_cumred_lower, combine, identity))
     batching.primitive_batchers[prim] = functools.partial(_cumred_batch, prim)
     if combine_fn is not None:
@@ -901,7 +904,21 @@ def _sort_batch(args, dims, *, dimension, is_stable, num_keys):
     return outs, [new_d] * len(new_args)
 
 
+def _sort_sharding(*avals, dimension, is_stable, num_keys):
+    """Sorting needs the sorted dimension whole, and all operands split alike."""
+    mesh = next(a._sharding[0] for a in avals if a._sharding is not None)
+    for a in avals:
+        if spec_of(a)[dimension] is not None:
+            raise core.ShardingTypeError(
+                "Arguments to sort must be unsharded over the sorting dimension. Got arg "
+                f"sharding={sharding_text(a, mesh)} and sorting dimension={dimension}")
+    same_sharding_of_all("Arguments to sort must have equal shardings, got: {}", *avals,
+                         sep=" ")
+    return [spec_of(a) for a in avals]
+
+
 sort_p = _multi_result_primitive("sort", _sort_abstract_eval)
+sort_p.sharding_rule = _sort_sharding
 lowering.register_lowering(sort_p, _sort_lower)
 ad.primitive_jvps[sort_p] = _sort_jvp
 batching.primitive_batchers[sort_p] = _sort_batch
@@ -1029,6 +1046,9 @@ def _top_k_lower(ctx, x, *, k, axis):
 
 
 top_k_p = _multi_result_primitive("top_k", _top_k_abstract_eval)
+top_k_p.sharding_rule = lambda x, *, k, axis: [unsplit_along(
+    axis, "The input should be unsharded over the axis along which to compute the top_k "
+    "values. Got input type={x} and axis={axis}", x)] * 2
 lowering.register_lowering(top_k_p, _top_k_lower)
 ad.primitive_jvps[top_k_p] = _top_k_jvp
 batching.primitive_batchers[top_k_p] = _top_k_batch

@@ -160,7 +160,7 @@ def _leaves_layout_free(sharding) -> bool:
 
 
 def _reshard_impl(x, *, dst_sharding, concrete_mesh):
-    _check_divisible(dst_sharding, x.shape)
+    _check_divisible(dst_sharding, np.shape(x))
     if _leaves_layout_free(dst_sharding):
         # A value already laid out over these devices keeps its layout (relabelled with
         # the target's axis types); another one is put on all of them whole.

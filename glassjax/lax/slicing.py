@@ -25,6 +25,8 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from glassjax import core, dtypes, shape_poly
+from glassjax.mesh import PartitionSpec
+from glassjax.named_sharding import NamedSharding
 from glassjax.interpreters import ad, batching
 from glassjax.jit import jit
 from glassjax.lax import elementwise
@@ -34,7 +36,7 @@ from glassjax.lax.structural import (broadcast, broadcast_in_dim, broadcasted_io
                                      squeeze)
 from glassjax.lax.utils import (above, canonicalize_shape, check_same_dtypes,
                                 check_shapelike, operand_memory_space, reduction_jaxpr,
-                                resized_sharding, standard_primitive)
+                                resized_sharding, spec_of, standard_primitive, typed_text)
 from glassjax.vmap_api import vmap
 from glassjax.xla import dispatch, lowering
 from glassjax.xla.lowering import hlo, ir
@@ -314,7 +316,7 @@ def _dynamic_slice_transpose(ct, x, *start_indices, slice_sizes):
     """Write the cotangent into zeros of the operand's shape at the same place."""
     if type(ct) is ad.Zero:
         return [ad.Zero(x.aval)] + [None] * len(start_indices)
-    zeros = full(x.aval.shape, 0, x.aval.dtype)
+    zeros = _zeros_like(x, x.aval.dtype)
     return [dynamic_update_slice_p.bind(zeros, ct, *start_indices)] + \
         [None] * len(start_indices)
 
@@ -427,6 +429,20 @@ def _dynamic_update_slice_batch(args, dims):
 dynamic_update_slice_p = standard_primitive(
     _dynamic_update_slice_shape_rule, _dynamic_update_slice_dtype_rule,
     "dynamic_update_slice")
+
+
+def _dynamic_update_slice_sharding(x, update, *starts):
+    """The update must be split as the operand is (JAX moves no data for it)."""
+    if spec_of(x) != spec_of(update):
+        mesh = (x._sharding or update._sharding)[0]
+        raise core.ShardingTypeError(
+            "dynamic_update_slice operand sharding must be equal to update sharding, got "
+            f"operand sharding {typed_text(x, mesh)} and update sharding "
+            f"{typed_text(update, mesh)}.")
+    return spec_of(x)
+
+
+dynamic_update_slice_p.sharding_rule = _dynamic_update_slice_sharding
 lowering.register_lowering(dynamic_update_slice_p, lambda ctx, x, update, *starts:
                            hlo.dynamic_update_slice(x, update, list(starts)))
 ad.primitive_jvps[dynamic_update_slice_p] = _dynamic_update_slice_jvp
@@ -749,8 +765,12 @@ def _gather_fill(operand, indices, *, dimension_numbers, slice_sizes, unique_ind
                                      dn.offset_dims).tolist()
     out = gather(operand, indices, dn, slice_sizes, indices_are_sorted=indices_are_sorted,
                  mode=GatherScatterMode.PROMISE_IN_BOUNDS)
-    return elementwise.select(broadcast_in_dim(mask, output_shape, batch_dims_in_output),
-                              out, full_like(out, fill_value=fill_value))
+    typed = out.aval._sharding          # (the mask is split as the result is)
+    return elementwise.select(
+        broadcast_in_dim(mask, output_shape, batch_dims_in_output,
+                         out_sharding=typed and NamedSharding(typed[0], PartitionSpec(
+                             *typed[1]))),
+        out, full_like(out, fill_value=fill_value))
 
 
 def _gather_lower(ctx, operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
@@ -804,7 +824,7 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
     cotangent back to where it was read (repeated reads accumulate)."""
     if type(ct) is ad.Zero:
         return [ad.Zero(operand.aval), None]
-    zeros = full(operand.aval.shape, 0, dtypes.dtype(ct))
+    zeros = _zeros_like(operand, dtypes.dtype(ct))
     return [scatter_add(zeros, indices, ct, _gather_to_scatter_dnums(dimension_numbers),
                         unique_indices=unique_indices,
                         indices_are_sorted=indices_are_sorted, mode=mode), None]
@@ -869,8 +889,42 @@ def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, unique_indices,
                   indices_are_sorted=indices_are_sorted, mode=mode, fill_value=fill_value), 0
 
 
+def _gather_sharding(operand, indices, *, dimension_numbers, slice_sizes, **params):
+    """Sharding in types (JAX's rule): an output dimension taken from the operand keeps
+    its split if the operand is not sliced into along it (whole slices, or an unsplit
+    operand dimension); the others come from the indices, which may be split only along
+    batch dimensions (matched with the operand's). Anything else would need data moved
+    between devices: JAX's error asks for ``out_sharding``."""
+    dn = dimension_numbers
+    operand_spec, indices_spec = spec_of(operand), list(spec_of(indices))
+    whole_or_unsplit = all(slice_sizes[i] == operand.shape[i] or operand_spec[i] is None
+                           for i in dn.start_index_map)
+    batches_agree = all(_agree(operand_spec[o], indices_spec[i]) for o, i in
+                        zip(dn.operand_batching_dims, dn.start_indices_batching_dims))
+    queries_unsplit = all(s is None for i, s in enumerate(indices_spec)
+                          if i not in dn.start_indices_batching_dims)
+    if not (whole_or_unsplit and batches_agree and queries_unsplit):
+        raise core.ShardingTypeError(
+            "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the "
+            "gather indexing as out sharding could not be resolved unambiguously (or would "
+            f"require collectives on inputs). Got operand={operand!r}, indices={indices!r}")
+    for o, i in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
+        indices_spec[i] = indices_spec[i] or operand_spec[o]
+    window = iter(operand_spec[i] for i in range(operand.ndim)
+                  if i not in dn.collapsed_slice_dims and i not in dn.operand_batching_dims)
+    queries = iter(indices_spec)
+    return [next(window) if d in dn.offset_dims else next(queries)
+            for d in range(len(dn.offset_dims) + indices.ndim - 1)]
+
+
+def _agree(*entries) -> bool:
+    """Splits of dimensions that must match: at most one axis name among them."""
+    return len({e for e in entries if e is not None}) <= 1
+
+
 gather_p = standard_primitive(_gather_shape_rule, _gather_dtype_rule, "gather",
                               weak_type_rule=_operand_weak_type)
+gather_p.sharding_rule = _gather_sharding
 lowering.register_lowering(gather_p, _gather_lower)
 ad.defjvp(gather_p, _gather_jvp, None)
 ad.primitive_transposes[gather_p] = _gather_transpose
@@ -1089,10 +1143,53 @@ def _scatter_batch(prim, args, dims, *, update_jaxpr, update_consts, dimension_n
                      **params), 0
 
 
+def _scatter_sharding(operand, indices, updates, *, dimension_numbers, **params):
+    """Sharding in types (JAX's rule, the gather's read backwards): batch dimensions of
+    operand, indices and updates must agree; a window dimension of the updates matches
+    the operand's (whole) or both are unsplit; the operand is not split where windows
+    are inserted; the updates' and indices' query dimensions and the index vector are
+    unsplit. The result is split as the operand, filled in from the others."""
+    dn = dimension_numbers
+    operand_spec, indices_spec, updates_spec = map(spec_of, (operand, indices, updates))
+    vector_dim = indices.ndim - 1
+    query_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+    updates_batching = tuple(query_dims[i] for i in dn.scatter_indices_batching_dims)
+    window_dims = [i for i in range(operand.ndim) if i not in dn.inserted_window_dims
+                   and i not in dn.operand_batching_dims]
+    windows = list(zip(dn.update_window_dims, window_dims))
+    resolvable = (
+        all(_agree(operand_spec[o], indices_spec[i], updates_spec[u]) for o, i, u in
+            zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims,
+                updates_batching))
+        and all((updates.shape[u] == operand.shape[o] and updates_spec[u] == operand_spec[o])
+                or (updates_spec[u] is None and operand_spec[o] is None)
+                for u, o in windows)
+        and all(operand_spec[i] is None for i in dn.inserted_window_dims)
+        and all(s is None for i, s in enumerate(updates_spec)
+                if i not in updates_batching and i not in dn.update_window_dims)
+        and all(s is None for i, s in enumerate(indices_spec[:vector_dim])
+                if i not in dn.scatter_indices_batching_dims)
+        and indices_spec[vector_dim] is None)
+    if not resolvable:
+        raise core.ShardingTypeError(
+            "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec "
+            "for the scatter update as out sharding could not be resolved unambiguously "
+            "(or would require collectives on inputs). Got "
+            f"operand={operand!r}, indices={indices!r}, updates={updates!r}")
+    out = list(operand_spec)
+    for o, i, u in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims,
+                       updates_batching):
+        out[o] = out[o] or indices_spec[i] or updates_spec[u]
+    for u, o in windows:
+        out[o] = out[o] or updates_spec[u]
+    return out
+
+
 def _scatter_primitive(name):
     prim = standard_primitive(_scatter_shape_rule, _scatter_dtype_rule, name,
                               weak_type_rule=_operand_weak_type)
     prim.memory_space_rule = operand_memory_space
+    prim.sharding_rule = _scatter_sharding
     lowering.register_lowering(prim, _scatter_lower)
     batching.primitive_batchers[prim] = functools.partial(_scatter_batch, prim)
     return prim
@@ -1117,6 +1214,13 @@ def _scatter_addsub_jvp(prim, primals, tangents, *, update_jaxpr, update_consts,
 def _shape(x):
     """The shape of a transpose rule's argument, defined or not."""
     return x.aval.shape if ad.is_undefined_primal(x) else np.shape(x)
+
+
+def _zeros_like(x, dtype):
+    """Zeros of ``x``'s shape and split (``x`` a value, or an undefined primal of a
+    transpose rule) in ``dtype``."""
+    aval = x.aval if ad.is_undefined_primal(x) else core.get_aval(x)
+    return full(aval.shape, 0, dtype, sharding=aval.sharding)
 
 
 def _gather_updates(x, indices, updates, dimension_numbers, mode):
@@ -1265,7 +1369,7 @@ def _scatter_jvp(primals, tangents, *, update_jaxpr, update_consts, dimension_nu
     id_dtype = np.dtype(np.uint64 if num_ids > np.iinfo(np.uint32).max else np.uint32)
     update_ids = ew.add(reshape(iota(id_dtype, num_ids), ids_shape),
                         full_like(updates, 1, dtype=id_dtype))
-    scattered_ids = scatter(full(np.shape(operand), 0, id_dtype), indices, update_ids, dn,
+    scattered_ids = scatter(_zeros_like(operand, id_dtype), indices, update_ids, dn,
                             indices_are_sorted=indices_are_sorted,
                             unique_indices=unique_indices, mode=mode)
     gather_dnums, slice_sizes = _scatter_to_gather(dn, np.shape(scattered_ids),
@@ -1295,7 +1399,7 @@ def _scatter_transpose(ct, operand, indices, updates, *, update_jaxpr, update_co
         return ad.zero_cotangents([operand, indices, updates])
     ct_operand = ct_updates = None
     if ad.is_undefined_primal(operand):
-        ct_operand = scatter(ct, indices, full(_shape(updates), 0, dtype=dtypes.dtype(ct)),
+        ct_operand = scatter(ct, indices, _zeros_like(updates, dtypes.dtype(ct)),
                              dimension_numbers=dimension_numbers,
                              indices_are_sorted=indices_are_sorted, unique_indices=True,
                              mode=mode)

@@ -21,11 +21,15 @@ from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax.conversion import _convert_element_type
 from glassjax.lax.dim_as_value import dim_as_value
-from glassjax.lax.utils import (above, resized_sharding, same_sharding, spec_of, canonicalize_axis, canonicalize_shape,
+from glassjax.lax.utils import (above, resized_sharding, same_sharding, same_sharding_of_all,
+                                spec_of, canonicalize_axis, canonicalize_shape,
                                 check_same_dtypes, check_shapelike, ensure_index_tuple,
                                 is_array, is_int_tuple, operand_memory_space,
                                 standard_multi_result_primitive,
                                 standard_primitive)
+from glassjax.lax.sharding_constraint import reshard
+from glassjax.mesh import AbstractMesh, PartitionSpec
+from glassjax.named_sharding import NamedSharding, spec_to_sharding, type_sharding
 from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo
 
@@ -124,8 +128,15 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
     """Broadcast ``operand`` to ``shape``: its axis i becomes axis
     ``broadcast_dimensions[i]`` of the result; the other axes are new."""
     if (core.ndim_of(operand) == len(shape) and not len(broadcast_dimensions) and
-            is_array(operand)):
+            is_array(operand) and out_sharding is None):
         return operand
+    aval = core.get_aval(operand)
+    if (aval.shape == tuple(shape) and tuple(broadcast_dimensions) == tuple(range(aval.ndim))
+            and out_sharding is not None and aval._sharding != type_sharding(
+                out_sharding, aval.ndim)):
+        # nothing to broadcast: only the layout changes (JAX's reshard)
+        return reshard(operand, PartitionSpec(*out_sharding.spec)
+                       if isinstance(out_sharding.mesh, AbstractMesh) else out_sharding)
     return broadcast_in_dim_p.bind(operand, shape=tuple(shape),
                                    broadcast_dimensions=tuple(broadcast_dimensions),
                                    sharding=out_sharding)
@@ -192,7 +203,10 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
     else:
         weak_type = False
         dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "full")
-    return broadcast(_convert_element_type(fill_value, dtype, weak_type), shape)
+    if sharding is not None and type_sharding(sharding, len(shape)) is None:
+        sharding = None             # not split over Explicit axes: nothing to ask for
+    return broadcast(_convert_element_type(fill_value, dtype, weak_type), shape,
+                     out_sharding=sharding)
 
 
 def shape_as_value(shape):
@@ -238,11 +252,15 @@ def _broadcast_shapes(shapes: tuple) -> tuple:
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
-    """Like ``full``, taking shape and dtype (and weak type) from the example ``x``."""
+    """Like ``full``, taking shape and dtype (and weak type) from the example ``x``, and
+    its split over Explicit mesh axes unless another shape or ``sharding`` is asked."""
     fill_shape = np.shape(x) if shape is None else canonicalize_shape(shape)
     weak_type = dtype is None and dtypes.is_weakly_typed(x)
     dtype = dtypes.dtype(dtype if dtype is not None else x, canonicalize=True)
-    out = full(fill_shape, _convert_element_type(fill_value, dtype, weak_type))
+    if sharding is None and shape is None and getattr(core.get_aval(x), "_sharding", None):
+        sharding = core.get_aval(x).sharding
+    out = full(fill_shape, _convert_element_type(fill_value, dtype, weak_type),
+               sharding=sharding)
     # It varies as ``x`` does (a ``pvary``), unless automatic casts are off.
     return staging.vary_as(out, x) if shape is None and config.jax_auto_pcast else out
 
@@ -277,6 +295,8 @@ def _iota_shape_rule(*, dtype, shape, dimension, sharding):
 
 iota_p = standard_primitive(_iota_shape_rule, lambda *, dtype, **p: dtype, "iota",
                             weak_type_rule=lambda **p: False)
+iota_p.sharding_rule = lambda *, shape, sharding, **p: (
+    sharding.spec._normalized_spec_for_aval(len(shape)))
 lowering.register_lowering(iota_p, lambda ctx, *, dtype, shape, dimension, sharding:
                            lowering.iota(ctx.avals_out[0], dimension))
 
@@ -287,6 +307,9 @@ def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
     shape = canonicalize_shape(shape)
     dimension = core.concrete_or_error(int, dimension,
                                        "dimension argument of lax.broadcasted_iota")
+    if out_sharding is not None:    # (a type: over the abstract mesh, as JAX prints it)
+        out_sharding = spec_to_sharding(out_sharding, "broadcasted_iota")
+        out_sharding = NamedSharding(out_sharding.mesh.abstract_mesh, out_sharding.spec)
     return iota_p.bind(dtype=dtype, shape=shape, dimension=dimension, sharding=out_sharding)
 
 
@@ -347,33 +370,72 @@ def _reshape_transpose(ct, x, *, new_sizes, dimensions, sharding):
 
 
 def _reshape_sharding(x, *, new_sizes, dimensions, sharding):
-    """Splits follow the dimensions they split when the reshape only adds or removes
-    size-1 dimensions, or splits one dimension in two, or merges dimensions of which
-    only the first (major) is split. (Other reshapes of split values give whole
-    results here; JAX refuses them.)"""
+    """JAX's rule: dimensions kept (up to size-1 ones) keep their splits; a dimension
+    split into several hands its mesh axes to them major first, and dimensions merged
+    into one give it their axes in order (each new size divisible by its axes'
+    devices). Other reshapes of split values are refused: ``out_sharding`` must say."""
     if sharding is not None:
         return sharding.spec._normalized_spec_for_aval(len(new_sizes))
     spec = spec_of(x)
-    if dimensions is not None or not any(spec):
+    if not any(spec):
         return None
-    out, i, j = [None] * len(new_sizes), 0, 0
     old, new = x.shape, tuple(new_sizes)
-    while i < len(old) and j < len(new):
-        # the smallest groups old[i:i2], new[j:j2] of equal size
-        i2, j2, a, b = i + 1, j + 1, old[i], new[j]
-        while a != b:
-            if a < b:
+    refuse = functools.partial(_refuse_reshape, x, new)
+    if [d for d in old if d != 1] == [d for d in new if d != 1]:
+        kept = iter(e for d, e in zip(old, spec) if d != 1)
+        return [None if d == 1 else next(kept) for d in new]
+    out, i, j = [], 0, 0
+    while i < len(old) or j < len(new):
+        # the smallest groups old[i:i2], new[j:j2] of equal size (size-1 dimensions
+        # join the group before them)
+        i2, j2 = i + 1, j + 1
+        a, b = (old[i] if i < len(old) else 1), (new[j] if j < len(new) else 1)
+        while a != b or (i2 < len(old) and old[i2] == 1) or (j2 < len(new) and new[j2] == 1):
+            if a <= b and i2 < len(old):
                 a, i2 = a * old[i2], i2 + 1
-            else:
+            elif j2 < len(new):
                 b, j2 = b * new[j2], j2 + 1
-        split = [k for k in range(i, i2) if spec[k] is not None]
-        if split:
-            if split != [i] or old[i] == 1:
-                return None
-            first = next(k for k in range(j, j2) if new[k] != 1)
-            out[first] = spec[i]
+            else:
+                break
+        axes = [a for e in spec[i:i2] for a in ((e,) if isinstance(e, str) else e or ())]
+        if i2 - i > 1 and j2 - j > 1 or dimensions is not None and axes and (
+                i2 - i > 1 or j2 - j > 1):
+            refuse()
+        if i2 - i > 1 and None in _strip_trailing(list(spec[i:i2])):
+            refuse()
+        out += _deal_axes(x._sharding[0], axes, new[j:j2], refuse)
         i, j = i2, j2
     return out
+
+
+def _strip_trailing(entries):
+    while entries and entries[-1] is None:
+        entries.pop()
+    return entries
+
+
+def _deal_axes(mesh, axes, sizes, refuse):
+    """Mesh axes (major first) shared out among dimensions of ``sizes``: each takes axes
+    while its size allows (it must divide evenly); all must be taken."""
+    axes, dealt = list(axes), []
+    for size in sizes:
+        taken = []
+        while size > 1 and axes:
+            size, remainder = divmod(size, mesh.shape[axes[0]])
+            if remainder:
+                refuse()
+            taken.append(axes.pop(0))
+        dealt.append(None if not taken else taken[0] if len(taken) == 1 else tuple(taken))
+    if axes:
+        refuse()
+    return dealt
+
+
+def _refuse_reshape(x, new_sizes):
+    raise core.ShardingTypeError(
+        "This reshape is not supported. Please specify the sharding of the output via "
+        "the `out_sharding` argument of jax.lax.reshape. Got operand type: "
+        f"{x}, new sizes: {new_sizes}")
 
 
 def _reshape_batch(args, dims, *, new_sizes, dimensions, sharding):
@@ -586,6 +648,8 @@ def _concatenate_lower(ctx, *xs, dimension):
 
 concatenate_p = standard_primitive(_concatenate_shape_rule, _concatenate_dtype_rule,
                                    "concatenate")
+concatenate_p.sharding_rule = lambda *xs, dimension: same_sharding_of_all(
+    "All operands should have the same sharding. Got shardings {}", *xs)
 lowering.register_lowering(concatenate_p, _concatenate_lower)
 ad.deflinear2(concatenate_p, _concatenate_transpose)
 batching.primitive_batchers[concatenate_p] = _concatenate_batch
@@ -688,6 +752,16 @@ def _stack_lower(ctx, *xs, axis):
 
 
 stack_p = standard_primitive(_stack_shape_rule, _stack_dtype_rule, "stack")
+
+
+def _stack_sharding(*xs, axis):
+    """Operands split alike; the new dimension is whole."""
+    spec = same_sharding_of_all("All operands should have the same sharding. Got "
+                                "shardings {}", *xs)
+    return (*spec[:axis], None, *spec[axis:])
+
+
+stack_p.sharding_rule = _stack_sharding
 lowering.register_lowering(stack_p, _stack_lower)
 ad.deflinear2(stack_p, _stack_transpose)
 batching.primitive_batchers[stack_p] = _stack_batch
@@ -780,7 +854,20 @@ def _tile_lower(ctx, x, *, reps):
     return lowering.reshape(x, aval_out)
 
 
+
+
+def _tile_sharding(x, *, reps):
+    """Repeating a split dimension would interleave the devices' blocks: JAX refuses."""
+    for i, (r, entry) in enumerate(zip(reps, spec_of(x))):
+        if r != 1 and entry is not None:
+            raise core.ShardingTypeError(
+                f"Operand cannot be sharded on dimension {i} when the tiling is non-trivial."
+                f" Got input type: {x} with reps: {reps}")
+    return spec_of(x)
+
+
 tile_p = standard_primitive(_tile_shape_rule, _input_dtype, "tile")
+tile_p.sharding_rule = _tile_sharding
 lowering.register_lowering(tile_p, _tile_lower)
 ad.deflinear2(tile_p, _tile_transpose)
 batching.primitive_batchers[tile_p] = _tile_batch

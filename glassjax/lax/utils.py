@@ -20,6 +20,8 @@ import numpy as np
 from glassjax import core, dtypes, pretty, shape_poly
 from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
+from glassjax.mesh import PartitionSpec
+from glassjax.named_sharding import NamedSharding
 from glassjax.xla import dispatch, lowering
 from glassjax.xla.lowering import hlo
 
@@ -260,6 +262,40 @@ def resized_sharding(name, operand, out_shape):
                 f"axes ({n}) with spec ({entry}) is not implemented. Got input "
                 f"type={operand.str_short(True)} and output shape={tuple(out_shape)}")
     return spec
+
+
+def sharding_text(aval, mesh) -> str:
+    """``str(aval.sharding)`` as JAX's messages word it: a value that is not split is
+    still over the mesh in force (JAX types every value made under ``set_mesh`` so)."""
+    return str(NamedSharding(mesh, PartitionSpec(*spec_of(aval))))
+
+
+def typed_text(aval, mesh) -> str:
+    """JAX's ``str_short(mesh_axis_types=True)``: ``float32[8@X,4]({Explicit: ('X',)})``."""
+    kinds = {}
+    for name, kind in zip(mesh.axis_names, mesh.axis_types):
+        kinds.setdefault(kind.name, []).append(name)
+    listed = ", ".join(f"{k}: {tuple(v)}" for k, v in kinds.items())
+    return f"{aval.str_short()}({{{listed}}})"
+
+
+def same_sharding_of_all(message, *avals, sep=", "):
+    """Operands that must be split alike (concatenate, stack, sort): their common spec,
+    or JAX's error listing each operand's sharding."""
+    specs = [tuple(spec_of(a)) for a in avals]
+    if any(s != specs[0] for s in specs):
+        mesh = next(a._sharding[0] for a in avals if a._sharding is not None)
+        raise core.ShardingTypeError(
+            message.format(sep.join(sharding_text(a, mesh) for a in avals)))
+    return specs[0]
+
+
+def unsplit_along(axis, message, aval):
+    """Operations along one dimension (sort, cumulative sums, top_k) need it whole:
+    ``message`` (formatted with the operand and axis) otherwise."""
+    if spec_of(aval)[axis] is not None:
+        raise core.ShardingTypeError(message.format(x=aval, axis=axis))
+    return spec_of(aval)
 
 
 def broadcasting_sharding(name, *avals, **params):

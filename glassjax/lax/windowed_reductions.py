@@ -31,7 +31,7 @@ from glassjax.lax.reductions import (_max_hlo, _max_identity, _min_hlo, _min_ide
                                      _sum_identity, _variadic_reduction_jaxpr)
 from glassjax.lax.slicing import pad, slice as _slice
 from glassjax.lax.utils import (check_shapelike, compiled_primitive, reduction_jaxpr,
-                                standard_primitive)
+                                resized_sharding, standard_primitive)
 from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo, ir
 
@@ -291,6 +291,8 @@ def _monoid_window_lower(combine, identity, ctx, operand, **window):
 
 def _monoid_window_primitive(name, shape_rule, combine, identity):
     prim = standard_primitive(shape_rule, _input_dtype, name)
+    prim.sharding_rule = lambda x, **window: resized_sharding("reduce_window", x,
+                                                              shape_rule(x, **window))
     lowering.register_lowering(prim, functools.partial(_monoid_window_lower, combine,
                                                        identity))
     return prim

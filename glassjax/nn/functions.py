@@ -19,6 +19,8 @@ from glassjax.config import config
 from glassjax import numpy as jnp
 from glassjax.custom_derivatives import custom_jvp
 from glassjax.jit import jit
+from glassjax.mesh import PartitionSpec as P
+from glassjax.named_sharding import NamedSharding, typeof_sharding
 from glassjax.nn.special import logsumexp
 from glassjax.numpy.reductions import _count
 from glassjax.numpy.util import (check_arraylike, check_arraylike_or_none, ensure_arraylike,
@@ -318,5 +320,9 @@ def _one_hot(x, num_classes, *, dtype, axis):
     lhs = lax.expand_dims(x, (axis,))
     rhs_shape = [1] * x.ndim
     rhs_shape.insert(output_pos_axis, num_classes)
-    rhs = lax.broadcasted_iota(x.dtype, rhs_shape, output_pos_axis)
+    # (the classes are whole on every device of x's mesh, as JAX types them)
+    over = typeof_sharding(core.get_aval(x))
+    rhs = lax.broadcasted_iota(x.dtype, rhs_shape, output_pos_axis, out_sharding=None
+                               if over is None else NamedSharding(over.mesh,
+                                                                  P(*[None] * (x.ndim + 1))))
     return (lhs == rhs).astype(dtype)

@@ -16,6 +16,7 @@ import numpy as np
 from glassjax import core, dlpack, dtypes, lax, shape_poly, tree_util
 from glassjax.jit import jit
 from glassjax.lax import utils as lax_utils
+from glassjax.named_sharding import spec_to_sharding
 from glassjax.numpy import util
 from glassjax.numpy.util import is_array
 
@@ -126,29 +127,39 @@ def _creation_shape(shape, name, dtype):
     return util.canonicalize_shape(shape)
 
 
-def zeros(shape, dtype=None, *, device=None):
+def _out_sharding(out_sharding, name):
+    """``out_sharding=`` (a NamedSharding, or a PartitionSpec over the ``set_mesh``
+    mesh): over Explicit axes the result's type records the split."""
+    return None if out_sharding is None else spec_to_sharding(out_sharding, name)
+
+
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of zeros (float32 unless ``dtype`` says otherwise)."""
     shape = _creation_shape(shape, "zeros", dtype)
-    return lax.full(shape, 0, user_dtype(float if dtype is None else dtype, "zeros"))
+    return lax.full(shape, 0, user_dtype(float if dtype is None else dtype, "zeros"),
+                    sharding=_out_sharding(out_sharding, "jnp.zeros"))
 
 
-def ones(shape, dtype=None, *, device=None):
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
     shape = _creation_shape(shape, "ones", dtype)
-    return lax.full(shape, 1, user_dtype(float if dtype is None else dtype, "ones"))
+    return lax.full(shape, 1, user_dtype(float if dtype is None else dtype, "ones"),
+                    sharding=_out_sharding(out_sharding, "jnp.ones"))
 
 
-def empty(shape, dtype=None, *, device=None):
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """XLA has no uninitialised memory to hand out: ``empty`` is ``zeros``."""
-    return zeros(shape, user_dtype(float if dtype is None else dtype, "empty"))
+    return zeros(shape, user_dtype(float if dtype is None else dtype, "empty"),
+                 out_sharding=out_sharding)
 
 
-def full(shape, fill_value, dtype=None, *, device=None):
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of ``shape`` filled with ``fill_value`` (an array value is broadcast)."""
     if dtype is not None:
         dtype = user_dtype(dtype, "full")
     util.check_arraylike("full", fill_value)
     if np.ndim(fill_value) == 0:
-        return lax.full(_creation_shape(shape, "full", None), fill_value, dtype)
+        return lax.full(_creation_shape(shape, "full", None), fill_value, dtype,
+                        sharding=_out_sharding(out_sharding, "full"))
     return util.broadcast_to(asarray(fill_value, dtype=dtype), shape)
 
 
@@ -189,9 +200,10 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
 # Ranges and grids
 # ----------------------------------------------------------------------------------------
 
-def arange(start, stop=None, step=None, dtype=None, *, device=None):
-    """Evenly spaced values in ``[start, stop)``: an ``iota``, scaled and shifted when
-    ``start``/``step`` ask for it. The bounds must be concrete (they set the size)."""
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
+    """Evenly spaced values in ``[start, stop)``: an ``iota`` (split as ``out_sharding``
+    asks), scaled and shifted when ``start``/``step`` ask for it. The bounds must be
+    concrete (they set the size)."""
     if dtype is not None:
         dtype = user_dtype(dtype, "arange")
     util.check_arraylike_or_none("arange", start, stop, step)
@@ -224,12 +236,14 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
         return lax.convert_element_type(
             lax.add(lax.convert_element_type(start, working),
                     lax.mul(lax.convert_element_type(step, working),
-                            lax.broadcasted_iota(working, (size,), 0))), dtype)
+                            lax.broadcasted_iota(working, (size,), 0,
+                                                  out_sharding=out_sharding))), dtype)
     if start == 0:
-        return lax.broadcasted_iota(dtype, (max(0, int(np.ceil(stop))),), 0)
+        return lax.broadcasted_iota(dtype, (max(0, int(np.ceil(stop))),), 0,
+                                    out_sharding=out_sharding)
     size = max(0, int(np.ceil(stop - start)))
     return lax.add(lax.convert_element_type(start, dtype),
-                   lax.broadcasted_iota(dtype, (size,), 0))
+                   lax.broadcasted_iota(dtype, (size,), 0, out_sharding=out_sharding))
 
 
 def _arange_symbolic(start, stop, step, dtype):
@@ -385,7 +399,7 @@ def _triangle(name, m, k, lower):
         raise ValueError(f"Argument to jax.numpy.{name} must be at least 2D")
     n_rows, n_cols = np.shape(m)[-2:]
     mask = lax.broadcast(tri(n_rows, n_cols, k=k if lower else k - 1, dtype=bool),
-                         np.shape(m)[:-2])
+                         np.shape(m)[:-2], out_sharding=core.get_aval(m).sharding)
     zeros = zeros_like(m)
     return lax.select(mask, m, zeros) if lower else lax.select(mask, zeros, m)
 

@@ -23,10 +23,15 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from glassjax import core, dtypes, lax, shape_poly
+from glassjax import core, dtypes, lax, shape_poly, tree_util
+from glassjax.array import Array
 from glassjax.lax.dim_as_value import dim_as_value
 from glassjax.config import config
 from glassjax.jit import jit
+from glassjax.lax import utils as lax_utils
+from glassjax.lax.sharding_constraint import reshard
+from glassjax.mesh import PartitionSpec
+from glassjax.named_sharding import NamedSharding, spec_to_sharding
 from glassjax.numpy import util
 from glassjax.numpy.util import canonicalize_axis, const, ensure_arraylike, is_array
 
@@ -303,6 +308,7 @@ class GatherIndexer(NamedTuple):
     """An index as one gather: its indices array and dimension numbers, plus the
     reversals and new axes applied around it."""
     slice_shape: list             # shape of the result before newaxis_dims
+    slice_sharding: object        # its split over Explicit mesh axes (or None)
     gather_slice_shape: list
     gather_indices: object
     dnums: object
@@ -373,8 +379,9 @@ def _normalize_array_indices(parsed, shape):
     return out
 
 
-def index_to_gather(parsed, shape, normalize_indices=True) -> GatherIndexer:
-    """The gather that implements ``parsed`` on an array of ``shape``.
+def index_to_gather(parsed, shape, normalize_indices=True, typed=None) -> GatherIndexer:
+    """The gather that implements ``parsed`` on an array of ``shape`` (split as
+    ``typed``, its type's ``(mesh, spec)``, says).
 
     Advanced (array) indices are broadcast together; their result axes go where the
     first of them was if they are adjacent, else to the front (NumPy's rule). Slices
@@ -412,6 +419,7 @@ def index_to_gather(parsed, shape, normalize_indices=True) -> GatherIndexer:
     offset_dims, collapsed_slice_dims, start_index_map = [], [], []
     gather_indices, gather_indices_shape = [], []
     slice_shape, newaxis_dims, reversed_y_dims, gather_slice_shape = [], [], [], []
+    x_spec, slice_spec = (typed[1] if typed else (None,) * len(shape)), []
     for idx_pos, p in enumerate(parsed):
         if advanced_indexes and idx_pos == (idx_advanced_axes[0] if advanced_contiguous
                                             else 0):
@@ -424,6 +432,7 @@ def index_to_gather(parsed, shape, normalize_indices=True) -> GatherIndexer:
             start_index_map += x_advanced_axes
             collapsed_slice_dims += x_advanced_axes
             slice_shape += adv_shape
+            slice_spec += lax_utils.spec_of(core.get_aval(arrays[0]))
             y_axis += len(adv_shape)
             collapsed_y_axis += len(adv_shape)
         if idx_pos in idx_advanced_axes:
@@ -441,12 +450,14 @@ def index_to_gather(parsed, shape, normalize_indices=True) -> GatherIndexer:
             x_axis += 1
         elif p.typ == IndexType.NONE:
             slice_shape.append(1)
+            slice_spec.append(None)
             newaxis_dims.append(y_axis)
             y_axis += 1
         elif p.typ == IndexType.SLICE:
             start, stop, step = shape_poly.slice_indices(p.index, shape[x_axis])
             size = shape_poly.slice_size(start, stop, step)
             slice_shape.append(size)
+            slice_spec.append(x_spec[x_axis])
             if step == 1:
                 if size != shape[x_axis]:
                     gather_indices.append((lax.convert_element_type(start, index_dtype),
@@ -489,7 +500,10 @@ def index_to_gather(parsed, shape, normalize_indices=True) -> GatherIndexer:
                                        collapsed_slice_dims=tuple(sorted(
                                            collapsed_slice_dims)),
                                        start_index_map=tuple(start_index_map))
-    return GatherIndexer(slice_shape, gather_slice_shape, indices_array, dnums,
+    slice_sharding = (NamedSharding(typed[0], PartitionSpec(*slice_spec))
+                      if typed and any(slice_spec) else None)
+    return GatherIndexer(slice_shape, slice_sharding, gather_slice_shape, indices_array,
+                         dnums,
                          unique_indices=not advanced_indexes,
                          indices_are_sorted=not advanced_indexes,
                          reversed_y_dims=reversed_y_dims, newaxis_dims=tuple(newaxis_dims),
@@ -733,11 +747,12 @@ def scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indic
         y = asarray(y)
     parsed = _expand_bool_indices(parse_indices(idx, x.shape), x.shape)
     dtype, weak_type = x.dtype, x.weak_type
-    indexer = index_to_gather(parsed, x.shape, normalize_indices)
+    indexer = index_to_gather(parsed, x.shape, normalize_indices,
+                              getattr(core.get_aval(x), "_sharding", None))
     if 0 in indexer.slice_shape:
         return x
     x, y = util.promote_dtypes(x, y)
-    y = util.broadcast_to(y, tuple(indexer.slice_shape))
+    y = util.broadcast_to(y, tuple(indexer.slice_shape), indexer.slice_sharding)
     y = lax.squeeze(y, tuple(indexer.newaxis_dims))
     if indexer.reversed_y_dims:
         y = lax.rev(y, indexer.reversed_y_dims)
@@ -770,6 +785,18 @@ class _IndexUpdateHelper:
         return f"_IndexUpdateHelper({self.array!r})"
 
 
+def _laid_out_as_asked(out_sharding, fun, array, index, *values):
+    """``.at[...]``'s ``out_sharding=`` (JAX's ``auto_axes``): the operand, the values
+    and the index arrays resharded whole onto the mesh, ``fun`` computed there (no split
+    to refuse), and its result resharded as asked."""
+    sharding = spec_to_sharding(out_sharding, "out_sharding")
+    move = lambda v: reshard(v, sharding.with_spec(PartitionSpec()))
+    array, values = move(array), [move(v) for v in values]
+    index = tree_util.tree_map(
+        lambda i: move(i) if isinstance(i, (core.Tracer, Array)) else i, index)
+    return reshard(fun(array, index, *values), sharding)
+
+
 @dataclasses.dataclass(slots=True, eq=False)
 class IndexUpdateRef:
     """``x.at[idx]``: functional updates. Each returns a new array; ``x`` is unchanged.
@@ -781,37 +808,49 @@ class IndexUpdateRef:
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            fill_value=None, wrap_negative_indices=True):
-        return rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
-                              unique_indices=unique_indices, mode=mode,
-                              fill_value=fill_value, normalize_indices=wrap_negative_indices)
+            fill_value=None, wrap_negative_indices=True, out_sharding=None):
+        take = lambda array, index: rewriting_take(
+            array, index, indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices, mode=mode, fill_value=fill_value,
+            normalize_indices=wrap_negative_indices)
+        if out_sharding is not None:
+            return _laid_out_as_asked(out_sharding, take, self.array, self.index)
+        return take(self.array, self.index)
 
     def _update(self, values, scatter_op, indices_are_sorted, unique_indices, mode,
-                wrap_negative_indices, base=None):
-        return scatter_update(self.array if base is None else base, self.index, values,
-                              scatter_op, indices_are_sorted=indices_are_sorted,
-                              unique_indices=unique_indices, mode=mode,
-                              normalize_indices=wrap_negative_indices)
+                wrap_negative_indices, base=None, out_sharding=None):
+        update = lambda array, index, values: scatter_update(
+            array, index, values, scatter_op, indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices, mode=mode,
+            normalize_indices=wrap_negative_indices)
+        array = self.array if base is None else base
+        if out_sharding is not None:
+            return _laid_out_as_asked(out_sharding, update, array, self.index, values)
+        return update(array, self.index, values)
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            wrap_negative_indices=True):
+            wrap_negative_indices=True, out_sharding=None):
         return self._update(values, lax.scatter, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
+                            wrap_negative_indices,
+                            out_sharding=out_sharding)
 
     def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            wrap_negative_indices=True):
+            wrap_negative_indices=True, out_sharding=None):
         return self._update(values, lax.scatter_add, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices,
+                            out_sharding=out_sharding)
 
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-                 wrap_negative_indices=True):
+                 wrap_negative_indices=True, out_sharding=None):
         return self._update(values, lax.scatter_sub, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices,
+                            out_sharding=out_sharding)
 
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-                 wrap_negative_indices=True):
+                 wrap_negative_indices=True, out_sharding=None):
         return self._update(values, lax.scatter_mul, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices,
+                            out_sharding=out_sharding)
 
     mul = multiply
 
@@ -831,11 +870,13 @@ class IndexUpdateRef:
             wrap_negative_indices, base=array_creation.ones_like(self.array)))
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,  # noqa: A003
-            wrap_negative_indices=True):
+            wrap_negative_indices=True, out_sharding=None):
         return self._update(values, lax.scatter_min, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices,
+                            out_sharding=out_sharding)
 
     def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,  # noqa: A003
-            wrap_negative_indices=True):
+            wrap_negative_indices=True, out_sharding=None):
         return self._update(values, lax.scatter_max, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices,
+                            out_sharding=out_sharding)

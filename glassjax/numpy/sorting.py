@@ -11,8 +11,9 @@ import math
 
 import numpy as np
 
-from glassjax import dtypes, lax, shape_poly
+from glassjax import core, dtypes, lax, shape_poly
 from glassjax.jit import jit
+from glassjax.named_sharding import typeof_sharding
 from glassjax.numpy import reductions
 from glassjax.numpy.util import (_where, canonicalize_axis, const, ensure_arraylike,
                                  promote_dtypes_inexact)
@@ -52,7 +53,8 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
         size = arr.shape[dimension]
         idx_dtype = (np.dtype(np.int64) if shape_poly.is_constant_dim(size) and
                      size > np.iinfo(np.int32).max else dtypes.default_int_dtype())
-    iota = lax.broadcasted_iota(idx_dtype, arr.shape, dimension)
+    iota = lax.broadcasted_iota(idx_dtype, arr.shape, dimension,
+                                out_sharding=typeof_sharding(core.get_aval(arr)))
     if descending and stable:
         # Reverse first so equal keys keep their order after the final reversal.
         arr, iota = lax.rev(arr, [dimension]), lax.rev(iota, [dimension])

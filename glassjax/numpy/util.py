@@ -28,6 +28,8 @@ from glassjax.jit import jit
 from glassjax.lax import utils as lax_utils
 from glassjax.lax.elementwise import _convert_element_type
 from glassjax.lax.structural import broadcast_shapes
+from glassjax.mesh import PartitionSpec
+from glassjax.named_sharding import NamedSharding
 from glassjax.xla import runtime
 
 
@@ -349,14 +351,16 @@ def promote_args_complex(fun_name: str, *args):
 # Broadcasting and where
 # ----------------------------------------------------------------------------------------
 
-def broadcast_to(arr, shape):
-    """``arr`` broadcast to ``shape`` (a no-op when the shape already matches)."""
+def broadcast_to(arr, shape, sharding=None):
+    """``arr`` broadcast to ``shape`` (a no-op when the shape already matches), split as
+    ``sharding`` (a NamedSharding over Explicit axes) asks."""
     arr = ensure_arraylike("broadcast_to", arr)
     shape = (shape,) if not isinstance(shape, (tuple, list)) and np.ndim(shape) == 0 \
         else shape
     shape = canonicalize_shape(shape)
     arr_shape = np.shape(arr)
-    if arr_shape == shape:
+    if arr_shape == shape and (sharding is None or core.get_aval(arr).sharding.spec
+                               == sharding.spec):
         return arr
     nlead = len(shape) - len(arr_shape)
     if nlead < 0 or any(d not in (1, s) for d, s in zip(arr_shape, shape[nlead:])):
@@ -365,17 +369,33 @@ def broadcast_to(arr, shape):
             f"Incompatible types for broadcasting: input type="
             f"{core.ShapedArray(arr_shape, dtype)} and requested type="
             f"{core.ShapedArray(shape, dtype)}")
-    return lax.broadcast_in_dim(arr, shape, tuple(range(nlead, len(shape))))
+    return lax.broadcast_in_dim(arr, shape, tuple(range(nlead, len(shape))),
+                                out_sharding=sharding)
 
 
 def broadcast_arrays(*args):
     """Broadcast all arguments to their common shape (arrays are returned unchanged when
-    the shapes already agree)."""
+    the shapes already agree) and, over Explicit mesh axes, to their common split."""
     shapes = [np.shape(a) for a in args]
     if not shapes or all(s == shapes[0] for s in shapes):
         return [lax_asarray(a) for a in args]
     result = broadcast_shapes(*shapes)
-    return [broadcast_to(a, result) for a in args]
+    sharding = _broadcast_sharding([core.get_aval(a) for a in args], len(result))
+    return [broadcast_to(a, result, sharding) for a in args]
+
+
+def _broadcast_sharding(avals, ndim):
+    """The split of the broadcast result (lax's broadcasting rule over the operands with
+    leading size-1 dimensions added), or None when it is not split."""
+    split = [a._sharding for a in avals if getattr(a, "_sharding", None)]
+    if not split:
+        return None
+    padded = [a.update(shape=(1,) * (ndim - a.ndim) + a.shape,
+                       sharding=a._sharding and (a._sharding[0],
+                                                 (None,) * (ndim - a.ndim) + a._sharding[1]))
+              for a in avals]
+    spec = lax_utils.broadcasting_sharding("broadcast_shardings", *padded)
+    return NamedSharding(split[0][0], PartitionSpec(*spec))
 
 
 @jit

@@ -23,7 +23,7 @@ import numpy as np
 from jaxlib import xla_client as xc
 
 from glassjax import config, core, monitoring, tree_util
-from glassjax.mesh import Mesh, PartitionSpec
+from glassjax.mesh import Mesh, PartitionSpec, get_mesh
 from glassjax.named_sharding import NamedSharding, as_typed, gspmd_to_named, typed_aval
 from glassjax.xla import fastpath, lowering, runtime
 
@@ -83,7 +83,9 @@ class Compiled:
         for a in args:
             if isinstance(a, runtime.ArrayImpl):
                 runtime.check_not_deleted(a)
-        committed = runtime.committed_devices(args) is not None
+        # (a result whose type records its split is committed to that layout)
+        committed = runtime.committed_devices(args) is not None or any(
+            getattr(a, "_sharding", None) for a in self.out_avals)
         arrays = [runtime.device_put(a, s) for a, s in zip(args, self.in_shardings)]
         self.check_layouts(arrays)
         if not self.module_context.host_callbacks and not self.ordered_effects:
@@ -157,6 +159,8 @@ def placement_of(args, jaxpr: core.Jaxpr, names=None, fun_name="") -> Placement:
                 f"{[d.id for d in mesh._flat_devices_tuple]} of the mesh {mesh} used "
                 f"inside {fun_name or 'the computation'}")
         return Placement(mesh._flat_devices_tuple, mesh)
+    if devices is None and _typed_over_context_mesh(jaxpr.outvars):
+        return Placement(get_mesh()._flat_devices_tuple, get_mesh())
     if devices is None:
         return Placement((runtime.default_device(),))
     if len(devices) == 1:
@@ -167,6 +171,15 @@ def placement_of(args, jaxpr: core.Jaxpr, names=None, fun_name="") -> Placement:
         return Placement(devices, named[0])
     first = committed[0]
     return Placement(devices, _grid_mesh(devices, first.sharding, first.ndim), named=False)
+
+
+def _typed_over_context_mesh(outvars) -> bool:
+    """A result typed as split over the ``set_mesh`` mesh's axes (made by ``iota`` or
+    ``full`` with ``out_sharding=``): the program runs on that mesh's devices."""
+    context = get_mesh()
+    return context is not None and any(
+        getattr(v.aval, "_sharding", None) and v.aval._sharding[0] == context.abstract_mesh
+        for v in outvars)
 
 
 def _grid_mesh(devices, sharding, ndim) -> Mesh:
@@ -546,12 +559,24 @@ def _primitive_placement(primitive, params, args, names) -> Placement:
     eqn_meshes = rule(params) if rule else ()
     if not eqn_meshes and not any(core.jaxprs_in_params(params)):
         devices = runtime.committed_devices(args, names, primitive.name)
+        if devices is None and _asks_split_over_context_mesh(params):
+            return Placement(get_mesh()._flat_devices_tuple, get_mesh())
         if devices is None or len(devices) == 1:      # the common case, kept quick
             return Placement(devices or (runtime.default_device(),))
     in_avals = [core.get_aval(a) for a in args]
     invars = [core.Var(a) for a in in_avals]
     eqn = core.JaxprEqn(invars, [], primitive, params)
     return placement_of(args, core.Jaxpr([], invars, [], [eqn]), names, primitive.name)
+
+
+def _asks_split_over_context_mesh(params) -> bool:
+    """A result asked to be split over the abstract mesh of ``set_mesh`` (``iota`` or
+    ``broadcast_in_dim`` with a typed ``sharding``): it is made on that mesh's devices,
+    laid out as its type says."""
+    context = get_mesh()
+    return context is not None and any(
+        isinstance(p, NamedSharding) and p.mesh.abstract_mesh == context.abstract_mesh
+        and p.spec.mesh_axes() for p in params.values())
 
 
 def _run_primitive_checked(primitive, params, args):

@@ -128,9 +128,16 @@ def is_concrete(x) -> bool:
 # ----------------------------------------------------------------------------------------
 
 def typematch(a1, a2) -> bool:
-    """Same shape, dtype and memory space; weak types may differ (as in JAX)."""
+    """Same shape, dtype, memory space and split over Explicit mesh axes (sharding in
+    types); weak types may differ (as in JAX)."""
     return (a1.shape == a2.shape and a1.dtype == a2.dtype and
-            getattr(a1, "memory_space", None) is getattr(a2, "memory_space", None))
+            getattr(a1, "memory_space", None) is getattr(a2, "memory_space", None)
+            and _spec(a1) == _spec(a2))
+
+
+def _spec(aval):
+    typed = getattr(aval, "_sharding", None)
+    return typed and typed[1]
 
 
 def jaxpr_forwarding(jaxpr: Jaxpr) -> list:

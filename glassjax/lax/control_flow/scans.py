@@ -23,6 +23,9 @@ from glassjax.errors import ConcretizationTypeError
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.jit import jit_p, ref_hooks
 from glassjax.lax import elementwise, slicing, structural
+from glassjax.lax.utils import spec_of
+from glassjax.mesh import PartitionSpec
+from glassjax.named_sharding import NamedSharding
 from glassjax.lax.control_flow import common
 from glassjax.lax.control_flow.common import merge_lists, partition_list, split_list
 from glassjax.lax.control_flow.while_loops import promote_weak_typed_inputs, while_loop
@@ -44,7 +47,11 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     if config.jax_disable_jit:
         return _python_scan(f, init, xs_flat, xs, length, reverse)
     init_avals = common.abstractify(init_flat)
-    x_avals = [a.update(shape=a.shape[1:]) for a in common.abstractify(xs_flat)]
+    xs_avals = common.abstractify(xs_flat)
+    if any(spec_of(a)[0] is not None for a in xs_avals):
+        raise ValueError("0th dimension of all xs should be replicated. Got "
+                         f"{', '.join(str(a.sharding.spec) for a in xs_avals)}")
+    x_avals = [unstacked_aval(a) for a in xs_avals]
 
     def trace(carry_avals):
         traced = common.trace_fun(f, in_tree, (*carry_avals, *x_avals), "scan", (init, xs))
@@ -221,11 +228,16 @@ def _scan_abstract_eval(*avals, reverse, length, num_consts, num_carry, jaxpr, u
 
 def stacked_aval(length, aval):
     """The type of ``length`` values of type ``aval`` stacked along a new first axis."""
-    return aval.update(shape=(length, *aval.shape))
+    typed = getattr(aval, "_sharding", None)
+    return aval.update(shape=(length, *aval.shape),
+                       sharding=typed and (typed[0], (None, *typed[1])))
 
 
 def unstacked_aval(aval):
-    return aval.update(shape=aval.shape[1:])
+    typed = getattr(aval, "_sharding", None)
+    rest = typed and typed[1][1:]
+    return aval.update(shape=aval.shape[1:],
+                       sharding=(typed[0], rest) if rest and any(rest) else None)
 
 
 staging.effects_rules[scan_p] = lambda jaxpr, **_: common.inner_effects(jaxpr)
@@ -303,9 +315,12 @@ def _scan_impl(*args, reverse, length, num_consts, num_carry, jaxpr, unroll):
 
 
 def _empty(prefix, aval):
-    """An uninitialised buffer for ``ys``: ``aval`` with leading axes ``prefix``."""
-    return structural.broadcast(common.empty_like_aval(aval.update(shape=())),
-                         (*prefix, *aval.shape))
+    """An uninitialised buffer for ``ys``: ``aval`` with leading axes ``prefix`` (split
+    as ``aval`` is, over Explicit mesh axes)."""
+    typed = aval._sharding
+    split = typed and NamedSharding(typed[0], PartitionSpec(*[None] * len(prefix), *typed[1]))
+    return structural.broadcast(common.empty_like_aval(aval.update(shape=(), sharding=None)),
+                                (*prefix, *aval.shape), out_sharding=split)
 
 
 lowering.register_lowering(scan_p, lowering.lower_fun(_scan_impl, multiple_results=True))
