@@ -2,7 +2,7 @@
 under glassjax alike, recording what each example prints and displays.
 
     python tests/docstrings/extract.py extract        # under JAX: write tests/docstrings/*.json
-    python tests/docstrings/extract.py run MODULE [--glassjax]   # outputs (JSON)
+    python tests/docstrings/extract.py run MODULE... [--glassjax]   # outputs (JSON)
 
 ``extract`` walks JAX's public modules (``MODULES``) for public functions and classes
 (and a class's own methods and properties), parses each docstring with
@@ -141,11 +141,15 @@ def run_program(sources: list[str]) -> list[str]:
         np.set_printoptions(**printoptions)
 
 
-def run(module_name: str) -> list[list[str]]:
-    corpus = json.loads((HERE / f"{module_name}.json").read_text())
-    os.chdir(tempfile.mkdtemp())       # (some examples save files)
-    signal.signal(signal.SIGALRM, _alarm)
-    return [run_program([source for source, _ in d["examples"]]) for d in corpus["docstrings"]]
+def run(part: str) -> list[list[str]]:
+    """The outputs of a module's docstrings; ``MODULE@I/N`` runs every N-th docstring from
+    the I-th on (so that a big module can be split across processes)."""
+    module_name, _, share = part.partition("@")
+    corpus = json.loads((HERE / f"{module_name}.json").read_text())["docstrings"]
+    if share:
+        i, n = map(int, share.split("/"))
+        corpus = corpus[i::n]
+    return [run_program([source for source, _ in d["examples"]]) for d in corpus]
 
 
 def _run_under_jax(module_name: str) -> list[list[str]]:
@@ -154,7 +158,7 @@ def _run_under_jax(module_name: str) -> list[list[str]]:
     done = subprocess.run([sys.executable, __file__, "run", module_name], env=env,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return json.loads(done.stdout)[module_name]
 
 
 def extract():
@@ -199,7 +203,9 @@ def main(argv):
     if argv[:1] == ["extract"]:
         extract()
     elif argv[:1] == ["run"]:
-        print(json.dumps(run(argv[1])))
+        os.chdir(tempfile.mkdtemp())       # (some examples save files)
+        signal.signal(signal.SIGALRM, _alarm)
+        print(json.dumps({part: run(part) for part in argv[1:]}))
     else:
         raise SystemExit(__doc__)
 
