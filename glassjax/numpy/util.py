@@ -355,8 +355,11 @@ def broadcast_to(arr, shape):
     arr_shape = np.shape(arr)
     if arr_shape == shape:
         return arr
+    if len(shape) < len(arr_shape):
+        raise ValueError(f"Cannot broadcast to shape with fewer dimensions: {arr_shape=} "
+                         f"{shape=}")
     nlead = len(shape) - len(arr_shape)
-    if nlead < 0 or any(d not in (1, s) for d, s in zip(arr_shape, shape[nlead:])):
+    if any(d not in (1, s) for d, s in zip(arr_shape, shape[nlead:])):
         dtype = dtypes.dtype(arr)
         raise ValueError(
             f"Incompatible types for broadcasting: input type="
