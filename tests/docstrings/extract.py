@@ -7,8 +7,10 @@ under glassjax alike, recording what each example prints and displays.
 ``extract`` walks JAX's public modules (``MODULES``) for public functions and classes
 (and a class's own methods and properties), parses each docstring with
 ``doctest.DocTestParser`` and records each example's output under JAX into
-``MODULE.json``. The examples of one docstring share a namespace, which starts as JAX's
-doctest conftest starts it (``jax``, ``jnp``, ``lax``, ``np``). An example's output is
+``MODULE.json``. The examples of one docstring share a namespace, which starts as a
+doctest of JAX starts it: the names of the module (doctest's globals; here the public
+names of the public module, which glassjax has too), then what JAX's doctest conftest
+adds (``jax``, ``jnp``, ``lax``, ``np``). An example's output is
 what doctest compares: what it prints, and the ``repr`` of an expression statement's
 value; or the exception it raised (type and first line).
 
@@ -124,13 +126,14 @@ def run_example(source: str, namespace: dict) -> str:
     return _normalize(out.getvalue())
 
 
-def run_program(sources: list[str]) -> list[str]:
-    """The outputs of one docstring's examples, in a fresh namespace; configuration and
-    NumPy's print options are put back afterwards (some examples change them)."""
+def run_program(names: dict, sources: list[str]) -> list[str]:
+    """The outputs of one docstring's examples, in a fresh namespace (``names`` and the
+    prelude); configuration and NumPy's print options are put back afterwards (some
+    examples change them)."""
     import jax
     import numpy as np
     config, printoptions = dict(jax.config.values), np.get_printoptions()
-    namespace = {"__name__": "__main__"}
+    namespace = dict(names, __name__="__main__")
     exec(PRELUDE, namespace)
     try:
         return [run_example(s, namespace) for s in sources]
@@ -149,7 +152,12 @@ def run(part: str) -> list[list[str]]:
     if share:
         i, n = map(int, share.split("/"))
         corpus = corpus[i::n]
-    return [run_program([source for source, _ in d["examples"]]) for d in corpus]
+    try:
+        module = importlib.import_module(module_name)
+        names = {n: getattr(module, n) for n in _public(module) if hasattr(module, n)}
+    except ImportError:      # (a module glassjax lacks: its examples fail, as they should)
+        names = {}
+    return [run_program(names, [source for source, _ in d["examples"]]) for d in corpus]
 
 
 def _run_under_jax(module_name: str) -> list[list[str]]:
