@@ -92,6 +92,17 @@ def check_static_and_donated_disjoint(static_argnames, donate_argnames):
                          f"names {both} appear in both static_argnames and donate_argnames")
 
 
+def rebase_donate_argnums(donate_argnums, static_argnums) -> tuple:
+    """Donated argument positions counted among the dynamic arguments only (the static
+    ones are removed before the call is traced): each less the static positions before
+    it."""
+    static, donate = sorted(set(static_argnums)), sorted(set(donate_argnums))
+    if set(static) & set(donate):
+        raise ValueError(f"`static_argnums` {static} and `donate_argnums` {donate} cannot "
+                         f"intersect.")
+    return tuple(d - sum(s < d for s in static) for d in donate)
+
+
 class StaticArg:
     """A static argument as a cache key: hashed and compared by value, as JAX requires."""
     __slots__ = ("val", "_hash")

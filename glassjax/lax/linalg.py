@@ -71,7 +71,7 @@ def _lapack_call(ctx, routine, operands, out_avals, options, *, aliased=0):
     """``custom_call @lapack_<t><routine>`` on the operands; matrices (rank >= 2 beyond
     the batch) are column major, and the first result overwrites operand ``aliased``
     (none if ``aliased`` is None). ``options`` are LAPACK character flags (str) or
-    32-bit integers."""
+    32-bit integers or booleans."""
     batch = len(ctx.avals_in[0].shape) - 2
     layout = lambda a: (_column_major(a.ndim) if a.ndim - batch >= 2 else
                         list(range(a.ndim - 1, -1, -1)))
@@ -89,7 +89,7 @@ def _lapack_call(ctx, routine, operands, out_avals, options, *, aliased=0):
                 hlo.OutputOperandAlias.get([0] if len(out_avals) > 1 else [], aliased,
                                            [])])))
     op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get(
-        {k: _u8(v) if isinstance(v, str) else
+        {k: _u8(v) if isinstance(v, str) else ir.BoolAttr.get(v) if isinstance(v, bool) else
          ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(v))
          for k, v in options.items()})
     op.operation.attributes["mhlo.frontend_attributes"] = ir.DictAttr.get(
@@ -805,6 +805,37 @@ householder_product_p = _standard_linalg_primitive(
 def householder_product(a, taus):
     """The product of the Householder reflectors stored below ``a``'s diagonal."""
     return householder_product_p.bind(a, taus)
+
+
+def _ormqr_abstract_eval(a, taus, c, *, left, transpose):
+    m = a.shape[-2]
+    if left and c.shape[-2] != m:
+        raise ValueError("ormqr with left=True expects c to have the same number of rows as "
+                         f"the Householder matrix a. Got a shape {a.shape} and c shape "
+                         f"{c.shape}.")
+    if not left and c.shape[-1] != m:
+        raise ValueError("ormqr with left=False expects c to have the same number of "
+                         "columns as the Householder matrix a has rows. Got a shape "
+                         f"{a.shape} and c shape {c.shape}.")
+    return core.ShapedArray(c.shape, c.dtype)
+
+
+def _ormqr_lowering(ctx, a, taus, c, *, left, transpose):
+    routine = ("unmqr_ffi" if dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating)
+               else "ormqr_ffi")
+    return _lapack_call(ctx, routine, [a, taus, c], ctx.avals_out,
+                        dict(left=left, transpose=transpose), aliased=2)[0]
+
+
+ormqr_p = _standard_linalg_primitive("ormqr", _ormqr_abstract_eval, _ormqr_lowering,
+                                     multiple_results=False)
+
+
+def ormqr(a, taus, c, *, left=True, transpose=False):
+    """``Q @ c`` (``c @ Q`` if not ``left``; ``Q^H`` if ``transpose``) for the Q whose
+    Householder reflectors ``geqrf`` stored below ``a``'s diagonal, without forming Q
+    (``jnp.linalg.qr(x, mode="raw")`` returns them transposed: pass ``h.mT``)."""
+    return ormqr_p.bind(a, taus, c, left=left, transpose=transpose)
 
 
 def _qr_abstract_eval(a, *, pivoting, full_matrices, use_magma):

@@ -15,8 +15,8 @@ import numpy as np
 from glassjax import core, dtypes, lax
 from glassjax.lax import state
 from glassjax.array import Array, ArrayImpl
-from glassjax.numpy import (array_api_metadata, indexing, lax_numpy, reductions, setops,
-                            sorting, tensor_contractions, ufuncs)
+from glassjax.numpy import (array_api_metadata, editing, indexing, lax_numpy, reductions,
+                            setops, sorting, tensor_contractions, ufuncs)
 from glassjax.numpy.array_creation import copy as _copy
 
 # (Tracers first: ``isinstance(tracer, Array)`` is slow, see ``util.is_array``.)
@@ -184,6 +184,16 @@ def _to_device(self, device, *, stream=None):
     return runtime.device_put(self, device, committed=True)
 
 
+def _byteswap(self):
+    """The array with the bytes of each element reversed (little- to big-endian)."""
+    if dtypes.issubdtype(self.dtype, np.complexfloating):
+        return lax.complex(_byteswap(self.real), _byteswap(self.imag))
+    if self.dtype.itemsize == 1:
+        return _copy(self)
+    as_bytes = lax.bitcast_convert_type(self, np.dtype("uint8"))
+    return lax.bitcast_convert_type(lax.rev(as_bytes, [self.ndim]), self.dtype)
+
+
 def _notimplemented_flat(self):
     raise NotImplementedError("JAX Arrays do not implement the arr.flat property: consider "
                               "arr.flatten() instead.")
@@ -198,7 +208,13 @@ _METHODS = {
     "argsort": sorting.argsort,
     "astype": lambda self, dtype, copy=False, device=None: lax_numpy.astype(
         self, dtype, copy=copy, device=device),
+    "byteswap": _byteswap,
+    "choose": lambda self, choices, out=None, mode="raise": editing.choose(
+        self, choices, out=out, mode=mode),
     "clip": lambda self, min=None, max=None: lax_numpy.clip(self, min=min, max=max),
+    "compress": lambda self, condition, axis=None, *, out=None, size=None, fill_value=0:
+        editing.compress(condition, self, axis=axis, out=out, size=size,
+                         fill_value=fill_value),
     "conj": ufuncs.conj,
     "conjugate": ufuncs.conjugate,
     "copy": _copy,

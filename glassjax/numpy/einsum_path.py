@@ -21,6 +21,7 @@ from glassjax.numpy.tensor_contractions import (
     _parse_subscripts,
     _path,
     _steps,
+    sublist_form,
 )
 
 # opt_einsum names the axes an ellipsis stands for with the first unused of these.
@@ -121,8 +122,7 @@ def einsum_path(subscripts, /, *operands, optimize="auto"):
     strategies (``'dp'``, ``'random-greedy'``, ...) are not written here and search as
     ``'auto'``."""
     if not isinstance(subscripts, str):
-        raise NotImplementedError("jnp.einsum_path: only the subscripts-string form is "
-                                  "implemented")
+        subscripts, operands = sublist_form((subscripts, *operands))
     shapes = [tuple(np.shape(o)) for o in operands]
     input_list, output = _parse_subscripts(subscripts, shapes, fresh=_OPT_EINSUM_SYMBOLS,
                                            pool=max((len(s) for s in shapes), default=0))

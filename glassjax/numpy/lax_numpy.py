@@ -512,7 +512,8 @@ def tile(A, reps):
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     """Repeat each element ``repeats`` times along ``axis`` (of the flattened array when
     ``axis`` is None). A scalar count broadcasts along a new axis and merges it; per-
-    element counts must be concrete and become a gather of computed indices."""
+    element counts must be concrete and become a gather of computed indices, unless
+    ``total_repeat_length`` fixes the result's length (then they may be traced)."""
     check_arraylike("repeat", a)
     a = asarray(a)
     if axis is None:
@@ -520,6 +521,8 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     axis = canonicalize_axis(core.concrete_or_error(operator.index, axis,
                                                     "'axis' argument of jnp.repeat()"),
                              max(a.ndim, 1))
+    if total_repeat_length is not None:
+        return _repeat_to_length(a, repeats, axis, total_repeat_length)
     repeats = core.concrete_or_error(
         np.asarray, repeats, "When jit-compiling jnp.repeat, the total number of repeats "
         "must be static. To fix this, either specify a static value for `repeats`, or pass "
@@ -540,6 +543,26 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     index = np.repeat(np.arange(a.shape[axis]), np.broadcast_to(repeats, a.shape[axis]))
     from glassjax.numpy.indexing import take
     return take(a, index.astype(np.int32), axis=axis)
+
+
+def _repeat_to_length(a, repeats, axis, length):
+    """``repeat`` with counts known only at run time: mark where each element's block
+    starts in a buffer of ``length`` (the exclusive cumulative sum of the counts), and a
+    cumulative sum of the marks is the index of the element each position repeats
+    (blocks past ``length`` are cut off, the last element fills the rest)."""
+    repeats = ravel(asarray(repeats))
+    if a.ndim == 0:
+        if np.shape(repeats) != (1,):
+            raise ValueError("`repeat` with a scalar parameter `a` is only implemented for "
+                             "scalar values of the parameter `repeats`.")
+        return util.broadcast_to(a, (length,))
+    repeats = util.broadcast_to(repeats, (a.shape[axis],))
+    if length == 0 or a.shape[axis] == 0:
+        return a if a.shape[axis] == 0 else lax.slice_in_dim(a, 0, 0, axis=axis)
+    starts = reductions.cumsum(roll(repeats, 1).at[0].set(0))
+    marks = lax.full((length,), 0, np.int32).at[starts].add(1)
+    from glassjax.numpy.indexing import take
+    return take(a, reductions.cumsum(marks) - 1, axis=axis)
 
 
 # ----------------------------------------------------------------------------------------

@@ -586,15 +586,27 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
 
 
 def multi_dot(arrays, *, precision=None):
-    """The product of a chain of matrices (1-D ends treated as row / column vectors)."""
+    """The product of a chain of matrices (1-D ends treated as row / column vectors),
+    multiplied in the cheapest order: an ``einsum`` chain ``ab,bc,cd->ad`` whose path
+    search picks the order."""
     arrs = list(ensure_arraylike("multi_dot", *arrays))
     if len(arrs) < 2:
         raise ValueError(f"multi_dot requires at least two arrays; got len(arrays)="
                          f"{len(arrs)}")
-    result = arrs[0]
-    for arr in arrs[1:]:
-        result = tensor_contractions.matmul(result, arr, precision=precision)
-    return result
+    shapes = [a.shape for a in arrs]
+    if not (arrs[0].ndim in (1, 2) and arrs[-1].ndim in (1, 2) and
+            all(a.ndim == 2 for a in arrs[1:-1])):
+        raise ValueError("multi_dot: input arrays must all be two-dimensional, except for "
+                         "the first and last array which may be 1 or 2 dimensional. Got "
+                         f"array shapes {shapes}")
+    if any(a.shape[-1] != b.shape[0] for a, b in zip(arrs[:-1], arrs[1:])):
+        raise ValueError("multi_dot: last dimension of each array must match first "
+                         f"dimension of following array. Got array shapes {shapes}")
+    axes = [(i, i + 1) for i in range(len(arrs))]
+    axes[0] = axes[0][2 - arrs[0].ndim:]
+    axes[-1] = axes[-1][:arrs[-1].ndim]
+    return tensor_contractions.einsum(*[x for pair in zip(arrs, axes) for x in pair],
+                                      optimize="auto", precision=precision)
 
 
 @jit(static_argnames=("p",))

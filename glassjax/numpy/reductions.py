@@ -204,10 +204,16 @@ def _count(a, axis, keepdims, where, dtype):
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """The arithmetic mean (integers give floats); sum divided by the count."""
     a = ensure_arraylike("mean", a)
-    axis = _ensure_optional_axes(axis)
     where = _check_where("mean", where)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.mean is not supported.")
+    return _mean(a, _ensure_optional_axes(axis), dtype, keepdims, where=where)
+
+
+# A jit (inlined into enclosing traces) as in JAX: compiled whole, XLA divides by the
+# constant count as a multiplication by its reciprocal, whose rounding JAX's means show.
+@jit(static_argnames=("axis", "dtype", "keepdims"), inline=True)
+def _mean(a, axis, dtype, keepdims, *, where):
     result_dtype = (dtypes.to_inexact_dtype(a.dtype) if dtype is None else
                     dtypes.check_and_canonicalize_user_dtype(dtype, "mean"))
     computation_dtype = (_upcast_f16(result_dtype) if dtype is None and

@@ -15,8 +15,9 @@ from glassjax import core, dtypes, lax, shape_poly
 from glassjax.jit import jit
 from glassjax.named_sharding import typeof_sharding
 from glassjax.numpy import reductions
-from glassjax.numpy.util import (_where, canonicalize_axis, const, ensure_arraylike,
-                                 promote_dtypes_inexact)
+from glassjax.numpy.indexing import take_along_axis
+from glassjax.numpy.util import (_where, canonicalize_axis, canonicalize_axis_tuple, const,
+                                 ensure_arraylike, promote_dtypes_inexact)
 from glassjax.vmap_api import vmap
 
 
@@ -62,26 +63,48 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
     return lax.rev(indices, [dimension]) if descending else indices
 
 
-_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
+
+
+def _weights(name, weights):
+    return None if weights is None else ensure_arraylike(name, weights)
 
 
 @jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False):
+             keepdims=False, *, weights=None):
     """The ``q``-th quantiles (``0 <= q <= 1``) along ``axis``; ``method`` says how to
-    pick between the two data points around the quantile. NaN if the data has NaNs."""
+    pick between the two data points around the quantile. NaN if the data has NaNs.
+    ``weights`` (one per value of ``a``, or per position along ``axis``) weigh the
+    values; only ``method='inverted_cdf'`` takes them."""
     a, q = ensure_arraylike("quantile", a, q)
     if overwrite_input or out is not None:
         raise ValueError("jax.numpy.quantile does not support overwrite_input=True or "
                          "out != None")
-    return _quantile(a, q, axis, method, keepdims, squash_nans=False)
+    return _quantile(a, q, axis, method, keepdims, False, _weights("quantile", weights))
 
 
-def _quantile(a, q, axis, method, keepdims, squash_nans):
+def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
     if method not in _METHODS:
         raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
                          "'nearest' or 'inverted_cdf'")
-    a, = promote_dtypes_inexact(a)
+    if weights is None:
+        a, = promote_dtypes_inexact(a)
+    else:
+        if dtypes.issubdtype(weights.dtype, np.complexfloating):
+            raise ValueError("Weights cannot be complex types.")
+        if method != "inverted_cdf":
+            raise NotImplementedError(f"{method} doesn't support weights. Only method "
+                                      "'inverted_cdf' supports weights.")
+        a, weights = promote_dtypes_inexact(a, weights)
+        if weights.shape != a.shape:
+            if axis is None:
+                raise ValueError("Weights shape must match 'a' shape when axis is None.")
+            axes = canonicalize_axis_tuple(axis, a.ndim)
+            if weights.shape != tuple(a.shape[ax] for ax in axes):
+                raise ValueError(f"Weights shape {weights.shape} must match reduction axes "
+                                 f"{tuple(a.shape[ax] for ax in axes)}")
+            weights = lax.broadcast_in_dim(weights, a.shape, broadcast_dimensions=axes)
     if dtypes.issubdtype(a.dtype, np.complexfloating):
         raise ValueError("quantile does not support complex input, as the operation is "
                          "poorly defined.")
@@ -90,6 +113,7 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
         if keepdims:
             keepdim = [1] * a.ndim
         a, axis = a.ravel(), 0
+        weights = None if weights is None else weights.ravel()
     elif isinstance(axis, tuple):
         # Move the reduced axes last and merge them into one.
         keepdim = list(a.shape)
@@ -104,14 +128,19 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
         kept = tuple(d for i, d in enumerate(a.shape) if i not in axis)
         merged = math.prod(d for i, d in enumerate(a.shape) if i in axis)
         a = lax.reshape(a, kept + (merged,), dimensions)
+        if weights is not None:
+            weights = lax.reshape(weights, kept + (merged,), dimensions)
         axis = a.ndim - 1
     else:
         axis = canonicalize_axis(axis, a.ndim)
     if q.ndim > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
     q_ndim = q.ndim
-    points = _nan_quantile_points if squash_nans else _quantile_points
-    low_value, high_value, low_weight, high_weight = points(a, q, axis, keepdims)
+    if method == "inverted_cdf":
+        result = _inverted_cdf(a, weights, q, axis, keepdims, squash_nans)
+    else:
+        points = _nan_quantile_points if squash_nans else _quantile_points
+        low_value, high_value, low_weight, high_weight = points(a, q, axis, keepdims)
     if method == "linear":
         result = lax.add(lax.mul(low_value.astype(q.dtype), low_weight),
                          lax.mul(high_value.astype(q.dtype), high_weight))
@@ -122,13 +151,71 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
     elif method == "nearest":
         result = lax.select(lax.le(high_weight, const(high_weight, 0.5)), low_value,
                             high_value)
-    else:
+    elif method == "midpoint":
         result = lax.mul(lax.add(low_value, high_value), const(low_value, 0.5))
     if keepdims and keepdim:
         if q_ndim > 0:
             keepdim = [np.shape(q)[0], *keepdim]
         result = result.reshape(keepdim)
     return lax.convert_element_type(result, a.dtype)
+
+
+def _inverted_cdf(a, weights, q, axis, keepdims, squash_nans):
+    """NumPy's 'inverted_cdf' quantile: the first sorted value whose cumulative weight
+    reaches ``q`` of the total weight (every weight 1 if none are given). NaN where a
+    weight is negative or NaN, and where the data has a NaN (unless NaNs are skipped;
+    then where all are NaN)."""
+    q_ndim = q.ndim
+    isnan = lambda x: lax.ne(x, x)
+    if squash_nans:
+        a = _where(isnan(a), np.nan, a)       # NaNs positive, so they sort to the end
+    else:
+        a = _where(reductions.any(isnan(a), axis=axis, keepdims=True), np.nan, a)
+    if weights is None:
+        a = lax.sort(a, dimension=axis)
+        weights = lax.full_like(a, 1.0)
+    else:
+        a, weights = lax.sort_key_val(a, weights, dimension=axis)
+    zeros = lax.full_like(weights, 0)
+    bad_weights = lax.bitwise_or(lax.lt(weights, zeros), isnan(weights))
+    nan_data = isnan(a)
+    cumulative = reductions.cumsum(
+        lax.select(lax.bitwise_or(bad_weights, nan_data), zeros, weights), axis=axis)
+    total = lax.index_in_dim(cumulative, -1, axis=axis, keepdims=keepdims)
+    target = lax.mul(lax.reshape(q, q.shape + (1,) * total.ndim),
+                     lax.expand_dims(total, tuple(range(q_ndim))))
+    if not keepdims:
+        target = lax.expand_dims(target, (axis + q_ndim,))
+    below = lax.lt(lax.expand_dims(cumulative, tuple(range(q_ndim))), target)
+    int_dtype = dtypes.default_int_dtype()
+    idx = reductions.sum(lax.convert_element_type(below, int_dtype), axis=axis + q_ndim,
+                         keepdims=keepdims)
+    if squash_nans:
+        valid = reductions.sum(lax.bitwise_not(nan_data), axis=axis, dtype=q.dtype,
+                               keepdims=keepdims)
+    else:
+        valid = lax.full_like(total, a.shape[axis], dtype=q.dtype)
+    last = lax.convert_element_type(lax.sub(valid, const(valid, 1)), int_dtype)
+    last = lax.convert_element_type(lax.expand_dims(last, tuple(range(q_ndim))), idx.dtype)
+    idx = lax.max(const(idx, 0), lax.min(idx, last))
+    if keepdims:
+        idx = lax.squeeze(idx, (q_ndim + axis,))
+    if q_ndim == 0:
+        result = take_along_axis(a, lax.expand_dims(idx, (axis,)), axis=axis)
+        result = lax.squeeze(result, (axis,))
+    else:
+        perm = [*range(q_ndim, q_ndim + axis), *range(q_ndim),
+                *range(q_ndim + axis, idx.ndim)]
+        result = take_along_axis(a, lax.transpose(idx, perm), axis=axis)
+        result = lax.transpose(result, [perm.index(i) for i in range(len(perm))])
+    if keepdims:
+        result = lax.expand_dims(result, (q_ndim + axis,))
+    nan_anyway = (lax.eq(valid, lax.full_like(valid, 0)) if squash_nans else
+                  reductions.any(nan_data, axis=axis, keepdims=keepdims))
+    force_nan = lax.bitwise_or(reductions.any(bad_weights, axis=axis, keepdims=keepdims),
+                               nan_anyway)
+    force_nan = lax.expand_dims(force_nan, tuple(range(q_ndim)))
+    return _where(force_nan, lax.full_like(result, np.nan), result)
 
 
 def _quantile_points(a, q, axis, keepdims):
@@ -193,12 +280,12 @@ def _nan_quantile_points(a, q, axis, keepdims):
 
 @jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False):
+               keepdims=False, *, weights=None):
     """``quantile`` with ``q`` in percent."""
     a, q = ensure_arraylike("percentile", a, q)
     q, = promote_dtypes_inexact(q)
     return quantile(a, q / 100, axis=axis, out=out, overwrite_input=overwrite_input,
-                    method=method, keepdims=keepdims)
+                    method=method, keepdims=keepdims, weights=weights)
 
 
 @jit(static_argnames=("axis", "overwrite_input", "keepdims"))
@@ -229,23 +316,23 @@ def lexsort(keys, axis=-1):
 
 @jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False):
+                keepdims=False, *, weights=None):
     """``quantile`` of the non-NaN values."""
     a, q = ensure_arraylike("nanquantile", a, q)
     if overwrite_input or out is not None:
         raise ValueError("jax.numpy.nanquantile does not support overwrite_input=True or "
                          "out != None")
-    return _quantile(a, q, axis, method, keepdims, squash_nans=True)
+    return _quantile(a, q, axis, method, keepdims, True, _weights("nanquantile", weights))
 
 
 @jit(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False):
+                  keepdims=False, *, weights=None):
     """``percentile`` of the non-NaN values."""
     a, q = ensure_arraylike("nanpercentile", a, q)
     q, = promote_dtypes_inexact(q)
     return nanquantile(a, q / 100, axis=axis, out=out, overwrite_input=overwrite_input,
-                       method=method, keepdims=keepdims)
+                       method=method, keepdims=keepdims, weights=weights)
 
 
 @jit(static_argnames=("axis", "overwrite_input", "keepdims"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import operator
 
 import numpy as np
 
@@ -326,6 +327,24 @@ def _steps(inputs, output, path):
     return steps
 
 
+_SYMBOLS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def sublist_form(args):
+    """NumPy's other way to call einsum, ``einsum(op0, sublist0, op1, sublist1, ...,
+    [output_sublist])`` with integers (or ``...``) for indices, as the subscripts string
+    ``'ab,bc->ac'`` and the operands (integer ``i`` is the ``i``-th letter, as in
+    opt_einsum)."""
+    def term(sublist):
+        return "".join("..." if i is Ellipsis else _SYMBOLS[operator.index(i)]
+                       for i in sublist)
+    pairs = args[:len(args) - len(args) % 2]
+    subscripts = ",".join(term(sub) for sub in pairs[1::2])
+    if len(args) % 2:
+        subscripts += "->" + term(args[-1])
+    return subscripts, pairs[0::2]
+
+
 def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
            preferred_element_type=None, out_sharding=None):
     """Einstein summation: each step contracts one or two operands with ``dot_general``
@@ -334,8 +353,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     if not isinstance(subscripts, str):
-        raise NotImplementedError("jnp.einsum: only the subscripts-string form is "
-                                  "implemented")
+        subscripts, operands = sublist_form((subscripts, *operands))
     operands = list(util.ensure_arraylike_tuple("einsum", operands))
     shapes = [np.shape(o) for o in operands]
     inputs, output = _parse_subscripts(subscripts, shapes)

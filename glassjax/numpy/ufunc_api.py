@@ -1,7 +1,7 @@
 """``jnp.ufunc``: the elementwise functions NumPy calls universal functions.
 
 In JAX, ``jnp.add``, ``jnp.multiply``, ``jnp.maximum``, ... (the functions NumPy gives
-``reduce``/``accumulate``/``outer``/``at`` methods) are instances of this class rather
+``reduce``/``accumulate``/``reduceat``/``outer``/``at`` methods) are instances of this class rather
 than plain functions: they print as ``<jnp.ufunc 'add'>`` (also inside a treedef such as
 ``Partial[<jnp.ufunc 'add'>]``) and carry ``nin``/``nout``/``identity``. Calling one runs
 the plain function from ``ufuncs``. A method uses the matching ``jnp`` function when there
@@ -17,8 +17,9 @@ import numpy as np
 from glassjax import lax
 from glassjax.jit import jit
 from glassjax.numpy import reductions, ufuncs
-from glassjax.numpy.lax_numpy import moveaxis
-from glassjax.numpy.util import canonicalize_axis, check_arraylike, lax_asarray
+from glassjax.numpy.indexing import take
+from glassjax.numpy.lax_numpy import append, moveaxis
+from glassjax.numpy.util import _where, canonicalize_axis, check_arraylike, lax_asarray
 from glassjax.vmap_api import vmap
 
 _AT_INPLACE_ERROR = (
@@ -96,6 +97,37 @@ class ufunc:
         a = lax_asarray(a)
         axis = canonicalize_axis(axis, np.ndim(a))
         return moveaxis(_fold(self, moveaxis(a, axis, 0), dtype), 0, axis)
+
+    @jit(static_argnames=("self", "axis", "dtype"))
+    def reduceat(self, a, indices, axis=0, dtype=None, out=None):
+        """``reduce`` over each slice ``indices[i]:indices[i + 1]`` along ``axis`` (the
+        last up to the end): a loop over the axis folds element ``i`` into each slice
+        that holds it."""
+        self._require_binary("reduceat")
+        if self.nout != 1:
+            raise ValueError("reduceat only supported for functions returning a single value")
+        if out is not None:
+            raise NotImplementedError(f"out argument of {self.__name__}.reduceat()")
+        check_arraylike(f"{self.__name__}.reduceat", a, indices)
+        a, indices = lax_asarray(a), lax_asarray(indices)
+        if a.ndim == 0:
+            raise ValueError(f"reduceat: a must have 1 or more dimension, got {a.shape=}")
+        if indices.ndim != 1:
+            raise ValueError(f"reduceat: indices must be one-dimensional, got "
+                             f"{indices.shape=}")
+        if axis is None or isinstance(axis, (tuple, list)):
+            raise ValueError("reduceat requires a single integer axis.")
+        axis = canonicalize_axis(axis, a.ndim)
+        result = take(a, indices, axis=axis)
+        bounds = lax.expand_dims(append(indices, a.shape[axis]),
+                                 [d for d in range(result.ndim) if d != axis])
+        start = lax.slice_in_dim(bounds, 0, bounds.shape[axis] - 1, axis=axis)
+        end = lax.slice_in_dim(bounds, 1, bounds.shape[axis], axis=axis)
+
+        def fold_in(i, result):
+            element = take(a, lax.expand_dims(i, (0,)), axis=axis)
+            return _where((i > start) & (i < end), self(result, element), result)
+        return lax.fori_loop(0, a.shape[axis], fold_in, result)
 
     @jit(static_argnums=(0,), static_argnames=("inplace",))
     def at(self, a, indices, b=None, /, *, inplace=True):

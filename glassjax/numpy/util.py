@@ -362,8 +362,11 @@ def broadcast_to(arr, shape, sharding=None):
     if arr_shape == shape and (sharding is None or core.get_aval(arr).sharding.spec
                                == sharding.spec):
         return arr
+    if len(shape) < len(arr_shape):
+        raise ValueError(f"Cannot broadcast to shape with fewer dimensions: {arr_shape=} "
+                         f"{shape=}")
     nlead = len(shape) - len(arr_shape)
-    if nlead < 0 or any(d not in (1, s) for d, s in zip(arr_shape, shape[nlead:])):
+    if any(d not in (1, s) for d, s in zip(arr_shape, shape[nlead:])):
         dtype = dtypes.dtype(arr)
         raise ValueError(
             f"Incompatible types for broadcasting: input type="

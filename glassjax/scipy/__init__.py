@@ -1,3 +1,5 @@
-"""``glassjax.scipy``: SciPy-compatible functions (JAX's ``jax.scipy``): ``linalg``,
-``ndimage``, ``optimize``, ``signal``, ``special`` and ``stats``."""
-from glassjax.scipy import linalg, ndimage, optimize, signal, special, stats
+"""``glassjax.scipy``: SciPy-compatible functions (JAX's ``jax.scipy``): ``cluster``,
+``fft``, ``integrate``, ``linalg``, ``ndimage``, ``optimize``, ``signal``,
+``spatial``, ``special`` and ``stats``."""
+from glassjax.scipy import (cluster, fft, integrate, linalg, ndimage, optimize, signal,
+                            spatial, special, stats)

@@ -303,6 +303,11 @@ class ShardingMethods:
         return all(d.process_index == d.client.process_index()
                    for d in self._device_assignment)
 
+    def addressable_devices_indices_map(self, global_shape) -> dict:
+        """``devices_indices_map`` for this process's devices only."""
+        return {d: index for d, index in self.devices_indices_map(global_shape).items()
+                if d.process_index == d.client.process_index()}
+
     # Two shardings are equal when they put the same pieces on the same devices.
     def __hash__(self):
         return hash((self._device_assignment, self._to_xla_hlo_sharding(0)))

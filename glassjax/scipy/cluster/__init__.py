@@ -1,0 +1,2 @@
+"""``glassjax.scipy.cluster``: vector quantization (``vq``)."""
+from glassjax.scipy.cluster import vq
