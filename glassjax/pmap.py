@@ -125,7 +125,9 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             return array_creation.global_array_to_host_local_array(
                 out, built.mesh, tree_util.tree_map(lambda ax: _axis_spec(axis_name, ax),
                                                     out_axes, is_leaf=lambda x: x is None))
-        return built.jitted(*(place(built, leaves) if eager else leaves))
+        if not eager:           # (staged: the jit without layouts, as JAX prints it)
+            return built.staged(*leaves)
+        return built.jitted(*place(built, leaves))
 
     def lower(*args, **kwargs):
         """``pmap(f).lower(x)``: the lowered jit of the shard_map, inputs split."""
@@ -142,7 +144,8 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
 class _Built(NamedTuple):
     """What pmap makes once per call signature."""
     mesh: Mesh
-    jitted: object              # jit(shard_map(_fun))
+    jitted: object              # jit(shard_map(_fun)), results laid out over the mesh
+    staged: object              # the same jit without layouts, for calls under a trace
     in_shardings: list          # where each flat argument is laid out
 
 
@@ -177,6 +180,7 @@ def _build(fun, args, static, in_tree, axes_flat, out_axes, devices, axis_name, 
     out_shardings = tree_util.tree_map(lambda spec: NamedSharding(mesh, spec), out_specs,
                                        is_leaf=lambda x: isinstance(x, PartitionSpec))
     return _Built(mesh, jit(mapped, donate_argnums=donated, out_shardings=out_shardings),
+                  jit(mapped, donate_argnums=donated),
                   [NamedSharding(mesh, spec) for spec in in_specs])
 
 
