@@ -20,6 +20,7 @@ import numpy as np
 from glassjax import core, dtypes, lax, source_info, tree_util
 from glassjax import numpy as jnp
 from glassjax.interpreters import ad, partial_eval, staging
+from glassjax.lax import state
 from glassjax.lax.elementwise import _convert_element_type
 from glassjax.lax.sharding_constraint import reshard
 from glassjax.mesh import PartitionSpec, get_abstract_mesh
@@ -342,8 +343,11 @@ def _pullback_into(f_vjp, targets, out_ct):
     for ct, target in zip(cts, targets):
         if isinstance(target, DontWant):
             results.append(DidntWant())
-        elif hasattr(target, "addupdate"):          # a Ref
+        elif core.is_ref_box(target):               # a Ref
             target.addupdate(ct, Ellipsis)
+            results.append(GradRef())
+        elif isinstance(getattr(target, "aval", None), core.AbstractRef):   # a staged one
+            state.ref_addupdate(target, Ellipsis, ct)
             results.append(GradRef())
         else:
             results.append(ct)
