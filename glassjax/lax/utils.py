@@ -260,7 +260,8 @@ def resized_sharding(name, operand, out_shape):
             raise core.ShardingTypeError(
                 f"{name} on sharded dims where out dim ({new}) is not divisible by mesh "
                 f"axes ({n}) with spec ({entry}) is not implemented. Got input "
-                f"type={operand.str_short(True)} and output shape={tuple(out_shape)}")
+                f"type={operand.str_short(True)} and output shape="
+                f"{tuple(int(d) if isinstance(d, np.integer) else d for d in out_shape)}")
     return spec
 
 
