@@ -49,6 +49,7 @@ from glassjax.vmap_api import vmap
 from glassjax import numpy as jnp
 from glassjax import lax
 from glassjax.lax import state
+from glassjax.lax.slicing import Slice, ds
 from glassjax.xla import lowering
 
 # The traces under way that refs may not leak out of (``jit``'s, and those of control-flow
@@ -89,19 +90,6 @@ def scope(stages_refs=False):
 
 
 AbstractRef = core.AbstractRef
-
-
-@dataclasses.dataclass(frozen=True)
-class Slice:
-    """``jax.ds(start, size, stride)``: a slice whose ``start`` may be traced (its size
-    is static). It indexes refs."""
-    start: object
-    size: int
-    stride: int = 1
-
-
-def ds(start, size, stride: int = 1) -> Slice:
-    return Slice(start, size, stride)
 
 
 def _has_ds(idx) -> bool:
@@ -729,7 +717,6 @@ _discharge_rules = {
 for _p in _discharge_rules:
     _p.takes_refs = True        # (their bodies may use the refs they are given)
 state.eager_ref = _box
-state.ds_maker = ds
 lowering.discharge_state[:] = [discharge]
 
 ref_hooks.register(call_with_boxes=_call_with_boxes, scope=scope, takes_refs=_takes_refs, call=_call, vmap=_vmap,

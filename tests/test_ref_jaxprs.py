@@ -344,3 +344,23 @@ def test_a_staged_ref_is_a_jax_ref_of_its_type():
     assert seen == [(True, "Ref{float32[3]}", (3,), 3, "JitTracer(Ref{float32[3]})")]
     assert isinstance(jax.new_ref(jnp.ones(3)), jax.Ref)
     assert not isinstance(jnp.ones(3), jax.Ref)
+
+
+def test_ds_indexes_arrays_with_a_dynamic_slice_as_in_jax():
+    x = jnp.arange(10)
+    np.testing.assert_array_equal(x[jax.ds(4, 2)], [4, 5])
+    np.testing.assert_array_equal(x[jax.ds(4, 3, 2)], [4, 6, 8])
+    same(jax.make_jaxpr(lambda x, i: x[jax.ds(i, 2)])(x, 4), """
+        { lambda ; a:i32[10] b:i32[]. let
+            c:bool[] = lt b 0:i32[]
+            d:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b
+            e:i32[] = add d 10:i32[]
+            f:i32[] = select_n c b e
+            g:i32[2] = dynamic_slice[slice_sizes=(2,)] a f
+          in (g,) }""")
+    same(jax.make_jaxpr(lambda x: x[jax.ds(4, 2)])(x), """
+        { lambda ; a:i32[10]. let
+            b:i32[2] = dynamic_slice[slice_sizes=(2,)] a 4:i32[]
+          in (b,) }""")
+    y = jnp.arange(12).reshape(3, 4)
+    np.testing.assert_array_equal(jax.jit(lambda y, i: y[1, jax.ds(i, 2)])(y, 1), [5, 6])

@@ -17,6 +17,7 @@ Read next: lax/reductions.py.
 from __future__ import annotations
 
 import enum
+import dataclasses
 import functools
 import math
 import operator
@@ -485,6 +486,20 @@ def _dynamic_slice_indices(operand, start_indices, allow_negative_indices):
         else:
             result.append(i)
     return result
+
+
+@dataclasses.dataclass(frozen=True)
+class Slice:
+    """``jax.ds(start, size, stride)``: ``size`` elements from ``start`` by ``stride``, where
+    ``start`` may be traced (the size is static). It indexes arrays (a ``dynamic_slice``)
+    and refs."""
+    start: object
+    size: int
+    stride: int = 1
+
+
+def ds(start, size, stride: int = 1) -> Slice:
+    return Slice(start, size, stride)
 
 
 def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):

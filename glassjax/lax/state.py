@@ -31,6 +31,7 @@ import numpy as np
 
 from glassjax import core, dtypes, pretty
 from glassjax.interpreters import ad, batching, staging
+from glassjax.lax import slicing
 
 # What a ref is outside staging: ``eager_ref(value)`` makes a box (filled by ref.py).
 eager_ref = None
@@ -115,14 +116,11 @@ class Indexer(NamedTuple):
             if e == OPERAND:
                 out.append(next(it))
             elif isinstance(e, DynamicSlice):
-                out.append(ds_maker(next(it), e.size, e.stride))
+                out.append(slicing.ds(next(it), e.size, e.stride))
             else:
                 out.append(slice(e.start, e.start + (e.size - 1) * e.stride + 1, e.stride)
                            if e.size else slice(e.start, e.start))
         return tuple(out)
-
-
-ds_maker = None          # ``jax.ds`` (ref.py): how a dynamic slice is written
 
 
 def _slice_of(s: slice, dim: int) -> Slice:
@@ -153,7 +151,7 @@ def make_indexer(shape, idx) -> tuple[Indexer | None, list]:
             e = _slice_of(i, dim)
             entries.append(e)
             probe.append(slice(e.start, e.start + e.size * e.stride, e.stride))
-        elif hasattr(i, "size") and hasattr(i, "start") and hasattr(i, "stride"):  # ds
+        elif isinstance(i, slicing.Slice):           # jax.ds
             if isinstance(i.start, core.Tracer):
                 entries.append(DynamicSlice(i.size, i.stride))
                 operands.append(i.start)

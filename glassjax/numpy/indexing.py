@@ -28,7 +28,7 @@ from glassjax.array import Array
 from glassjax.lax.dim_as_value import dim_as_value
 from glassjax.config import config
 from glassjax.jit import jit
-from glassjax.lax import utils as lax_utils
+from glassjax.lax import slicing, utils as lax_utils
 from glassjax.lax.sharding_constraint import reshard
 from glassjax.mesh import PartitionSpec
 from glassjax.named_sharding import NamedSharding, spec_to_sharding
@@ -43,6 +43,7 @@ class IndexType(enum.Enum):
     INTEGER = "integer"
     BOOLEAN = "boolean"
     ARRAY = "array"
+    DSLICE = "dslice"       # jax.ds(start, size, stride): a start that may be traced
 
 
 class ParsedIndex(NamedTuple):
@@ -74,6 +75,8 @@ def _index_type(idx) -> IndexType:
         return IndexType.ELLIPSIS
     if isinstance(idx, slice):
         return IndexType.SLICE
+    if isinstance(idx, slicing.Slice):
+        return IndexType.DSLICE
     if _is_integer_index(idx):
         return IndexType.INTEGER
     if _is_boolean_index(idx):
@@ -175,7 +178,7 @@ def _static_slice(arr, parsed, mode, normalize_indices):
     promise = mode is None or lax.GatherScatterMode.from_any(mode) == \
         lax.GatherScatterMode.PROMISE_IN_BOUNDS
     for pos, p in enumerate(parsed):
-        if p.typ in (IndexType.ARRAY, IndexType.BOOLEAN):
+        if p.typ in (IndexType.ARRAY, IndexType.BOOLEAN, IndexType.DSLICE):
             raise TypeError("static_slice: indices must be static scalars or slices. Got "
                             f"index of type {type(p.index)} at position {pos}")
         if p.typ == IndexType.INTEGER and promise:
@@ -259,7 +262,7 @@ def _dynamic_slice(arr, parsed, mode, normalize_indices):
         if p.typ == IndexType.BOOLEAN:
             raise TypeError("dynamic_slice: indices must be scalars or slices. Got index of "
                             f"type {type(p.index)} at position {pos}")
-    starts, sizes, rev_axes, squeeze_axes, newaxis_dims = [], [], [], [], []
+    starts, sizes, rev_axes, squeeze_axes, newaxis_dims, strided = [], [], [], [], [], []
     trivial = True
     for p in _expand_ellipses(parsed, arr.shape):
         if p.typ == IndexType.NONE:
@@ -272,6 +275,13 @@ def _dynamic_slice(arr, parsed, mode, normalize_indices):
             starts.append(p.index)
             sizes.append(1)
             squeeze_axes.append(axis)
+        elif p.typ == IndexType.DSLICE:      # its window, then every stride-th element
+            trivial = False
+            axis, = p.consumed_axes
+            starts.append(p.index.start)
+            sizes.append((p.index.size - 1) * p.index.stride + 1)
+            if p.index.stride != 1:
+                strided.append((axis, p.index.stride))
         else:
             if p.index != slice(None):
                 trivial = False
@@ -290,6 +300,8 @@ def _dynamic_slice(arr, parsed, mode, normalize_indices):
         starts = [lax.convert_element_type(i, _index_dtype(arr.shape)) for i in starts]
     result = arr if trivial else lax.dynamic_slice(
         arr, starts, sizes, allow_negative_indices=normalize_indices)
+    for axis, stride in strided:
+        result = lax.slice_in_dim(result, 0, None, stride, axis)
     return _reverse_squeeze_expand(result, rev_axes, squeeze_axes, newaxis_dims)
 
 
