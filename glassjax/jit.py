@@ -588,6 +588,12 @@ class Jitted:
         leaves = [self._place(x) for x in leaves]
         params = dict(jaxpr=result.closed_jaxpr, name=self._name, donated_invars=donated,
                       keep_unused=self._keep_unused)
+        if result.lifted and not isinstance(core.trace_ctx.trace, staging.DynamicJaxprTrace) \
+                and any(map(core.is_ref_box, result.lifted)):
+            # refs it closes over, under grad or vmap: the call runs on their values
+            outs = ref_hooks.call_with_boxes([*result.lifted, *leaves], inline=self._inline,
+                                             **params)
+            return tree_util.tree_unflatten(result.out_tree, outs), None, False
         # (Checking key reuse needs every call to see its keys: no C++ fast path.)
         if core.trace_ctx.trace is not core.eval_trace or result.lifted or any(
                 isinstance(x, core.Tracer) for x in leaves) or config.jax_debug_key_reuse:

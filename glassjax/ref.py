@@ -185,7 +185,6 @@ class Ref(metaclass=_RefType):
         it writes back (``_call_with_boxes``), as JAX does. Else None."""
         if not (_scopes and type(core.trace_ctx.trace) is staging.DynamicJaxprTrace
                 and not state.discharging_now()
-                and not isinstance(self._value, core.Tracer)
                 and any(s.stages_refs and self._depth < s.depth for s in _scopes)):
             return None
         for s in _scopes:

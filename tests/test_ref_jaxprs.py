@@ -364,3 +364,23 @@ def test_ds_indexes_arrays_with_a_dynamic_slice_as_in_jax():
           in (b,) }""")
     y = jnp.arange(12).reshape(3, 4)
     np.testing.assert_array_equal(jax.jit(lambda y, i: y[1, jax.ds(i, 2)])(y, 1), [5, 6])
+
+
+def test_a_jit_closing_over_a_ref_made_under_grad_is_traced_once():
+    """(As in JAX: the ref is a Ref constant of the jit's jaxpr; under grad the call
+    runs on its value, so the function is not traced again to thread it.)"""
+    traces = []
+
+    def f(x):
+        r = jax.new_ref(x)
+
+        @jax.jit
+        def inner():
+            traces.append(1)
+            r[...] = jnp.sin(r[...]) * 2.
+            return r[...] + 1.
+
+        return inner() + jax.freeze(r)
+
+    np.testing.assert_allclose(jax.grad(f)(1.0), 4 * np.cos(1.0), rtol=1e-6)
+    assert len(traces) == 1
