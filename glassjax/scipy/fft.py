@@ -8,6 +8,8 @@ transform twiddles both axes of one 2-D FFT; more axes are done two at a time.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import operator
 
@@ -59,13 +61,26 @@ def _resize(x, sizes: dict):
                    [(0, sizes[a] - x.shape[a] if a in sizes else 0, 0) for a in range(x.ndim)])
 
 
-def _checked(name, x, type, norm):
-    x = ensure_arraylike(name, x)
-    if type != 2:
-        raise NotImplementedError('Only DCT type 2 is implemented.')
-    if norm is not None and norm not in ['backward', 'ortho']:
-        raise ValueError(f"jax.scipy.fft.{name}: {norm=!r} is not implemented")
-    return x
+def _checked_and_real(transform):
+    """The start the four transforms share: JAX's checks of ``x``, ``type`` and
+    ``norm``, and a complex ``x`` transformed part by part."""
+    name, signature = transform.__name__, inspect.signature(transform)
+
+    @functools.wraps(transform)
+    def checked(x, *args, **kwargs):
+        given = signature.bind(x, *args, **kwargs)
+        given.apply_defaults()
+        x = ensure_arraylike(name, x)
+        if given.arguments["type"] != 2:
+            raise NotImplementedError('Only DCT type 2 is implemented.')
+        norm = given.arguments["norm"]
+        if norm is not None and norm not in ['backward', 'ortho']:
+            raise ValueError(f"jax.scipy.fft.{name}: {norm=!r} is not implemented")
+        if dtypes.issubdtype(x.dtype, np.complexfloating):
+            return lax.complex(checked(x.real, *args, **kwargs),
+                               checked(x.imag, *args, **kwargs))
+        return transform(x, *args, **kwargs)
+    return checked
 
 
 def _axes_and_sizes(x, s, axes):
@@ -84,12 +99,10 @@ def _axes_and_sizes(x, s, axes):
     return axes, (None if s is None else dict(zip(axes, s)))
 
 
+@_checked_and_real
 def dct(x, type=2, n=None, axis=-1, norm=None):
     """The type-2 discrete cosine transform of ``x`` along ``axis`` (zero-padded or cropped
     to ``n``), as ``scipy.fft.dct``; complex ``x`` is transformed part by part."""
-    x = _checked("dct", x, type, norm)
-    if dtypes.issubdtype(x.dtype, np.complexfloating):
-        return lax.complex(dct(x.real, type, n, axis, norm), dct(x.imag, type, n, axis, norm))
     axis = canonicalize_axis(axis, x.ndim)
     if n is not None:
         x = _resize(x, {axis: n})
@@ -113,11 +126,9 @@ def _dct2(x, axes, norm):
     return _ortho(_ortho(out, axis1), axis2) if norm == 'ortho' else out
 
 
+@_checked_and_real
 def dctn(x, type=2, s=None, axes=None, norm=None):
     """The type-2 DCT over several ``axes`` (sizes ``s``), as ``scipy.fft.dctn``."""
-    x = _checked("dctn", x, type, norm)
-    if dtypes.issubdtype(x.dtype, np.complexfloating):
-        return lax.complex(dctn(x.real, type, s, axes, norm), dctn(x.imag, type, s, axes, norm))
     axes, sizes = _axes_and_sizes(x, s, axes)
     if len(axes) == 1:
         return dct(x, n=None if sizes is None else sizes[axes[0]], axis=axes[0], norm=norm)
@@ -130,11 +141,9 @@ def dctn(x, type=2, s=None, axes=None, norm=None):
     return x
 
 
+@_checked_and_real
 def idct(x, type=2, n=None, axis=-1, norm=None):
     """The inverse of ``dct`` along ``axis``, as ``scipy.fft.idct``."""
-    x = _checked("idct", x, type, norm)
-    if dtypes.issubdtype(x.dtype, np.complexfloating):
-        return lax.complex(idct(x.real, type, n, axis, norm), idct(x.imag, type, n, axis, norm))
     axis = canonicalize_axis(axis, x.ndim)
     if n is not None:
         x = _resize(x, {axis: n})
@@ -149,12 +158,9 @@ def idct(x, type=2, n=None, axis=-1, norm=None):
     return _deinterleave(jnp.fft.ifft(x, axis=axis).real, axis)
 
 
+@_checked_and_real
 def idctn(x, type=2, s=None, axes=None, norm=None):
     """The inverse of ``dctn``: ``idct`` along each axis in turn."""
-    x = _checked("idctn", x, type, norm)
-    if dtypes.issubdtype(x.dtype, np.complexfloating):
-        return lax.complex(idctn(x.real, type, s, axes, norm),
-                           idctn(x.imag, type, s, axes, norm))
     axes, sizes = _axes_and_sizes(x, s, axes)
     if len(axes) == 1:
         return idct(x, n=None if sizes is None else sizes[axes[0]], axis=axes[0], norm=norm)
