@@ -167,6 +167,21 @@ def mem_space_to_kind(space: MemorySpace) -> str:
 _DEVICE = MemorySpace.Device
 
 
+class _PlacedTypes:
+    """Whether any value was ever typed as living outside device memory or split over
+    Explicit mesh axes (``ShapedArray``'s ``memory_space`` and ``_sharding``). Until one
+    is, ``Primitive.abstract_eval`` skips the two passes that type outputs by their
+    operands' placement: most programs never place anything, and those passes cost a
+    look at every operand of every equation."""
+    __slots__ = ("seen",)
+
+    def __init__(self):
+        self.seen = False
+
+
+placed_types = _PlacedTypes()
+
+
 class ShapedArray:
     """The abstract value of an array: shape, dtype and weak type, but no data.
 
@@ -207,6 +222,8 @@ class ShapedArray:
         self.vma = vma
         self._sharding = sharding
         self.memory_space = memory_space
+        if sharding is not None or memory_space is not _DEVICE:
+            placed_types.seen = True
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
@@ -664,6 +681,7 @@ class JaxprEqn:
 
 _PLAIN_PARAM_TYPES = frozenset({type(None), bool, int, str,
                                 *(type(np.dtype(code)) for code in np.typecodes["All"])})
+NO_PARAMS: dict = {}         # the params of every equation that has none (read-only)
 _shared_params: dict = {}    # (items, their types) -> the params dict equations share
 _SHARED_PARAMS_SIZE = 1024
 
@@ -678,12 +696,9 @@ def shared_params(params: dict) -> dict:
     (``None``, bools, ints, strings, dtypes, and tuples of those) are shared, and
     their types are part of the key, so ``1`` and ``True`` (equal, but printed apart)
     are never confused; floats (``0.0 == -0.0``) and objects are left alone."""
-    types = tuple(map(type, params.values()))
-    if not _PLAIN_PARAM_TYPES.issuperset(types):
-        try:
-            types = tuple(map(_plain_signature, params.values()))
-        except TypeError:
-            return params
+    types = params_signature(params)
+    if types is None:
+        return params
     key = (tuple(params.items()), types)
     shared = _shared_params.get(key)
     if shared is None:
@@ -691,6 +706,19 @@ def shared_params(params: dict) -> dict:
             _shared_params.clear()
         shared = _shared_params[key] = params
     return shared
+
+
+def params_signature(params: dict) -> tuple | None:
+    """The types of ``params``' values, looking into tuples: with the values, a key
+    under which equal params are also printed alike (``1`` and ``True`` are equal but
+    differ here). None when a value is not plain (see ``shared_params``)."""
+    types = tuple(map(type, params.values()))
+    if _PLAIN_PARAM_TYPES.issuperset(types):
+        return types
+    try:
+        return tuple(map(_plain_signature, params.values()))
+    except TypeError:
+        return None
 
 
 def _plain_signature(value):
@@ -860,9 +888,14 @@ class Primitive:
     moves values, ``jit`` and control flow take them from their jaxprs).
 
     ``takes_refs``: staged mutable array refs may be operands (the state primitives,
-    and the calls and loops whose bodies use them); other primitives refuse them."""
+    and the calls and loops whose bodies use them); other primitives refuse them.
+
+    ``abstract_eval_is_pure``: the output types are a function of the operand types,
+    the params and the x64 flag alone (true of lax's array operations, not of
+    collectives, which read the axis environment): tracing may then remember them."""
     multiple_results = False
     call_primitive = False   # takes a jaxpr param and is transparent to transformations
+    abstract_eval_is_pure = False   # output types depend on operand types and params only
     sharding_rule = None
     memory_space_rule = None
     drawing = None
@@ -889,6 +922,8 @@ class Primitive:
         if self.abstract_eval_rule is None:
             raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
         out = self.abstract_eval_rule(*avals, **params)
+        if not placed_types.seen:
+            return self._typed_by_params(avals, out, params)
         if self.memory_space_rule is not None:
             for a in avals:
                 if getattr(a, "memory_space", _DEVICE) is not _DEVICE:
@@ -899,6 +934,11 @@ class Primitive:
         for a in avals:
             if getattr(a, "_sharding", None) is not None:
                 return _split_outputs(self, avals, out, a._sharding[0], params)
+        return self._typed_by_params(avals, out, params)
+
+    def _typed_by_params(self, avals, out, params):
+        """``out``, split as an ``out_sharding``/``sharding`` param over a mesh with
+        Explicit axes asks (broadcast_in_dim's, dot_general's, ...)."""
         if self.sharding_rule is not None and params:
             # an output sharding asked for by a param (broadcast_in_dim's, ...)
             asked = params.get("out_sharding") or params.get("sharding")

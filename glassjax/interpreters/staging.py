@@ -192,7 +192,7 @@ class DynamicJaxprTrace(core.Trace):
         return None
 
     def process_primitive(self, primitive, tracers, params):
-        if config.eager_constant_folding and not any(
+        if _constant_folding.value and not any(
                 isinstance(t, core.Tracer) for t in tracers):    # ensure_compile_time_eval
             return primitive.bind_with_trace(core.eval_trace, tracers, params)
         rule = staging_rules.get(primitive)
@@ -201,16 +201,28 @@ class DynamicJaxprTrace(core.Trace):
         return self.default_process_primitive(primitive, tracers, params)
 
     def default_process_primitive(self, primitive, tracers, params):
-        fold = const_fold_rules.get(primitive)
-        if fold is not None:
+        """Stage one equation. This runs once per equation of every traced program, so
+        the rare cases (constant folding, varying manual axes, refs, forwarding, side
+        effects) are each ruled out by one cheap test before anything is built."""
+        if primitive in const_fold_rules:
             values = [self.known_value(t) for t in tracers]
             if all(v is not None for v in values):
-                folded = fold(*values, **params)
+                folded = const_fold_rules[primitive](*values, **params)
                 if folded is not None:      # a literal, but traced: later ops are staged
                     return self.to_tracer(folded)
-        tracers = [self.to_tracer(t) for t in tracers]
-        vma = None
-        if core.trace_ctx.vma_axes is not None:
+        tracer_type = self.tracer_type
+        tracers = [t if type(t) is tracer_type and t._trace is self else self.to_tracer(t)
+                   for t in tracers]
+        if core.trace_ctx.vma_axes is None:
+            if primitive.abstract_eval_is_pure and not core.placed_types.seen:
+                typing = _typing(primitive, tuple([t.aval for t in tracers]), params)
+                if typing is not None:
+                    out_aval, params, forwarded, effects = typing
+                    if forwarded is not None:
+                        return tracers[forwarded]
+                    return self._append(primitive, tracers, out_aval, params, effects)
+            vma = None
+        else:
             tracers, vma = _vary_alike(self, primitive, tracers, params)
         in_avals = [t.aval for t in tracers]
         if core.AbstractRef.made and not primitive.takes_refs:
@@ -219,17 +231,20 @@ class DynamicJaxprTrace(core.Trace):
         if vma is not None:
             out_avals = ([a.update(vma=vma) for a in out_avals]
                          if primitive.multiple_results else out_avals.update(vma=vma))
-        forward = forwarding_rules.get(primitive)   # (after abstract_eval: JAX's errors)
-        if forward is not None and (i := forward(*in_avals, **params)) is not None:
-            return tracers[i]
-        effects = primitive_effects(primitive, params)
-        return self.add_eqn(primitive, tracers, out_avals, params, effects)
+        forwarded = _forwarded(primitive, in_avals, params)
+        if forwarded is not None:
+            return tracers[forwarded]
+        return self.add_eqn(primitive, tracers, out_avals, params,
+                            primitive_effects(primitive, params))
 
     def add_eqn(self, primitive, tracers, out_avals, params, effects=frozenset()):
         """Append ``outs = primitive[params] tracers``; returns the output tracers."""
+        params = core.shared_params(params) if params else core.NO_PARAMS
+        return self._append(primitive, tracers, out_avals, params, effects)
+
+    def _append(self, primitive, tracers, out_avals, params, effects):
         invars = [t.variable for t in tracers]
         src = source_info.current(self.name_stack_base)
-        params = core.shared_params(params)
         if not primitive.multiple_results:
             var = Var(out_avals)
             self.eqns.append(JaxprEqn(invars, [var], primitive, params, effects, src))
@@ -375,6 +390,46 @@ forwarding_rules: dict = {}
 const_fold_rules: dict = {}
 # Primitives with side effects (debug callbacks) tell staging which effects they have.
 effects_rules: dict = {}
+
+
+_constant_folding = config.option("eager_constant_folding").cell   # (read per equation)
+_x64 = config.option("jax_enable_x64").cell
+
+
+def _forwarded(primitive, in_avals, params) -> int | None:
+    """Which operand the equation would just return (see ``forwarding_rules``)."""
+    rule = forwarding_rules.get(primitive)
+    return None if rule is None else rule(*in_avals, **params)
+
+
+_typings: dict = {}
+_TYPINGS_SIZE = 4096
+
+
+def _typing(primitive, in_avals: tuple, params: dict):
+    """What staging a pure primitive on operands of types ``in_avals`` records: its
+    output type, its params as equations share them (``core.shared_params``), the
+    operand it forwards instead (or None) and its effects. All four depend only on the
+    primitive, the operand types, the params and the x64 flag, and a traced loop asks
+    for the same ones over and over: they are worked out once and remembered under one
+    key. None when the params cannot be part of a key (floats, objects): then staging
+    works them out each time. Errors (bad operands) are raised, never remembered."""
+    signature = core.params_signature(params) if params else ()
+    if signature is None:
+        return None
+    key = (primitive, in_avals, tuple(params.items()), signature, _x64.value)
+    typing = _typings.get(key)
+    if typing is None:
+        if core.AbstractRef.made and not primitive.takes_refs:
+            _refuse_refs(primitive, in_avals)
+        out_aval = primitive.abstract_eval(*in_avals, **params)
+        forwarded = _forwarded(primitive, in_avals, params)
+        shared = core.shared_params(params) if params else core.NO_PARAMS
+        if len(_typings) >= _TYPINGS_SIZE:
+            _typings.clear()
+        effects = primitive_effects(primitive, params)
+        typing = _typings[key] = (out_aval, shared, forwarded, effects)
+    return typing
 
 
 def primitive_effects(primitive, params) -> frozenset:

@@ -68,6 +68,7 @@ def standard_primitive(shape_rule, dtype_rule, name, weak_type_rule=all_weak):
         return core.ShapedArray(shape_rule(*avals, **params), dtype_rule(*avals, **params),
                                 weak_type_rule(*avals, **params))
     prim.def_abstract_eval(cached_abstract_eval(rules))
+    prim.abstract_eval_is_pure = True
     return prim
 
 

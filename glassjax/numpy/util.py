@@ -64,9 +64,10 @@ def eager_jit(fun):
         trace = core.trace_ctx.trace
         if trace is core.eval_trace or isinstance(trace, batching.BatchTrace):
             return jitted(*args, **kwargs)
-        for i, x in enumerate(args):
-            if type(x) is int:
-                _check_int_fits(fun, i, x)
+        if int in map(type, args):          # (looked for in C: most calls have none)
+            for i, x in enumerate(args):
+                if type(x) is int:
+                    _check_int_fits(fun, i, x)
         return fun(*args, **kwargs)
     return dispatch
 
@@ -318,7 +319,9 @@ def _one_array_type(args, kinds):
         return False
     if first.dtype.itemsize == 8 and not config.jax_enable_x64:
         return False                # a 64-bit array made under x64: canonicalize it
-    if first.weak_type and first.dtype.kind == "b" and len(args) > 1:
+    if len(args) == 1:
+        return True
+    if first.weak_type and first.dtype.kind == "b":
         return False                # promoting bools gives a strong bool, even weak ones
     return all((a := getattr(x, "aval", None)) is not None and a.dtype == first.dtype
                and a.weak_type == first.weak_type for x in args[1:])
