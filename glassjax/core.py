@@ -725,7 +725,10 @@ def _plain_signature(value):
     """The type of a plain value, or the nested tuple of its elements' types for a
     tuple; TypeError for anything else."""
     if type(value) is tuple:
-        if value and type(value[0]) is tuple:
+        types = tuple(map(type, value))
+        if _PLAIN_PARAM_TYPES.issuperset(types):     # (a shape, axes: checked in C)
+            return types
+        if types and types[0] is tuple:
             return _nested_signature(value)
         return tuple(map(_plain_signature, value))
     if type(value) in _PLAIN_PARAM_TYPES:

@@ -16,6 +16,7 @@ import operator
 import numpy as np
 
 from glassjax import dtypes, lax
+from glassjax.interpreters import replay
 from glassjax.jit import jit
 from glassjax.mesh import PartitionSpec as P
 from glassjax.named_sharding import as_typed, spec_to_sharding
@@ -69,6 +70,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     return _laid_out(util.convert(result, dtype, weak), out_sharding)
 
 
+@replay.replayed             # (JAX's matmul is a jit: its trace is reused likewise)
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """``a @ b``: matrix products over broadcast batch axes; vectors are treated as a row
     (``a``) or a column (``b``) and that axis is dropped from the result."""
@@ -82,11 +84,14 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     a_is_mat, b_is_mat = len(a_shape) > 1, len(b_shape) > 1
     if len(a_shape) <= 2 and len(b_shape) <= 2:
         # No batch axes (the common case): dot_general's axes are already NumPy's.
-        a_squeeze = b_squeeze = both_squeeze = a_batch = b_batch = ()
-        order = list(range(a_is_mat + b_is_mat))
-    else:
-        a_squeeze, b_squeeze, both_squeeze, a_batch, b_batch, order = _matmul_batch_axes(
-            a, b, a_shape, b_shape)
+        out = lax.dot_general(
+            a, b, (((len(a_shape) - 1,), (len(b_shape) - 1 - b_is_mat,)), ((), ())),
+            precision=precision, preferred_element_type=dtype,
+            out_sharding=_dot_sharding(out_sharding, a_is_mat + b_is_mat,
+                                       range(a_is_mat + b_is_mat)))
+        return _laid_out(util.convert(out, dtype, weak), out_sharding)
+    a_squeeze, b_squeeze, both_squeeze, a_batch, b_batch, order = _matmul_batch_axes(
+        a, b, a_shape, b_shape)
     perm = tuple(sorted(range(len(order)), key=order.__getitem__))
     a_ndim, b_ndim = len(a_shape) - len(a_squeeze), len(b_shape) - len(b_squeeze)
     a = lax.squeeze(a, tuple(a_squeeze)) if a_squeeze else a

@@ -22,7 +22,7 @@ import numpy as np
 
 from glassjax import core, dtypes, lax
 from glassjax.array import Array
-from glassjax.interpreters import batching, staging
+from glassjax.interpreters import batching, replay, staging
 from glassjax.config import config
 from glassjax.jit import jit
 from glassjax.lax import utils as lax_utils
@@ -56,8 +56,11 @@ def eager_jit(fun):
     is a single C++ dispatch (JAX's jnp functions are such jits). Under a trace ``fun``
     runs as plain Python, which records exactly what the inlined jit would; except under
     vmap, where the jit sees one element of the batch: its shape errors name the
-    per-element shapes, so there it stays a jit."""
+    per-element shapes, so there it stays a jit. What ``fun`` stages for some argument
+    types is recorded and replayed for the next call with the same ones
+    (``replay.replayed``), as JAX reuses a jit's trace."""
     jitted = jit(fun, inline=True)
+    staged = replay.replayed(fun)
 
     @functools.wraps(fun)
     def dispatch(*args, **kwargs):
@@ -68,7 +71,7 @@ def eager_jit(fun):
             for i, x in enumerate(args):
                 if type(x) is int:
                     _check_int_fits(fun, i, x)
-        return fun(*args, **kwargs)
+        return staged(*args, **kwargs)
     return dispatch
 
 
@@ -284,7 +287,10 @@ def promote_shapes(fun_name: str, *args):
     if config.jax_numpy_rank_promotion != "allow":
         _rank_promotion_check(fun_name, shapes)
     rank = len(broadcast_shapes(*shapes))
-    return [broadcast_to_rank(a, rank) for a in args]
+    # (what ``broadcast_to_rank`` does, with the shapes already at hand)
+    return [a if len(s) == rank else
+            lax.broadcast_in_dim(a, (1,) * (rank - len(s)) + s, tuple(range(rank - len(s), rank)))
+            for a, s in zip(args, shapes)]
 
 
 def broadcast_to_rank(x, rank):

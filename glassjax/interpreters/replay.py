@@ -1,0 +1,158 @@
+"""Staging a library function once per argument types, and replaying its equations after.
+
+A ``jnp`` function does a lot of Python before it binds its one or two primitives: it
+checks its arguments, promotes their dtypes and ranks, picks dimension numbers. In JAX
+every ``jnp`` function is a ``jit``, so that work runs once per argument types: the
+jit's trace is cached and inlined into the caller's jaxpr. ``replayed(fun)`` gives a
+glassjax function the same economy without a jit: the first call under a staging trace
+records the equations ``fun`` staged (a ``Recipe``), and a later call with arguments of
+the same types appends the same equations again, with their output types, params and
+effects already known, without running ``fun``'s Python at all. The jaxpr is the same
+either way; only the time to build it differs.
+
+A call is replayed only when nothing but its arguments' types can change what it
+stages:
+
+- every argument is a variable of the jaxpr being built (not a constant, whose value
+  constant folding may use) or a Python bool/int/float, which keys the recipe by value;
+- the trace is a plain ``DynamicJaxprTrace`` (no varying manual axes, no compile-time
+  evaluation), no value was ever placed off-device or split over mesh axes
+  (``core.placed_types``), and the configuration is the one recorded (its trace
+  context);
+- the recording staged only pure first-order primitives, on the arguments, on each
+  other's results and on literals, raised no warning, and returned one staged value;
+  its arguments were distinct values (a recipe recorded for ``x * y`` serves ``x * x``
+  too, but one recorded for ``x * x`` cannot tell which operand was which).
+
+Anything else runs ``fun`` as usual, which stays the reference: a recipe is only ever a
+copy of what ``fun`` itself staged for those types.
+"""
+from __future__ import annotations
+
+import functools
+import warnings
+
+from glassjax import core
+from glassjax.config import config
+from glassjax.interpreters import staging
+
+_RECIPES_SIZE = 256               # per function
+
+
+class Literal:
+    """A recipe's operand that is a literal (a scalar written inline), by value."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+class Recipe:
+    """The equations one call staged. Values are numbered as replaying makes them: the
+    call's arguments first, then each equation's outputs. Each step is the primitive,
+    its operands (value numbers, or ``Literal``s), its output type(s), params and
+    effects; ``result`` numbers the value the call returned."""
+    __slots__ = ("steps", "result")
+
+    def __init__(self, steps, result):
+        self.steps = steps
+        self.result = result
+
+    def replay(self, trace, args):
+        values = list(args)
+        for primitive, operands, out_avals, params, effects in self.steps:
+            tracers = [values[o] if type(o) is int else trace.to_tracer(o.value)
+                       for o in operands]
+            out = trace._append(primitive, tracers, out_avals, params, effects)
+            if primitive.multiple_results:
+                values.extend(out)
+            else:
+                values.append(out)
+        return values[self.result]
+
+
+def replayed(fun):
+    """``fun``, replayed from a recipe when called again under a staging trace with
+    arguments of the same types (see the module docstring)."""
+    recipes: dict = {}
+
+    @functools.wraps(fun)
+    def call(*args, **kwargs):
+        trace = core.trace_ctx.trace
+        if (type(trace) is not staging.DynamicJaxprTrace or core.placed_types.seen or
+                core.trace_ctx.vma_axes is not None or config.eager_constant_folding):
+            return fun(*args, **kwargs)
+        key = _key(trace, args, kwargs)
+        if key is None:
+            return fun(*args, **kwargs)
+        try:
+            recipe = recipes.get(key)
+        except TypeError:                   # an unhashable keyword argument
+            return fun(*args, **kwargs)
+        if recipe is not None:
+            return recipe.replay(trace, args)
+        start = len(trace.eqns)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = fun(*args, **kwargs)
+        for w in caught:                     # shown as if never caught; not recorded
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno,
+                                   source=w.source)
+        recipe = None if caught else _recipe(trace, args, trace.eqns[start:], out)
+        if recipe is not None:
+            if len(recipes) >= _RECIPES_SIZE:
+                recipes.clear()
+            recipes[key] = recipe
+        return out
+    return call
+
+
+def _key(trace, args, kwargs):
+    """What the staged equations may depend on: the arguments' types (values, for
+    Python scalars), the keyword arguments and the configuration; None when an
+    argument could change them otherwise (a constant, a tracer of another trace)."""
+    parts = []
+    for a in args:
+        t = type(a)
+        if t is trace.tracer_type and a._trace is trace:
+            if a.variable in trace.var_consts:
+                return None
+            parts.append(a.aval)
+        elif t is float:
+            parts.append((t, a.hex()))      # (exact: 0.0 and -0.0 differ, nan is nan)
+        elif t is int or t is bool:
+            parts.append((t, a))
+        else:
+            return None
+    return (tuple(parts), tuple(kwargs.items()) if kwargs else (), config.trace_context())
+
+
+def _recipe(trace, args, eqns, out) -> Recipe | None:
+    """The recipe of a call that staged ``eqns`` and returned ``out``, or None when it
+    cannot be replayed (see the module docstring)."""
+    if type(out) is not trace.tracer_type or out._trace is not trace:
+        return None
+    number = {a.variable: i for i, a in enumerate(args) if type(a) is trace.tracer_type}
+    if len(number) < sum(type(a) is trace.tracer_type for a in args):
+        return None     # one value passed twice (``x * x``): which operand is which?
+    count = len(args)
+    steps = []
+    for eqn in eqns:
+        if not eqn.primitive.abstract_eval_is_pure or eqn.effects:
+            return None
+        operands = []
+        for v in eqn.invars:
+            if v in number:
+                operands.append(number[v])
+            elif v in trace.literal_vals:
+                operands.append(Literal(trace.literal_vals[v]))
+            else:
+                return None                  # a constant array, or a closed-over value
+        for v in eqn.outvars:
+            number[v] = count
+            count += 1
+        out_avals = ([v.aval for v in eqn.outvars] if eqn.primitive.multiple_results
+                     else eqn.outvars[0].aval)
+        steps.append((eqn.primitive, operands, out_avals, eqn.params, eqn.effects))
+    result = number.get(out.variable)
+    return None if result is None else Recipe(tuple(steps), result)
