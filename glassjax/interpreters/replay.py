@@ -37,6 +37,7 @@ from glassjax.config import config
 from glassjax.interpreters import staging
 
 _RECIPES_SIZE = 256               # per function
+_RUN = object()     # in place of a recipe: calls with these argument types run the function
 
 
 class Literal:
@@ -63,7 +64,7 @@ class Recipe:
         for primitive, operands, out_avals, params, effects in self.steps:
             tracers = [values[o] if type(o) is int else trace.to_tracer(o.value)
                        for o in operands]
-            out = trace._append(primitive, tracers, out_avals, params, effects)
+            out = trace.append_eqn(primitive, tracers, out_avals, params, effects)
             if primitive.multiple_results:
                 values.extend(out)
             else:
@@ -89,8 +90,12 @@ def replayed(fun):
             recipe = recipes.get(key)
         except TypeError:                   # an unhashable keyword argument
             return fun(*args, **kwargs)
+        if recipe is _RUN:
+            return fun(*args, **kwargs)
         if recipe is not None:
             return recipe.replay(trace, args)
+        if _aliased(trace, args):
+            return fun(*args, **kwargs)     # (not recorded; see the module docstring)
         start = len(trace.eqns)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -99,10 +104,9 @@ def replayed(fun):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno,
                                    source=w.source)
         recipe = None if caught else _recipe(trace, args, trace.eqns[start:], out)
-        if recipe is not None:
-            if len(recipes) >= _RECIPES_SIZE:
-                recipes.clear()
-            recipes[key] = recipe
+        if len(recipes) >= _RECIPES_SIZE:
+            recipes.clear()
+        recipes[key] = _RUN if recipe is None else recipe
         return out
     return call
 
@@ -127,14 +131,19 @@ def _key(trace, args, kwargs):
     return (tuple(parts), tuple(kwargs.items()) if kwargs else (), config.trace_context())
 
 
+def _aliased(trace, args) -> bool:
+    """Is one staged value passed twice (``x * x``)? Then a recipe could not tell
+    which operand is which."""
+    tracers = [a for a in args if type(a) is trace.tracer_type]
+    return len({id(t.variable) for t in tracers}) < len(tracers)
+
+
 def _recipe(trace, args, eqns, out) -> Recipe | None:
     """The recipe of a call that staged ``eqns`` and returned ``out``, or None when it
     cannot be replayed (see the module docstring)."""
     if type(out) is not trace.tracer_type or out._trace is not trace:
         return None
     number = {a.variable: i for i, a in enumerate(args) if type(a) is trace.tracer_type}
-    if len(number) < sum(type(a) is trace.tracer_type for a in args):
-        return None     # one value passed twice (``x * x``): which operand is which?
     count = len(args)
     steps = []
     for eqn in eqns:

@@ -220,7 +220,7 @@ class DynamicJaxprTrace(core.Trace):
                     out_aval, params, forwarded, effects = typing
                     if forwarded is not None:
                         return tracers[forwarded]
-                    return self._append(primitive, tracers, out_aval, params, effects)
+                    return self.append_eqn(primitive, tracers, out_aval, params, effects)
             vma = None
         else:
             tracers, vma = _vary_alike(self, primitive, tracers, params)
@@ -240,9 +240,10 @@ class DynamicJaxprTrace(core.Trace):
     def add_eqn(self, primitive, tracers, out_avals, params, effects=frozenset()):
         """Append ``outs = primitive[params] tracers``; returns the output tracers."""
         params = core.shared_params(params) if params else core.NO_PARAMS
-        return self._append(primitive, tracers, out_avals, params, effects)
+        return self.append_eqn(primitive, tracers, out_avals, params, effects)
 
-    def _append(self, primitive, tracers, out_avals, params, effects):
+    def append_eqn(self, primitive, tracers, out_avals, params, effects):
+        """``add_eqn`` for params already shared (``core.shared_params``)."""
         invars = [t.variable for t in tracers]
         src = source_info.current(self.name_stack_base)
         if not primitive.multiple_results:

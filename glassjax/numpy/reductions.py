@@ -15,6 +15,7 @@ import operator
 import numpy as np
 
 from glassjax import core, dtypes, lax
+from glassjax.interpreters import replay
 from glassjax.jit import jit
 from glassjax.numpy.util import (_where, broadcast_to, canonicalize_axis,
                                  canonicalize_axis_tuple, const, ensure_arraylike,
@@ -145,7 +146,9 @@ def _ensure_optional_axes(x):
 
 
 # -- sum, prod, max, min, all, any --------------------------------------------------------
+# (Each is a jit in JAX, whose trace is reused per argument types: here they are replayed.)
 
+@replay.replayed
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,  # noqa: A001
         promote_integers=True):
     """Sum over ``axis`` (all axes by default). Bools and small ints sum as int32."""
@@ -155,6 +158,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
                       where_=where, promote_integers=promote_integers)
 
 
+@replay.replayed
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers=True):
     return _reduction(a, "prod", lax.mul, 1, preproc=_cast_to_numeric,
@@ -163,12 +167,14 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
                       where_=where, promote_integers=promote_integers)
 
 
+@replay.replayed
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """The maximum over ``axis``; with ``where``, ``initial`` is required (no identity)."""
     return _reduction(a, "max", lax.max, -np.inf, has_identity=False, axis=axis, out=out,
                       keepdims=keepdims, initial=initial, where_=where)
 
 
+@replay.replayed
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     return _reduction(a, "min", lax.min, np.inf, has_identity=False, axis=axis, out=out,
                       keepdims=keepdims, initial=initial, where_=where)
@@ -177,12 +183,14 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
 amax, amin = max, min
 
 
+@replay.replayed
 def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
     """Whether every element (along ``axis``) is nonzero."""
     return _reduction(a, "all", lax.bitwise_and, True, preproc=_cast_to_bool, axis=axis,
                       out=out, keepdims=keepdims, where_=where)
 
 
+@replay.replayed
 def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
     return _reduction(a, "any", lax.bitwise_or, False, preproc=_cast_to_bool, axis=axis,
                       out=out, keepdims=keepdims, where_=where)
