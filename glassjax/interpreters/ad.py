@@ -131,7 +131,15 @@ def _standard_jvp(jvp_rules, primitive, primals, tangents, **params):
     out = primitive.bind(*primals, **params)
     t_outs = [rule(t, *primals, **params) for rule, t in zip(jvp_rules, tangents)
               if rule is not None and type(t) is not Zero]
-    return out, functools.reduce(add_tangents, t_outs, Zero.from_primal_value(out))
+    return out, _sum_tangents(t_outs, out)
+
+
+def _sum_tangents(t_outs, out):
+    """The sum of the tangents contributed by each input; ``Zero`` (typed like ``out``)
+    when none contributes, built only then: most equations have a tangent."""
+    if not t_outs:
+        return Zero.from_primal_value(out)
+    return functools.reduce(add_tangents, t_outs)
 
 
 def defjvp2(primitive, *jvp_rules):
@@ -144,7 +152,7 @@ def _standard_jvp2(jvp_rules, primitive, primals, tangents, **params):
     out = primitive.bind(*primals, **params)
     t_outs = [rule(t, out, *primals, **params) for rule, t in zip(jvp_rules, tangents)
               if rule is not None and type(t) is not Zero]
-    return out, functools.reduce(add_tangents, t_outs, Zero.from_primal_value(out))
+    return out, _sum_tangents(t_outs, out)
 
 
 def deflinear(primitive, transpose_rule):
@@ -293,9 +301,12 @@ class JVPTrace(core.Trace):
         return self.tracer_type(self, primal, tangent)
 
     def process_primitive(self, primitive, tracers, params):
+        # Operations on constants alone (none of our tracers: a tracer never carries a
+        # zero tangent) run on the parent trace, before any zero tangent is made up.
+        if not any(isinstance(x, JVPTracer) and x._trace is self for x in tracers) and \
+                primitive not in jvp_of_constants:
+            return primitive.bind_with_trace(self.parent_trace, tracers, params)
         primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
-        if all(type(t) is Zero for t in tangents) and primitive not in jvp_of_constants:
-            return primitive.bind_with_trace(self.parent_trace, primals, params)
         primal_out, tangent_out = self.apply_rule(primitive, primals, tangents, params)
         if primitive.multiple_results:
             return [self.pair(p, t) for p, t in zip(primal_out, tangent_out)]
@@ -633,15 +644,13 @@ def _backward_pass(jaxpr, consts, args, cts_out, transform_stack):
 
     core.interpret(jaxpr, consts, args, forward, env)
 
-    def is_linear(x):
-        return isinstance(x, core.Var) and is_undefined_primal(env.read(x))
-
-    # Backward sweep: transpose the linear equations in reverse order.
+    # Backward sweep: transpose the linear equations in reverse order. A cotangent is
+    # kept only for a linear variable (one whose value is undefined); which they are is
+    # read off the values the forward sweep left, looked up once per equation.
     cts: dict = {}
+    read = env.read
 
     def accumulate(v, ct):
-        if ct is None or not is_linear(v):
-            return
         _check_cotangent(v.aval, ct)
         cts[v] = add_tangents(cts[v], ct) if v in cts else ct
 
@@ -650,18 +659,22 @@ def _backward_pass(jaxpr, consts, args, cts_out, transform_stack):
         return Zero(v.aval.to_tangent_aval()) if ct is None else ct
 
     for v, ct in zip(jaxpr.outvars, cts_out):
-        accumulate(v, ct)
+        if ct is not None and type(v) is not core.Literal and \
+                type(read(v)) is UndefinedPrimal:
+            accumulate(v, ct)
     with (source_info.transform_name_stack("transpose") if transform_stack else
           contextlib.nullcontext()):
         for eqn in reversed(linear_eqns):
+            primitive = eqn.primitive
             eqn_cts = [pop_ct(v) for v in eqn.outvars]
-            rule = get_transpose_rule(eqn.primitive)
-            invals = [env.read(x) for x in eqn.invars]
+            rule = primitive_transposes.get(primitive) or get_transpose_rule(primitive)
+            invals = [read(x) for x in eqn.invars]
             with source_info.restage(eqn.source_info):   # (accumulating included)
-                ct_in = rule(eqn_cts if eqn.primitive.multiple_results else eqn_cts[0],
+                ct_in = rule(eqn_cts if primitive.multiple_results else eqn_cts[0],
                              *invals, **eqn.params)
-                for x, ct in zip(eqn.invars, ct_in):
-                    accumulate(x, ct)
+                for x, val, ct in zip(eqn.invars, invals, ct_in):
+                    if ct is not None and type(val) is UndefinedPrimal:
+                        accumulate(x, ct)    # (a literal is never undefined)
     return [pop_ct(v) if is_undefined_primal(a) else None
             for v, a in zip(jaxpr.invars, args)]
 
@@ -687,9 +700,15 @@ class _ForwardEnv(core.Environment):
             super().write(var, value)
 
     def read(self, atom):
-        if isinstance(atom, core.Literal) or atom in self.values:
-            return super().read(atom)
+        value = self.values.get(atom, _UNSTORED)   # (a Literal is a key never stored)
+        if value is not _UNSTORED:
+            return value
+        if type(atom) is core.Literal:
+            return atom.val
         return self.undefined(atom.aval)
+
+
+_UNSTORED = object()
 
 
 def _check_cotangent(aval, ct):

@@ -129,11 +129,12 @@ def broadcast_batcher(primitive, args, dims, **params):
     moved to the front and unmapped operands get a size-1 front axis, so the primitive's
     own broadcasting spreads them over the batch; lower-rank mapped operands get
     trailing size-1 axes so they line up with the rest."""
-    shape, dim = next((core.shape_of(x), d) for x, d in zip(args, dims) if d is not not_mapped)
-    if all(core.shape_of(x) == shape and d == dim for x, d in zip(args, dims) if core.ndim_of(x)):
+    shapes = [core.shape_of(x) for x in args]
+    shape, dim = next((s, d) for s, d in zip(shapes, dims) if d is not not_mapped)
+    if all(s == shape and d == dim for s, d in zip(shapes, dims) if s):
         out = primitive.bind(*args, **params)
         return (out, [dim] * len(out)) if primitive.multiple_results else (out, dim)
-    args = [bdim_at_front(x, d, 1) if core.ndim_of(x) else x for x, d in zip(args, dims)]
+    args = [bdim_at_front(x, d, 1) if s else x for x, s, d in zip(args, shapes, dims)]
     ndim = max(core.ndim_of(x) for x in args)
     args = [_expand_trailing(x, ndim) if d is not not_mapped else x
             for x, d in zip(args, dims)]
@@ -197,7 +198,7 @@ class BatchTrace(core.Trace):
 
     def to_batch_info(self, x):
         """``(value on the parent trace, batch dim)``; other values are unmapped."""
-        if isinstance(x, BatchTracer) and x._trace.tag is self.tag:
+        if type(x) is BatchTracer and x._trace.tag is self.tag:
             return x.val, x.batch_dim
         return x, not_mapped
 
@@ -205,10 +206,14 @@ class BatchTrace(core.Trace):
         return val if dim is not_mapped else BatchTracer(self, val, dim)
 
     def process_primitive(self, primitive, tracers, params):
-        vals, dims = core.unzip2(map(self.to_batch_info, tracers))
         fancy_rule = fancy_primitive_batchers.get(primitive)
-        if fancy_rule is None and all(d is not_mapped for d in dims):
-            return primitive.bind_with_trace(self.parent_trace, vals, params)
+        tag = self.tag
+        if fancy_rule is None and not any(
+                type(x) is BatchTracer and x._trace.tag is tag for x in tracers):
+            # Nothing mapped: no batch info to gather (``to_batch_info`` would give the
+            # values themselves).
+            return primitive.bind_with_trace(self.parent_trace, tracers, params)
+        vals, dims = core.unzip2(map(self.to_batch_info, tracers))
         with core.set_current_trace(self.parent_trace):
             if fancy_rule is not None:
                 out, out_dim = fancy_rule(self.axis_data, vals, dims, **params)
