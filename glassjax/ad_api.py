@@ -526,6 +526,8 @@ def _check_scalar(x):
 def _check_input_dtype_revderiv(name, holomorphic, allow_int, x):
     _check_arg(x)
     dtype = core.get_aval(x).dtype
+    if not holomorphic and dtypes.issubdtype(dtype, np.inexact):
+        return                  # the usual case, decided by one question
     if holomorphic and not dtypes.issubdtype(dtype, np.complexfloating):
         raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
                         f"but got {dtype.name}.")

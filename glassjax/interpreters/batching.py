@@ -83,7 +83,26 @@ def bdim_at_front(x, bdim, size: int):
 
 def mapped_aval(aval: core.ShapedArray, axis: int) -> core.ShapedArray:
     """The type of one element of a batch whose batch axis is ``axis`` (split over
-    Explicit mesh axes as the batch is, along its other dimensions)."""
+    Explicit mesh axes as the batch is, along its other dimensions).
+
+    Remembered per aval object: every batched value asks once, and staged values share
+    their avals (a layer's activations all have one type), so most ask about an aval
+    seen before. The entry holds the aval itself, so its ``id`` is not reused while
+    the entry lives."""
+    entry = _mapped_avals.get((id(aval), axis))
+    if entry is not None and entry[0] is aval:
+        return entry[1]
+    if len(_mapped_avals) >= 1024:
+        _mapped_avals.clear()
+    result = _mapped_aval(aval, axis)
+    _mapped_avals[id(aval), axis] = (aval, result)
+    return result
+
+
+_mapped_avals: dict = {}     # (id(aval), axis) -> (aval, mapped aval)
+
+
+def _mapped_aval(aval, axis):
     typed = getattr(aval, "_sharding", None)
     rest = typed and tuple(e for i, e in enumerate(typed[1]) if i != axis)
     return aval.update(shape=tuple(d for i, d in enumerate(aval.shape) if i != axis),
@@ -135,18 +154,20 @@ def broadcast_batcher(primitive, args, dims, **params):
         out = primitive.bind(*args, **params)
         return (out, [dim] * len(out)) if primitive.multiple_results else (out, dim)
     args = [bdim_at_front(x, d, 1) if s else x for x, s, d in zip(args, shapes, dims)]
-    ndim = max(core.ndim_of(x) for x in args)
-    args = [_expand_trailing(x, ndim) if d is not not_mapped else x
-            for x, d in zip(args, dims)]
+    # Ranks once the batch axes are in front (an unmapped operand gained one).
+    ranks = [len(s) + (d is not_mapped and bool(s)) for s, d in zip(shapes, dims)]
+    ndim = max(ranks)
+    args = [_expand_trailing(x, r, ndim) if d is not not_mapped else x
+            for x, r, d in zip(args, ranks, dims)]
     out = primitive.bind(*args, **params)
     return (out, [0] * len(out)) if primitive.multiple_results else (out, 0)
 
 
-def _expand_trailing(x, ndim):
-    lax = core.hooks                     # lax's operations (lax registers them)
-    if core.ndim_of(x) == ndim:
+def _expand_trailing(x, rank, ndim):
+    """``x`` (of rank ``rank``) with trailing size-1 axes up to rank ``ndim``."""
+    if rank == ndim:
         return x
-    return lax.expand_dims(x, tuple(range(core.ndim_of(x), ndim)))
+    return core.hooks.expand_dims(x, tuple(range(rank, ndim)))
 
 
 # ----------------------------------------------------------------------------------------
@@ -206,22 +227,31 @@ class BatchTrace(core.Trace):
         return val if dim is not_mapped else BatchTracer(self, val, dim)
 
     def process_primitive(self, primitive, tracers, params):
+        # (``to_batch_info`` and ``wrap``, inlined: every operation of a vmapped function
+        # comes through here.)
         fancy_rule = fancy_primitive_batchers.get(primitive)
         tag = self.tag
-        if fancy_rule is None and not any(
-                type(x) is BatchTracer and x._trace.tag is tag for x in tracers):
-            # Nothing mapped: no batch info to gather (``to_batch_info`` would give the
-            # values themselves).
+        vals, dims, mapped = [], [], False
+        for x in tracers:
+            if type(x) is BatchTracer and x._trace.tag is tag:
+                vals.append(x.val)
+                dims.append(x.batch_dim)
+                mapped = True
+            else:
+                vals.append(x)
+                dims.append(not_mapped)
+        if not mapped and fancy_rule is None:
             return primitive.bind_with_trace(self.parent_trace, tracers, params)
-        vals, dims = core.unzip2(map(self.to_batch_info, tracers))
+        vals, dims = tuple(vals), tuple(dims)       # (rules written for JAX get tuples)
         with core.set_current_trace(self.parent_trace):
             if fancy_rule is not None:
                 out, out_dim = fancy_rule(self.axis_data, vals, dims, **params)
             else:
-                out, out_dim = get_batching_rule(primitive)(vals, dims, **params)
+                rule = primitive_batchers.get(primitive) or get_batching_rule(primitive)
+                out, out_dim = rule(vals, dims, **params)
         if primitive.multiple_results:
             return [self.wrap(v, d) for v, d in zip(out, out_dim)]
-        return self.wrap(out, out_dim)
+        return out if out_dim is not_mapped else BatchTracer(self, out, out_dim)
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
         vals, dims = core.unzip2(map(self.to_batch_info, tracers))

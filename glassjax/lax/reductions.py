@@ -124,8 +124,8 @@ def _reducer_batch(prim, args, dims, *, axes, **params):
     position among the kept axes. (The shifted axes are NumPy ints, as in JAX, which
     is why vmapped jaxprs print ``axes=(np.int64(1),)``.)"""
     (x,), (d,) = args, dims
-    axes = tuple(np.where(np.less(axes, d), axes, np.add(axes, 1)))
-    out_d = list(np.delete(np.arange(np.ndim(x)), axes)).index(d)
+    axes = tuple(np.int64(a if a < d else a + 1) for a in axes)
+    out_d = d - sum(a < d for a in axes)        # (kept axes before the mapped one)
     return prim.bind(x, axes=axes, **params), out_d
 
 
