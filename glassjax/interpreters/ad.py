@@ -29,6 +29,30 @@ primitive_transposes: dict = {}  # prim -> rule(ct, *args, **params) -> cts (Non
 jvp_of_constants: set = set()
 
 
+class AvalMemo:
+    """``fun(aval, *args)`` remembered per aval *object* (and args), in a table cleared
+    when full. Tracing asks the same questions of the same avals again and again
+    (staged values of one type share one aval). Keyed by identity, not equality: avals
+    that compare equal may differ in what ``==`` ignores (varying axes, sharding). Each
+    entry holds its aval, so that the ``id`` is not reused while the entry lives."""
+    __slots__ = ("fun", "table")
+
+    def __init__(self, fun):
+        self.fun = fun
+        self.table: dict = {}
+
+    def __call__(self, aval, *args):
+        key = (id(aval), *args)
+        entry = self.table.get(key)
+        if entry is not None and entry[0] is aval:
+            return entry[1]
+        if len(self.table) >= 1024:
+            self.table.clear()
+        result = self.fun(aval, *args)
+        self.table[key] = (aval, result)
+        return result
+
+
 class Zero:
     """A symbolic zero tangent/cotangent of type ``aval``."""
     __slots__ = ("aval",)
@@ -38,10 +62,15 @@ class Zero:
 
     @staticmethod
     def from_primal_value(x):
-        return Zero(core.get_aval(x).at_least_vspace())
+        """The zero tangent of ``x``: one per aval, shared (a ``Zero`` never changes),
+        for every constant an operation under JVP or linearize reads."""
+        return _zero_tangent_of(core.get_aval(x))
 
     def __repr__(self):
         return f"Zero({self.aval})"
+
+
+_zero_tangent_of = AvalMemo(lambda aval: Zero(aval.at_least_vspace()))
 
 
 class SymbolicZero:
@@ -303,10 +332,21 @@ class JVPTrace(core.Trace):
     def process_primitive(self, primitive, tracers, params):
         # Operations on constants alone (none of our tracers: a tracer never carries a
         # zero tangent) run on the parent trace, before any zero tangent is made up.
-        if not any(isinstance(x, JVPTracer) and x._trace is self for x in tracers) and \
-                primitive not in jvp_of_constants:
+        # (``to_primal_tangent_pair``, inlined: every operation comes through here.)
+        primals, tangents, ours = [], [], False
+        for x in tracers:
+            if isinstance(x, JVPTracer) and x._trace is self:
+                primals.append(x.primal)
+                tangents.append(x.tangent)
+                ours = True
+            else:
+                primals.append(x)
+                tangents.append(None)
+        if not ours and primitive not in jvp_of_constants:
             return primitive.bind_with_trace(self.parent_trace, tracers, params)
-        primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
+        primals = tuple(primals)                 # (rules written for JAX get tuples)
+        tangents = tuple(Zero.from_primal_value(p) if t is None else t
+                         for p, t in zip(primals, tangents))
         primal_out, tangent_out = self.apply_rule(primitive, primals, tangents, params)
         if primitive.multiple_results:
             return [self.pair(p, t) for p, t in zip(primal_out, tangent_out)]
@@ -359,16 +399,18 @@ class LinearizeTrace(JVPTrace):
         self.rule_trace = pe.PartialEvalTrace(parent_trace, tangent_trace)
 
     def pair(self, primal, tangent):
-        if self.rule_trace.is_unknown(primal):
+        unknown = self.tangent_trace            # (``rule_trace.is_unknown``, inlined)
+        if isinstance(primal, core.Tracer) and primal._trace is unknown:
             raise ValueError(
                 "Linearization failed to produce known values for all output primals. "
                 "This is typically caused by attempting to differentiate a function uses "
                 "an operation that does not support reverse-mode autodiff.")
         # A tangent that came out known (a zeros array, say) does not depend on the
-        # inputs' tangents: it is a zero.
-        if not self.rule_trace.is_unknown(tangent):
+        # inputs' tangents: it is a zero. (An unknown one is never a ``Zero``.)
+        if not (isinstance(tangent, core.Tracer) and tangent._trace is unknown) or \
+                _is_float0(tangent.aval):
             return primal
-        return super().pair(primal, tangent)
+        return LinearizeTracer(self, primal, tangent)
 
     def apply_rule(self, primitive, primals, tangents, params):
         rule = primitive_linearizations.get(primitive)

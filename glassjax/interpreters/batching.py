@@ -25,7 +25,7 @@ import numpy as np
 
 from glassjax import core
 from glassjax.interpreters import staging
-from glassjax.interpreters.ad import SymbolicZero, Zero
+from glassjax.interpreters.ad import AvalMemo, SymbolicZero, Zero
 
 not_mapped = None
 
@@ -81,32 +81,17 @@ def bdim_at_front(x, bdim, size: int):
     return moveaxis(x, bdim, 0)
 
 
-def mapped_aval(aval: core.ShapedArray, axis: int) -> core.ShapedArray:
+def _mapped_aval(aval: core.ShapedArray, axis: int) -> core.ShapedArray:
     """The type of one element of a batch whose batch axis is ``axis`` (split over
-    Explicit mesh axes as the batch is, along its other dimensions).
-
-    Remembered per aval object: every batched value asks once, and staged values share
-    their avals (a layer's activations all have one type), so most ask about an aval
-    seen before. The entry holds the aval itself, so its ``id`` is not reused while
-    the entry lives."""
-    entry = _mapped_avals.get((id(aval), axis))
-    if entry is not None and entry[0] is aval:
-        return entry[1]
-    if len(_mapped_avals) >= 1024:
-        _mapped_avals.clear()
-    result = _mapped_aval(aval, axis)
-    _mapped_avals[id(aval), axis] = (aval, result)
-    return result
-
-
-_mapped_avals: dict = {}     # (id(aval), axis) -> (aval, mapped aval)
-
-
-def _mapped_aval(aval, axis):
+    Explicit mesh axes as the batch is, along its other dimensions)."""
     typed = getattr(aval, "_sharding", None)
     rest = typed and tuple(e for i, e in enumerate(typed[1]) if i != axis)
     return aval.update(shape=tuple(d for i, d in enumerate(aval.shape) if i != axis),
                        sharding=(typed[0], rest) if rest and any(rest) else None)
+
+
+# (Every batched value asks once, and most ask about an aval seen before.)
+mapped_aval = AvalMemo(_mapped_aval)
 
 
 def unmapped_aval(aval: core.ShapedArray, size: int, axis) -> core.ShapedArray:
