@@ -185,7 +185,10 @@ _min_hlo = _minmax_hlo(hlo.minimum, "LT")
 
 
 def _reduce_sum_transpose(ct, x, *, axes, out_sharding):
-    kept = tuple(np.delete(np.arange(len(x.aval.shape)), axes))
+    # (NumPy ints, as ``np.delete`` gives JAX, without its cost; they print as such.)
+    ndim = len(x.aval.shape)
+    summed = {a % ndim for a in axes}
+    kept = tuple(np.int64(i) for i in range(ndim) if i not in summed)
     split = x.aval.sharding if x.aval._sharding is not None else None    # (its type's)
     return [broadcast_in_dim(ct, x.aval.shape, kept, out_sharding=split)]
 
