@@ -679,10 +679,11 @@ def _backward_pass(jaxpr, consts, args, cts_out, transform_stack):
     linear_eqns = []
 
     def forward(eqn, invals):
-        if not any(map(is_undefined_primal, invals)):
-            return core.eval_equation(eqn, invals)
-        linear_eqns.append(eqn)
-        return [env.undefined(v.aval) for v in eqn.outvars]
+        for x in invals:
+            if type(x) is UndefinedPrimal:
+                linear_eqns.append(eqn)
+                return ()       # (nothing stored: its outputs then read as undefined)
+        return core.eval_equation(eqn, invals)
 
     core.interpret(jaxpr, consts, args, forward, env)
 
@@ -723,9 +724,10 @@ def _backward_pass(jaxpr, consts, args, cts_out, transform_stack):
 
 class _ForwardEnv(core.Environment):
     """The values of a backward pass's forward sweep. Most variables of a linear jaxpr
-    are undefined: those of their variable's own type are not stored, a variable
-    without a value reads as one (a marker per type, shared), so the environment holds
-    only the defined values (the residuals)."""
+    are undefined: those of their variable's own type are not stored (the outputs of
+    linear equations are not even written), a variable without a value reads as one (a
+    marker per type, shared), so the environment holds only the defined values (the
+    residuals)."""
 
     def __init__(self):
         super().__init__()

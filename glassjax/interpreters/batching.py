@@ -134,8 +134,16 @@ def broadcast_batcher(primitive, args, dims, **params):
     own broadcasting spreads them over the batch; lower-rank mapped operands get
     trailing size-1 axes so they line up with the rest."""
     shapes = [core.shape_of(x) for x in args]
-    shape, dim = next((s, d) for s, d in zip(shapes, dims) if d is not not_mapped)
-    if all(s == shape and d == dim for s, d in zip(shapes, dims) if s):
+    shape = dim = None          # (those of the first mapped operand)
+    aligned = True              # (every other non-scalar operand mapped alike)
+    for s, d in zip(shapes, dims):
+        if d is not_mapped:
+            aligned = aligned and not s         # (an unmapped array needs a batch axis)
+        elif dim is None:
+            shape, dim = s, d
+        elif s != shape or d != dim:
+            aligned = False
+    if aligned:
         out = primitive.bind(*args, **params)
         return (out, [dim] * len(out)) if primitive.multiple_results else (out, dim)
     args = [bdim_at_front(x, d, 1) if s else x for x, s, d in zip(args, shapes, dims)]

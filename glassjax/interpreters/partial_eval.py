@@ -96,7 +96,10 @@ class PartialEvalTrace(core.Trace):
 
     def process_primitive(self, primitive, args, params):
         unknown_trace = self.unknown_trace      # (``is_unknown``, inlined: every op asks)
-        if not any(isinstance(x, core.Tracer) and x._trace is unknown_trace for x in args):
+        for x in args:
+            if isinstance(x, core.Tracer) and x._trace is unknown_trace:
+                break
+        else:                                   # all known
             return primitive.bind_with_trace(self.known_trace, args, params)
         rule = partial_eval_rules.get(primitive)
         if rule is not None:
