@@ -277,7 +277,7 @@ class JVPTracer(core.Tracer):
     __slots__ = ("primal", "tangent")
 
     def __init__(self, trace, primal, tangent):
-        super().__init__(trace)
+        self._trace = trace         # (what Tracer.__init__ does, without the call)
         self.primal = primal
         self.tangent = tangent
 
@@ -699,7 +699,7 @@ def _backward_pass(jaxpr, consts, args, cts_out, transform_stack):
 
     def pop_ct(v):
         ct = cts.pop(v, None)
-        return Zero(v.aval.to_tangent_aval()) if ct is None else ct
+        return _zero_tangent_of(v.aval) if ct is None else ct
 
     for v, ct in zip(jaxpr.outvars, cts_out):
         if ct is not None and type(v) is not core.Literal and \

@@ -180,7 +180,7 @@ class BatchTracer(core.Tracer):
     __slots__ = ("val", "batch_dim", "_aval")
 
     def __init__(self, trace, val, batch_dim: int):
-        super().__init__(trace)
+        self._trace = trace         # (what Tracer.__init__ does, without the call)
         self.val = val
         self.batch_dim = batch_dim
         self._aval = None

@@ -329,7 +329,8 @@ def _dot_general_transpose_lhs(ct, x, y, *, dimension_numbers, precision,
         ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
     else:
         ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
-    dims = ((ans_y, y_kept), (ans_batch, y_batch))
+    # (Tuples of ints, which ``dot`` takes as they are.)
+    dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(y_batch)))
     x_contract_sorted_by_y = [xc for _, xc in sorted(zip(y_contract, x_contract))]
     unsorted_axes = list(x_batch) + x_kept + x_contract_sorted_by_y
     out_axes = sorted(range(len(unsorted_axes)), key=unsorted_axes.__getitem__)
