@@ -229,9 +229,10 @@ def defbilinear(primitive, lhs_rule, rhs_rule):
 
 
 def _bilinear_transpose(lhs_rule, rhs_rule, ct, x, y, **params):
+    x_linear = type(x) is UndefinedPrimal
     # Both operands linear: the function was not linear (``linear_transpose(x * x)``).
-    assert is_undefined_primal(x) ^ is_undefined_primal(y), (x, y)
-    if is_undefined_primal(x):
+    assert x_linear is not (type(y) is UndefinedPrimal), (x, y)
+    if x_linear:
         return (Zero(x.aval) if type(ct) is Zero else lhs_rule(ct, x, y, **params)), None
     return None, (Zero(y.aval) if type(ct) is Zero else rhs_rule(ct, x, y, **params))
 

@@ -69,9 +69,15 @@ def broadcast(x, size: int, axis: int):
     lax = core.hooks                     # lax's operations (lax registers them)
     shape = list(core.shape_of(x))
     shape.insert(axis, size)
-    new_axis = axis % len(shape)
-    dims = tuple(np.int64(i) for i in range(len(shape)) if i != new_axis)
-    return lax.broadcast_in_dim(x, tuple(shape), dims)
+    return lax.broadcast_in_dim(x, tuple(shape), _kept_axes(len(shape), axis % len(shape)))
+
+
+@functools.lru_cache(maxsize=256)
+def _kept_axes(ndim: int, new_axis: int) -> tuple:
+    """The axes of a rank-``ndim`` result other than ``new_axis``, as NumPy ints (made
+    once per rank and axis: unmapped operands are broadcast at nearly every operation
+    that meets one)."""
+    return tuple(np.int64(i) for i in range(ndim) if i != new_axis)
 
 
 def bdim_at_front(x, bdim, size: int):
