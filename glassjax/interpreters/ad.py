@@ -710,12 +710,12 @@ def _backward_pass(jaxpr, consts, args, cts_out, transform_stack):
           contextlib.nullcontext()):
         for eqn in reversed(linear_eqns):
             primitive = eqn.primitive
-            eqn_cts = [pop_ct(v) for v in eqn.outvars]
+            eqn_cts = ([pop_ct(v) for v in eqn.outvars] if primitive.multiple_results
+                       else pop_ct(eqn.outvars[0]))
             rule = primitive_transposes.get(primitive) or get_transpose_rule(primitive)
             invals = [read(x) for x in eqn.invars]
             with source_info.restage(eqn.source_info):   # (accumulating included)
-                ct_in = rule(eqn_cts if primitive.multiple_results else eqn_cts[0],
-                             *invals, **eqn.params)
+                ct_in = rule(eqn_cts, *invals, **eqn.params)
                 for x, val, ct in zip(eqn.invars, invals, ct_in):
                     if ct is not None and type(val) is UndefinedPrimal:
                         accumulate(x, ct)    # (a literal is never undefined)
