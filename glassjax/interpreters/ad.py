@@ -712,7 +712,7 @@ def _backward_pass(jaxpr, consts, args, cts_out, transform_stack):
             primitive = eqn.primitive
             eqn_cts = ([pop_ct(v) for v in eqn.outvars] if primitive.multiple_results
                        else pop_ct(eqn.outvars[0]))
-            rule = primitive_transposes.get(primitive) or get_transpose_rule(primitive)
+            rule = get_transpose_rule(primitive)
             invals = [read(x) for x in eqn.invars]
             with source_info.restage(eqn.source_info):   # (accumulating included)
                 ct_in = rule(eqn_cts, *invals, **eqn.params)

@@ -246,8 +246,7 @@ class BatchTrace(core.Trace):
             if fancy_rule is not None:
                 out, out_dim = fancy_rule(self.axis_data, vals, dims, **params)
             else:
-                rule = primitive_batchers.get(primitive) or get_batching_rule(primitive)
-                out, out_dim = rule(vals, dims, **params)
+                out, out_dim = get_batching_rule(primitive)(vals, dims, **params)
         if primitive.multiple_results:
             return [self.wrap(v, d) for v, d in zip(out, out_dim)]
         return out if out_dim is not_mapped else BatchTracer(self, out, out_dim)
