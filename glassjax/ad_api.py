@@ -501,16 +501,17 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
               "the same arguments as {fun} but returns the gradient, which has the same "
               "shape as the arguments at positions {argnums}.")
 
+    if has_aux:
+        @_wraps(fun, docstr, argnums)
+        def grad_f_aux(*args, **kwargs):
+            (_, aux), g = value_and_grad_f(*args, **kwargs)
+            return g, aux
+        return grad_f_aux
+
     @_wraps(fun, docstr, argnums)
     def grad_f(*args, **kwargs):
         return value_and_grad_f(*args, **kwargs)[1]
-
-    @_wraps(fun, docstr, argnums)
-    def grad_f_aux(*args, **kwargs):
-        (_, aux), g = value_and_grad_f(*args, **kwargs)
-        return g, aux
-
-    return grad_f_aux if has_aux else grad_f
+    return grad_f
 
 
 def _check_scalar(x):
@@ -526,6 +527,8 @@ def _check_scalar(x):
 def _check_input_dtype_revderiv(name, holomorphic, allow_int, x):
     _check_arg(x)
     dtype = core.get_aval(x).dtype
+    if not holomorphic and dtypes.issubdtype(dtype, np.inexact):
+        return                  # the usual case, decided by one question
     if holomorphic and not dtypes.issubdtype(dtype, np.complexfloating):
         raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
                         f"but got {dtype.name}.")

@@ -1127,20 +1127,26 @@ _tracing = _jax.config.Config("glassjax_tracing", False, include_in_jit_key=True
 class set_current_trace:
     """``with set_current_trace(trace):`` makes ``trace`` current for the block. (A class
     rather than a generator-based context manager: transformations enter one for almost
-    every primitive they process, and this is several times cheaper.)"""
+    every primitive they process, and this is several times cheaper.) jaxlib's
+    ``_tracing`` flag is swapped only when it changes, between the eval trace and any
+    other: most entries go from one transformation's trace to another's, and the swap
+    (a call into jaxlib) would cost as much as the rest."""
     __slots__ = ("trace", "prev", "prev_tracing")
 
     def __init__(self, trace):
         self.trace = trace
 
     def __enter__(self):
-        self.prev = trace_ctx.trace
+        prev = self.prev = trace_ctx.trace
         trace_ctx.trace = self.trace
-        self.prev_tracing = _tracing.swap_local(self.trace is not eval_trace)
+        tracing = self.trace is not eval_trace
+        self.prev_tracing = (None if (prev is not eval_trace) is tracing
+                             else _tracing.swap_local(tracing))
 
     def __exit__(self, *exc):
         trace_ctx.trace = self.prev
-        _tracing.set_local(self.prev_tracing)
+        if self.prev_tracing is not None:
+            _tracing.set_local(self.prev_tracing)
 
 
 @contextlib.contextmanager

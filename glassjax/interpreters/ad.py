@@ -29,6 +29,30 @@ primitive_transposes: dict = {}  # prim -> rule(ct, *args, **params) -> cts (Non
 jvp_of_constants: set = set()
 
 
+class AvalMemo:
+    """``fun(aval, *args)`` remembered per aval *object* (and args), in a table cleared
+    when full. Tracing asks the same questions of the same avals again and again
+    (staged values of one type share one aval). Keyed by identity, not equality: avals
+    that compare equal may differ in what ``==`` ignores (varying axes, sharding). Each
+    entry holds its aval, so that the ``id`` is not reused while the entry lives."""
+    __slots__ = ("fun", "table")
+
+    def __init__(self, fun):
+        self.fun = fun
+        self.table: dict = {}
+
+    def __call__(self, aval, *args):
+        key = (id(aval), *args)
+        entry = self.table.get(key)
+        if entry is not None and entry[0] is aval:
+            return entry[1]
+        if len(self.table) >= 1024:
+            self.table.clear()
+        result = self.fun(aval, *args)
+        self.table[key] = (aval, result)
+        return result
+
+
 class Zero:
     """A symbolic zero tangent/cotangent of type ``aval``."""
     __slots__ = ("aval",)
@@ -38,10 +62,15 @@ class Zero:
 
     @staticmethod
     def from_primal_value(x):
-        return Zero(core.get_aval(x).at_least_vspace())
+        """The zero tangent of ``x``: one per aval, shared (a ``Zero`` never changes),
+        for every constant an operation under JVP or linearize reads."""
+        return _zero_tangent_of(core.get_aval(x))
 
     def __repr__(self):
         return f"Zero({self.aval})"
+
+
+_zero_tangent_of = AvalMemo(lambda aval: Zero(aval.at_least_vspace()))
 
 
 class SymbolicZero:
@@ -131,7 +160,15 @@ def _standard_jvp(jvp_rules, primitive, primals, tangents, **params):
     out = primitive.bind(*primals, **params)
     t_outs = [rule(t, *primals, **params) for rule, t in zip(jvp_rules, tangents)
               if rule is not None and type(t) is not Zero]
-    return out, functools.reduce(add_tangents, t_outs, Zero.from_primal_value(out))
+    return out, _sum_tangents(t_outs, out)
+
+
+def _sum_tangents(t_outs, out):
+    """The sum of the tangents contributed by each input; ``Zero`` (typed like ``out``)
+    when none contributes, built only then: most equations have a tangent."""
+    if not t_outs:
+        return Zero.from_primal_value(out)
+    return functools.reduce(add_tangents, t_outs)
 
 
 def defjvp2(primitive, *jvp_rules):
@@ -144,7 +181,7 @@ def _standard_jvp2(jvp_rules, primitive, primals, tangents, **params):
     out = primitive.bind(*primals, **params)
     t_outs = [rule(t, out, *primals, **params) for rule, t in zip(jvp_rules, tangents)
               if rule is not None and type(t) is not Zero]
-    return out, functools.reduce(add_tangents, t_outs, Zero.from_primal_value(out))
+    return out, _sum_tangents(t_outs, out)
 
 
 def deflinear(primitive, transpose_rule):
@@ -192,9 +229,10 @@ def defbilinear(primitive, lhs_rule, rhs_rule):
 
 
 def _bilinear_transpose(lhs_rule, rhs_rule, ct, x, y, **params):
+    x_linear = type(x) is UndefinedPrimal
     # Both operands linear: the function was not linear (``linear_transpose(x * x)``).
-    assert is_undefined_primal(x) ^ is_undefined_primal(y), (x, y)
-    if is_undefined_primal(x):
+    assert x_linear is not (type(y) is UndefinedPrimal), (x, y)
+    if x_linear:
         return (Zero(x.aval) if type(ct) is Zero else lhs_rule(ct, x, y, **params)), None
     return None, (Zero(y.aval) if type(ct) is Zero else rhs_rule(ct, x, y, **params))
 
@@ -240,7 +278,7 @@ class JVPTracer(core.Tracer):
     __slots__ = ("primal", "tangent")
 
     def __init__(self, trace, primal, tangent):
-        super().__init__(trace)
+        self._trace = trace         # (what Tracer.__init__ does, without the call)
         self.primal = primal
         self.tangent = tangent
 
@@ -293,9 +331,23 @@ class JVPTrace(core.Trace):
         return self.tracer_type(self, primal, tangent)
 
     def process_primitive(self, primitive, tracers, params):
-        primals, tangents = core.unzip2(map(self.to_primal_tangent_pair, tracers))
-        if all(type(t) is Zero for t in tangents) and primitive not in jvp_of_constants:
-            return primitive.bind_with_trace(self.parent_trace, primals, params)
+        # Operations on constants alone (none of our tracers: a tracer never carries a
+        # zero tangent) run on the parent trace, before any zero tangent is made up.
+        # (``to_primal_tangent_pair``, inlined: every operation comes through here.)
+        primals, tangents, ours = [], [], False
+        for x in tracers:
+            if isinstance(x, JVPTracer) and x._trace is self:
+                primals.append(x.primal)
+                tangents.append(x.tangent)
+                ours = True
+            else:
+                primals.append(x)
+                tangents.append(None)
+        if not ours and primitive not in jvp_of_constants:
+            return primitive.bind_with_trace(self.parent_trace, tracers, params)
+        primals = tuple(primals)                 # (rules written for JAX get tuples)
+        tangents = tuple(Zero.from_primal_value(p) if t is None else t
+                         for p, t in zip(primals, tangents))
         primal_out, tangent_out = self.apply_rule(primitive, primals, tangents, params)
         if primitive.multiple_results:
             return [self.pair(p, t) for p, t in zip(primal_out, tangent_out)]
@@ -348,16 +400,18 @@ class LinearizeTrace(JVPTrace):
         self.rule_trace = pe.PartialEvalTrace(parent_trace, tangent_trace)
 
     def pair(self, primal, tangent):
-        if self.rule_trace.is_unknown(primal):
+        unknown = self.tangent_trace            # (``rule_trace.is_unknown``, inlined)
+        if isinstance(primal, core.Tracer) and primal._trace is unknown:
             raise ValueError(
                 "Linearization failed to produce known values for all output primals. "
                 "This is typically caused by attempting to differentiate a function uses "
                 "an operation that does not support reverse-mode autodiff.")
         # A tangent that came out known (a zeros array, say) does not depend on the
-        # inputs' tangents: it is a zero.
-        if not self.rule_trace.is_unknown(tangent):
+        # inputs' tangents: it is a zero. (An unknown one is never a ``Zero``.)
+        if not (isinstance(tangent, core.Tracer) and tangent._trace is unknown) or \
+                _is_float0(tangent.aval):
             return primal
-        return super().pair(primal, tangent)
+        return LinearizeTracer(self, primal, tangent)
 
     def apply_rule(self, primitive, primals, tangents, params):
         rule = primitive_linearizations.get(primitive)
@@ -626,51 +680,55 @@ def _backward_pass(jaxpr, consts, args, cts_out, transform_stack):
     linear_eqns = []
 
     def forward(eqn, invals):
-        if not any(map(is_undefined_primal, invals)):
-            return core.eval_equation(eqn, invals)
-        linear_eqns.append(eqn)
-        return [env.undefined(v.aval) for v in eqn.outvars]
+        for x in invals:
+            if type(x) is UndefinedPrimal:
+                linear_eqns.append(eqn)
+                return ()       # (nothing stored: its outputs then read as undefined)
+        return core.eval_equation(eqn, invals)
 
     core.interpret(jaxpr, consts, args, forward, env)
 
-    def is_linear(x):
-        return isinstance(x, core.Var) and is_undefined_primal(env.read(x))
-
-    # Backward sweep: transpose the linear equations in reverse order.
+    # Backward sweep: transpose the linear equations in reverse order. A cotangent is
+    # kept only for a linear variable (one whose value is undefined); which they are is
+    # read off the values the forward sweep left, looked up once per equation.
     cts: dict = {}
+    read = env.read
 
     def accumulate(v, ct):
-        if ct is None or not is_linear(v):
-            return
         _check_cotangent(v.aval, ct)
         cts[v] = add_tangents(cts[v], ct) if v in cts else ct
 
     def pop_ct(v):
         ct = cts.pop(v, None)
-        return Zero(v.aval.to_tangent_aval()) if ct is None else ct
+        return _zero_tangent_of(v.aval) if ct is None else ct
 
     for v, ct in zip(jaxpr.outvars, cts_out):
-        accumulate(v, ct)
+        if ct is not None and type(v) is not core.Literal and \
+                type(read(v)) is UndefinedPrimal:
+            accumulate(v, ct)
     with (source_info.transform_name_stack("transpose") if transform_stack else
           contextlib.nullcontext()):
         for eqn in reversed(linear_eqns):
-            eqn_cts = [pop_ct(v) for v in eqn.outvars]
-            rule = get_transpose_rule(eqn.primitive)
-            invals = [env.read(x) for x in eqn.invars]
+            primitive = eqn.primitive
+            eqn_cts = ([pop_ct(v) for v in eqn.outvars] if primitive.multiple_results
+                       else pop_ct(eqn.outvars[0]))
+            rule = get_transpose_rule(primitive)
+            invals = [read(x) for x in eqn.invars]
             with source_info.restage(eqn.source_info):   # (accumulating included)
-                ct_in = rule(eqn_cts if eqn.primitive.multiple_results else eqn_cts[0],
-                             *invals, **eqn.params)
-                for x, ct in zip(eqn.invars, ct_in):
-                    accumulate(x, ct)
+                ct_in = rule(eqn_cts, *invals, **eqn.params)
+                for x, val, ct in zip(eqn.invars, invals, ct_in):
+                    if ct is not None and type(val) is UndefinedPrimal:
+                        accumulate(x, ct)    # (a literal is never undefined)
     return [pop_ct(v) if is_undefined_primal(a) else None
             for v, a in zip(jaxpr.invars, args)]
 
 
 class _ForwardEnv(core.Environment):
     """The values of a backward pass's forward sweep. Most variables of a linear jaxpr
-    are undefined: those of their variable's own type are not stored, a variable
-    without a value reads as one (a marker per type, shared), so the environment holds
-    only the defined values (the residuals)."""
+    are undefined: those of their variable's own type are not stored (the outputs of
+    linear equations are not even written), a variable without a value reads as one (a
+    marker per type, shared), so the environment holds only the defined values (the
+    residuals)."""
 
     def __init__(self):
         super().__init__()
@@ -687,9 +745,15 @@ class _ForwardEnv(core.Environment):
             super().write(var, value)
 
     def read(self, atom):
-        if isinstance(atom, core.Literal) or atom in self.values:
-            return super().read(atom)
+        value = self.values.get(atom, _UNSTORED)   # (a Literal is a key never stored)
+        if value is not _UNSTORED:
+            return value
+        if type(atom) is core.Literal:
+            return atom.val
         return self.undefined(atom.aval)
+
+
+_UNSTORED = object()
 
 
 def _check_cotangent(aval, ct):

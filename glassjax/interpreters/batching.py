@@ -25,7 +25,7 @@ import numpy as np
 
 from glassjax import core
 from glassjax.interpreters import staging
-from glassjax.interpreters.ad import SymbolicZero, Zero
+from glassjax.interpreters.ad import AvalMemo, SymbolicZero, Zero
 
 not_mapped = None
 
@@ -69,9 +69,15 @@ def broadcast(x, size: int, axis: int):
     lax = core.hooks                     # lax's operations (lax registers them)
     shape = list(core.shape_of(x))
     shape.insert(axis, size)
-    new_axis = axis % len(shape)
-    dims = tuple(np.int64(i) for i in range(len(shape)) if i != new_axis)
-    return lax.broadcast_in_dim(x, tuple(shape), dims)
+    return lax.broadcast_in_dim(x, tuple(shape), _kept_axes(len(shape), axis % len(shape)))
+
+
+@functools.lru_cache(maxsize=256)
+def _kept_axes(ndim: int, new_axis: int) -> tuple:
+    """The axes of a rank-``ndim`` result other than ``new_axis``, as NumPy ints (made
+    once per rank and axis: unmapped operands are broadcast at nearly every operation
+    that meets one)."""
+    return tuple(np.int64(i) for i in range(ndim) if i != new_axis)
 
 
 def bdim_at_front(x, bdim, size: int):
@@ -81,13 +87,17 @@ def bdim_at_front(x, bdim, size: int):
     return moveaxis(x, bdim, 0)
 
 
-def mapped_aval(aval: core.ShapedArray, axis: int) -> core.ShapedArray:
+def _mapped_aval(aval: core.ShapedArray, axis: int) -> core.ShapedArray:
     """The type of one element of a batch whose batch axis is ``axis`` (split over
     Explicit mesh axes as the batch is, along its other dimensions)."""
     typed = getattr(aval, "_sharding", None)
     rest = typed and tuple(e for i, e in enumerate(typed[1]) if i != axis)
     return aval.update(shape=tuple(d for i, d in enumerate(aval.shape) if i != axis),
                        sharding=(typed[0], rest) if rest and any(rest) else None)
+
+
+# (Every batched value asks once, and most ask about an aval seen before.)
+mapped_aval = AvalMemo(_mapped_aval)
 
 
 def unmapped_aval(aval: core.ShapedArray, size: int, axis) -> core.ShapedArray:
@@ -129,23 +139,34 @@ def broadcast_batcher(primitive, args, dims, **params):
     moved to the front and unmapped operands get a size-1 front axis, so the primitive's
     own broadcasting spreads them over the batch; lower-rank mapped operands get
     trailing size-1 axes so they line up with the rest."""
-    shape, dim = next((core.shape_of(x), d) for x, d in zip(args, dims) if d is not not_mapped)
-    if all(core.shape_of(x) == shape and d == dim for x, d in zip(args, dims) if core.ndim_of(x)):
+    shapes = [core.shape_of(x) for x in args]
+    shape = dim = None          # (those of the first mapped operand)
+    aligned = True              # (every other non-scalar operand mapped alike)
+    for s, d in zip(shapes, dims):
+        if d is not_mapped:
+            aligned = aligned and not s         # (an unmapped array needs a batch axis)
+        elif dim is None:
+            shape, dim = s, d
+        elif s != shape or d != dim:
+            aligned = False
+    if aligned:
         out = primitive.bind(*args, **params)
         return (out, [dim] * len(out)) if primitive.multiple_results else (out, dim)
-    args = [bdim_at_front(x, d, 1) if core.ndim_of(x) else x for x, d in zip(args, dims)]
-    ndim = max(core.ndim_of(x) for x in args)
-    args = [_expand_trailing(x, ndim) if d is not not_mapped else x
-            for x, d in zip(args, dims)]
+    args = [bdim_at_front(x, d, 1) if s else x for x, s, d in zip(args, shapes, dims)]
+    # Ranks once the batch axes are in front (an unmapped operand gained one).
+    ranks = [len(s) + (d is not_mapped and bool(s)) for s, d in zip(shapes, dims)]
+    ndim = max(ranks)
+    args = [_expand_trailing(x, r, ndim) if d is not not_mapped else x
+            for x, r, d in zip(args, ranks, dims)]
     out = primitive.bind(*args, **params)
     return (out, [0] * len(out)) if primitive.multiple_results else (out, 0)
 
 
-def _expand_trailing(x, ndim):
-    lax = core.hooks                     # lax's operations (lax registers them)
-    if core.ndim_of(x) == ndim:
+def _expand_trailing(x, rank, ndim):
+    """``x`` (of rank ``rank``) with trailing size-1 axes up to rank ``ndim``."""
+    if rank == ndim:
         return x
-    return lax.expand_dims(x, tuple(range(core.ndim_of(x), ndim)))
+    return core.hooks.expand_dims(x, tuple(range(rank, ndim)))
 
 
 # ----------------------------------------------------------------------------------------
@@ -165,7 +186,7 @@ class BatchTracer(core.Tracer):
     __slots__ = ("val", "batch_dim", "_aval")
 
     def __init__(self, trace, val, batch_dim: int):
-        super().__init__(trace)
+        self._trace = trace         # (what Tracer.__init__ does, without the call)
         self.val = val
         self.batch_dim = batch_dim
         self._aval = None
@@ -197,7 +218,7 @@ class BatchTrace(core.Trace):
 
     def to_batch_info(self, x):
         """``(value on the parent trace, batch dim)``; other values are unmapped."""
-        if isinstance(x, BatchTracer) and x._trace.tag is self.tag:
+        if type(x) is BatchTracer and x._trace.tag is self.tag:
             return x.val, x.batch_dim
         return x, not_mapped
 
@@ -205,10 +226,22 @@ class BatchTrace(core.Trace):
         return val if dim is not_mapped else BatchTracer(self, val, dim)
 
     def process_primitive(self, primitive, tracers, params):
-        vals, dims = core.unzip2(map(self.to_batch_info, tracers))
+        # (``to_batch_info`` and ``wrap``, inlined: every operation of a vmapped function
+        # comes through here.)
         fancy_rule = fancy_primitive_batchers.get(primitive)
-        if fancy_rule is None and all(d is not_mapped for d in dims):
-            return primitive.bind_with_trace(self.parent_trace, vals, params)
+        tag = self.tag
+        vals, dims, mapped = [], [], False
+        for x in tracers:
+            if type(x) is BatchTracer and x._trace.tag is tag:
+                vals.append(x.val)
+                dims.append(x.batch_dim)
+                mapped = True
+            else:
+                vals.append(x)
+                dims.append(not_mapped)
+        if not mapped and fancy_rule is None:
+            return primitive.bind_with_trace(self.parent_trace, tracers, params)
+        vals, dims = tuple(vals), tuple(dims)       # (rules written for JAX get tuples)
         with core.set_current_trace(self.parent_trace):
             if fancy_rule is not None:
                 out, out_dim = fancy_rule(self.axis_data, vals, dims, **params)
@@ -216,7 +249,7 @@ class BatchTrace(core.Trace):
                 out, out_dim = get_batching_rule(primitive)(vals, dims, **params)
         if primitive.multiple_results:
             return [self.wrap(v, d) for v, d in zip(out, out_dim)]
-        return self.wrap(out, out_dim)
+        return out if out_dim is not_mapped else BatchTracer(self, out, out_dim)
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros):
         vals, dims = core.unzip2(map(self.to_batch_info, tracers))

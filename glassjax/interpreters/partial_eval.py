@@ -95,7 +95,11 @@ class PartialEvalTrace(core.Trace):
         return isinstance(x, core.Tracer) and x._trace is self.unknown_trace
 
     def process_primitive(self, primitive, args, params):
-        if not any(map(self.is_unknown, args)):
+        unknown_trace = self.unknown_trace      # (``is_unknown``, inlined: every op asks)
+        for x in args:
+            if isinstance(x, core.Tracer) and x._trace is unknown_trace:
+                break
+        else:                                   # all known
             return primitive.bind_with_trace(self.known_trace, args, params)
         rule = partial_eval_rules.get(primitive)
         if rule is not None:

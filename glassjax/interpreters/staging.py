@@ -84,9 +84,12 @@ def fun_signature(fun) -> inspect.Signature:
     """``inspect.signature(fun)``, which is slow, shared by plain functions with the same
     code. Binding arguments (all ``debug_info`` does with it) depends only on the
     parameters' names and kinds and on which have defaults, not on the default values:
-    functions made by one ``def`` (e.g. a fresh closure for every trace) share it."""
-    if type(fun) is not types.FunctionType or "__wrapped__" in fun.__dict__ or \
-            "__signature__" in fun.__dict__:
+    functions made by one ``def`` (e.g. a fresh closure for every trace) share it.
+    A wrapper (``grad(f)``, ``vmap(f)``: ``__wrapped__``) has the signature of what it
+    wraps, found by unwrapping first as ``inspect.signature`` does."""
+    fun = inspect.unwrap(fun, stop=lambda f: hasattr(f, "__signature__") or
+                         isinstance(f, types.MethodType))
+    if type(fun) is not types.FunctionType or "__signature__" in fun.__dict__:
         return inspect.signature(fun)
     key = (fun.__code__, len(fun.__defaults__ or ()), tuple(fun.__kwdefaults__ or ()))
     sig = _signatures.get(key)

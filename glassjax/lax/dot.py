@@ -321,25 +321,36 @@ def _dot_general_transpose_lhs(ct, x, y, *, dimension_numbers, precision,
     """The cotangent of ``x``: contract the output cotangent with ``y`` over the axes
     that came from ``y``; what is left are x's axes (batch, kept, contracted), which
     a ``transpose`` puts back in x's order."""
+    dims, unsorted_axes, out_axes = _transpose_plan(dimension_numbers, x.aval.ndim,
+                                                    core.ndim_of(y), swap_ans)
+    out = dot_general(ct, y, dims, precision=precision,
+                      preferred_element_type=preferred_element_type,
+                      out_sharding=_transposed_sharding(x.aval, (ct, y), unsorted_axes))
+    x_bar = transpose(out, out_axes)
+    if x_bar.dtype != x.aval.dtype:
+        x_bar = _convert_element_type(x_bar, x.aval.dtype, x.aval.weak_type)
+    return x_bar
+
+
+@functools.lru_cache(maxsize=256)
+def _transpose_plan(dimension_numbers, x_ndim, y_ndim, swap_ans):
+    """``_dot_general_transpose_lhs``'s index work, which depends only on the dimension
+    numbers and ranks: worked out once for each layer shape a program repeats.
+    Returns the product's dimension numbers (tuples of ints, which ``dot`` takes as they
+    are), x's axes in the order the product yields them, and the permutation that puts
+    them back."""
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
-    x_ndim = x.aval.ndim
     x_kept = _remaining(range(x_ndim), x_contract, x_batch)
-    y_kept = _remaining(range(core.ndim_of(y)), y_contract, y_batch)
+    y_kept = _remaining(range(y_ndim), y_contract, y_batch)
     if swap_ans:
         ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
     else:
         ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
-    dims = ((ans_y, y_kept), (ans_batch, y_batch))
+    dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(y_batch)))
     x_contract_sorted_by_y = [xc for _, xc in sorted(zip(y_contract, x_contract))]
     unsorted_axes = list(x_batch) + x_kept + x_contract_sorted_by_y
     out_axes = sorted(range(len(unsorted_axes)), key=unsorted_axes.__getitem__)
-    out = dot_general(ct, y, dims, precision=precision,
-                      preferred_element_type=preferred_element_type,
-                      out_sharding=_transposed_sharding(x.aval, (ct, y), unsorted_axes))
-    x_bar = transpose(out, tuple(out_axes))
-    if x_bar.dtype != x.aval.dtype:
-        x_bar = _convert_element_type(x_bar, x.aval.dtype, x.aval.weak_type)
-    return x_bar
+    return dims, tuple(unsorted_axes), tuple(out_axes)
 
 
 def _transposed_sharding(aval, operands, axes):

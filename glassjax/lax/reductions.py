@@ -124,8 +124,8 @@ def _reducer_batch(prim, args, dims, *, axes, **params):
     position among the kept axes. (The shifted axes are NumPy ints, as in JAX, which
     is why vmapped jaxprs print ``axes=(np.int64(1),)``.)"""
     (x,), (d,) = args, dims
-    axes = tuple(np.where(np.less(axes, d), axes, np.add(axes, 1)))
-    out_d = list(np.delete(np.arange(np.ndim(x)), axes)).index(d)
+    axes = tuple(np.int64(a if a < d else a + 1) for a in axes)
+    out_d = d - sum(a < d for a in axes)        # (kept axes before the mapped one)
     return prim.bind(x, axes=axes, **params), out_d
 
 
@@ -185,7 +185,10 @@ _min_hlo = _minmax_hlo(hlo.minimum, "LT")
 
 
 def _reduce_sum_transpose(ct, x, *, axes, out_sharding):
-    kept = tuple(np.delete(np.arange(len(x.aval.shape)), axes))
+    # (NumPy ints, as ``np.delete`` gives JAX, without its cost; they print as such.)
+    ndim = len(x.aval.shape)
+    summed = {a % ndim for a in axes}
+    kept = tuple(np.int64(i) for i in range(ndim) if i not in summed)
     split = x.aval.sharding if x.aval._sharding is not None else None    # (its type's)
     return [broadcast_in_dim(ct, x.aval.shape, kept, out_sharding=split)]
 
