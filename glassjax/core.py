@@ -679,7 +679,8 @@ class JaxprEqn:
         return hooks.pp_eqn(self)
 
 
-_PLAIN_PARAM_TYPES = frozenset({type(None), bool, int, str,
+_PLAIN_PARAM_TYPES = frozenset({type(None), bool, int, str, np.bool_,
+                                *(np.dtype(code).type for code in np.typecodes["AllInteger"]),
                                 *(type(np.dtype(code)) for code in np.typecodes["All"])})
 NO_PARAMS: dict = {}         # the params of every equation that has none (read-only)
 _shared_params: dict = {}    # (items, their types) -> the params dict equations share
@@ -693,9 +694,10 @@ def shared_params(params: dict) -> dict:
     programs stage the same primitive with the same params over and over (``sin`` with
     ``accuracy=None``, a layer's ``dot_general`` dimension numbers). Equations treat
     params as read-only, so they may share one dict. Only params of plain values
-    (``None``, bools, ints, strings, dtypes, and tuples of those) are shared, and
-    their types are part of the key, so ``1`` and ``True`` (equal, but printed apart)
-    are never confused; floats (``0.0 == -0.0``) and objects are left alone."""
+    (``None``, bools, ints (NumPy's too), strings, dtypes, and tuples of those) are
+    shared, and their types are part of the key, so ``1`` and ``True`` (equal, but
+    printed apart) are never confused; floats (``0.0 == -0.0``) and objects are left
+    alone."""
     types = params_signature(params)
     if types is None:
         return params

@@ -274,8 +274,10 @@ def _ones(x):
 
 
 def _one(x):
-    """A scalar 1 of ``x``'s type (broadcast by the op that uses it)."""
-    return full_like(x, 1, shape=())
+    """A scalar 1 of ``x``'s type (broadcast by the op that uses it): what
+    ``full_like(x, 1, shape=())`` gives, made directly (jvp rules ask for it often)."""
+    aval = core.get_aval(x)
+    return _convert_element_type(1, aval.dtype, aval.weak_type)
 
 
 # -- iota ---------------------------------------------------------------------------------
