@@ -131,16 +131,28 @@ def _replicated(placement: Placement):
 mesh_rules: dict = {}
 
 
+def _equations_with_rules(jaxpr: core.Jaxpr, rules: dict, searched: set | None = None):
+    """The equations of ``jaxpr`` and of its sub-jaxprs, in order, whose primitive has a
+    rule in ``rules``. Lowering walks every program this way (for its meshes, for its
+    memory moves), so the walk is kept cheap: equations mostly share their params dicts
+    (``core.shared_params``), and each distinct dict is searched for sub-jaxprs once."""
+    searched = set() if searched is None else searched
+    for eqn in jaxpr.eqns:
+        if eqn.primitive in rules:
+            yield eqn
+        if id(eqn.params) not in searched:
+            searched.add(id(eqn.params))
+            for sub in core.jaxprs_in_params(eqn.params):
+                yield from _equations_with_rules(sub, rules, searched)
+
+
 def jaxpr_meshes(jaxpr: core.Jaxpr) -> list:
     """The meshes named anywhere in ``jaxpr`` (sub-jaxprs included), first seen first."""
     found = []
-    for eqn in jaxpr.eqns:
-        rule = mesh_rules.get(eqn.primitive)
-        for mesh in (rule(eqn.params) if rule else ()):
+    for eqn in _equations_with_rules(jaxpr, mesh_rules):
+        for mesh in mesh_rules[eqn.primitive](eqn.params):
             if mesh not in found:
                 found.append(mesh)
-        for sub in core.jaxprs_in_params(eqn.params):
-            found += [m for m in jaxpr_meshes(getattr(sub, "jaxpr", sub)) if m not in found]
     return found
 
 
@@ -297,14 +309,9 @@ memory_transfer_rules: dict = {}
 def _moves_memory(jaxpr: core.Jaxpr) -> bool:
     """Whether an equation of ``jaxpr`` (or of a sub-jaxpr) moves values out of device
     memory."""
-    for eqn in jaxpr.eqns:
-        rule = memory_transfer_rules.get(eqn.primitive)
-        if rule and any(k not in (None, "device") for k in rule(eqn.params)):
-            return True
-        if any(_moves_memory(getattr(sub, "jaxpr", sub))
-               for sub in core.jaxprs_in_params(eqn.params)):
-            return True
-    return False
+    return any(k not in (None, "device")
+               for eqn in _equations_with_rules(jaxpr, memory_transfer_rules)
+               for k in memory_transfer_rules[eqn.primitive](eqn.params))
 
 
 def _kind_of(aval):

@@ -385,7 +385,9 @@ class ModuleContext:
         self._func_names: dict = {}
         self._names_used: set = set()
         self._ir_types: dict = {}       # (shape, dtype) -> its MLIR type
+        self._aval_types: dict = {}     # id(aval) -> (its MLIR type, aval)
         self._literals: dict = {}       # (dtype, bytes) -> its constant's type and value
+        self._literal_objects: dict = {}    # Literal (by identity) -> the same
         self._uniquing_counter = 0
         # Each operation located at its equation's name stack and user frames (what
         # ``Lowered.as_text(debug_info=True)`` shows); off for the modules that compile.
@@ -410,11 +412,15 @@ class ModuleContext:
         return name
 
     def ir_type(self, aval) -> ir.Type:
-        """``aval_to_ir_type(aval)``, made once per shape and dtype in this module: a
-        program asks for the same few types over and over."""
-        if aval is core.abstract_token:
-            return hlo.TokenType.get()
-        return self.tensor_type(aval.shape, aval.dtype)
+        """``aval_to_ir_type(aval)``, made once per aval object in this module: a
+        program asks for the same few types over and over, its equations mostly sharing
+        their avals. (Looked up by identity: comparing equal avals costs more than
+        making the few types twice; each entry keeps its aval alive, so ids stay
+        unique.)"""
+        entry = self._aval_types.get(id(aval))
+        if entry is None:
+            entry = self._aval_types[id(aval)] = (aval_to_ir_type(aval), aval)
+        return entry[0]
 
     def tensor_type(self, shape: tuple, dtype) -> ir.Type:
         """The type of an array of this shape and dtype (see ``ir_type``)."""
@@ -428,15 +434,18 @@ class ModuleContext:
         """A new ``stablehlo.constant`` holding a literal (each use gets its own, as in
         JAX); its type and attribute are made once per distinct value in the module. A
         symbolic dimension (a loop's length, say) is computed from the variables."""
-        if shape_poly.is_symbolic_dim(lit.val):
-            return convert(eval_dim(lit.val), lit.aval)
-        val = np.asarray(lit.val, lit.aval.dtype)
-        if val.dtype.kind not in "biufc":       # (a float0 zero)
-            return ir_constant(val)
-        key = (val.dtype, val.tobytes())
-        attrs = self._literals.get(key)
-        if attrs is None:
-            attrs = self._literals[key] = _constant_type_and_value(val)
+        attrs = self._literal_objects.get(lit)     # (a program's equations often
+        if attrs is None:                           # share their Literal objects)
+            if shape_poly.is_symbolic_dim(lit.val):
+                return convert(eval_dim(lit.val), lit.aval)
+            val = np.asarray(lit.val, lit.aval.dtype)
+            if val.dtype.kind not in "biufc":       # (a float0 zero)
+                return ir_constant(val)
+            key = (val.dtype, val.tobytes())
+            attrs = self._literals.get(key)
+            if attrs is None:
+                attrs = self._literals[key] = _constant_type_and_value(val)
+            self._literal_objects[lit] = attrs
         return op("stablehlo.constant", *attrs)
 
     def mesh_symbol(self, mesh) -> str:
@@ -464,37 +473,45 @@ class LoweringRuleContext(NamedTuple):
 
 def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value],
                 args: Sequence[ir.Value]) -> list[ir.Value]:
-    """Emit the equations of ``jaxpr`` at the current insertion point."""
-    env = core.Environment(literal=ctx.literal)
-    return core.interpret(jaxpr, consts, args, functools.partial(_lower_equation, ctx),
-                          env)
+    """Emit the equations of ``jaxpr`` at the current insertion point, each by its
+    primitive's lowering rule.
 
-
-def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals) -> list[ir.Value]:
-    """Emit one equation by its primitive's lowering rule."""
-    primitive = eqn.primitive
-    rule = lowering_rules.get(primitive)
-    if rule is None:
-        raise NotImplementedError(f"MLIR translation rule for primitive "
-                                  f"'{primitive.name}' not found")
-    avals_in = [a.aval for a in eqn.invars]
-    avals_out = [v.aval for v in eqn.outvars]
-    if _any_extended(avals_in, avals_out) and (
-            primitive not in extended_dtype_rules and
-            not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
-        rule = _word_by_word(rule)
-    rule_ctx = LoweringRuleContext(ctx, primitive, avals_in, avals_out)
-    if ctx.locations and eqn.source_info is not None:
-        with eqn_location(eqn):
+    ``core.interpret``'s loop, written out with the rule call inside: lowering visits
+    every equation of every program, and reading operands through an ``Environment``
+    or calling a function per equation costs about as much as emitting an op."""
+    values = dict(zip(jaxpr.constvars, consts))
+    values.update(zip(jaxpr.invars, args))
+    literal, locations = ctx.literal, ctx.locations
+    for eqn in jaxpr.eqns:
+        primitive = eqn.primitive
+        rule = lowering_rules.get(primitive)
+        if rule is None:
+            raise NotImplementedError(f"MLIR translation rule for primitive "
+                                      f"'{primitive.name}' not found")
+        invals = [literal(a) if isinstance(a, core.Literal) else values[a]
+                  for a in eqn.invars]
+        avals_in = [a.aval for a in eqn.invars]
+        avals_out = [v.aval for v in eqn.outvars]
+        if _any_extended(avals_in, avals_out) and (
+                primitive not in extended_dtype_rules and
+                not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
+            rule = _word_by_word(rule)
+        rule_ctx = LoweringRuleContext(ctx, primitive, avals_in, avals_out)
+        info = eqn.source_info
+        if locations and info is not None:
+            with eqn_location(eqn):
+                outs = rule(rule_ctx, *invals, **eqn.params)
+        else:
             outs = rule(rule_ctx, *invals, **eqn.params)
-    else:
-        outs = rule(rule_ctx, *invals, **eqn.params)
-    outs = outs if primitive.multiple_results else [outs]
-    if eqn.source_info is not None and eqn.source_info.xla_metadata:
-        for out in outs:
-            if isinstance(out, ir.Value) and isinstance(out.owner, ir.OpView):
-                add_frontend_attributes(out.owner.operation, eqn.source_info.xla_metadata)
-    return outs
+        if not primitive.multiple_results:
+            outs = [outs]
+        if info is not None and info.xla_metadata:
+            for out in outs:
+                if isinstance(out, ir.Value) and isinstance(out.owner, ir.OpView):
+                    add_frontend_attributes(out.owner.operation, info.xla_metadata)
+        values.update(zip(eqn.outvars, outs))
+    return [literal(a) if isinstance(a, core.Literal) else values[a]
+            for a in jaxpr.outvars]
 
 
 def add_frontend_attributes(op: ir.Operation, metadata) -> None:
