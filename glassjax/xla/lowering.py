@@ -40,14 +40,27 @@ discharge_state: list = []
 extended_dtype_rules: set = set()
 
 
+# Primitives whose rules make a single op of the equation's result type, named here, on
+# the operands broadcast to the result's shape (``broadcast_to``) -- for equations
+# whose params are all None and whose result is not complex (some ops expand into
+# others for complex numbers). Most equations of big programs are such ops, and
+# lowering makes them directly, without the rule's context and call.
+single_ops: dict = {}
+
+
 def register_lowering(primitive, rule: Callable, *, handles_extended_dtypes=False,
-                      inline=True):
+                      inline=True, single_op: str | None = None):
     """``inline=False`` emits the rule's code once per module as a private function
     named after the primitive (one per input types and params) and calls it, as JAX
-    does for the few primitives registered that way (argmax, argmin, threefry2x32)."""
+    does for the few primitives registered that way (argmax, argmin, threefry2x32).
+    ``single_op``: see ``single_ops``."""
     lowering_rules[primitive] = rule if inline else _outlined(rule)
     if handles_extended_dtypes:
         extended_dtype_rules.add(primitive)
+    if single_op is not None:
+        single_ops[primitive] = single_op
+    else:                                   # (a rule registered anew may do more)
+        single_ops.pop(primitive, None)
     return rule
 
 
@@ -254,8 +267,19 @@ def op(name: str, result_type: ir.Type, operands=(), attributes=None) -> ir.Valu
 def result(ctx: LoweringRuleContext, name: str, operands, attributes=None) -> ir.Value:
     """The result of a new op ``name`` (e.g. ``"stablehlo.sine"``) with one result, of
     the equation's output type (from the module's cache of types): how elementwise and
-    reshaping ops are made."""
-    return op(name, ctx.module_context.ir_type(ctx.avals_out[0]), operands, attributes)
+    reshaping ops are made. (``op`` written out: the commonest op-making call.)"""
+    return ir.Operation.create(name, results=[ctx.module_context.ir_type(ctx.avals_out[0])],
+                               operands=operands, attributes=attributes).result
+
+
+def broadcast_to(ctx: ModuleContext, xs, avals, shape) -> list[ir.Value]:
+    """The operands ``xs`` (of types ``avals``) of an n-ary op broadcast to its result's
+    ``shape`` explicitly, as StableHLO does not broadcast: ``broadcast_in_dim`` aligns
+    trailing axes and expands size-1 axes."""
+    return [x if aval.shape == shape else broadcast_in_dim(
+                x, shape, range(len(shape) - aval.ndim, len(shape)),
+                ctx.tensor_type(shape, aval.dtype))
+            for x, aval in zip(xs, avals)]
 
 
 def ir_constant(val) -> ir.Value:
@@ -482,29 +506,21 @@ def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value
     values = dict(zip(jaxpr.constvars, consts))
     values.update(zip(jaxpr.invars, args))
     literal, locations = ctx.literal, ctx.locations
+    # Whether a value of an extended dtype (typed PRNG keys) has been met: until one
+    # is, only the results of an equation can be one (literals never are).
+    extended_met = _any_extended(v.aval for v in (*jaxpr.constvars, *jaxpr.invars))
     for eqn in jaxpr.eqns:
-        primitive = eqn.primitive
-        rule = lowering_rules.get(primitive)
-        if rule is None:
-            raise NotImplementedError(f"MLIR translation rule for primitive "
-                                      f"'{primitive.name}' not found")
         invals = [literal(a) if isinstance(a, core.Literal) else values[a]
                   for a in eqn.invars]
         avals_in = [a.aval for a in eqn.invars]
         avals_out = [v.aval for v in eqn.outvars]
-        if _any_extended(avals_in, avals_out) and (
-                primitive not in extended_dtype_rules and
-                not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
-            rule = _word_by_word(rule)
-        rule_ctx = LoweringRuleContext(ctx, primitive, avals_in, avals_out)
+        extended_met = extended_met or _any_extended(avals_out)
         info = eqn.source_info
         if locations and info is not None:
             with eqn_location(eqn):
-                outs = rule(rule_ctx, *invals, **eqn.params)
+                outs = _lower_equation(ctx, eqn, invals, avals_in, avals_out, extended_met)
         else:
-            outs = rule(rule_ctx, *invals, **eqn.params)
-        if not primitive.multiple_results:
-            outs = [outs]
+            outs = _lower_equation(ctx, eqn, invals, avals_in, avals_out, extended_met)
         if info is not None and info.xla_metadata:
             for out in outs:
                 if isinstance(out, ir.Value) and isinstance(out.owner, ir.OpView):
@@ -512,6 +528,37 @@ def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value
         values.update(zip(eqn.outvars, outs))
     return [literal(a) if isinstance(a, core.Literal) else values[a]
             for a in jaxpr.outvars]
+
+
+def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals, avals_in, avals_out,
+                    extended_met: bool) -> list[ir.Value]:
+    """The results of one equation, by its primitive's rule, or directly when the rule
+    would make a single op (``single_ops``)."""
+    primitive = eqn.primitive
+    op_name = single_ops.get(primitive)
+    if (op_name is not None and not extended_met and avals_out[0].dtype.kind != "c" and
+            _all_none(eqn.params.values())):
+        operands = broadcast_to(ctx, invals, avals_in, avals_out[0].shape)
+        return [ir.Operation.create(op_name, results=[ctx.ir_type(avals_out[0])],
+                                    operands=operands).result]
+    rule = lowering_rules.get(primitive)
+    if rule is None:
+        raise NotImplementedError(f"MLIR translation rule for primitive "
+                                  f"'{primitive.name}' not found")
+    if extended_met and (_any_extended(avals_in) or _any_extended(avals_out)) and (
+            primitive not in extended_dtype_rules and
+            not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
+        rule = _word_by_word(rule)
+    outs = rule(LoweringRuleContext._make((ctx, primitive, avals_in, avals_out)),
+                *invals, **eqn.params)
+    return outs if primitive.multiple_results else [outs]
+
+
+def _all_none(values) -> bool:
+    for v in values:
+        if v is not None:
+            return False
+    return True
 
 
 def add_frontend_attributes(op: ir.Operation, metadata) -> None:
@@ -545,13 +592,12 @@ def _is_extended(aval) -> bool:
     return isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType)   # (tokens: none)
 
 
-def _any_extended(*aval_lists) -> bool:
-    """Is any aval in ``aval_lists`` of an extended dtype? A plain loop: it runs for
-    every equation, and a generator calling a function per aval costs twice as much."""
-    for avals in aval_lists:
-        for aval in avals:
-            if isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType):
-                return True
+def _any_extended(avals) -> bool:
+    """Is any of ``avals`` of an extended dtype? A plain loop: it runs for every
+    equation, and a generator calling a function per aval costs twice as much."""
+    for aval in avals:
+        if isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType):
+            return True
     return False
 
 
