@@ -512,15 +512,15 @@ def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value
     for eqn in jaxpr.eqns:
         invals = [literal(a) if isinstance(a, core.Literal) else values[a]
                   for a in eqn.invars]
-        avals_in = [a.aval for a in eqn.invars]
-        avals_out = [v.aval for v in eqn.outvars]
-        extended_met = extended_met or _any_extended(avals_out)
+        for v in eqn.outvars:           # (``_any_extended``, without a call)
+            if isinstance(getattr(v.aval, "dtype", None), dtypes.ExtendedDType):
+                extended_met = True
         info = eqn.source_info
         if locations and info is not None:
             with eqn_location(eqn):
-                outs = _lower_equation(ctx, eqn, invals, avals_in, avals_out, extended_met)
+                outs = _lower_equation(ctx, eqn, invals, extended_met)
         else:
-            outs = _lower_equation(ctx, eqn, invals, avals_in, avals_out, extended_met)
+            outs = _lower_equation(ctx, eqn, invals, extended_met)
         if info is not None and info.xla_metadata:
             for out in outs:
                 if isinstance(out, ir.Value) and isinstance(out.owner, ir.OpView):
@@ -530,17 +530,27 @@ def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value
             for a in jaxpr.outvars]
 
 
-def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals, avals_in, avals_out,
+def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals,
                     extended_met: bool) -> list[ir.Value]:
     """The results of one equation, by its primitive's rule, or directly when the rule
     would make a single op (``single_ops``)."""
     primitive = eqn.primitive
     op_name = single_ops.get(primitive)
-    if (op_name is not None and not extended_met and avals_out[0].dtype.kind != "c" and
-            _all_none(eqn.params.values())):
-        operands = broadcast_to(ctx, invals, avals_in, avals_out[0].shape)
-        return [ir.Operation.create(op_name, results=[ctx.ir_type(avals_out[0])],
-                                    operands=operands).result]
+    if op_name is not None and not extended_met and eqn.outvars[0].aval.dtype.kind != "c":
+        for v in eqn.params.values():
+            if v is not None:
+                break
+        else:
+            aval_out = eqn.outvars[0].aval
+            shape = aval_out.shape
+            for a in eqn.invars:
+                if a.aval.shape != shape:
+                    invals = broadcast_to(ctx, invals, [a.aval for a in eqn.invars], shape)
+                    break
+            return [ir.Operation.create(op_name, results=[ctx.ir_type(aval_out)],
+                                        operands=invals).result]
+    avals_in = [a.aval for a in eqn.invars]
+    avals_out = [v.aval for v in eqn.outvars]
     rule = lowering_rules.get(primitive)
     if rule is None:
         raise NotImplementedError(f"MLIR translation rule for primitive "
@@ -552,13 +562,6 @@ def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals, avals_in, av
     outs = rule(LoweringRuleContext._make((ctx, primitive, avals_in, avals_out)),
                 *invals, **eqn.params)
     return outs if primitive.multiple_results else [outs]
-
-
-def _all_none(values) -> bool:
-    for v in values:
-        if v is not None:
-            return False
-    return True
 
 
 def add_frontend_attributes(op: ir.Operation, metadata) -> None:
