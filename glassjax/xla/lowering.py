@@ -506,14 +506,14 @@ def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value
     values = dict(zip(jaxpr.constvars, consts))
     values.update(zip(jaxpr.invars, args))
     literal, locations = ctx.literal, ctx.locations
+    Literal, ExtendedDType = core.Literal, dtypes.ExtendedDType     # (local: quicker)
     # Whether a value of an extended dtype (typed PRNG keys) has been met: until one
     # is, only the results of an equation can be one (literals never are).
     extended_met = _any_extended(v.aval for v in (*jaxpr.constvars, *jaxpr.invars))
     for eqn in jaxpr.eqns:
-        invals = [literal(a) if isinstance(a, core.Literal) else values[a]
-                  for a in eqn.invars]
+        invals = [literal(a) if isinstance(a, Literal) else values[a] for a in eqn.invars]
         for v in eqn.outvars:           # (``_any_extended``, without a call)
-            if isinstance(getattr(v.aval, "dtype", None), dtypes.ExtendedDType):
+            if isinstance(getattr(v.aval, "dtype", None), ExtendedDType):
                 extended_met = True
         info = eqn.source_info
         if locations and info is not None:
