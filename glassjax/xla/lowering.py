@@ -276,9 +276,7 @@ def broadcast_to(ctx: ModuleContext, xs, avals, shape) -> list[ir.Value]:
     """The operands ``xs`` (of types ``avals``) of an n-ary op broadcast to its result's
     ``shape`` explicitly, as StableHLO does not broadcast: ``broadcast_in_dim`` aligns
     trailing axes and expands size-1 axes."""
-    return [x if aval.shape == shape else broadcast_in_dim(
-                x, shape, range(len(shape) - aval.ndim, len(shape)),
-                ctx.tensor_type(shape, aval.dtype))
+    return [x if aval.shape == shape else ctx.broadcast(x, aval, shape)
             for x, aval in zip(xs, avals)]
 
 
@@ -412,6 +410,7 @@ class ModuleContext:
         self._aval_types: dict = {}     # id(aval) -> (its MLIR type, aval)
         self._literals: dict = {}       # (dtype, bytes) -> its constant's type and value
         self._literal_objects: dict = {}    # Literal (by identity) -> the same
+        self._broadcasts: dict = {}     # (rank, shape, dtype) -> broadcast's type and attrs
         self._uniquing_counter = 0
         # Each operation located at its equation's name stack and user frames (what
         # ``Lowered.as_text(debug_info=True)`` shows); off for the modules that compile.
@@ -453,6 +452,20 @@ class ModuleContext:
             ir_type = aval_to_ir_type(core.ShapedArray(shape, dtype))
             self._ir_types[(shape, dtype)] = ir_type
         return ir_type
+
+    def broadcast(self, x: ir.Value, aval, shape: tuple) -> ir.Value:
+        """``x`` (of type ``aval``) broadcast to ``shape`` along its trailing axes (see
+        ``broadcast_to``); the op's type and attribute made once per kind of broadcast in
+        the module, as a program broadcasts its scalars the same way over and over."""
+        key = (aval.ndim, shape, aval.dtype)
+        made = self._broadcasts.get(key)
+        if made is None:
+            dims = range(len(shape) - aval.ndim, len(shape))
+            if not shape_poly.is_constant_shape(shape):
+                return broadcast_in_dim(x, shape, dims, self.tensor_type(shape, aval.dtype))
+            made = self._broadcasts[key] = (self.tensor_type(shape, aval.dtype),
+                                            {"broadcast_dimensions": i64_array(dims)})
+        return op("stablehlo.broadcast_in_dim", made[0], [x], made[1])
 
     def literal(self, lit: core.Literal) -> ir.Value:
         """A new ``stablehlo.constant`` holding a literal (each use gets its own, as in
@@ -498,11 +511,13 @@ class LoweringRuleContext(NamedTuple):
 def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value],
                 args: Sequence[ir.Value]) -> list[ir.Value]:
     """Emit the equations of ``jaxpr`` at the current insertion point, each by its
-    primitive's lowering rule.
+    primitive's lowering rule, or as the single op the rule would make
+    (``single_ops``).
 
     ``core.interpret``'s loop, written out with the rule call inside: lowering visits
     every equation of every program, and reading operands through an ``Environment``
-    or calling a function per equation costs about as much as emitting an op."""
+    or calling a function per equation costs about as much as emitting an op. (Single
+    ops are left to their rules where operations get locations or XLA metadata.)"""
     values = dict(zip(jaxpr.constvars, consts))
     values.update(zip(jaxpr.invars, args))
     literal, locations = ctx.literal, ctx.locations
@@ -516,6 +531,13 @@ def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value
             if isinstance(getattr(v.aval, "dtype", None), ExtendedDType):
                 extended_met = True
         info = eqn.source_info
+        op_name = single_ops.get(eqn.primitive)
+        if (op_name is not None and not extended_met and not locations and
+                (info is None or not info.xla_metadata)):
+            out = _single_op(ctx, eqn, invals, op_name)
+            if out is not None:
+                values[eqn.outvars[0]] = out
+                continue
         if locations and info is not None:
             with eqn_location(eqn):
                 outs = _lower_equation(ctx, eqn, invals, extended_met)
@@ -526,29 +548,13 @@ def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value
                 if isinstance(out, ir.Value) and isinstance(out.owner, ir.OpView):
                     add_frontend_attributes(out.owner.operation, info.xla_metadata)
         values.update(zip(eqn.outvars, outs))
-    return [literal(a) if isinstance(a, core.Literal) else values[a]
-            for a in jaxpr.outvars]
+    return [literal(a) if isinstance(a, Literal) else values[a] for a in jaxpr.outvars]
 
 
 def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals,
                     extended_met: bool) -> list[ir.Value]:
-    """The results of one equation, by its primitive's rule, or directly when the rule
-    would make a single op (``single_ops``)."""
+    """The results of one equation, by its primitive's rule."""
     primitive = eqn.primitive
-    op_name = single_ops.get(primitive)
-    if op_name is not None and not extended_met and eqn.outvars[0].aval.dtype.kind != "c":
-        for v in eqn.params.values():
-            if v is not None:
-                break
-        else:
-            aval_out = eqn.outvars[0].aval
-            shape = aval_out.shape
-            for a in eqn.invars:
-                if a.aval.shape != shape:
-                    invals = broadcast_to(ctx, invals, [a.aval for a in eqn.invars], shape)
-                    break
-            return [ir.Operation.create(op_name, results=[ctx.ir_type(aval_out)],
-                                        operands=invals).result]
     avals_in = [a.aval for a in eqn.invars]
     avals_out = [v.aval for v in eqn.outvars]
     rule = lowering_rules.get(primitive)
@@ -562,6 +568,24 @@ def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals,
     outs = rule(LoweringRuleContext._make((ctx, primitive, avals_in, avals_out)),
                 *invals, **eqn.params)
     return outs if primitive.multiple_results else [outs]
+
+
+def _single_op(ctx: ModuleContext, eqn: core.JaxprEqn, invals, op_name: str):
+    """The result of the op ``op_name`` the equation's rule would make alone
+    (``single_ops``), made directly; None if the equation is not such a one."""
+    aval_out = eqn.outvars[0].aval
+    if aval_out.dtype.kind == "c":
+        return None
+    for v in eqn.params.values():
+        if v is not None:
+            return None
+    shape = aval_out.shape
+    for a in eqn.invars:
+        if a.aval.shape != shape:
+            invals = broadcast_to(ctx, invals, [a.aval for a in eqn.invars], shape)
+            break
+    return ir.Operation.create(op_name, results=[ctx.ir_type(aval_out)],
+                               operands=invals).result
 
 
 def add_frontend_attributes(op: ir.Operation, metadata) -> None:
