@@ -483,7 +483,8 @@ class ModuleContext:
             if attrs is None:
                 attrs = self._literals[key] = _constant_type_and_value(val)
             self._literal_objects[lit] = attrs
-        return op("stablehlo.constant", *attrs)
+        return ir.Operation.create("stablehlo.constant", results=[attrs[0]],
+                                   attributes=attrs[2]).result     # (``op``, written out)
 
     def mesh_symbol(self, mesh) -> str:
         """The name of the module's ``sdy.mesh`` symbol for ``mesh`` (``@mesh`` for the
@@ -527,17 +528,17 @@ def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value
     extended_met = _any_extended(v.aval for v in (*jaxpr.constvars, *jaxpr.invars))
     for eqn in jaxpr.eqns:
         invals = [literal(a) if isinstance(a, Literal) else values[a] for a in eqn.invars]
-        for v in eqn.outvars:           # (``_any_extended``, without a call)
-            if isinstance(getattr(v.aval, "dtype", None), ExtendedDType):
-                extended_met = True
         info = eqn.source_info
         op_name = single_ops.get(eqn.primitive)
         if (op_name is not None and not extended_met and not locations and
                 (info is None or not info.xla_metadata)):
             out = _single_op(ctx, eqn, invals, op_name)
-            if out is not None:
+            if out is not None:     # (of an ordinary dtype, as its operands are)
                 values[eqn.outvars[0]] = out
                 continue
+        for v in eqn.outvars:           # (``_any_extended``, without a call)
+            if isinstance(getattr(v.aval, "dtype", None), ExtendedDType):
+                extended_met = True
         if locations and info is not None:
             with eqn_location(eqn):
                 outs = _lower_equation(ctx, eqn, invals, extended_met)
