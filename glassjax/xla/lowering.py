@@ -14,7 +14,6 @@ and ``dispatch`` passes the token of one execution on to the next.
 """
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import re
