@@ -410,6 +410,7 @@ class ModuleContext:
         self._literals: dict = {}       # (dtype, bytes) -> its constant's type and value
         self._literal_objects: dict = {}    # Literal (by identity) -> the same
         self._broadcasts: dict = {}     # (rank, shape, dtype) -> broadcast's type and attrs
+        self._memo: dict = {}           # see ``memo``
         self._uniquing_counter = 0
         # Each operation located at its equation's name stack and user frames (what
         # ``Lowered.as_text(debug_info=True)`` shows); off for the modules that compile.
@@ -451,6 +452,15 @@ class ModuleContext:
             ir_type = aval_to_ir_type(core.ShapedArray(shape, dtype))
             self._ir_types[(shape, dtype)] = ir_type
         return ir_type
+
+    def memo(self, key, make: Callable):
+        """``make()``, made once per ``key`` (hashable) in this module: for the
+        attributes a rule's equations repeat (every layer's dot has the same dimension
+        numbers), which cost more to make than the op itself."""
+        made = self._memo.get(key)
+        if made is None:
+            made = self._memo[key] = make()
+        return made
 
     def broadcast(self, x: ir.Value, aval, shape: tuple) -> ir.Value:
         """``x`` (of type ``aval``) broadcast to ``shape`` along its trailing axes (see
