@@ -361,6 +361,7 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs, instantiate=False):
     used: set = {v for v, u in zip(jaxpr.outvars, used_outputs)
                  if u and isinstance(v, Var)}
     new_eqns = []
+    rewritten = False               # (did a rule replace an equation?)
     for eqn in reversed(jaxpr.eqns):
         rule = dce_rules.get(eqn.primitive)
         if rule is None:            # the default rule, inlined (it is nearly every eqn)
@@ -371,11 +372,12 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs, instantiate=False):
         used_ins, new_eqn = rule([v in used for v in eqn.outvars], eqn)
         if new_eqn is not None:
             new_eqns.append(new_eqn)
+            rewritten = rewritten or new_eqn is not eqn
         used.update(v for v, u in zip(eqn.invars, used_ins) if u and isinstance(v, Var))
     used_inputs = [v in used or inst for v, inst in zip(jaxpr.invars, instantiate)]
     new_eqns.reverse()
     if (all(used_outputs) and all(used_inputs) and len(new_eqns) == len(jaxpr.eqns) and
-            all(a is b for a, b in zip(new_eqns, jaxpr.eqns))):
+            not rewritten):
         return jaxpr, used_inputs    # nothing was dead: the same jaxpr (caches key on it)
     new = jaxpr.replace(
         invars=[v for v, u in zip(jaxpr.invars, used_inputs) if u],

@@ -355,7 +355,7 @@ def _mul_lower(ctx, x, y, *, out_dtype):
     return lowering.result(ctx, "stablehlo.multiply", [x, y])
 
 
-lowering.register_lowering(mul_p, _mul_lower)
+lowering.register_lowering(mul_p, _mul_lower, single_op="stablehlo.multiply")
 
 
 def mul(x, y, *, out_dtype=None):

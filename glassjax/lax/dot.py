@@ -452,16 +452,21 @@ def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision,
     elif lhs_aval.dtype != rhs_aval.dtype:
         lhs = lowering.convert(lhs, lhs_aval.update(dtype=aval_out.dtype))
         rhs = lowering.convert(rhs, rhs_aval.update(dtype=aval_out.dtype))
-    (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
-    dnums = hlo.DotDimensionNumbers.get(
-        lhs_batching_dimensions=[int(d) for d in lhs_batch],
-        rhs_batching_dimensions=[int(d) for d in rhs_batch],
-        lhs_contracting_dimensions=[int(d) for d in lhs_contracting],
-        rhs_contracting_dimensions=[int(d) for d in rhs_contracting])
     pair = (Precision.DEFAULT, Precision.DEFAULT) if precision is None else precision
-    precision_config = ir.ArrayAttr.get([hlo.PrecisionAttr.get(str(p)) for p in pair])
-    out = hlo.dot_general(lowering.aval_to_ir_type(acc_aval), lhs, rhs, dnums,
-                          precision_config=precision_config, **algorithm)
+
+    def attributes():
+        (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
+        return {"dot_dimension_numbers": hlo.DotDimensionNumbers.get(
+                    lhs_batching_dimensions=[int(d) for d in lhs_batch],
+                    rhs_batching_dimensions=[int(d) for d in rhs_batch],
+                    lhs_contracting_dimensions=[int(d) for d in lhs_contracting],
+                    rhs_contracting_dimensions=[int(d) for d in rhs_contracting]),
+                "precision_config": ir.ArrayAttr.get([hlo.PrecisionAttr.get(str(p))
+                                                      for p in pair])}
+    mctx = ctx.module_context
+    out = lowering.op("stablehlo.dot_general", mctx.ir_type(acc_aval), [lhs, rhs],
+                      {**mctx.memo(("dot_general", dimension_numbers, pair), attributes),
+                       **algorithm})
     return lowering.convert(out, aval_out) if acc_aval.dtype != aval_out.dtype else out
 
 

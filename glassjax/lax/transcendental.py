@@ -60,22 +60,28 @@ def _accuracy_attr(accuracy):
     raise NotImplementedError(f"Accuracy {accuracy} not supported")
 
 
-def _accurate(op_name):
+def _accurate(op_name, complex_expr=None):
     """The rule lowering to the op named ``op_name``, its ``result_accuracy`` attribute
-    set from the ``accuracy`` param (when not None)."""
+    set from the ``accuracy`` param (when not None); with ``complex_expr``, complex
+    inputs are lowered as that expression in other lax ops instead. (One flat function:
+    programs lower many of these ops.)"""
+    complex_rule = None if complex_expr is None else lowering.lower_fun(complex_expr)
+
     def rule(ctx, x, *, accuracy):
-        attr = _accuracy_attr(accuracy)
-        return lowering.result(ctx, op_name, [x],
-                               None if attr is None else {"result_accuracy": attr})
+        if complex_rule is not None and ctx.avals_in[0].dtype.kind == "c":
+            return complex_rule(ctx, x)
+        return lowering.result(ctx, op_name, [x], None if accuracy is None else
+                               {"result_accuracy": _accuracy_attr(accuracy)})
     return rule
 
 
-def _accuracy_unop(name, op_name, accepted=_inexact):
+def _accuracy_unop(name, op_name, accepted=_inexact, complex_expr=None):
     """A unary op with an ``accuracy`` param (hidden in jaxprs when None), lowered to the
-    op named ``op_name`` (or with ``None`` by a rule the caller registers)."""
+    op named ``op_name`` (see ``_accurate``; with ``None`` by a rule the caller
+    registers)."""
     prim = unop(name, accepted, None)
     if op_name is not None:
-        lowering.register_lowering(prim, _accurate(op_name))
+        lowering.register_lowering(prim, _accurate(op_name, complex_expr), single_op=op_name)
     pretty.pp_eqn_rules[prim] = _hide_none("accuracy")
     return prim
 
@@ -202,20 +208,7 @@ def _cos_complex(x):
     return select(a_is_zero, complex(re, _const(a, 0)), complex(re, im))
 
 
-def _real_or_complex_lower(op_name, complex_expr):
-    """The op named ``op_name`` for real inputs; for complex ones an expression in other
-    lax ops."""
-    real_rule, complex_rule = _accurate(op_name), lowering.lower_fun(complex_expr)
-
-    def rule(ctx, x, *, accuracy):
-        if ctx.avals_in[0].dtype.kind == "c":       # (complex)
-            return complex_rule(ctx, x)
-        return real_rule(ctx, x, accuracy=accuracy)
-    return rule
-
-
-sin_p = _accuracy_unop("sin", None)
-lowering.register_lowering(sin_p, _real_or_complex_lower("stablehlo.sine", _sin_complex))
+sin_p = _accuracy_unop("sin", "stablehlo.sine", complex_expr=_sin_complex)
 ad.defjvp(sin_p, lambda g, x, accuracy: mul(g, cos(x, accuracy=accuracy)))
 
 
@@ -224,8 +217,7 @@ def sin(x, *, accuracy=None):
     return sin_p.bind(x, accuracy=accuracy)
 
 
-cos_p = _accuracy_unop("cos", None)
-lowering.register_lowering(cos_p, _real_or_complex_lower("stablehlo.cosine", _cos_complex))
+cos_p = _accuracy_unop("cos", "stablehlo.cosine", complex_expr=_cos_complex)
 ad.defjvp(cos_p, lambda g, x, accuracy: neg(mul(g, sin(x, accuracy=accuracy))))
 
 

@@ -335,7 +335,8 @@ def unop(name, accepted, lower_op, result_dtype=_same):
     prim.sharding_rule = same_sharding
     batching.defvectorized(prim)
     if isinstance(lower_op, str):
-        lowering.register_lowering(prim, lambda ctx, x: lowering.result(ctx, lower_op, [x]))
+        lowering.register_lowering(prim, lambda ctx, x: lowering.result(ctx, lower_op, [x]),
+                                   single_op=lower_op)
     elif lower_op is not None:
         lowering.register_lowering(prim, lambda ctx, x, **p: lower_op(x, **p))
     return prim
@@ -353,7 +354,7 @@ def naryop(name, accepted, lower_op, result_dtype=_same, require_same=True):
     batching.defbroadcasting(prim)
     if isinstance(lower_op, str):
         lowering.register_lowering(prim, lambda ctx, *xs: lowering.result(
-            ctx, lower_op, broadcast_operands(ctx, xs)))
+            ctx, lower_op, broadcast_operands(ctx, xs)), single_op=lower_op)
     elif lower_op is not None:
         lowering.register_lowering(prim, lambda ctx, *xs, **p: lower_op(
             *broadcast_operands(ctx, xs), **p))
@@ -362,13 +363,9 @@ def naryop(name, accepted, lower_op, result_dtype=_same, require_same=True):
 
 def broadcast_operands(ctx, xs, avals=None) -> list:
     """The operands of an n-ary op (of types ``avals``, by default the equation's inputs)
-    broadcast to its output's shape explicitly, as StableHLO does not broadcast:
-    ``broadcast_in_dim`` aligns trailing axes and expands size-1 axes."""
-    shape = ctx.avals_out[0].shape
-    return [x if aval.shape == shape else lowering.broadcast_in_dim(
-                x, shape, range(len(shape) - aval.ndim, len(shape)),
-                ctx.module_context.tensor_type(shape, aval.dtype))
-            for x, aval in zip(xs, avals or ctx.avals_in)]
+    broadcast to its output's shape (``lowering.broadcast_to``)."""
+    return lowering.broadcast_to(ctx.module_context, xs, avals or ctx.avals_in,
+                                 ctx.avals_out[0].shape)
 
 
 def _zero_jvp(prim):

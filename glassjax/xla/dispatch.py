@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import logging
 import time
+import weakref
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -129,18 +130,45 @@ def _replicated(placement: Placement):
 # primitive -> function(params) -> the meshes the equation names (shard_map's mesh, a
 # sharding constraint's), registered by the layers defining such primitives.
 mesh_rules: dict = {}
+# primitive -> function(params) -> the memory kinds (or None) the equation moves values
+# to (``device_put``'s), registered by the layers defining such primitives.
+memory_transfer_rules: dict = {}
+
+# jaxpr -> ``_ruled_equations(jaxpr)`` (jaxprs do not change once made)
+_ruled_equations_of = weakref.WeakKeyDictionary()
+
+
+def _ruled_equations(jaxpr: core.Jaxpr) -> list:
+    """The equations of ``jaxpr`` and of its sub-jaxprs, in order, whose primitive has a
+    mesh rule or a memory-transfer rule: the few that say where a program runs.
+    Placing a program and lowering it both ask, so the walk over every equation is
+    made once per jaxpr."""
+    found = _ruled_equations_of.get(jaxpr)
+    if found is None:
+        found = _ruled_equations_of[jaxpr] = list(_walk_ruled(jaxpr, set()))
+    return found
+
+
+def _walk_ruled(jaxpr: core.Jaxpr, searched: set):
+    """(``_ruled_equations``) Kept cheap: equations mostly share their params dicts
+    (``core.shared_params``), and each distinct dict is searched for sub-jaxprs once."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive in mesh_rules or eqn.primitive in memory_transfer_rules:
+            yield eqn
+        if id(eqn.params) not in searched:
+            searched.add(id(eqn.params))
+            for sub in core.jaxprs_in_params(eqn.params):
+                yield from _walk_ruled(sub, searched)
 
 
 def jaxpr_meshes(jaxpr: core.Jaxpr) -> list:
     """The meshes named anywhere in ``jaxpr`` (sub-jaxprs included), first seen first."""
     found = []
-    for eqn in jaxpr.eqns:
+    for eqn in _ruled_equations(jaxpr):
         rule = mesh_rules.get(eqn.primitive)
         for mesh in (rule(eqn.params) if rule else ()):
             if mesh not in found:
                 found.append(mesh)
-        for sub in core.jaxprs_in_params(eqn.params):
-            found += [m for m in jaxpr_meshes(getattr(sub, "jaxpr", sub)) if m not in found]
     return found
 
 
@@ -289,22 +317,12 @@ class LoweredJaxpr(NamedTuple):
     memory_kinds: lowering.MemoryKinds | None    # None: all in device memory
 
 
-# primitive -> function(params) -> the memory kinds (or None) the equation moves values
-# to (``device_put``'s), registered by the layers defining such primitives.
-memory_transfer_rules: dict = {}
-
-
 def _moves_memory(jaxpr: core.Jaxpr) -> bool:
     """Whether an equation of ``jaxpr`` (or of a sub-jaxpr) moves values out of device
     memory."""
-    for eqn in jaxpr.eqns:
-        rule = memory_transfer_rules.get(eqn.primitive)
-        if rule and any(k not in (None, "device") for k in rule(eqn.params)):
-            return True
-        if any(_moves_memory(getattr(sub, "jaxpr", sub))
-               for sub in core.jaxprs_in_params(eqn.params)):
-            return True
-    return False
+    return any(k not in (None, "device")
+               for eqn in _ruled_equations(jaxpr) if eqn.primitive in memory_transfer_rules
+               for k in memory_transfer_rules[eqn.primitive](eqn.params))
 
 
 def _kind_of(aval):

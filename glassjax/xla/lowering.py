@@ -14,7 +14,6 @@ and ``dispatch`` passes the token of one execution on to the next.
 """
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import re
@@ -40,14 +39,27 @@ discharge_state: list = []
 extended_dtype_rules: set = set()
 
 
+# Primitives whose rules make a single op of the equation's result type, named here, on
+# the operands broadcast to the result's shape (``broadcast_to``) -- for equations
+# whose params are all None and whose result is not complex (some ops expand into
+# others for complex numbers). Most equations of big programs are such ops, and
+# lowering makes them directly, without the rule's context and call.
+single_ops: dict = {}
+
+
 def register_lowering(primitive, rule: Callable, *, handles_extended_dtypes=False,
-                      inline=True):
+                      inline=True, single_op: str | None = None):
     """``inline=False`` emits the rule's code once per module as a private function
     named after the primitive (one per input types and params) and calls it, as JAX
-    does for the few primitives registered that way (argmax, argmin, threefry2x32)."""
+    does for the few primitives registered that way (argmax, argmin, threefry2x32).
+    ``single_op``: see ``single_ops``."""
     lowering_rules[primitive] = rule if inline else _outlined(rule)
     if handles_extended_dtypes:
         extended_dtype_rules.add(primitive)
+    if single_op is not None:
+        single_ops[primitive] = single_op
+    else:                                   # (a rule registered anew may do more)
+        single_ops.pop(primitive, None)
     return rule
 
 
@@ -254,8 +266,17 @@ def op(name: str, result_type: ir.Type, operands=(), attributes=None) -> ir.Valu
 def result(ctx: LoweringRuleContext, name: str, operands, attributes=None) -> ir.Value:
     """The result of a new op ``name`` (e.g. ``"stablehlo.sine"``) with one result, of
     the equation's output type (from the module's cache of types): how elementwise and
-    reshaping ops are made."""
-    return op(name, ctx.module_context.ir_type(ctx.avals_out[0]), operands, attributes)
+    reshaping ops are made. (``op`` written out: the commonest op-making call.)"""
+    return ir.Operation.create(name, results=[ctx.module_context.ir_type(ctx.avals_out[0])],
+                               operands=operands, attributes=attributes).result
+
+
+def broadcast_to(ctx: ModuleContext, xs, avals, shape) -> list[ir.Value]:
+    """The operands ``xs`` (of types ``avals``) of an n-ary op broadcast to its result's
+    ``shape`` explicitly, as StableHLO does not broadcast: ``broadcast_in_dim`` aligns
+    trailing axes and expands size-1 axes."""
+    return [x if aval.shape == shape else ctx.broadcast(x, aval, shape)
+            for x, aval in zip(xs, avals)]
 
 
 def ir_constant(val) -> ir.Value:
@@ -385,7 +406,11 @@ class ModuleContext:
         self._func_names: dict = {}
         self._names_used: set = set()
         self._ir_types: dict = {}       # (shape, dtype) -> its MLIR type
+        self._aval_types: dict = {}     # id(aval) -> (its MLIR type, aval)
         self._literals: dict = {}       # (dtype, bytes) -> its constant's type and value
+        self._literal_objects: dict = {}    # Literal (by identity) -> the same
+        self._broadcasts: dict = {}     # (rank, shape, dtype) -> broadcast's type and attrs
+        self._memo: dict = {}           # see ``memo``
         self._uniquing_counter = 0
         # Each operation located at its equation's name stack and user frames (what
         # ``Lowered.as_text(debug_info=True)`` shows); off for the modules that compile.
@@ -410,11 +435,15 @@ class ModuleContext:
         return name
 
     def ir_type(self, aval) -> ir.Type:
-        """``aval_to_ir_type(aval)``, made once per shape and dtype in this module: a
-        program asks for the same few types over and over."""
-        if aval is core.abstract_token:
-            return hlo.TokenType.get()
-        return self.tensor_type(aval.shape, aval.dtype)
+        """``aval_to_ir_type(aval)``, made once per aval object in this module: a
+        program asks for the same few types over and over, its equations mostly sharing
+        their avals. (Looked up by identity: comparing equal avals costs more than
+        making the few types twice; each entry keeps its aval alive, so ids stay
+        unique.)"""
+        entry = self._aval_types.get(id(aval))
+        if entry is None:
+            entry = self._aval_types[id(aval)] = (aval_to_ir_type(aval), aval)
+        return entry[0]
 
     def tensor_type(self, shape: tuple, dtype) -> ir.Type:
         """The type of an array of this shape and dtype (see ``ir_type``)."""
@@ -424,20 +453,47 @@ class ModuleContext:
             self._ir_types[(shape, dtype)] = ir_type
         return ir_type
 
+    def memo(self, key, make: Callable):
+        """``make()``, made once per ``key`` (hashable) in this module: for the
+        attributes a rule's equations repeat (every layer's dot has the same dimension
+        numbers), which cost more to make than the op itself."""
+        made = self._memo.get(key)
+        if made is None:
+            made = self._memo[key] = make()
+        return made
+
+    def broadcast(self, x: ir.Value, aval, shape: tuple) -> ir.Value:
+        """``x`` (of type ``aval``) broadcast to ``shape`` along its trailing axes (see
+        ``broadcast_to``); the op's type and attribute made once per kind of broadcast in
+        the module, as a program broadcasts its scalars the same way over and over."""
+        key = (aval.ndim, shape, aval.dtype)
+        made = self._broadcasts.get(key)
+        if made is None:
+            dims = range(len(shape) - aval.ndim, len(shape))
+            if not shape_poly.is_constant_shape(shape):
+                return broadcast_in_dim(x, shape, dims, self.tensor_type(shape, aval.dtype))
+            made = self._broadcasts[key] = (self.tensor_type(shape, aval.dtype),
+                                            {"broadcast_dimensions": i64_array(dims)})
+        return op("stablehlo.broadcast_in_dim", made[0], [x], made[1])
+
     def literal(self, lit: core.Literal) -> ir.Value:
         """A new ``stablehlo.constant`` holding a literal (each use gets its own, as in
         JAX); its type and attribute are made once per distinct value in the module. A
         symbolic dimension (a loop's length, say) is computed from the variables."""
-        if shape_poly.is_symbolic_dim(lit.val):
-            return convert(eval_dim(lit.val), lit.aval)
-        val = np.asarray(lit.val, lit.aval.dtype)
-        if val.dtype.kind not in "biufc":       # (a float0 zero)
-            return ir_constant(val)
-        key = (val.dtype, val.tobytes())
-        attrs = self._literals.get(key)
-        if attrs is None:
-            attrs = self._literals[key] = _constant_type_and_value(val)
-        return op("stablehlo.constant", *attrs)
+        attrs = self._literal_objects.get(lit)     # (a program's equations often
+        if attrs is None:                           # share their Literal objects)
+            if shape_poly.is_symbolic_dim(lit.val):
+                return convert(eval_dim(lit.val), lit.aval)
+            val = np.asarray(lit.val, lit.aval.dtype)
+            if val.dtype.kind not in "biufc":       # (a float0 zero)
+                return ir_constant(val)
+            key = (val.dtype, val.tobytes())
+            attrs = self._literals.get(key)
+            if attrs is None:
+                attrs = self._literals[key] = _constant_type_and_value(val)
+            self._literal_objects[lit] = attrs
+        return ir.Operation.create("stablehlo.constant", results=[attrs[0]],
+                                   attributes=attrs[2]).result     # (``op``, written out)
 
     def mesh_symbol(self, mesh) -> str:
         """The name of the module's ``sdy.mesh`` symbol for ``mesh`` (``@mesh`` for the
@@ -464,37 +520,82 @@ class LoweringRuleContext(NamedTuple):
 
 def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value],
                 args: Sequence[ir.Value]) -> list[ir.Value]:
-    """Emit the equations of ``jaxpr`` at the current insertion point."""
-    env = core.Environment(literal=ctx.literal)
-    return core.interpret(jaxpr, consts, args, functools.partial(_lower_equation, ctx),
-                          env)
+    """Emit the equations of ``jaxpr`` at the current insertion point, each by its
+    primitive's lowering rule, or as the single op the rule would make
+    (``single_ops``).
+
+    ``core.interpret``'s loop, written out with the rule call inside: lowering visits
+    every equation of every program, and reading operands through an ``Environment``
+    or calling a function per equation costs about as much as emitting an op. (Single
+    ops are left to their rules where operations get locations or XLA metadata.)"""
+    values = dict(zip(jaxpr.constvars, consts))
+    values.update(zip(jaxpr.invars, args))
+    literal, locations = ctx.literal, ctx.locations
+    Literal, ExtendedDType = core.Literal, dtypes.ExtendedDType     # (local: quicker)
+    # Whether a value of an extended dtype (typed PRNG keys) has been met: until one
+    # is, only the results of an equation can be one (literals never are).
+    extended_met = _any_extended(v.aval for v in (*jaxpr.constvars, *jaxpr.invars))
+    for eqn in jaxpr.eqns:
+        invals = [literal(a) if isinstance(a, Literal) else values[a] for a in eqn.invars]
+        info = eqn.source_info
+        op_name = single_ops.get(eqn.primitive)
+        if (op_name is not None and not extended_met and not locations and
+                (info is None or not info.xla_metadata)):
+            out = _single_op(ctx, eqn, invals, op_name)
+            if out is not None:     # (of an ordinary dtype, as its operands are)
+                values[eqn.outvars[0]] = out
+                continue
+        for v in eqn.outvars:           # (``_any_extended``, without a call)
+            if isinstance(getattr(v.aval, "dtype", None), ExtendedDType):
+                extended_met = True
+        if locations and info is not None:
+            with eqn_location(eqn):
+                outs = _lower_equation(ctx, eqn, invals, extended_met)
+        else:
+            outs = _lower_equation(ctx, eqn, invals, extended_met)
+        if info is not None and info.xla_metadata:
+            for out in outs:
+                if isinstance(out, ir.Value) and isinstance(out.owner, ir.OpView):
+                    add_frontend_attributes(out.owner.operation, info.xla_metadata)
+        values.update(zip(eqn.outvars, outs))
+    return [literal(a) if isinstance(a, Literal) else values[a] for a in jaxpr.outvars]
 
 
-def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals) -> list[ir.Value]:
-    """Emit one equation by its primitive's lowering rule."""
+def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals,
+                    extended_met: bool) -> list[ir.Value]:
+    """The results of one equation, by its primitive's rule."""
     primitive = eqn.primitive
+    avals_in = [a.aval for a in eqn.invars]
+    avals_out = [v.aval for v in eqn.outvars]
     rule = lowering_rules.get(primitive)
     if rule is None:
         raise NotImplementedError(f"MLIR translation rule for primitive "
                                   f"'{primitive.name}' not found")
-    avals_in = [a.aval for a in eqn.invars]
-    avals_out = [v.aval for v in eqn.outvars]
-    if _any_extended(avals_in, avals_out) and (
+    if extended_met and (_any_extended(avals_in) or _any_extended(avals_out)) and (
             primitive not in extended_dtype_rules and
             not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
         rule = _word_by_word(rule)
-    rule_ctx = LoweringRuleContext(ctx, primitive, avals_in, avals_out)
-    if ctx.locations and eqn.source_info is not None:
-        with eqn_location(eqn):
-            outs = rule(rule_ctx, *invals, **eqn.params)
-    else:
-        outs = rule(rule_ctx, *invals, **eqn.params)
-    outs = outs if primitive.multiple_results else [outs]
-    if eqn.source_info is not None and eqn.source_info.xla_metadata:
-        for out in outs:
-            if isinstance(out, ir.Value) and isinstance(out.owner, ir.OpView):
-                add_frontend_attributes(out.owner.operation, eqn.source_info.xla_metadata)
-    return outs
+    outs = rule(LoweringRuleContext._make((ctx, primitive, avals_in, avals_out)),
+                *invals, **eqn.params)
+    return outs if primitive.multiple_results else [outs]
+
+
+def _single_op(ctx: ModuleContext, eqn: core.JaxprEqn, invals, op_name: str):
+    """The result of the op ``op_name`` the equation's rule would make alone
+    (``single_ops``), made directly; None if the equation is not such a one."""
+    aval_out = eqn.outvars[0].aval
+    if aval_out.dtype.kind == "c":
+        return None
+    for v in eqn.params.values():
+        if v is not None:
+            return None
+    shape = aval_out.shape
+    for a in eqn.invars:
+        if a.aval.shape != shape:
+            invals = broadcast_to(ctx, invals, [a.aval for a in eqn.invars], shape)
+            break
+    return ir.Operation.create(op_name, results=[ctx.ir_type(aval_out)],
+                               operands=invals).result
 
 
 def add_frontend_attributes(op: ir.Operation, metadata) -> None:
@@ -528,13 +629,12 @@ def _is_extended(aval) -> bool:
     return isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType)   # (tokens: none)
 
 
-def _any_extended(*aval_lists) -> bool:
-    """Is any aval in ``aval_lists`` of an extended dtype? A plain loop: it runs for
-    every equation, and a generator calling a function per aval costs twice as much."""
-    for avals in aval_lists:
-        for aval in avals:
-            if isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType):
-                return True
+def _any_extended(avals) -> bool:
+    """Is any of ``avals`` of an extended dtype? A plain loop: it runs for every
+    equation, and a generator calling a function per aval costs twice as much."""
+    for aval in avals:
+        if isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType):
+            return True
     return False
 
 
