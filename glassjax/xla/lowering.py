@@ -14,6 +14,7 @@ and ``dispatch`` passes the token of one execution on to the next.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -415,6 +416,9 @@ class ModuleContext:
         # Each operation located at its equation's name stack and user frames (what
         # ``Lowered.as_text(debug_info=True)`` shows); off for the modules that compile.
         self.locations = False
+        # Whether a value of an extended dtype (typed PRNG keys) has been met: until
+        # one is, no equation needs the check (only results can be the first one).
+        self.extended_met = False
         self.dim_vars: tuple[str, ...] = ()     # a shape-polymorphic module's variables
         # Whether the module must have its shapes refined before compiling (it calls a
         # shape-polymorphic exported function).
@@ -520,64 +524,49 @@ class LoweringRuleContext(NamedTuple):
 
 def lower_jaxpr(ctx: ModuleContext, jaxpr: core.Jaxpr, consts: Sequence[ir.Value],
                 args: Sequence[ir.Value]) -> list[ir.Value]:
-    """Emit the equations of ``jaxpr`` at the current insertion point, each by its
-    primitive's lowering rule, or as the single op the rule would make
-    (``single_ops``).
-
-    ``core.interpret``'s loop, written out with the rule call inside: lowering visits
-    every equation of every program, and reading operands through an ``Environment``
-    or calling a function per equation costs about as much as emitting an op. (Single
-    ops are left to their rules where operations get locations or XLA metadata.)"""
-    values = dict(zip(jaxpr.constvars, consts))
-    values.update(zip(jaxpr.invars, args))
-    literal, locations = ctx.literal, ctx.locations
-    Literal, ExtendedDType = core.Literal, dtypes.ExtendedDType     # (local: quicker)
-    # Whether a value of an extended dtype (typed PRNG keys) has been met: until one
-    # is, only the results of an equation can be one (literals never are).
-    extended_met = _any_extended(v.aval for v in (*jaxpr.constvars, *jaxpr.invars))
-    for eqn in jaxpr.eqns:
-        invals = [literal(a) if isinstance(a, Literal) else values[a] for a in eqn.invars]
-        info = eqn.source_info
-        op_name = single_ops.get(eqn.primitive)
-        if (op_name is not None and not extended_met and not locations and
-                (info is None or not info.xla_metadata)):
-            out = _single_op(ctx, eqn, invals, op_name)
-            if out is not None:     # (of an ordinary dtype, as its operands are)
-                values[eqn.outvars[0]] = out
-                continue
-        for v in eqn.outvars:           # (``_any_extended``, without a call)
-            if isinstance(getattr(v.aval, "dtype", None), ExtendedDType):
-                extended_met = True
-        if locations and info is not None:
-            with eqn_location(eqn):
-                outs = _lower_equation(ctx, eqn, invals, extended_met)
-        else:
-            outs = _lower_equation(ctx, eqn, invals, extended_met)
-        if info is not None and info.xla_metadata:
-            for out in outs:
-                if isinstance(out, ir.Value) and isinstance(out.owner, ir.OpView):
-                    add_frontend_attributes(out.owner.operation, info.xla_metadata)
-        values.update(zip(eqn.outvars, outs))
-    return [literal(a) if isinstance(a, Literal) else values[a] for a in jaxpr.outvars]
+    """Emit the equations of ``jaxpr`` at the current insertion point: the interpreters'
+    loop (``core.interpret``), each equation emitted by ``_lower_equation``."""
+    if not ctx.extended_met:
+        ctx.extended_met = _any_extended(v.aval for v in (*jaxpr.constvars, *jaxpr.invars))
+    return core.interpret(jaxpr, consts, args, functools.partial(_lower_equation, ctx),
+                          core.Environment(literal=ctx.literal))
 
 
-def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals,
-                    extended_met: bool) -> list[ir.Value]:
-    """The results of one equation, by its primitive's rule."""
-    primitive = eqn.primitive
+def _lower_equation(ctx: ModuleContext, eqn: core.JaxprEqn, invals) -> list[ir.Value]:
+    """The results of one equation: the single op its rule would make
+    (``single_ops``), made directly, or else its primitive's rule. (Single ops are left
+    to their rules where operations get locations or XLA metadata.)"""
+    primitive, info = eqn.primitive, eqn.source_info
+    op_name = single_ops.get(primitive)
+    if (op_name is not None and not ctx.extended_met and not ctx.locations and
+            (info is None or not info.xla_metadata)):
+        out = _single_op(ctx, eqn, invals, op_name)
+        if out is not None:         # (of an ordinary dtype, as its operands are)
+            return [out]
     avals_in = [a.aval for a in eqn.invars]
     avals_out = [v.aval for v in eqn.outvars]
+    if not ctx.extended_met and _any_extended(avals_out):
+        ctx.extended_met = True
     rule = lowering_rules.get(primitive)
     if rule is None:
         raise NotImplementedError(f"MLIR translation rule for primitive "
                                   f"'{primitive.name}' not found")
-    if extended_met and (_any_extended(avals_in) or _any_extended(avals_out)) and (
+    if ctx.extended_met and (_any_extended(avals_in) or _any_extended(avals_out)) and (
             primitive not in extended_dtype_rules and
             not any(core.jaxprs_in_params(eqn.params))):   # calls pass them on
         rule = _word_by_word(rule)
-    outs = rule(LoweringRuleContext._make((ctx, primitive, avals_in, avals_out)),
-                *invals, **eqn.params)
-    return outs if primitive.multiple_results else [outs]
+    rule_ctx = LoweringRuleContext._make((ctx, primitive, avals_in, avals_out))
+    if ctx.locations and info is not None:
+        with eqn_location(eqn):
+            outs = rule(rule_ctx, *invals, **eqn.params)
+    else:
+        outs = rule(rule_ctx, *invals, **eqn.params)
+    outs = outs if primitive.multiple_results else [outs]
+    if info is not None and info.xla_metadata:
+        for out in outs:
+            if isinstance(out, ir.Value) and isinstance(out.owner, ir.OpView):
+                add_frontend_attributes(out.owner.operation, info.xla_metadata)
+    return outs
 
 
 def _single_op(ctx: ModuleContext, eqn: core.JaxprEqn, invals, op_name: str):
