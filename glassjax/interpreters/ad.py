@@ -334,20 +334,13 @@ class JVPTrace(core.Trace):
         # Operations on constants alone (none of our tracers: a tracer never carries a
         # zero tangent) run on the parent trace, before any zero tangent is made up.
         # (``to_primal_tangent_pair``, inlined: every operation comes through here.)
-        primals, tangents, ours = [], [], False
-        for x in tracers:
-            if isinstance(x, JVPTracer) and x._trace is self:
-                primals.append(x.primal)
-                tangents.append(x.tangent)
-                ours = True
-            else:
-                primals.append(x)
-                tangents.append(None)
-        if not ours and primitive not in jvp_of_constants:
+        ours = [isinstance(x, JVPTracer) and x._trace is self for x in tracers]
+        if True not in ours and primitive not in jvp_of_constants:
             return primitive.bind_with_trace(self.parent_trace, tracers, params)
-        primals = tuple(primals)                 # (rules written for JAX get tuples)
-        tangents = tuple(Zero.from_primal_value(p) if t is None else t
-                         for p, t in zip(primals, tangents))
+        # (tuples: rules written for JAX get tuples)
+        primals = tuple([x.primal if o else x for x, o in zip(tracers, ours)])
+        tangents = tuple([x.tangent if o else Zero.from_primal_value(x)
+                          for x, o in zip(tracers, ours)])
         primal_out, tangent_out = self.apply_rule(primitive, primals, tangents, params)
         if primitive.multiple_results:
             return [self.pair(p, t) for p, t in zip(primal_out, tangent_out)]
