@@ -39,6 +39,22 @@ def constants(x):
     return jnp.sin(C) + x, jnp.sin(C) + x, jnp.cos(x) * C
 
 
+D, E = jnp.arange(3.0), jnp.arange(3.0) * 2
+
+
+def device_constants(x):
+    return jnp.sin(D) + x, jnp.sin(E) + x, jnp.cos(x) * D, D @ x, E @ x, x * D
+
+
+def scans(wh, h0, xs):
+    def cell(h, x):
+        h = jnp.tanh(h @ wh + x)        # (wh: a value of the enclosing trace)
+        return h, h.sum()
+    h, s1 = jax.lax.scan(cell, h0, xs)
+    h, s2 = jax.lax.scan(cell, h, xs)
+    return h, s1 + s2
+
+
 def chain(x):
     for _ in range(3):
         x = jnp.tanh(jnp.sin(x) * x + 1.0)
@@ -57,6 +73,8 @@ PROGRAMS = {
     "ranks": (ranks, (x23, b3)),
     "products": (products, (jnp.ones((3, 3)), jnp.ones(3), jnp.ones((2, 3, 3)))),
     "constants": (constants, (jnp.ones(3),)),
+    "device_constants": (device_constants, (jnp.ones(3),)),
+    "scans": (scans, (jnp.ones((4, 4)), jnp.ones((2, 4)), jnp.ones((3, 2, 4)))),
     "chain": (chain, (1.0,)),
     "jit_chain": (jax.jit(chain), (1.0,)),
     "weak_int": (weak, (jnp.ones(3, jnp.int32),)),
@@ -134,6 +152,53 @@ EXPECTED = {
     g:f32[3] = cos b
     h:f32[3] = mul g a
   in (d, f, h) }""",
+    "device_constants": """\
+{ lambda a:f32[3] b:f32[3]; c:f32[3]. let
+    d:f32[3] = sin a
+    e:f32[3] = add d c
+    f:f32[3] = sin b
+    g:f32[3] = add f c
+    h:f32[3] = cos c
+    i:f32[3] = mul h a
+    j:f32[] = dot_general[
+      dimension_numbers=(([0], [0]), ([], []))
+      preferred_element_type=float32
+    ] a c
+    k:f32[] = dot_general[
+      dimension_numbers=(([0], [0]), ([], []))
+      preferred_element_type=float32
+    ] b c
+    l:f32[3] = mul c a
+  in (e, g, i, j, k, l) }""",
+    "scans": """\
+let jaxpr = { lambda ; a:f32[4,4] b:f32[2,4] c:f32[2,4]. let
+    d:f32[2,4] = dot_general[
+      dimension_numbers=(([1], [0]), ([], []))
+      preferred_element_type=float32
+    ] b a
+    e:f32[2,4] = add d c
+    f:f32[2,4] = tanh e
+    g:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] f
+  in (f, g) } in
+{ lambda ; h:f32[4,4] i:f32[2,4] j:f32[3,2,4]. let
+    k:f32[2,4] l:f32[3] = scan[
+      jaxpr=jaxpr
+      length=3
+      num_carry=1
+      num_consts=1
+      reverse=False
+      unroll=1
+    ] h i j
+    m:f32[2,4] n:f32[3] = scan[
+      jaxpr=jaxpr
+      length=3
+      num_carry=1
+      num_consts=1
+      reverse=False
+      unroll=1
+    ] h k j
+    o:f32[3] = add l n
+  in (m, o) }""",
     "chain": """\
 { lambda ; a:f32[]. let
     b:f32[] = sin a
@@ -224,8 +289,14 @@ def test_new_types_aliased_operands_and_constants_run_the_function():
     assert len(runs) == 2        # x * x is not recorded; x * y is, and serves x * x
     jax.make_jaxpr(lambda a: f(a, a))(b3)
     assert len(runs) == 3        # another shape
+    jax.make_jaxpr(lambda a: [f(a, D), f(D, a), f(a, E)])(b3)
+    assert len(runs) == 5        # device arrays: constants, by their types
     jax.make_jaxpr(lambda a: [f(a, C), f(a, C)])(b3)
-    assert len(runs) == 5        # a constant operand: folding might use its value
+    assert len(runs) == 7        # NumPy arrays: canonicalized on the host first
+    jax.make_jaxpr(lambda a: [f(a, a + D), f(a + D, a)])(b3)
+    assert len(runs) == 8        # two variables: recorded once, then replayed
+    jax.make_jaxpr(lambda a: [f(a, np.float32(2)), f(a, np.float32(2))])(jnp.float32(1))
+    assert len(runs) == 10       # a constant scalar: folding might use its value
 
 
 def test_warnings_are_given_by_every_call():

@@ -13,8 +13,10 @@ either way; only the time to build it differs.
 A call is replayed only when nothing but its arguments' types can change what it
 stages:
 
-- every argument is a variable of the jaxpr being built (not a constant, whose value
-  constant folding may use) or a Python bool/int/float, which keys the recipe by value;
+- every argument is a value of the jaxpr being built (a variable, or a constant array:
+  not a constant scalar, whose conversions constant folding computes), a device array
+  or a value of an enclosing trace (not a scalar), which enter the jaxpr as constants,
+  or a Python bool/int/float, which keys the recipe by value;
 - the trace is a plain ``DynamicJaxprTrace`` (no varying manual axes, no compile-time
   evaluation), no value was ever placed off-device or split over mesh axes
   (``core.placed_types``), and the configuration is the one recorded (its trace
@@ -38,6 +40,9 @@ from glassjax.interpreters import staging
 
 _RECIPES_SIZE = 256               # per function
 _RUN = object()     # in place of a recipe: calls with these argument types run the function
+_ALIASED = object()     # (see ``_recipe``)
+_ARRAY = object()       # (in a key: a concrete array of this type)
+_SCALARS = (bool, int, float)
 
 
 class Literal:
@@ -52,15 +57,20 @@ class Recipe:
     """The equations one call staged. Values are numbered as replaying makes them: the
     call's arguments first, then each equation's outputs. Each step is the primitive,
     its operands (value numbers, or ``Literal``s), its output type(s), params and
-    effects; ``result`` numbers the value the call returned."""
-    __slots__ = ("steps", "result")
+    effects; ``result`` numbers the value the call returned; ``arrays`` numbers the
+    arguments that enter the jaxpr as constants (device arrays, values of enclosing
+    traces)."""
+    __slots__ = ("steps", "result", "arrays")
 
-    def __init__(self, steps, result):
+    def __init__(self, steps, result, arrays):
         self.steps = steps
         self.result = result
+        self.arrays = arrays
 
     def replay(self, trace, args):
         values = list(args)
+        for i in self.arrays:
+            values[i] = trace.to_tracer(values[i])
         for primitive, operands, out_avals, params, effects in self.steps:
             tracers = [values[o] if type(o) is int else trace.to_tracer(o.value)
                        for o in operands]
@@ -103,10 +113,11 @@ def replayed(fun):
         for w in caught:                     # shown as if never caught; not recorded
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno,
                                    source=w.source)
-        recipe = None if caught else _recipe(trace, args, trace.eqns[start:], out)
-        if len(recipes) >= _RECIPES_SIZE:
-            recipes.clear()
-        recipes[key] = _RUN if recipe is None else recipe
+        recipe = _RUN if caught else _recipe(trace, args, trace.eqns[start:], out)
+        if recipe is not _ALIASED:
+            if len(recipes) >= _RECIPES_SIZE:
+                recipes.clear()
+            recipes[key] = recipe
         return out
     return call
 
@@ -114,41 +125,59 @@ def replayed(fun):
 def _key(trace, args, kwargs):
     """What the staged equations may depend on: the arguments' types (values, for
     Python scalars), the keyword arguments and the configuration; None when an
-    argument could change them otherwise (a constant, a tracer of another trace)."""
+    argument could change them otherwise (a constant scalar, a tracer of another
+    trace)."""
     parts = []
     for a in args:
         t = type(a)
         if t is trace.tracer_type and a._trace is trace:
-            if a.variable in trace.var_consts:
-                return None
+            if a.variable in trace.var_consts and not getattr(a.aval, "shape", ()):
+                return None         # a constant scalar: conversions of it are folded
             parts.append(a.aval)
         elif t is float:
             parts.append((t, a.hex()))      # (exact: 0.0 and -0.0 differ, nan is nan)
         elif t is int or t is bool:
             parts.append((t, a))
+        elif type(getattr(a, "aval", None)) is core.ShapedArray and a.aval.shape:
+            # A device array, or a tracer of an enclosing trace (a scan body's closure):
+            # a constant of this jaxpr, of that type. (Not a scalar: see above.)
+            parts.append((_ARRAY, a.aval))
         else:
             return None
     return (tuple(parts), tuple(kwargs.items()) if kwargs else (), config.trace_context())
 
 
 def _aliased(trace, args) -> bool:
-    """Is one staged value passed twice (``x * x``)? Then a recipe could not tell
-    which operand is which."""
-    tracers = [a for a in args if type(a) is trace.tracer_type]
-    return len({id(t.variable) for t in tracers}) < len(tracers)
+    """Is one value passed twice (``x * x``)? Then a recipe could not tell which
+    operand is which."""
+    ids = [id(a.variable) if type(a) is trace.tracer_type and a._trace is trace else id(a)
+           for a in args if type(a) not in _SCALARS]
+    return len(set(ids)) < len(ids)
 
 
-def _recipe(trace, args, eqns, out) -> Recipe | None:
-    """The recipe of a call that staged ``eqns`` and returned ``out``, or None when it
-    cannot be replayed (see the module docstring)."""
+def _recipe(trace, args, eqns, out):
+    """The recipe of a call that staged ``eqns`` and returned ``out``; ``_RUN`` when it
+    cannot be replayed (see the module docstring), ``_ALIASED`` when only these
+    arguments prevent it."""
     if type(out) is not trace.tracer_type or out._trace is not trace:
-        return None
-    number = {a.variable: i for i, a in enumerate(args) if type(a) is trace.tracer_type}
+        return _RUN
+    number, arrays = {}, []
+    for i, a in enumerate(args):
+        if type(a) is trace.tracer_type and a._trace is trace:
+            var = a.variable
+        elif type(a) in _SCALARS:
+            continue
+        else:           # a device array or an enclosing trace's value: its constant
+            var = trace.const_vars.get(id(a))
+            arrays.append(i)
+        if var in number:
+            return _ALIASED                  # (a constant also passed as its tracer)
+        number[var] = i
     count = len(args)
     steps = []
     for eqn in eqns:
         if not eqn.primitive.abstract_eval_is_pure or eqn.effects:
-            return None
+            return _RUN
         operands = []
         for v in eqn.invars:
             if v in number:
@@ -156,7 +185,7 @@ def _recipe(trace, args, eqns, out) -> Recipe | None:
             elif v in trace.literal_vals:
                 operands.append(Literal(trace.literal_vals[v]))
             else:
-                return None                  # a constant array, or a closed-over value
+                return _RUN                  # a constant made inside, a closed-over value
         for v in eqn.outvars:
             number[v] = count
             count += 1
@@ -164,4 +193,4 @@ def _recipe(trace, args, eqns, out) -> Recipe | None:
                      else eqn.outvars[0].aval)
         steps.append((eqn.primitive, operands, out_avals, eqn.params, eqn.effects))
     result = number.get(out.variable)
-    return None if result is None else Recipe(tuple(steps), result)
+    return _RUN if result is None else Recipe(tuple(steps), result, tuple(arrays))
