@@ -172,11 +172,17 @@ class _PlacedTypes:
     Explicit mesh axes (``ShapedArray``'s ``memory_space`` and ``_sharding``). Until one
     is, ``Primitive.abstract_eval`` skips the two passes that type outputs by their
     operands' placement: most programs never place anything, and those passes cost a
-    look at every operand of every equation."""
+    look at every operand of every equation. (Staging's memos ask ``among`` after.)"""
     __slots__ = ("seen",)
 
     def __init__(self):
         self.seen = False
+
+    def among(self, avals) -> bool:
+        """Is one of ``avals`` placed so (None and non-array types are not)?"""
+        return self.seen and any(
+            getattr(a, "_sharding", None) is not None or
+            getattr(a, "memory_space", _DEVICE) is not _DEVICE for a in avals)
 
 
 placed_types = _PlacedTypes()
@@ -1318,10 +1324,10 @@ class Environment:
         self.literal = literal
 
     def read(self, atom):
-        return self.literal(atom) if isinstance(atom, Literal) else self.values[atom]
+        return self.literal(atom) if type(atom) is Literal else self.values[atom]
 
     def write(self, var, value):
-        if not isinstance(var, DropVar):
+        if type(var) is not DropVar:
             self.values[var] = value
 
 

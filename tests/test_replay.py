@@ -318,3 +318,14 @@ def test_errors_are_raised_by_every_call():
     for _ in range(2):
         with pytest.raises(TypeError, match="contracting dimensions"):
             jax.make_jaxpr(lambda a: a @ a)(jnp.ones((2, 3)))
+
+
+def test_values_placed_elsewhere_are_typed_by_their_rules_not_replayed():
+    """Once a value lives in host memory, calls on it run (their types depend on the
+    placement) while calls on device values are still replayed."""
+    f, runs = _counted()
+    host = jax.device_put(jnp.ones(3), jax.memory.Space.Host)
+    closed = jax.make_jaxpr(lambda h, d: [f(d, d + 1.0), f(d, d + 1.0), f(h, h * 2.0),
+                                          f(h, h * 2.0)])(host, jnp.ones(3))
+    assert len(runs) == 3
+    assert "f32<host>[3] = sin" in str(closed)

@@ -18,7 +18,7 @@ stages:
   or a value of an enclosing trace (not a scalar), which enter the jaxpr as constants,
   or a Python bool/int/float, which keys the recipe by value;
 - the trace is a plain ``DynamicJaxprTrace`` (no varying manual axes, no compile-time
-  evaluation), no value was ever placed off-device or split over mesh axes
+  evaluation), no argument is placed off-device or split over mesh axes
   (``core.placed_types``), and the configuration is the one recorded (its trace
   context);
 - the recording staged only pure first-order primitives, on the arguments, on each
@@ -90,8 +90,10 @@ def replayed(fun):
     @functools.wraps(fun)
     def call(*args, **kwargs):
         trace = core.trace_ctx.trace
-        if (type(trace) is not staging.DynamicJaxprTrace or core.placed_types.seen or
-                core.trace_ctx.vma_axes is not None or config.eager_constant_folding):
+        if (type(trace) is not staging.DynamicJaxprTrace or
+                core.trace_ctx.vma_axes is not None or config.eager_constant_folding or
+                core.placed_types.seen and
+                core.placed_types.among([getattr(a, "aval", None) for a in args])):
             return fun(*args, **kwargs)
         key = _key(trace, args, kwargs)
         if key is None:

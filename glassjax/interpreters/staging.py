@@ -217,8 +217,9 @@ class DynamicJaxprTrace(core.Trace):
         tracers = [t if type(t) is tracer_type and t._trace is self else self.to_tracer(t)
                    for t in tracers]
         if core.trace_ctx.vma_axes is None:
-            if primitive.abstract_eval_is_pure and not core.placed_types.seen:
-                typing = _typing(primitive, tuple([t.aval for t in tracers]), params)
+            in_avals = tuple([t.aval for t in tracers])
+            if primitive.abstract_eval_is_pure and not core.placed_types.among(in_avals):
+                typing = _typing(primitive, in_avals, params)
                 if typing is not None:
                     out_aval, params, forwarded, effects = typing
                     if forwarded is not None:
