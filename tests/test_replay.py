@@ -329,3 +329,14 @@ def test_values_placed_elsewhere_are_typed_by_their_rules_not_replayed():
                                           f(h, h * 2.0)])(host, jnp.ones(3))
     assert len(runs) == 3
     assert "f32<host>[3] = sin" in str(closed)
+
+
+def test_constants_enter_the_jaxpr_in_the_order_the_function_uses_them():
+    def second_first(a, b):
+        return jnp.sin(b) + a
+    replayed = replay.replayed(second_first)
+    d2, e2 = jnp.arange(3.0) + 5, jnp.arange(3.0) + 7
+    jax.make_jaxpr(lambda x: replayed(D, E) + x)(b3)              # records
+    got = str(jax.make_jaxpr(lambda x: replayed(d2, e2) + x)(b3))  # replays
+    assert got == str(jax.make_jaxpr(lambda x: second_first(d2, e2) + x)(b3))
+    assert got.splitlines()[1] == "    d:f32[3] = sin a"

@@ -59,7 +59,8 @@ class Recipe:
     its operands (value numbers, or ``Literal``s), its output type(s), params and
     effects; ``result`` numbers the value the call returned; ``arrays`` numbers the
     arguments that enter the jaxpr as constants (device arrays, values of enclosing
-    traces)."""
+    traces), in the order the equations first use them (the order of the jaxpr's
+    constants)."""
     __slots__ = ("steps", "result", "arrays")
 
     def __init__(self, steps, result, arrays):
@@ -163,7 +164,7 @@ def _recipe(trace, args, eqns, out):
     arguments prevent it."""
     if type(out) is not trace.tracer_type or out._trace is not trace:
         return _RUN
-    number, arrays = {}, []
+    number, constants, arrays = {}, set(), []
     for i, a in enumerate(args):
         if type(a) is trace.tracer_type and a._trace is trace:
             var = a.variable
@@ -171,7 +172,7 @@ def _recipe(trace, args, eqns, out):
             continue
         else:           # a device array or an enclosing trace's value: its constant
             var = trace.const_vars.get(id(a))
-            arrays.append(i)
+            constants.add(i)
         if var in number:
             return _ALIASED                  # (a constant also passed as its tracer)
         number[var] = i
@@ -184,6 +185,8 @@ def _recipe(trace, args, eqns, out):
         for v in eqn.invars:
             if v in number:
                 operands.append(number[v])
+                if number[v] in constants and number[v] not in arrays:
+                    arrays.append(number[v])     # (constants are numbered as first used)
             elif v in trace.literal_vals:
                 operands.append(Literal(trace.literal_vals[v]))
             else:
