@@ -163,7 +163,7 @@ def pp_kv_pairs(pairs, context, settings):
                          brk(""), text("]")]))
 
 
-def _flat_eqn(eqn, context, settings, params):
+def _flat_eqn(eqn, context, settings, params, shown):
     """The equation on one line, if it fits where the layout puts it, as strings
     ``(outvars, rest)``: the line is ``outvars + " = " + name + rest`` (``outvars`` None
     when there are none); else None. Most equations fit, and writing them straight to
@@ -175,7 +175,7 @@ def _flat_eqn(eqn, context, settings, params):
         return None
     values = []
     for p in params:
-        v = eqn.params[p]
+        v = shown[p]
         if isinstance(v, (core.Jaxpr, core.ClosedJaxpr, frozenset)) or (
                 type(v) is tuple and any(isinstance(j, (core.Jaxpr, core.ClosedJaxpr))
                                          for j in v)):
@@ -210,13 +210,15 @@ def _annotations(eqn, settings):
     return src, names
 
 
-def pp_eqn_default(eqn, context, settings, params=None):
-    """``outvars = name[params] invars``, with params sorted unless an order is given."""
+def pp_eqn_default(eqn, context, settings, params=None, shown=None):
+    """``outvars = name[params] invars``: the params ``shown`` (by default all of the
+    equation's), sorted unless an order (``params``) is given."""
+    shown = eqn.params if shown is None else shown
     if params is None:
-        params = sorted(eqn.params)
+        params = sorted(shown)
     annotated = settings.source_info or settings.name_stack
     src, names = _annotations(eqn, settings) if annotated else (None, None)
-    if (flat := _flat_eqn(eqn, context, settings, params)) is not None:
+    if (flat := _flat_eqn(eqn, context, settings, params, shown)) is not None:
         lhs, rest = flat
         if not annotated:
             name_rest = eqn.primitive.name + rest
@@ -226,7 +228,7 @@ def pp_eqn_default(eqn, context, settings, params=None):
     # Binders are named before the params, so a sub-jaxpr's variables come after them.
     lhs = pp_vars(eqn.outvars, context, print_shapes=settings.print_shapes)
     rhs = [text(eqn.primitive.name, names),
-           pp_kv_pairs([(p, eqn.params[p]) for p in params], context, settings),
+           pp_kv_pairs([(p, shown[p]) for p in params], context, settings),
            text(" ") + pp_vars(eqn.invars, context)]
     doc = concat(rhs) if not eqn.outvars else concat([lhs, text(" = ", src), *rhs])
     if (settings.plain_width is None or context.indent is None or context.in_params
@@ -253,10 +255,19 @@ pp_eqn_rules: dict = {}
 
 def hide_params(hidden: Callable[[dict], dict]):
     """A printing rule that prints the equation with ``hidden(params)`` instead of its
-    params: the common case of a rule that leaves out implied or default params."""
+    params: the common case of a rule that leaves out implied or default params.
+    Equations mostly share their params dicts (``core.shared_params``), so what a
+    dict shows is worked out once per dict (the last few are remembered)."""
+    remembered: dict = {}       # id(params) -> (params, the params shown, their order)
+
     def rule(eqn, context, settings):
-        return pp_eqn_default(eqn.replace(params=hidden(dict(eqn.params))), context,
-                              settings)
+        entry = remembered.get(id(eqn.params))
+        if entry is None or entry[0] is not eqn.params:
+            shown = hidden(dict(eqn.params))
+            if len(remembered) >= 64:
+                remembered.clear()
+            entry = remembered[id(eqn.params)] = (eqn.params, shown, sorted(shown))
+        return pp_eqn_default(eqn, context, settings, entry[2], entry[1])
     return rule
 
 

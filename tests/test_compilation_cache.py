@@ -77,3 +77,15 @@ def test_jit_compiles_with_jaxs_options(monkeypatch):
             build.memory_fitting_level, build.optimization_level,
             seen[-1].profile_version, seen[-1].num_replicas,
             seen[-1].num_partitions) == (True, True, 29, 0, -1, 1, 1)
+
+
+def test_a_directory_set_after_compiling_is_used_after_reset_cache(tmp_path):
+    """JAX's recipe for turning the cache on mid-session (its benchmark does this):
+    set the options, then ``reset_cache()``; the next compile writes an entry."""
+    from glassjax.experimental.compilation_cache import compilation_cache as cc
+    glassjax.jit(lambda x: x + 1.0)(np.ones(2, np.float32))         # a compile first
+    with config.option("jax_compilation_cache_dir").override(str(tmp_path)), \
+            config.option("jax_persistent_cache_min_compile_time_secs").override(0):
+        cc.reset_cache()
+        glassjax.jit(lambda x: x * 5.0)(np.ones(2, np.float32))
+    assert len(os.listdir(tmp_path)) == 1

@@ -80,6 +80,14 @@ def compile_or_load(module_text: Callable[[], str], options, client, device_list
     return executable
 
 
+def reset_cache() -> None:
+    """``jax.experimental.compilation_cache.compilation_cache.reset_cache``. JAX opens
+    its cache once, at the first compile, and keeps using (or not using) it until this
+    is called; glassjax holds nothing between compiles (``cache_dir`` reads the options
+    at every compile), so a changed directory already takes effect and there is
+    nothing to reset."""
+
+
 def set_cache_dir(path: str) -> None:
     """``jax.experimental.compilation_cache.compilation_cache.set_cache_dir``."""
     config.update("jax_compilation_cache_dir", path)
