@@ -129,10 +129,10 @@ def jit_train_step_first_call(jax):
 
 
 def first_call_warm_cache(jax):
-    """jit of a fresh MLP SGD step whose executable the persistent compilation cache
-    already holds (as after restarting a notebook): trace + lower + load + run.
+    """jit of a fresh MLP SGD step, its executable in the persistent compilation cache.
 
-    Turns the cache on for the rest of the worker process: it runs last."""
+    As after restarting a notebook: trace + lower + load the executable + run. Turns
+    the cache on for the rest of the worker process: it runs last."""
     cache = importlib.import_module(
         jax.__name__ + ".experimental.compilation_cache.compilation_cache")
     jax.config.update("jax_compilation_cache_dir", tempfile.mkdtemp(prefix="bench-cache-"))
