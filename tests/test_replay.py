@@ -43,7 +43,7 @@ D, E = jnp.arange(3.0), jnp.arange(3.0) * 2
 
 
 def device_constants(x):
-    return jnp.sin(D) + x, jnp.sin(E) + x, jnp.cos(x) * D, D @ x, E @ x, x * D
+    return jnp.sin(D) + x, jnp.sin(E) + x, jnp.cos(x) * D, D @ x, jnp.maximum(E, x), x * D
 
 
 def scans(wh, h0, xs):
@@ -164,10 +164,7 @@ EXPECTED = {
       dimension_numbers=(([0], [0]), ([], []))
       preferred_element_type=float32
     ] a c
-    k:f32[] = dot_general[
-      dimension_numbers=(([0], [0]), ([], []))
-      preferred_element_type=float32
-    ] b c
+    k:f32[3] = max b c
     l:f32[3] = mul c a
   in (e, g, i, j, k, l) }""",
     "scans": """\
