@@ -84,15 +84,13 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     a_is_mat, b_is_mat = len(a_shape) > 1, len(b_shape) > 1
     if len(a_shape) <= 2 and len(b_shape) <= 2:
         # No batch axes (the common case): dot_general's axes are already NumPy's.
-        out = lax.dot_general(
-            a, b, (((len(a_shape) - 1,), (len(b_shape) - 1 - b_is_mat,)), ((), ())),
-            precision=precision, preferred_element_type=dtype,
-            out_sharding=_dot_sharding(out_sharding, a_is_mat + b_is_mat,
-                                       range(a_is_mat + b_is_mat)))
-        return _laid_out(util.convert(out, dtype, weak), out_sharding)
-    a_squeeze, b_squeeze, both_squeeze, a_batch, b_batch, order = _matmul_batch_axes(
-        a, b, a_shape, b_shape)
-    perm = tuple(sorted(range(len(order)), key=order.__getitem__))
+        a_squeeze = b_squeeze = both_squeeze = a_batch = b_batch = ()
+        order = range(a_is_mat + b_is_mat)
+        perm = tuple(order)
+    else:
+        a_squeeze, b_squeeze, both_squeeze, a_batch, b_batch, order = _matmul_batch_axes(
+            a, b, a_shape, b_shape)
+        perm = tuple(sorted(range(len(order)), key=order.__getitem__))
     a_ndim, b_ndim = len(a_shape) - len(a_squeeze), len(b_shape) - len(b_squeeze)
     a = lax.squeeze(a, tuple(a_squeeze)) if a_squeeze else a
     b = lax.squeeze(b, tuple(b_squeeze)) if b_squeeze else b

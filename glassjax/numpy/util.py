@@ -287,10 +287,7 @@ def promote_shapes(fun_name: str, *args):
     if config.jax_numpy_rank_promotion != "allow":
         _rank_promotion_check(fun_name, shapes)
     rank = len(broadcast_shapes(*shapes))
-    # (what ``broadcast_to_rank`` does, with the shapes already at hand)
-    return [a if len(s) == rank else
-            lax.broadcast_in_dim(a, (1,) * (rank - len(s)) + s, tuple(range(rank - len(s), rank)))
-            for a, s in zip(args, shapes)]
+    return [broadcast_to_rank(a, rank) for a in args]
 
 
 def broadcast_to_rank(x, rank):
