@@ -2,7 +2,14 @@
 # Set-up is shared and idempotent: the virtualenv is made once, and the package is
 # re-installed (editable) only when pyproject.toml changes.
 
-PYTHON      ?= python3
+# The project's Python is 3.12 or newer (brainstate and flax, which tests/ecosystem runs,
+# need it): the first of these that runs and is new enough makes .venv (3.12 first, the
+# version we test); PYTHON=... overrides.
+PY_CANDIDATES := python3.12 $(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3.12) \
+                 python3 python3.13 $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3.13)
+PYTHON      ?= $(or $(shell for p in $(PY_CANDIDATES); do \
+                 $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null \
+                 && { echo $$p; break; }; done),python3)
 VENV        := .venv
 PY          := $(VENV)/bin/python
 STAMP       := $(VENV)/.installed
@@ -14,7 +21,7 @@ CONFORMANCE := ../shared/conformance/run.py
 NOTEBOOKS   := $(shell find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null)
 NBVAL_ARGS  := $(if $(NOTEBOOKS),--nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg notebooks)
 
-.PHONY: lab test setup bench conformance dot chromium front clean
+.PHONY: lab test setup bench conformance dot chromium front clean ecosystem record-ecosystem
 
 lab: $(LAB_STAMP) dot
 	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/
@@ -44,11 +51,37 @@ conformance: setup
 	  echo "No conformance suite at $(CONFORMANCE); nothing to do."; \
 	fi
 
-$(PY):
-	$(PYTHON) -m venv $(VENV)
+# A .venv made by a Python older than 3.12 is made anew.
+# The real JAX 0.10.2 with the same pinned libraries, in a venv of its own, never seen by
+# the engine: what recorded expectations are made with (`make record-ecosystem`).
+JAX_VENV    := .jax-venv
+JAX_PY      := $(JAX_VENV)/bin/python
+$(JAX_VENV)/.installed: pyproject.toml
+	@[ -x $(JAX_PY) ] || $(PYTHON) -m venv $(JAX_VENV)
+	$(JAX_PY) -m pip install --quiet --progress-bar off jax==0.10.2 jaxlib==0.10.2 \
+	  pytest pytest-xdist $$($(PYTHON) tools/ecosystem/extra.py)
+	touch $@
 
+# Every shipped test file of optax, chex and brainstate under glassjax, compared test by
+# test with the outcomes recorded under JAX (README has the scores).
+ecosystem: setup
+	$(PY) tools/ecosystem/suites.py check --full -n 2
+
+# Records the libraries' test outcomes under JAX 0.10.2 (selection and full suites).
+record-ecosystem: $(JAX_VENV)/.installed
+	$(JAX_PY) tools/ecosystem/suites.py record -n 2
+	$(JAX_PY) tools/ecosystem/suites.py record --full -n 2
+
+$(PY):
+	@if [ -x $(PY) ] && ! $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then \
+	  echo "$(VENV) was made by an older Python: making it anew with $(PYTHON)"; rm -rf $(VENV); fi
+	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
+
+# One pip command for everything, so that jaxlib's pin holds against the libraries'
+# wishes; then the real `jax` the libraries' metadata pulled in is removed again.
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet --progress-bar off -e '.[notebook,course,dev,browser]'
+	$(PY) -m pip install --quiet --progress-bar off -e '.[notebook,course,dev,browser,ecosystem]'
+	$(PY) -m pip uninstall --quiet --yes jax
 	touch $@
 
 $(LAB_STAMP): $(STAMP)

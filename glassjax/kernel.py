@@ -1,4 +1,4 @@
-"""``python -m glassjax.kernel install [--user | --sys-prefix | --prefix DIR]``.
+"""``python -m glassjax.kernel install [--as-jax] [--user | --sys-prefix | --prefix DIR]``.
 
 Installs a Jupyter kernel named "Python 3 (glassjax)": the ordinary IPython kernel of
 this Python, started with the glassjax extension already loaded (``%jaxpr`` works in the
@@ -10,6 +10,11 @@ client, so it must be set before the kernel starts rather than in a cell. The ex
 is loaded by running ``glassjax.load_ipython_extension`` at start-up, which (unlike
 ``--ext``) leaves a later ``%load_ext glassjax`` in a notebook silent, so notebooks that
 load it themselves run the same under this kernel and under a plain one.
+
+``--as-jax`` installs a second kernel, "Python 3 (glassjax as jax)", in which the switch
+of ``as_jax.py`` is flipped before the first cell: ``import jax`` gives glassjax, so an
+existing JAX notebook (and the libraries it imports) runs unchanged and ``%jaxpr`` opens
+any of its functions.
 """
 from __future__ import annotations
 
@@ -20,29 +25,33 @@ import sys
 import tempfile
 
 KERNEL_NAME = "glassjax"
+KERNEL_NAME_AS_JAX = "glassjax-as-jax"
 DEVICE_COUNT = 8
 
 
-def kernel_spec(python: str = sys.executable) -> dict:
-    """The ``kernel.json`` of the glassjax kernel, for the given Python interpreter."""
+def kernel_spec(python: str = sys.executable, as_jax: bool = False) -> dict:
+    """The ``kernel.json`` of the glassjax kernel (``as_jax``: the one where ``import jax``
+    means glassjax), for the given Python interpreter."""
+    switch = "_glassjax.as_jax(); " if as_jax else ""
     return {
         "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}",
-                 "--IPKernelApp.exec_lines=import glassjax as _glassjax; "
+                 "--IPKernelApp.exec_lines=import glassjax as _glassjax; " + switch +
                  "_glassjax.load_ipython_extension(get_ipython()); del _glassjax"],
-        "display_name": "Python 3 (glassjax)",
+        "display_name": "Python 3 (glassjax as jax)" if as_jax else "Python 3 (glassjax)",
         "language": "python",
         "env": {"XLA_FLAGS": f"--xla_force_host_platform_device_count={DEVICE_COUNT}"},
         "metadata": {"debugger": True},
     }
 
 
-def install(user: bool = False, prefix: str | None = None) -> str:
+def install(user: bool = False, prefix: str | None = None, as_jax: bool = False) -> str:
     """Install the kernel spec; returns the directory it was written to."""
     from jupyter_client.kernelspec import KernelSpecManager
     with tempfile.TemporaryDirectory() as folder:
         with open(os.path.join(folder, "kernel.json"), "w") as f:
-            json.dump(kernel_spec(), f, indent=1)
-        return KernelSpecManager().install_kernel_spec(folder, KERNEL_NAME, user=user,
+            json.dump(kernel_spec(as_jax=as_jax), f, indent=1)
+        name = KERNEL_NAME_AS_JAX if as_jax else KERNEL_NAME
+        return KernelSpecManager().install_kernel_spec(folder, name, user=user,
                                                        prefix=prefix)
 
 
@@ -51,6 +60,9 @@ def main(argv=None) -> None:
                                      description="Install the 'Python 3 (glassjax)' "
                                                  "Jupyter kernel.")
     parser.add_argument("command", choices=["install"])
+    parser.add_argument("--as-jax", action="store_true",
+                        help="install 'Python 3 (glassjax as jax)', where import jax "
+                             "means glassjax")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--user", action="store_true", help="install for this user only")
     where.add_argument("--sys-prefix", action="store_true",
@@ -58,8 +70,9 @@ def main(argv=None) -> None:
     where.add_argument("--prefix", help="install into this prefix")
     args = parser.parse_args(argv)
     prefix = sys.prefix if args.sys_prefix else args.prefix
-    path = install(user=args.user, prefix=prefix)
-    print(f"Installed the kernel 'Python 3 (glassjax)' in {path}")
+    path = install(user=args.user, prefix=prefix, as_jax=args.as_jax)
+    title = kernel_spec(as_jax=args.as_jax)["display_name"]
+    print(f"Installed the kernel '{title}' in {path}")
 
 
 if __name__ == "__main__":

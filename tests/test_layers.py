@@ -29,7 +29,9 @@ need is inverted with a registration hook: the lower module keeps a named slot
                     custom_batching.py,
                     describe.py, api.py, test_util.py, experimental/, extend/ and _src/
                     (JAX's names for core objects, as its tutorials import them)
-    8 notebook      notebook/ (magics, graphs, widgets, display), kernel.py
+    8 notebook      notebook/ (magics, graphs, widgets, display), kernel.py, and the
+                    switch that makes ``import jax`` mean glassjax (as_jax.py,
+                    __main__.py, switch_site/)
 
 The package root ``glassjax/__init__.py`` is the public facade above all layers.
 A module is placed by the longest entry of ``LAYERS`` that names it or a package holding
@@ -57,7 +59,7 @@ LAYERS = {
             "state", "ad_checkpoint", "callbacks", "debug", "debugger", "export", "ffi",
             "custom_batching", "describe", "api", "stages", "ref",
             "test_util", "experimental", "extend", "_src"],
-    "notebook": ["notebook", "kernel"],
+    "notebook": ["notebook", "kernel", "as_jax", "__main__", "switch_site"],
 }
 LAYER_ORDER = list(LAYERS)
 
