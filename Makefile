@@ -87,6 +87,7 @@ $(STAMP): pyproject.toml | $(PY)
 $(LAB_STAMP): $(STAMP)
 	$(PY) -m pip install --quiet --progress-bar off -e '.[notebook,course,dev,lab]'
 	$(PY) -m glassjax.kernel install --sys-prefix
+	$(PY) -m glassjax.kernel install --sys-prefix --as-jax
 	touch $@
 
 # Graphviz's `dot` program renders jaxpr graphs; the `graphviz` Python package only calls it.

@@ -109,6 +109,13 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return importlib.util.spec_from_loader(name, self, is_package=name == "jax")
         if not name.startswith("jax."):
             return None
+        parent, _, last = ("glassjax" + name[len("jax"):]).rpartition(".")
+        public = getattr(sys.modules.get(parent), last, None)
+        if public is not None and not isinstance(public, types.ModuleType):
+            # ``jax.config`` / ``jax.jit`` are an object and a function, not modules
+            # (glassjax's modules of those names are shadowed as JAX's are): as in JAX,
+            # ``import jax.config`` fails, and the object stays what ``jax.config`` is.
+            raise ModuleNotFoundError(f"No module named '{name}'", name=name)
         try:
             module = importlib.import_module("glassjax" + name[len("jax"):])
         except ModuleNotFoundError as e:

@@ -46,8 +46,11 @@ def test_postbuild_installed_glassjax_and_kernel(binder_env):
                           "import glassjax, sys; print(glassjax.__file__)"],
                          capture_output=True, text=True, check=True).stdout
     assert out.strip().startswith(os.path.join(ROOT, "glassjax"))
-    assert (binder_env / "share" / "jupyter" / "kernels" / "glassjax" /
-            "kernel.json").exists()
+    for kernel in ("glassjax", "glassjax-as-jax"):
+        assert (binder_env / "share" / "jupyter" / "kernels" / kernel / "kernel.json").exists()
+    real_jax = subprocess.run([str(binder_env / "bin" / "python"), "-c", "import jax"],
+                              capture_output=True, text=True)
+    assert "No module named 'jax'" in real_jax.stderr
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)

@@ -67,3 +67,34 @@ def test_kernel_runs_with_extension_and_devices(prefix):
         client.stop_channels()
     finally:
         km.shutdown_kernel(now=True)
+
+
+def test_as_jax_kernel_runs_an_unchanged_jax_notebook(tmp_path):
+    """'Python 3 (glassjax as jax)': ``import jax`` is glassjax from the first cell, and
+    ``%jaxpr`` opens a function written against JAX."""
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import KernelManager
+    out = subprocess.run([sys.executable, "-m", "glassjax.kernel", "install", "--as-jax",
+                          "--prefix", str(tmp_path)], capture_output=True, text=True,
+                         check=True)
+    assert "Python 3 (glassjax as jax)" in out.stdout
+    kernels = tmp_path / "share" / "jupyter" / "kernels"
+    spec = json.load(open(kernels / "glassjax-as-jax" / "kernel.json"))
+    assert spec["display_name"] == "Python 3 (glassjax as jax)"
+    km = KernelManager(kernel_name="glassjax-as-jax",
+                       kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
+    km.start_kernel()
+    try:
+        client = km.client()
+        client.start_channels()
+        client.wait_for_ready(timeout=60)
+        out, error = _run(client, "import jax, jax.numpy as jnp, glassjax\n"
+                                  "print(jax.__version__, jax.numpy is glassjax.numpy)")
+        assert error is None and out.strip() == "0.10.2 True"
+        out, error = _run(client, "def f(x):\n    return jnp.tanh(x) * 2\n"
+                                  "%jaxpr --view text --no-run f(1.0)")
+        assert error is None
+        assert "b:f32[] = tanh a" in out and "c:f32[] = mul b 2.0:f32[]" in out
+        client.stop_channels()
+    finally:
+        km.shutdown_kernel(now=True)
