@@ -197,3 +197,11 @@ def _describe(cycle):
 
 def test_no_import_cycles():
     assert not CYCLES, "import cycles:\n" + "\n--\n".join(map(_describe, CYCLES))
+
+
+def test_readme_layer_table_is_this_one():
+    """README shows the layers as this module's docstring states them (one table)."""
+    readme = (ROOT.parent / "README.md").read_text()
+    shown = readme.split("<!-- layers:start")[1].split("```\n")[1]
+    table = __doc__[__doc__.index("    0 base"):__doc__.index("\nThe package root")]
+    assert shown.rstrip("\n") == table.rstrip("\n")
