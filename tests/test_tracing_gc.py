@@ -13,6 +13,11 @@ import pytest
 
 import glassjax as jax
 import glassjax.numpy as jnp
+from glassjax.interpreters.staging import _SparingOldObjects
+
+# What the interpreter froze itself before any trace (CPython 3.12: a few hundred objects;
+# the first trace gives them back with the rest).
+UNTOUCHED = (0, _SparingOldObjects.at_start)
 
 
 def test_older_objects_are_set_aside_only_while_tracing():
@@ -21,9 +26,9 @@ def test_older_objects_are_set_aside_only_while_tracing():
     def f(x):
         seen.append(gc.get_freeze_count())
         return jnp.sin(x)
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() in UNTOUCHED
     jax.make_jaxpr(f)(1.0)
-    assert seen[0] > 0
+    assert seen[0] > _SparingOldObjects.at_start
     assert gc.get_freeze_count() == 0
 
 

@@ -518,13 +518,17 @@ class _SparingOldObjects:
     collector's full passes, triggered as they pile up, would otherwise walk every object
     of the program as well: a third of the time of a 10,000-equation trace. Garbage
     cycles made while tracing are still collected. Only the outermost trace does it, and
-    only when nothing else froze objects (a program's own ``gc.freeze`` is respected)."""
+    only when nothing else froze objects (a program's own ``gc.freeze`` is respected):
+    the count is 0, or what the interpreter itself froze at start-up (CPython 3.12 starts
+    with a few hundred objects frozen; the first trace gives them back with the rest)."""
     __slots__ = ("frozen",)
     depth = 0
+    at_start = gc.get_freeze_count()      # the interpreter's own, measured at import
 
     def __enter__(self):
         cls = _SparingOldObjects
-        self.frozen = cls.depth == 0 and gc.isenabled() and gc.get_freeze_count() == 0
+        self.frozen = (cls.depth == 0 and gc.isenabled()
+                       and gc.get_freeze_count() in (0, cls.at_start))
         cls.depth += 1
         if self.frozen:
             gc.freeze()
