@@ -192,6 +192,8 @@ def test_magic_concretization_error_suggests_static(shell):
     assert type(error).__name__ == "TracerBoolConversionError"
     assert ("%jaxpr traced the arguments at positions 0, 1" in printed and
             "make it static, e.g.: %jaxpr --static 1 ..." in printed)
+    # the hint comes before the traceback, not after it
+    assert printed.index("Hint: %jaxpr traced") < printed.index("TracerBoolConversionError")
     text = shown_text(shell, "%jaxpr --view text --static 1 flip(1.0, True)")
     assert text.startswith("{ lambda ; a:f32[]. let  in (a,) }")
 

@@ -182,8 +182,10 @@ class JaxprMagics(Magics):
             error = e.__cause__
             if isinstance(error, _CONCRETIZATION_ERRORS) or (
                     isinstance(error, TypeError) and "static_argnums" in str(error)):
+                # printed first, so a notebook shows it above the traceback, where the
+                # eye lands (a note on the exception would come after it)
                 traced = [i for i in range(len(args)) if i not in static]
-                error.add_note(_static_hint(traced))
+                print(f"Hint: {_static_hint(traced)}")
             raise error.with_traceback(_user_frames(error.__traceback__)) from None
 
     # -- options ------------------------------------------------------------------------
