@@ -14,7 +14,8 @@ jupyter_client = pytest.importorskip("jupyter_client")
 def prefix(tmp_path_factory):
     prefix = tmp_path_factory.mktemp("prefix")
     out = subprocess.run([sys.executable, "-m", "glassjax.kernel", "install", "--prefix",
-                          str(prefix)], capture_output=True, text=True, check=True)
+                          str(prefix)], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, XDG_CACHE_HOME=str(prefix / "cache")))
     assert "Python 3 (glassjax)" in out.stdout
     return prefix
 
@@ -25,6 +26,17 @@ def test_kernel_json(prefix):
     assert spec["display_name"] == "Python 3 (glassjax)"
     assert spec["argv"][0] == sys.executable
     assert spec["env"]["XLA_FLAGS"] == "--xla_force_host_platform_device_count=8"
+    assert spec["env"]["JAX_COMPILATION_CACHE_DIR"] == str(
+        prefix / "cache" / "glassjax" / "compilation-cache")
+    assert spec["env"]["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] == "0"
+
+
+def test_kernel_without_compilation_cache(tmp_path):
+    subprocess.run([sys.executable, "-m", "glassjax.kernel", "install", "--prefix",
+                    str(tmp_path), "--no-compilation-cache"], check=True, capture_output=True)
+    spec = json.load(open(tmp_path / "share" / "jupyter" / "kernels" / "glassjax" /
+                          "kernel.json"))
+    assert "JAX_COMPILATION_CACHE_DIR" not in spec["env"]
 
 
 def _run(client, code):
@@ -64,6 +76,11 @@ def test_kernel_runs_with_extension_and_devices(prefix):
         assert error is None and "sin" in out
         out, error = _run(client, "%load_ext glassjax")
         assert error is None and out == ""
+        # compiled programs are kept in the persistent cache (the folder the spec names)
+        out, error = _run(client, "import glassjax, os\n"
+                                  "glassjax.jit(lambda x: x * 3)(2.0).block_until_ready()\n"
+                                  "print(len(os.listdir(os.environ['JAX_COMPILATION_CACHE_DIR'])) > 0)")
+        assert error is None and out.strip() == "True"
         client.stop_channels()
     finally:
         km.shutdown_kernel(now=True)
