@@ -4,8 +4,14 @@ import sys
 
 from glassjax import as_jax
 
-if sys.argv[1:2] == ["run"]:
-    as_jax.run(sys.argv[2:])
-else:
-    raise SystemExit("usage: python -m glassjax run script.py [args...]\n"
-                     "       python -m glassjax run -m module [args...]")
+
+def main(argv: list[str]) -> None:
+    if argv[:1] == ["run"]:
+        as_jax.run(argv[1:])
+    else:
+        raise SystemExit("usage: python -m glassjax run script.py [args...]\n"
+                         "       python -m glassjax run -m module [args...]")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
