@@ -25,6 +25,7 @@ import itertools
 import math
 import operator
 import sys
+import weakref
 from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -188,7 +189,13 @@ class _PlacedTypes:
 placed_types = _PlacedTypes()
 
 
-class ShapedArray:
+class AbstractValue:
+    """The base of every abstract value (an array's, a ref's, a token's): what a traced
+    value is known to be without its data."""
+    __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
     """The abstract value of an array: shape, dtype and weak type, but no data.
 
     Inside a ``shard_map`` body traced with ``check_vma=True`` a value also records the
@@ -307,7 +314,7 @@ class ShapedArray:
     at_least_vspace = to_tangent_aval
 
 
-class AbstractRef:
+class AbstractRef(AbstractValue):
     """The type of a mutable array reference: ``Ref{float32[3]}``, around the type of the
     array it holds. Staged refs (``jax.new_ref`` under ``jit``/``make_jaxpr``, refs
     passed to them) are jaxpr variables of this type, read and written by the state
@@ -353,7 +360,13 @@ class AbstractRef:
     __str__ = __repr__
 
 
-class StateEffect:
+class Effect:
+    """A side effect an equation has besides computing its outputs. ``ordered`` effects
+    must happen in program order; the others may be reordered by the compiler."""
+    ordered = False
+
+
+class StateEffect(Effect):
     """The effect of reading, writing or making a staged ref: such equations are never
     dropped as unused, and a jaxpr having it must be discharged before it is compiled."""
 
@@ -508,7 +521,7 @@ def check_not_masked(x):
                          "numpy array.")
 
 
-class AbstractToken:
+class AbstractToken(AbstractValue):
     """The type of a *token*: a value with no data that orders side effects. An
     operation that takes a token runs after the one that made it (``lax.after_all``
     joins several); XLA knows it as ``!stablehlo.token``."""
@@ -1155,6 +1168,43 @@ class set_current_trace:
         trace_ctx.trace = self.prev
         if self.prev_tracing is not None:
             _tracing.set_local(self.prev_tracing)
+
+
+class OpaqueTraceState:
+    """Which trace is current, as a token that only compares: libraries that hold state
+    across calls (flax nnx) record it when a value is created and refuse to update the
+    value under another trace. It holds the trace weakly, as JAX's does."""
+    __slots__ = ("_trace_ref",)
+
+    def __init__(self, trace):
+        self._trace_ref = weakref.ref(trace)
+
+    def __eq__(self, other):
+        return isinstance(other, OpaqueTraceState) and self._trace_ref == other._trace_ref
+
+    __hash__ = None
+
+
+def get_opaque_trace_state(convention=None) -> OpaqueTraceState:
+    """The current trace as an :class:`OpaqueTraceState` (``convention`` is unused, as in
+    JAX)."""
+    del convention
+    return OpaqueTraceState(trace_ctx.trace)
+
+
+def find_top_trace(_):
+    """The current trace: with one current trace at a time (not a stack searched by the
+    arguments' traces) the arguments do not matter, as in JAX 0.10.2."""
+    return trace_ctx.trace
+
+
+def nonempty_axis_env() -> bool:
+    """Whether some named axis (vmap's ``axis_name``, pmap's) is in scope."""
+    return bool(trace_ctx.axis_env)
+
+
+def unsafe_get_axis_names() -> list:
+    return list(trace_ctx.axis_env)
 
 
 @contextlib.contextmanager
