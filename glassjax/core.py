@@ -71,7 +71,9 @@ class Hooks(Slots):
     call (custom_derivatives.py). ``linearize`` and ``linear_transpose``: the pytree
     differentiation API that ``custom_root`` / ``custom_linear_solve`` hand to the user's
     solvers (ad_api.py). ``type_sharding(recorded, ndim)``: ``ShapedArray.sharding``, the
-    recorded ``(mesh, spec)`` as a NamedSharding (named_sharding.py).
+    recorded ``(mesh, spec)`` as a NamedSharding (named_sharding.py);
+    ``record_sharding(sharding, ndim)``, the other way: the ``(mesh, spec)`` a
+    NamedSharding given to ``ShapedArray(..., sharding=)`` records.
     ``struct_memory_space(sharding)``: the memory space a ``ShapeDtypeStruct``'s sharding
     gives its type (a NamedSharding's memory kind, as in JAX; None: device memory).
     ``key_reuse_eval(primitive, impl, args, params)`` and
@@ -82,7 +84,7 @@ class Hooks(Slots):
     convert_element_type = stop_gradient = None
     stage_custom_jvp = stage_custom_vjp = None
     linearize = linear_transpose = None
-    type_sharding = struct_memory_space = None
+    type_sharding = record_sharding = struct_memory_space = None
     key_reuse_eval = check_key_reuse = None
 
 
@@ -233,6 +235,8 @@ class ShapedArray(AbstractValue):
             self.dtype = dtype
         self.weak_type = bool(weak_type)
         self.vma = vma
+        if sharding is not None and not isinstance(sharding, tuple):
+            sharding = hooks.record_sharding(sharding, len(self.shape))   # a public one
         self._sharding = sharding
         self.memory_space = memory_space
         if sharding is not None or memory_space is not _DEVICE:
