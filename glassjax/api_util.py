@@ -209,27 +209,22 @@ def trace_flat_call(flat: FlatCall, in_avals: Sequence, debug):
 # Flattening a WrappedFun (JAX's spelling, for libraries built on its internals)
 # ----------------------------------------------------------------------------------------
 
-def _flatten_fun(inner, store, in_tree, *flat_args):
+@linear_util.transformation_with_aux2
+def flatten_fun(inner, store, in_tree, *flat_args):
+    """``flatten_fun(fun, in_tree) -> (flat fun, out_tree thunk)``: the WrappedFun
+    ``fun(*args, **kwargs)`` taking the leaves of ``(args, kwargs)`` (``in_tree``) and
+    returning the leaves of its result."""
     args, kwargs = tree_util.tree_unflatten(in_tree, flat_args)
     flat_out, out_tree = tree_util.tree_flatten(inner(*args, **kwargs))
     store.store(out_tree)
     return flat_out
 
 
-def _flatten_fun_nokwargs(inner, store, in_tree, *flat_args):
+@linear_util.transformation_with_aux2
+def flatten_fun_nokwargs(inner, store, in_tree, *flat_args):
+    """:func:`flatten_fun` for a function of positional arguments only (``in_tree`` is
+    the tree of the argument tuple)."""
     flat_out, out_tree = tree_util.tree_flatten(
         inner(*tree_util.tree_unflatten(in_tree, flat_args)))
     store.store(out_tree)
     return flat_out
-
-
-def flatten_fun(fun: linear_util.WrappedFun, in_tree):
-    """``(flat fun, out_tree thunk)``: ``fun(*args, **kwargs)`` taking the leaves of
-    ``(args, kwargs)`` (``in_tree``) and returning the leaves of its result."""
-    return linear_util.transformation_with_aux2(_flatten_fun, fun, in_tree)
-
-
-def flatten_fun_nokwargs(fun: linear_util.WrappedFun, in_tree):
-    """:func:`flatten_fun` for a function of positional arguments only (``in_tree`` is
-    the tree of the argument tuple)."""
-    return linear_util.transformation_with_aux2(_flatten_fun_nokwargs, fun, in_tree)

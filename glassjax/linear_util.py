@@ -129,44 +129,44 @@ def wrap_init(f: Callable, params=None, *, debug_info=None) -> WrappedFun:
     return WrappedFun(f, call, (), (), params, None, debug_info)
 
 
-def transformation2(gen, fun: WrappedFun | None = None, *gen_static_args):
-    """``fun`` with ``gen(inner, *gen_static_args, *args, **kwargs)`` on top (curried:
-    ``transformation2(gen)`` is a decorator-friendly partial)."""
-    if fun is None:
-        return functools.partial(transformation2, gen)
+def _curried(f):
+    """``f(a, b, ...)`` spelled ``f(a)(b, ...)`` as well, as JAX's ``curry`` makes its
+    transformations: ``transformation2(gen)`` is a decorator, and
+    ``transformation2(gen, fun)`` a partial still to be called."""
+    return functools.partial(functools.partial, f)
+
+
+@_curried
+def transformation2(gen, fun: WrappedFun, *gen_static_args) -> WrappedFun:
+    """``fun`` with ``gen(inner, *gen_static_args, *args, **kwargs)`` on top."""
     return fun.wrap(gen, gen_static_args, None)
 
 
-def transformation_with_aux2(gen, fun: WrappedFun | None = None, *gen_static_args,
+@_curried
+def transformation_with_aux2(gen, fun: WrappedFun, *gen_static_args,
                              use_eq_store: bool = False):
     """``(fun with gen(inner, store, *gen_static_args, *args) on top, thunk)``: the
     thunk reads what ``gen`` left in its store once the function has run."""
-    if fun is None:
-        return functools.partial(transformation_with_aux2, gen, use_eq_store=use_eq_store)
     store = EqualStore() if use_eq_store else Store()
     return fun.wrap(gen, gen_static_args, store), lambda: store.val
 
 
-def transformation(gen, fun: WrappedFun | None = None, *gen_static_args):
+@_curried
+def transformation(gen, fun: WrappedFun, *gen_static_args) -> WrappedFun:
     """The generator spelling of :func:`transformation2`: ``gen(*static, *args)``
     yields ``(args, kwargs)`` for the inner call, is sent its result, yields the answer."""
-    if fun is None:
-        return functools.partial(transformation, gen)
-
     def run(inner, *args, **kwargs):
         steps = gen(*args, **kwargs)
         inner_args, inner_kwargs = next(steps)
         return steps.send(inner(*inner_args, **inner_kwargs))
     run.__name__ = getattr(gen, "__name__", "transformation")
-    return transformation2(run, fun, *gen_static_args)
+    return fun.wrap(run, gen_static_args, None)
 
 
-def transformation_with_aux(gen, fun: WrappedFun | None = None, *gen_static_args):
+@_curried
+def transformation_with_aux(gen, fun: WrappedFun, *gen_static_args):
     """The generator spelling of :func:`transformation_with_aux2`: the generator's last
     yield is ``(answer, aux)``."""
-    if fun is None:
-        return functools.partial(transformation_with_aux, gen)
-
     def run(inner, store, *args, **kwargs):
         steps = gen(*args, **kwargs)
         inner_args, inner_kwargs = next(steps)
@@ -174,7 +174,8 @@ def transformation_with_aux(gen, fun: WrappedFun | None = None, *gen_static_args
         store.store(aux)
         return answer
     run.__name__ = getattr(gen, "__name__", "transformation_with_aux")
-    return transformation_with_aux2(run, fun, *gen_static_args)
+    store = Store()
+    return fun.wrap(run, gen_static_args, store), lambda: store.val
 
 
 def merge_linear_aux(aux1, aux2):
