@@ -123,3 +123,19 @@ def test_hijax_primitives_are_refused():
     p = hijax.HiPrimitive("hi")
     with pytest.raises(NotImplementedError, match="hijax"):
         p.bind(1.0)
+
+
+def test_einsum_takes_a_dot_general_of_the_callers():
+    calls = []
+
+    def dot_general(lhs, rhs, dims, precision=None, preferred_element_type=None, **kw):
+        calls.append((dims, preferred_element_type, sorted(kw)))
+        return 2 * lax.dot_general(lhs, rhs, dims, precision,
+                                   preferred_element_type=preferred_element_type)
+    a, b = jnp.arange(6.0).reshape(2, 3), jnp.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(jnp.einsum("ij,jk->ik", a, b, _dot_general=dot_general),
+                                  [[40., 46., 52., 58.], [112., 136., 160., 184.]])
+    np.testing.assert_array_equal(jnp.einsum("ij,jk->ki", a, b, _dot_general=dot_general),
+                                  [[40., 112.], [46., 136.], [52., 160.], [58., 184.]])
+    assert calls == [((((1,), (0,)), ((), ())), np.dtype("float32"), []),
+                     ((((0,), (1,)), ((), ())), np.dtype("float32"), [])]
