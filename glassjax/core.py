@@ -1068,6 +1068,13 @@ class Trace:
     def __repr__(self):
         return f"{type(self).__name__}"
 
+    @property
+    def main(self):
+        """JAX's older name for what identifies a transformation (equinox tells its own
+        JVP tracers from others' by it): the trace's tag where it has one (vmap's
+        traces), else the trace itself, since glassjax makes one trace per JVP."""
+        return getattr(self, "tag", self)
+
 
 class EvalTrace(Trace):
     """The bottom of every trace: runs primitives eagerly on concrete values.

@@ -139,3 +139,23 @@ def test_einsum_takes_a_dot_general_of_the_callers():
                                   [[40., 112.], [46., 136.], [52., 160.], [58., 184.]])
     assert calls == [((((1,), (0,)), ((), ())), np.dtype("float32"), []),
                      ((((0,), (1,)), ((), ())), np.dtype("float32"), [])]
+
+
+def test_trace_main_tells_one_jvp_from_another():
+    from glassjax.interpreters import ad
+    seen = {}
+
+    def inner(x):
+        seen["inner"] = jex.find_top_trace([x]).main
+        return x * 2
+
+    def outer(x, y):
+        seen["outer"] = jex.find_top_trace([x]).main
+        out = glassjax.jvp(inner, (y,), (1.0,))[1]
+        seen["x is outer's"] = isinstance(x, ad.JVPTracer) and x._trace.main is seen["outer"]
+        seen["x is inner's"] = x._trace.main is seen["inner"]
+        return x + out
+    glassjax.jvp(outer, (1.0, 2.0), (1.0, 0.0))
+    # JAX: True False False
+    assert (seen["x is outer's"], seen["x is inner's"], seen["inner"] is seen["outer"]) == \
+        (True, False, False)
