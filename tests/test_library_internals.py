@@ -159,3 +159,19 @@ def test_trace_main_tells_one_jvp_from_another():
     # JAX: True False False
     assert (seen["x is outer's"], seen["x is inner's"], seen["inner"] is seen["outer"]) == \
         (True, False, False)
+
+
+def test_constraint_to_a_sharding_over_the_abstract_mesh():
+    """flax lays parameters out with ``NamedSharding(get_abstract_mesh(), spec)``."""
+    from glassjax.sharding import AxisType, NamedSharding
+    mesh = glassjax.make_mesh((4, 2), ("a", "b"), axis_types=(AxisType.Auto,) * 2)
+    assert mesh.are_all_axes_auto and not mesh.are_all_axes_explicit
+    assert not mesh.abstract_mesh.are_all_axes_manual
+    with glassjax.set_mesh(mesh):
+        s = NamedSharding(glassjax.sharding.get_abstract_mesh(), P("a", None))
+        x = lax.with_sharding_constraint(jnp.ones((8, 2)), s)
+        assert type(x.sharding.mesh).__name__ == "Mesh" and x.sharding.spec == P("a", None)
+        y = glassjax.jit(lambda v: lax.with_sharding_constraint(v * 2, s))(jnp.ones((8, 2)))
+        assert y.sharding.spec == P("a") and float(y.sum()) == 32.0
+    with pytest.raises(TypeError):          # JAX: TypeError (no mesh to lay it out on)
+        lax.with_sharding_constraint(jnp.ones((8, 2)), s)
