@@ -11,8 +11,9 @@ import inspect
 import operator
 from typing import Callable, NamedTuple, Sequence
 
-from glassjax import core, tree_util
+from glassjax import core, linear_util, tree_util
 from glassjax.interpreters import staging
+from glassjax.interpreters.staging import debug_info  # noqa: F401  (JAX's name here)
 
 
 def normalize_argnums(argnums, nargs=None) -> tuple:
@@ -202,3 +203,28 @@ def trace_flat_call(flat: FlatCall, in_avals: Sequence, debug):
         return outs
     jaxpr, consts, _ = staging.trace_to_jaxpr(fun, in_avals, debug)
     return jaxpr, consts
+
+
+# ----------------------------------------------------------------------------------------
+# Flattening a WrappedFun (JAX's spelling, for libraries built on its internals)
+# ----------------------------------------------------------------------------------------
+
+@linear_util.transformation_with_aux2
+def flatten_fun(inner, store, in_tree, *flat_args):
+    """``flatten_fun(fun, in_tree) -> (flat fun, out_tree thunk)``: the WrappedFun
+    ``fun(*args, **kwargs)`` taking the leaves of ``(args, kwargs)`` (``in_tree``) and
+    returning the leaves of its result."""
+    args, kwargs = tree_util.tree_unflatten(in_tree, flat_args)
+    flat_out, out_tree = tree_util.tree_flatten(inner(*args, **kwargs))
+    store.store(out_tree)
+    return flat_out
+
+
+@linear_util.transformation_with_aux2
+def flatten_fun_nokwargs(inner, store, in_tree, *flat_args):
+    """:func:`flatten_fun` for a function of positional arguments only (``in_tree`` is
+    the tree of the argument tuple)."""
+    flat_out, out_tree = tree_util.tree_flatten(
+        inner(*tree_util.tree_unflatten(in_tree, flat_args)))
+    store.store(out_tree)
+    return flat_out

@@ -35,6 +35,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
 from glassjax import core, dtypes, tree_util
+from glassjax.core import Effect
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.xla import dispatch, lowering, runtime
 from glassjax.xla.lowering import hlo
@@ -45,12 +46,6 @@ logger = logging.getLogger(__name__)
 # ----------------------------------------------------------------------------------------
 # Effects
 # ----------------------------------------------------------------------------------------
-
-class Effect:
-    """A side effect an equation has besides computing its outputs. ``ordered`` effects
-    must happen in program order; the others may be reordered by the compiler."""
-    ordered = False
-
 
 class DebugEffect(Effect):
     __str__ = lambda self: "Debug"

@@ -25,6 +25,7 @@ import itertools
 import math
 import operator
 import sys
+import weakref
 from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -70,7 +71,9 @@ class Hooks(Slots):
     call (custom_derivatives.py). ``linearize`` and ``linear_transpose``: the pytree
     differentiation API that ``custom_root`` / ``custom_linear_solve`` hand to the user's
     solvers (ad_api.py). ``type_sharding(recorded, ndim)``: ``ShapedArray.sharding``, the
-    recorded ``(mesh, spec)`` as a NamedSharding (named_sharding.py).
+    recorded ``(mesh, spec)`` as a NamedSharding (named_sharding.py);
+    ``record_sharding(sharding, ndim)``, the other way: the ``(mesh, spec)`` a
+    NamedSharding given to ``ShapedArray(..., sharding=)`` records.
     ``struct_memory_space(sharding)``: the memory space a ``ShapeDtypeStruct``'s sharding
     gives its type (a NamedSharding's memory kind, as in JAX; None: device memory).
     ``key_reuse_eval(primitive, impl, args, params)`` and
@@ -81,7 +84,7 @@ class Hooks(Slots):
     convert_element_type = stop_gradient = None
     stage_custom_jvp = stage_custom_vjp = None
     linearize = linear_transpose = None
-    type_sharding = struct_memory_space = None
+    type_sharding = record_sharding = struct_memory_space = None
     key_reuse_eval = check_key_reuse = None
 
 
@@ -188,7 +191,13 @@ class _PlacedTypes:
 placed_types = _PlacedTypes()
 
 
-class ShapedArray:
+class AbstractValue:
+    """The base of every abstract value (an array's, a ref's, a token's): what a traced
+    value is known to be without its data."""
+    __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
     """The abstract value of an array: shape, dtype and weak type, but no data.
 
     Inside a ``shard_map`` body traced with ``check_vma=True`` a value also records the
@@ -226,6 +235,8 @@ class ShapedArray:
             self.dtype = dtype
         self.weak_type = bool(weak_type)
         self.vma = vma
+        if sharding is not None and not isinstance(sharding, tuple):
+            sharding = hooks.record_sharding(sharding, len(self.shape))   # a public one
         self._sharding = sharding
         self.memory_space = memory_space
         if sharding is not None or memory_space is not _DEVICE:
@@ -307,7 +318,7 @@ class ShapedArray:
     at_least_vspace = to_tangent_aval
 
 
-class AbstractRef:
+class AbstractRef(AbstractValue):
     """The type of a mutable array reference: ``Ref{float32[3]}``, around the type of the
     array it holds. Staged refs (``jax.new_ref`` under ``jit``/``make_jaxpr``, refs
     passed to them) are jaxpr variables of this type, read and written by the state
@@ -353,7 +364,13 @@ class AbstractRef:
     __str__ = __repr__
 
 
-class StateEffect:
+class Effect:
+    """A side effect an equation has besides computing its outputs. ``ordered`` effects
+    must happen in program order; the others may be reordered by the compiler."""
+    ordered = False
+
+
+class StateEffect(Effect):
     """The effect of reading, writing or making a staged ref: such equations are never
     dropped as unused, and a jaxpr having it must be discharged before it is compiled."""
 
@@ -508,7 +525,7 @@ def check_not_masked(x):
                          "numpy array.")
 
 
-class AbstractToken:
+class AbstractToken(AbstractValue):
     """The type of a *token*: a value with no data that orders side effects. An
     operation that takes a token runs after the one that made it (``lax.after_all``
     joins several); XLA knows it as ``!stablehlo.token``."""
@@ -1051,6 +1068,13 @@ class Trace:
     def __repr__(self):
         return f"{type(self).__name__}"
 
+    @property
+    def main(self):
+        """JAX's older name for what identifies a transformation (equinox tells its own
+        JVP tracers from others' by it): the trace's tag where it has one (vmap's
+        traces), else the trace itself, since glassjax makes one trace per JVP."""
+        return getattr(self, "tag", self)
+
 
 class EvalTrace(Trace):
     """The bottom of every trace: runs primitives eagerly on concrete values.
@@ -1155,6 +1179,43 @@ class set_current_trace:
         trace_ctx.trace = self.prev
         if self.prev_tracing is not None:
             _tracing.set_local(self.prev_tracing)
+
+
+class OpaqueTraceState:
+    """Which trace is current, as a token that only compares: libraries that hold state
+    across calls (flax nnx) record it when a value is created and refuse to update the
+    value under another trace. It holds the trace weakly, as JAX's does."""
+    __slots__ = ("_trace_ref",)
+
+    def __init__(self, trace):
+        self._trace_ref = weakref.ref(trace)
+
+    def __eq__(self, other):
+        return isinstance(other, OpaqueTraceState) and self._trace_ref == other._trace_ref
+
+    __hash__ = None
+
+
+def get_opaque_trace_state(convention=None) -> OpaqueTraceState:
+    """The current trace as an :class:`OpaqueTraceState` (``convention`` is unused, as in
+    JAX)."""
+    del convention
+    return OpaqueTraceState(trace_ctx.trace)
+
+
+def find_top_trace(_):
+    """The current trace: with one current trace at a time (not a stack searched by the
+    arguments' traces) the arguments do not matter, as in JAX 0.10.2."""
+    return trace_ctx.trace
+
+
+def nonempty_axis_env() -> bool:
+    """Whether some named axis (vmap's ``axis_name``, pmap's) is in scope."""
+    return bool(trace_ctx.axis_env)
+
+
+def unsafe_get_axis_names() -> list:
+    return list(trace_ctx.axis_env)
 
 
 @contextlib.contextmanager

@@ -90,6 +90,14 @@ class _MeshShape:
     def manual_axes(self):
         return self._axes_of_type(AxisType.Manual)
 
+    def _all_axes_are(self, kind) -> bool:
+        """Every axis is of type ``kind`` (never, on a mesh with no axes)."""
+        return bool(self.axis_types) and all(t == kind for t in self.axis_types)
+
+    are_all_axes_auto = property(lambda self: self._all_axes_are(AxisType.Auto))
+    are_all_axes_explicit = property(lambda self: self._all_axes_are(AxisType.Explicit))
+    are_all_axes_manual = property(lambda self: self._all_axes_are(AxisType.Manual))
+
     @property
     def _name_to_type(self) -> dict:
         return dict(zip(self.axis_names, self.axis_types))

@@ -155,6 +155,16 @@ class _NamedShardingMethods(runtime.ShardingMethods):
     def with_memory_kind(self, kind):
         return NamedSharding(self.mesh, self.spec, memory_kind=kind)
 
+    def update(self, *, mesh=None, spec=None, memory_kind=None):
+        """This sharding with ``mesh``, ``spec`` (a PartitionSpec or a sequence of
+        entries) or ``memory_kind`` replaced."""
+        if spec is not None and not isinstance(spec, PartitionSpec):
+            spec = PartitionSpec(*spec)
+        return NamedSharding(self.mesh if mesh is None else mesh,
+                             self.spec if spec is None else spec,
+                             memory_kind=self._memory_kind if memory_kind is None
+                             else memory_kind)
+
 
 @functools.lru_cache(maxsize=1024)
 def _hlo_sharding(axis_names, axis_sizes, per_dim):
@@ -265,6 +275,7 @@ def _present(typed, ndim: int):
 
 
 core.hooks.type_sharding = _present
+core.hooks.record_sharding = type_sharding
 core.hooks.struct_memory_space = lambda sharding: (
     core.mem_kind_to_space(sharding.memory_kind)
     if isinstance(sharding, NamedSharding) and sharding.memory_kind else None)

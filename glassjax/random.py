@@ -174,7 +174,10 @@ def _with_out_sharding(sampler):
     partitionable: where a number lands does not change it)."""
     @functools.wraps(sampler)
     def sample(key, *args, out_sharding=None, **kwargs):
-        if out_sharding is None:
+        if out_sharding is None or (isinstance(out_sharding, NamedSharding)
+                                    and out_sharding.mesh.empty):
+            # (A sharding on no mesh, such as ``jax.typeof(x).sharding`` outside any
+            # mesh, asks for nothing: JAX canonicalizes it to None.)
             return sampler(key, *args, **kwargs)
         if isinstance(key, core.Tracer):
             mesh = out_sharding.mesh if isinstance(out_sharding, NamedSharding) else None

@@ -264,15 +264,24 @@ def set_xla_metadata(metadata: tuple) -> _Swap:
 # ----------------------------------------------------------------------------------------
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_EXCLUDED = tuple({_PACKAGE_DIR, sysconfig.get_path("stdlib") + os.sep,
+_excluded = tuple({_PACKAGE_DIR, sysconfig.get_path("stdlib") + os.sep,
                    os.path.dirname(functools.__file__) + os.sep})
+
+
+def register_exclusion(path: str) -> None:
+    """Count the files under ``path`` (or the file ``path``) as library code, not the
+    user's: libraries built on JAX (equinox) register their own sources so, and an
+    equation they stage points at the line of *their* caller."""
+    global _excluded
+    _excluded = (*_excluded, path)
+    is_user_filename.cache_clear()
 
 
 @functools.lru_cache(maxsize=None)
 def is_user_filename(file_name: str) -> bool:
-    """Not glassjax's own code and not the standard library (test files named
-    ``*_test.py`` count as user code, as in JAX)."""
-    return file_name.endswith("_test.py") or not file_name.startswith(_EXCLUDED)
+    """Not glassjax's own code, not the standard library and not a registered library
+    (test files named ``*_test.py`` count as user code, as in JAX)."""
+    return file_name.endswith("_test.py") or not file_name.startswith(_excluded)
 
 
 def user_frames(traceback):

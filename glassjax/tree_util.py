@@ -117,6 +117,25 @@ def flatten_one_level_with_keys(tree: Any):
 
 # ------------------------------------------------------------------ registration
 
+# Every node type and its ``(flatten, unflatten)`` pair, in Python: the C++ registry
+# cannot be asked which types it knows, and libraries (flax nnx) ask. JAX calls it
+# ``_registry`` and starts it with the built-in containers.
+RegistryEntry = collections.namedtuple("RegistryEntry", ["to_iter", "from_iter"])
+_registry: dict = {
+    tuple: RegistryEntry(lambda xs: (xs, None), lambda _, xs: tuple(xs)),
+    list: RegistryEntry(lambda xs: (xs, None), lambda _, xs: list(xs)),
+    dict: RegistryEntry(lambda d: (tuple(d[k] for k in sorted(d)), tuple(sorted(d))),
+                        lambda keys, xs: dict(zip(keys, xs))),
+    type(None): RegistryEntry(lambda _: ((), None), lambda _, xs: None),
+    collections.OrderedDict: RegistryEntry(
+        lambda d: (tuple(d.values()), tuple(d)),
+        lambda keys, xs: collections.OrderedDict(zip(keys, xs))),
+    collections.defaultdict: RegistryEntry(
+        lambda d: (tuple(d[k] for k in sorted(d)), (d.default_factory, tuple(sorted(d)))),
+        lambda aux, xs: collections.defaultdict(aux[0], zip(aux[1], xs))),
+}
+
+
 def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func=None):
     """Make ``nodetype`` a pytree node.
 
@@ -126,6 +145,7 @@ def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_ke
     """
     default_registry.register_node(nodetype, flatten_func, unflatten_func,
                                    flatten_with_keys_func)
+    _registry[nodetype] = RegistryEntry(flatten_func, unflatten_func)
 
 
 def register_pytree_node_class(cls):
@@ -195,6 +215,11 @@ def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields
         raise ValueError("data_fields and meta_fields must not overlap. Overlapping fields:"
                          f" {overlap}.")
     default_registry.register_dataclass_node(nodetype, data_fields, meta_fields)
+    _registry[nodetype] = RegistryEntry(
+        lambda x: (tuple(getattr(x, n) for n in data_fields),
+                   tuple(getattr(x, n) for n in meta_fields)),
+        lambda meta, data: nodetype(**dict(zip(meta_fields, meta)),
+                                    **dict(zip(data_fields, data))))
     return nodetype
 
 

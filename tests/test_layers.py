@@ -8,6 +8,7 @@ need is inverted with a registration hook: the lower module keeps a named slot
 (``core.hooks``, ``lax.utils.above``) that the higher one fills when it is imported.
 
     0 base          config, dtypes, errors, layout, version, tree_util, tree, monitoring,
+                    linear_util (JAX's WrappedFun, for libraries built on its internals),
                     source_info, lib, shape_poly (symbolic dimensions)
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
@@ -45,6 +46,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "glassjax"
 
 LAYERS = {
     "base": ["config", "dtypes", "errors", "layout", "version", "tree_util", "tree",
+             "linear_util",
              "monitoring", "source_info", "lib", "shape_poly"],
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],

@@ -39,6 +39,20 @@ primitive_batchers: dict = {}
 fancy_primitive_batchers: dict = {}
 
 
+
+class _AxisPrimitiveBatchers:
+    """``axis_primitive_batchers[prim] = rule``: JAX's older way to register a rule that
+    knows the mapped axis, ``rule(axis_size, axis_name, trace_type, args, dims,
+    **params)`` (libraries such as equinox still use it); it becomes a fancy rule."""
+
+    def __setitem__(self, primitive, rule):
+        def fancy(axis_data, args, dims, **params):
+            return rule(axis_data.size, axis_data.name, None, args, dims, **params)
+        fancy_primitive_batchers[primitive] = fancy
+
+
+axis_primitive_batchers = _AxisPrimitiveBatchers()
+
 # ----------------------------------------------------------------------------------------
 # Moving batch axes around
 # ----------------------------------------------------------------------------------------

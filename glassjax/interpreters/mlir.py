@@ -20,7 +20,8 @@ from glassjax import dtypes
 from glassjax.xla import lowering, runtime
 from glassjax.xla.lowering import LoweringRuleContext, hlo
 
-__all__ = ["LoweringRuleContext", "custom_call", "ir", "ir_attribute", "register_lowering"]
+__all__ = ["LoweringRuleContext", "custom_call", "ir", "ir_attribute", "lower_fun",
+           "register_lowering"]
 
 
 def register_lowering(primitive, rule, platform=None):
@@ -33,6 +34,18 @@ def register_lowering(primitive, rule, platform=None):
         outs = rule(ctx, *operands, **params)      # JAX's rules return a sequence always
         return outs if primitive.multiple_results else _single(outs)
     lowering.register_lowering(primitive, glassjax_rule)
+
+
+def lower_fun(fun, multiple_results: bool = True):
+    """A rule in JAX's convention (a list of results) that traces ``fun`` at the rule's
+    input avals and lowers its jaxpr inline: a primitive defined by other operations
+    (equinox lowers its own primitives so)."""
+    rule = lowering.lower_fun(fun, multiple_results)
+
+    def jax_rule(ctx, *operands, **params):
+        outs = rule(ctx, *operands, **params)
+        return outs if multiple_results else [outs]
+    return jax_rule
 
 
 def _single(outs):

@@ -125,6 +125,54 @@ class PartialEvalTrace(core.Trace):
             return fun.call_wrapped(*tracers)
 
 
+class PartialVal(tuple):
+    """JAX's description of a partially known input or output: ``(aval, None)`` for an
+    unknown value of type ``aval``, ``(None, value)`` for a known one."""
+
+    def __new__(cls, xs):
+        pv, const = xs
+        return tuple.__new__(cls, (pv, const))
+
+    @classmethod
+    def known(cls, const) -> PartialVal:
+        return PartialVal((None, const))
+
+    @classmethod
+    def unknown(cls, aval) -> PartialVal:
+        return PartialVal((aval, None))
+
+    def is_known(self) -> bool:
+        return self[0] is None
+
+    def get_known(self):
+        return self[1] if self[0] is None else None
+
+    def get_aval(self):
+        return core.get_aval(self[1]) if self[0] is None else self[0]
+
+
+def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
+    """Run the WrappedFun ``fun`` on partially known inputs (``PartialVal`` each): what
+    depends only on known inputs is computed now (on the current trace), the rest is
+    staged. Returns ``(jaxpr, out_pvals, residuals)``: ``jaxpr`` takes the residuals as
+    constvars and the unknown inputs as invars, and computes the unknown outputs;
+    ``instantiate`` (a bool or one per output) forces outputs to be unknown."""
+    known_trace = core.trace_ctx.trace
+    unknown_trace = UnknownTrace(getattr(fun, "debug_info", None))
+    trace = PartialEvalTrace(known_trace, unknown_trace)
+    args = [pv.get_known() if pv.is_known() else unknown_trace.new_arg(pv[0])
+            for pv in pvals]
+    with core.set_current_trace(trace):
+        outs = fun.call_wrapped(*args)
+    if isinstance(instantiate, bool):
+        instantiate = [instantiate] * len(outs)
+    unknown = [trace.is_unknown(o) or inst for o, inst in zip(outs, instantiate)]
+    jaxpr, residuals = unknown_trace.to_jaxpr([o for o, uk in zip(outs, unknown) if uk])
+    out_pvals = [PartialVal.unknown(core.get_aval(o)) if uk else PartialVal.known(o)
+                 for o, uk in zip(outs, unknown)]
+    return jaxpr, out_pvals, residuals
+
+
 # ----------------------------------------------------------------------------------------
 # The known/unknown split on jaxprs
 # ----------------------------------------------------------------------------------------

@@ -32,7 +32,8 @@ from jaxlib.mlir.dialects import sdy
 from glassjax import core, pretty, source_info, tree_util
 from glassjax.interpreters import ad, batching
 from glassjax.lax.utils import spec_of
-from glassjax.mesh import AxisType, Mesh, PartitionSpec, get_abstract_mesh, get_mesh
+from glassjax.mesh import (AbstractMesh, AxisType, Mesh, PartitionSpec, get_abstract_mesh,
+                           get_mesh)
 from glassjax.named_sharding import NamedSharding, typed_aval
 from glassjax.xla import dispatch, lowering, runtime
 
@@ -61,8 +62,33 @@ sharding_constraint_p.sharding_rule = lambda x, *, sharding, **params: spec_of(
 
 
 def _impl(x, *, sharding, layout, context_mesh, unconstrained_dims):
-    """Eagerly, the constraint is a move: the value is laid out as asked."""
+    """Eagerly, the constraint is a move: the value is laid out as asked. A sharding
+    over an abstract mesh (flax builds them from ``get_abstract_mesh()``) is laid out
+    over the devices of the input's mesh, or else of the ``set_mesh`` mesh, as in JAX."""
+    if isinstance(sharding.mesh, AbstractMesh):
+        sharding = NamedSharding(_concrete_mesh_for(x, sharding), sharding.spec)
     return runtime.device_put(x, sharding, committed=True)
+
+
+def _concrete_mesh_for(x, sharding) -> Mesh:
+    own = getattr(x, "sharding", None)
+    if isinstance(own, NamedSharding) and isinstance(own.mesh, Mesh):
+        mesh = own.mesh
+    elif get_mesh() is not None:
+        mesh = get_mesh()
+    elif own is not None:
+        raise TypeError("The sharding on the input must be a `NamedSharding` since the "
+                        "target sharding has an `AbstractMesh` in it. Got sharding type "
+                        f"{type(own)} for shape {core.get_aval(x).str_short()}")
+    else:
+        raise ValueError("Target sharding contains a `jax.sharding.AbstractMesh`, which "
+                         "needs a concrete mesh: the input's, or one set with "
+                         "`jax.set_mesh`.")
+    if mesh.shape_tuple != sharding.mesh.shape_tuple:
+        raise ValueError(f"Mesh shape of the input {mesh.shape_tuple} does not match the "
+                         f"mesh shape of the target sharding {sharding.mesh.shape_tuple} "
+                         f"for shape {core.get_aval(x).str_short()}")
+    return mesh
 
 
 def _lowering(ctx, x, *, sharding, layout, context_mesh, unconstrained_dims):
@@ -87,7 +113,9 @@ sharding_constraint_p.def_impl(_impl)
 lowering.register_lowering(sharding_constraint_p, _lowering)
 ad.deflinear2(sharding_constraint_p, _transpose)
 batching.primitive_batchers[sharding_constraint_p] = _batching
-dispatch.mesh_rules[sharding_constraint_p] = lambda params: [params["sharding"].mesh]
+dispatch.mesh_rules[sharding_constraint_p] = lambda params: [
+    params["sharding"].mesh if isinstance(params["sharding"].mesh, Mesh)
+    else _concrete_mesh_for(None, params["sharding"])]   # (over the set_mesh devices)
 
 
 def with_sharding_constraint(x, shardings):

@@ -349,10 +349,12 @@ def sublist_form(args):
 
 
 def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
-           preferred_element_type=None, out_sharding=None):
+           preferred_element_type=None, _dot_general=lax.dot_general, out_sharding=None):
     """Einstein summation: each step contracts one or two operands with ``dot_general``
     (summing indices that appear in only one operand, taking diagonals of repeated
-    indices) and transposes into the order the output string asks for."""
+    indices) and transposes into the order the output string asks for.
+    ``_dot_general`` replaces ``lax.dot_general`` for the products (as in JAX; flax's
+    attention passes its own, e.g. a quantized one)."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     if not isinstance(subscripts, str):
@@ -380,7 +382,8 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
             operand, names = _contract_pair(operands.pop(positions[0]),
                                             operands.pop(positions[1]), *names_in,
                                             contracted, result_names, dtype, precision,
-                                            typed_out if k == len(steps) - 1 else None)
+                                            typed_out if k == len(steps) - 1 else None,
+                                            _dot_general)
         if names != result_names:
             operand = lax.transpose(operand, tuple(names.index(n) for n in result_names))
         operands.append(operand)
@@ -446,7 +449,7 @@ def _filter_singleton_dims(operand, names, other_shape, other_names):
 
 
 def _contract_pair(lhs, rhs, lhs_names, rhs_names, contracted, result_names, dtype,
-                   precision, out_sharding=None):
+                   precision, out_sharding=None, dot_general=lax.dot_general):
     lhs, lhs_names = _filter_singleton_dims(lhs, lhs_names, rhs.shape, rhs_names)
     rhs, rhs_names = _filter_singleton_dims(rhs, rhs_names, lhs.shape, lhs_names)
     lhs_counts = collections.Counter(lhs_names)
@@ -473,16 +476,19 @@ def _contract_pair(lhs, rhs, lhs_names, rhs_names, contracted, result_names, dty
     rhs_rest = "".join(n for n in rhs_names if n not in deleted)
     # dot_general puts batch axes, then lhs's free axes, then rhs's: call it with the
     # operands swapped if that already gives the output order.
+    # (``out_sharding`` is passed only when there is one: a ``dot_general`` of the
+    # caller's may not take it.)
     if batch_names + rhs_rest + lhs_rest == result_names:
-        out = lax.dot_general(rhs, lhs, ((rhs_cont, lhs_cont), (rhs_batch, lhs_batch)),
-                              precision, preferred_element_type=dtype,
-                              out_sharding=_sharding_for(out_sharding, result_names,
-                                                         result_names))
+        laid_out = _sharding_for(out_sharding, result_names, result_names)
+        out = dot_general(rhs, lhs, ((rhs_cont, lhs_cont), (rhs_batch, lhs_batch)),
+                          precision, preferred_element_type=dtype,
+                          **({} if laid_out is None else {"out_sharding": laid_out}))
         return out, result_names
     names = batch_names + lhs_rest + rhs_rest
-    out = lax.dot_general(lhs, rhs, ((lhs_cont, rhs_cont), (lhs_batch, rhs_batch)),
-                          precision, preferred_element_type=dtype,
-                          out_sharding=_sharding_for(out_sharding, result_names, names))
+    laid_out = _sharding_for(out_sharding, result_names, names)
+    out = dot_general(lhs, rhs, ((lhs_cont, rhs_cont), (lhs_batch, rhs_batch)),
+                      precision, preferred_element_type=dtype,
+                      **({} if laid_out is None else {"out_sharding": laid_out}))
     return out, names
 
 
