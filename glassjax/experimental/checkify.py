@@ -77,6 +77,9 @@ class BatchedError(JaxException):
                          for idx, e in self.static.items())
 
 
+# A kind of check, as ``errors=`` sets hold them.
+ErrorCategory = type[JaxException]
+
 user_checks = frozenset({FailedCheckError})
 nan_checks = frozenset({NaNError})
 div_checks = frozenset({DivisionByZeroError})
@@ -143,6 +146,9 @@ class Error:
         return f"Error({self.get()})"
 
 
+init_error = Error()   # no check made: the error a computation starts from
+
+
 # ----------------------------------------------------------------------------------------
 # check: a primitive with no results
 # ----------------------------------------------------------------------------------------
@@ -166,7 +172,8 @@ def check(pred, msg: str, *fmt_args, debug: bool = False, **fmt_kwargs) -> None:
         if not isinstance(arg, (jnp.ndarray, core.Tracer, np.ndarray)):
             raise TypeError("Formatting arguments to checkify.check need to be PyTrees of "
                             f"arrays, but got {arg!r} of type {type(arg)}.")
-    check_p.bind(pred, *leaves, fmt=msg, tree=tree, debug=debug)
+    _check_error(Error([jnp.logical_not(pred)], [leaves], ((FailedCheckError, (msg, tree)),)),
+                 debug=debug)
 
 
 def debug_check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
@@ -174,13 +181,43 @@ def debug_check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
     check(pred, msg, *fmt_args, debug=True, **fmt_kwargs)
 
 
-def _check_impl(pred, *leaves, fmt, tree, debug):
+def check_error(error: Error) -> None:
+    """Raise ``error``'s first failure, as ``error.throw()`` does; unlike ``throw`` this
+    is an operation checkify sees, so an error computed inside a checkified function (by
+    an inner ``checkify``, say under ``jit``) joins the outer function's error."""
+    if not isinstance(error, Error):
+        raise TypeError("check_error takes an Error as argument, got type "
+                        f"{type(error)} instead.")
+    _check_error(error)
+
+
+def _check_error(error: Error, debug: bool = False) -> None:
+    """Bind ``check`` on ``error``'s arrays; a batched error is first reduced to one
+    failure per check (the last failing element, as JAX picks it)."""
+    if any(np.shape(f) for f in error._failed):
+        error = _reduce_batch(error)
+    leaves, err_tree = tree_util.tree_flatten(error)
+    check_p.bind(*leaves, err_tree=err_tree, debug=debug)
+
+
+def _reduce_batch(error: Error) -> Error:
+    failed, payloads = [], []
+    for f, payload in zip(error._failed, error._payloads):
+        flat = jnp.ravel(f)
+        index = jnp.argsort(flat)[-1]   # the last True (last element if none)
+        failed.append(flat[index])
+        payloads.append([jnp.reshape(p, (flat.size, *np.shape(p)[np.ndim(f):]))[index]
+                         for p in payload])
+    return Error(failed, payloads, error._kinds)
+
+
+def _check_impl(*args, err_tree, debug):
     if not debug:
-        Error([np.logical_not(pred)], [leaves], ((FailedCheckError, (fmt, tree)),)).throw()
+        tree_util.tree_unflatten(err_tree, args).throw()
     return []
 
 
-def _check_lowering(ctx, *args, fmt, tree, debug):
+def _check_lowering(ctx, *args, err_tree, debug):
     if debug:
         return []
     raise ValueError("Cannot abstractly evaluate a checkify.check which was not "
@@ -189,11 +226,11 @@ def _check_lowering(ctx, *args, fmt, tree, debug):
                      "`checkify.checkify`.")
 
 
-def _check_batcher(args, dims, **params):
-    """A batch of checks: each argument mapped along its first axis."""
+def _check_batcher(args, dims, *, err_tree, debug):
+    """A batch of errors (each array mapped along its first axis), reduced to one."""
     size = next(np.shape(x)[d] for x, d in zip(args, dims) if d is not batching.not_mapped)
-    check_p.bind(*(batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)),
-                 **params)
+    args = [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
+    _check_error(tree_util.tree_unflatten(err_tree, args), debug=debug)
     return [], []
 
 
@@ -260,19 +297,12 @@ class _Checker:
         return [read(v) for v in jaxpr.outvars]
 
 
-def _first_failure(failed, leaves):
-    """Each leaf at the first element where ``failed`` (a batch of checks) is true."""
-    if not np.shape(failed):
-        return leaves
-    index = jnp.argmax(jnp.ravel(failed))
-    return [jnp.ravel(x)[index] if np.shape(x) == np.shape(failed) else x for x in leaves]
-
-
-def _user_check(checker: _Checker, eqn, pred, *leaves):
-    failed = jnp.logical_not(pred)
-    payload = _first_failure(failed, leaves)
-    checker.note(FailedCheckError, (eqn.params["fmt"], eqn.params["tree"]),
-                 jnp.any(failed), payload)
+def _check(checker: _Checker, eqn, *args):
+    """A ``check`` (or ``check_error``): its error's checks join the checker's."""
+    error = tree_util.tree_unflatten(eqn.params["err_tree"], args)
+    for failed, payload, (kind, static) in zip(error._failed, error._payloads,
+                                               error._kinds):
+        checker.note(kind, static, failed, payload)
     return []
 
 
@@ -324,7 +354,7 @@ def _gather(checker: _Checker, eqn, operand, indices):
     return eqn.primitive.bind(operand, indices, **eqn.params)
 
 
-_CHECKS = {check_p: _user_check, arithmetic.div_p: _div,
+_CHECKS = {check_p: _check, arithmetic.div_p: _div,
            slicing.dynamic_slice_p: _dynamic_slice,
            slicing.dynamic_update_slice_p: _dynamic_update_slice,
            slicing.gather_p: _gather}
