@@ -26,6 +26,8 @@ from glassjax.callbacks import Effect
 from glassjax.interpreters import ad, batching, staging
 from glassjax.jit import jit_p, make_jaxpr
 from glassjax.lax import arithmetic, slicing
+from glassjax.mesh import PartitionSpec
+from glassjax.shard_map import _body_scope, _vary_over_spec, shard_map_p
 from glassjax.xla import lowering
 
 
@@ -113,8 +115,10 @@ class Error:
         """The first failure at batch ``index`` (``()`` when not batched)."""
         for failed, payload, (kind, static) in zip(self._failed, self._payloads,
                                                     self._kinds):
-            if np.asarray(failed)[index]:
-                return kind(static, [np.asarray(p)[index] for p in payload])
+            if np.shape(failed):      # (a check made outside a shard_map is not batched)
+                failed, payload = failed[index], [p[index] for p in payload]
+            if failed:
+                return kind(static, payload)
         return None
 
     def get_exception(self) -> JaxException | None:
@@ -139,7 +143,7 @@ class Error:
             failed = np.asarray(failed)
             if failed.any():
                 index = np.unravel_index(np.flatnonzero(failed)[-1], failed.shape)
-                exc = kind(static, [np.asarray(p)[index] for p in payload])
+                exc = kind(static, [p[index] if failed.shape else p for p in payload])
                 raise JaxRuntimeError(str(exc))
 
     def __repr__(self):
@@ -354,7 +358,39 @@ def _gather(checker: _Checker, eqn, operand, indices):
     return eqn.primitive.bind(operand, indices, **eqn.params)
 
 
-_CHECKS = {check_p: _check, arithmetic.div_p: _div,
+def _shard_map(checker: _Checker, eqn, *invals):
+    """The body checked on every device: its failures leave the shard_map split over
+    all its manual axes, one row per device, so the error is batched by device (as under
+    ``vmap``; ``pmap`` is a shard_map under a jit)."""
+    params = eqn.params
+    closed, mesh, manual = params["jaxpr"], params["mesh"], params["newly_manual_axes"]
+    inner = _Checker(checker.enabled)
+    device_axis = PartitionSpec(tuple(a for a in mesh.axis_names if a in manual))
+
+    def body(*blocks):
+        outs = inner.run(closed.jaxpr, closed.consts, *blocks)
+        rows = [x[None] for x in [*inner.failed, *(p for ps in inner.payloads for p in ps)]]
+        if params["check_vma"]:
+            rows = [_vary_over_spec(mesh, x, device_axis) for x in rows]
+        return [*outs, *rows]
+
+    with _body_scope(mesh, manual, params["check_vma"]):
+        jaxpr, consts, _ = staging.trace_to_jaxpr(body, [v.aval for v in closed.jaxpr.invars])
+    n_out = len(params["out_specs"])
+    n_rows = len(jaxpr.outvars) - n_out
+    results = shard_map_p.bind(
+        *consts, *invals, jaxpr=core.ClosedJaxpr(staging.convert_constvars_jaxpr(jaxpr), []),
+        mesh=mesh, in_specs=(PartitionSpec(),) * len(consts) + params["in_specs"],
+        out_specs=params["out_specs"] + (device_axis,) * n_rows,
+        check_vma=params["check_vma"], newly_manual_axes=manual)
+    rows = iter(results[n_out:])
+    failed = [next(rows) for _ in inner.failed]
+    for f, payload, (kind, static) in zip(failed, inner.payloads, inner.kinds):
+        checker.note(kind, static, f, [next(rows) for _ in payload])
+    return results[:n_out]
+
+
+_CHECKS = {check_p: _check, shard_map_p: _shard_map, arithmetic.div_p: _div,
            slicing.dynamic_slice_p: _dynamic_slice,
            slicing.dynamic_update_slice_p: _dynamic_update_slice,
            slicing.gather_p: _gather}
