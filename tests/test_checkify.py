@@ -110,7 +110,8 @@ def test_checks_inside_shard_map_and_pmap_are_batched_by_device():
     def f(x):
         checkify.check(jnp.all(x > 0), "bad {}", x)
         return x * 2
-    with pytest.raises(checkify.JaxRuntimeError, match=r"^bad -4.0 \(`check` failed\)$"):
+    with pytest.raises(checkify.JaxRuntimeError, match=r"^bad -4.0 \(`check` failed\)$"), \
+            jax.checking_leaks():     # (the body's checks leave no tracer behind)
         checkify.check_error(checkify.checkify(jax.pmap(f))(jnp.array([1., -2., 3., -4.]))[0])
     mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
     P = jax.sharding.PartitionSpec

@@ -364,11 +364,13 @@ def _shard_map(checker: _Checker, eqn, *invals):
     ``vmap``; ``pmap`` is a shard_map under a jit)."""
     params = eqn.params
     closed, mesh, manual = params["jaxpr"], params["mesh"], params["newly_manual_axes"]
-    inner = _Checker(checker.enabled)
     device_axis = PartitionSpec(tuple(a for a in mesh.axis_names if a in manual))
+    checks = []     # (kind, static, payload size) of each check the body makes
 
     def body(*blocks):
+        inner = _Checker(checker.enabled)   # (dropped on return: it holds body tracers)
         outs = inner.run(closed.jaxpr, closed.consts, *blocks)
+        checks.extend((*kind, len(p)) for kind, p in zip(inner.kinds, inner.payloads))
         rows = [x[None] for x in [*inner.failed, *(p for ps in inner.payloads for p in ps)]]
         if params["check_vma"]:
             rows = [_vary_over_spec(mesh, x, device_axis) for x in rows]
@@ -384,9 +386,9 @@ def _shard_map(checker: _Checker, eqn, *invals):
         out_specs=params["out_specs"] + (device_axis,) * n_rows,
         check_vma=params["check_vma"], newly_manual_axes=manual)
     rows = iter(results[n_out:])
-    failed = [next(rows) for _ in inner.failed]
-    for f, payload, (kind, static) in zip(failed, inner.payloads, inner.kinds):
-        checker.note(kind, static, f, [next(rows) for _ in payload])
+    failed = [next(rows) for _ in checks]
+    for f, (kind, static, size) in zip(failed, checks):
+        checker.note(kind, static, f, [next(rows) for _ in range(size)])
     return results[:n_out]
 
 
