@@ -6,7 +6,9 @@ equation, computing next to each checked operation whether it failed and the val
 message needs. It returns ``(error, out)``; ``error.get()`` is the message of the first
 failure (or None) and ``error.throw()`` raises it. Because the error is computed from
 ordinary arrays, a checkified function can itself be jitted, vmapped (one error per
-element) or pmapped.
+element) or pmapped. Checks inside a ``shard_map`` (or ``pmap``) are made on every device,
+and the error comes out batched by device. ``check_error(error)`` turns an error value
+back into a check: it raises, or, inside ``checkify``, joins the outer error.
 
 What is checked (``errors=``): ``user_checks`` (``check(pred, msg, ...)``),
 ``index_checks`` (dynamic slices and gathers out of bounds), ``nan_checks`` (an
