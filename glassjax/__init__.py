@@ -58,6 +58,7 @@ from glassjax import (ad_checkpoint, custom_batching, debug, distributed, dlpack
 
 import glassjax.nn.initializers  # noqa: E402  (see glassjax/nn/__init__.py)
 from glassjax import key_reuse as _key_reuse  # noqa: E402,F401  (registers the checker)
+from glassjax import _src  # noqa: E402,F401  (jax._src.xla_bridge, jax._src.compiler)
 from glassjax.version import __version__  # noqa: E402
 from glassjax import as_jax  # noqa: E402  (``glassjax.as_jax()``: ``import jax`` is glassjax)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from glassjax import core, lax, tree_util
+from glassjax.config import disable_jit
 from glassjax.interpreters import staging
 from glassjax.jit import jit
 from glassjax.shard_map import (_body_scope, _broadcast_specs, _check_out_ranks, eager_runner,
@@ -61,8 +62,7 @@ class ShardMapTrace(core.Trace):
         key = (body, tuple(in_specs), out_specs, check_vma, self.mesh, self.manual)
         fun = _appliers.get(key) or _appliers.setdefault(
             key, self.staged(body, in_specs, out_specs, check_vma))
-        with core.set_current_trace(core.eval_trace):
-            return fun(*args)
+        return _apply(fun, args)
 
     def applier(self, primitive, params, vmas, out_vmas):
         """``primitive`` applied to every device's blocks at once."""
@@ -91,8 +91,7 @@ class ShardMapTrace(core.Trace):
                 if len(_appliers) >= 1024:
                     _appliers.clear()
                 _appliers[key] = applier
-        with core.set_current_trace(core.eval_trace):
-            outs = applier(*vals)
+        outs = _apply(applier, vals)
         tracers = [ShardMapTracer(self, o, v) for o, v in zip(outs, out_vmas)]
         return tracers if primitive.multiple_results else tracers[0]
 
@@ -124,6 +123,14 @@ class ShardMapTrace(core.Trace):
 # ...) -> the jitted shard_map applying it (jit compiles it once per block types).
 # Emptied when large.
 _appliers: dict = {}
+
+
+def _apply(staged, args):
+    """Run a staged per-operation shard_map now. It is compiled even under
+    ``disable_jit`` (JAX applies these as primitives, which ``disable_jit`` leaves
+    alone); run as a plain call it would re-enter this eager runner without end."""
+    with core.set_current_trace(core.eval_trace), disable_jit(False):
+        return staged(*args)
 
 
 def _as_list(primitive, outs):

@@ -364,3 +364,13 @@ def test_jacobians_of_pmap():
     for jac in (jax.jacfwd, jax.jacrev):
         np.testing.assert_allclose(jac(jax.pmap(jnp.sin))(x), np.diag(np.cos(x)),
                                    rtol=1e-6)
+
+
+def test_pmap_under_disable_jit_runs_as_an_eager_shard_map(capsys):
+    """As in JAX 0.10.2, ``disable_jit`` runs pmap's body eagerly (on a ShardMapTracer),
+    each operation still compiled for all devices; staging it gives pmap's jaxpr."""
+    f = jax.pmap(lambda x: (print("traced", type(x).__name__), x * 2)[1])
+    with jax.disable_jit():
+        np.testing.assert_array_equal(f(jnp.arange(4.)), [0., 2., 4., 6.])
+        assert capsys.readouterr().out == "traced ShardMapTracer\n"
+        assert "squeeze[dimensions=(0,)]" in str(jax.make_jaxpr(f)(jnp.arange(4.)))

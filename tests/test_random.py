@@ -2,6 +2,7 @@
 
 The expected texts are what JAX 0.10.2 prints for the same programs."""
 import numpy as np
+import pytest
 
 import glassjax as jax
 import glassjax.numpy as jnp
@@ -443,3 +444,25 @@ ValueError Cannot take a larger sample (size 5) than population (size 3) when 'r
 def test_errors_as_jax(capsys):
     """Bad keys, seeds and dtypes raise JAX's exceptions and messages."""
     assert _run(ERRORS_PROGRAM, capsys) == ERRORS_EXPECTED
+
+
+def test_typed_keys_compare_equal_or_not():
+    """``eq`` / ``ne`` take typed keys (equal where every word is), as in JAX 0.10.2;
+    ordering comparisons do not. Values and jaxprs are JAX's."""
+    k = jax.random.key(0)
+    k2 = jax.random.split(k)
+    k3 = jax.random.split(k, (2, 3))
+    assert bool(k == k) and not bool(k != k)
+    np.testing.assert_array_equal(jnp.equal(k2, k), [False, False])
+    np.testing.assert_array_equal(k2 != k2[::-1], [True, True])
+    assert bool(jnp.array_equal(k2, k2)) and jnp.asarray(k2).dtype == k2.dtype
+    np.testing.assert_array_equal(jax.jit(lambda a, b: a == b)(k3, k3[:, :1]),
+                                  [[True, False, False]] * 2)
+    np.testing.assert_array_equal(jax.vmap(lambda a, b: a != b)(k2, k2[::-1]), [True, True])
+    assert str(jax.make_jaxpr(lambda a, b: jnp.array_equal(a, b))(k2, k2)) == (
+        "{ lambda ; a:key<fry>[2] b:key<fry>[2]. let\n"
+        "    c:bool[2] = eq a b\n"
+        "    d:bool[] = reduce_and[axes=(0,)] c\n"
+        "  in (d,) }")
+    with pytest.raises(TypeError, match="lt does not accept dtype key<fry> at position 0"):
+        jax.lax.lt(k, k)

@@ -6,7 +6,9 @@ equation, computing next to each checked operation whether it failed and the val
 message needs. It returns ``(error, out)``; ``error.get()`` is the message of the first
 failure (or None) and ``error.throw()`` raises it. Because the error is computed from
 ordinary arrays, a checkified function can itself be jitted, vmapped (one error per
-element) or pmapped.
+element) or pmapped. Checks inside a ``shard_map`` (or ``pmap``) are made on every device,
+and the error comes out batched by device. ``check_error(error)`` turns an error value
+back into a check: it raises, or, inside ``checkify``, joins the outer error.
 
 What is checked (``errors=``): ``user_checks`` (``check(pred, msg, ...)``),
 ``index_checks`` (dynamic slices and gathers out of bounds), ``nan_checks`` (an
@@ -26,6 +28,8 @@ from glassjax.callbacks import Effect
 from glassjax.interpreters import ad, batching, staging
 from glassjax.jit import jit_p, make_jaxpr
 from glassjax.lax import arithmetic, slicing
+from glassjax.mesh import PartitionSpec
+from glassjax.shard_map import _body_scope, _vary_over_spec, shard_map_p
 from glassjax.xla import lowering
 
 
@@ -77,6 +81,9 @@ class BatchedError(JaxException):
                          for idx, e in self.static.items())
 
 
+# A kind of check, as ``errors=`` sets hold them.
+ErrorCategory = type[JaxException]
+
 user_checks = frozenset({FailedCheckError})
 nan_checks = frozenset({NaNError})
 div_checks = frozenset({DivisionByZeroError})
@@ -110,8 +117,10 @@ class Error:
         """The first failure at batch ``index`` (``()`` when not batched)."""
         for failed, payload, (kind, static) in zip(self._failed, self._payloads,
                                                     self._kinds):
-            if np.asarray(failed)[index]:
-                return kind(static, [np.asarray(p)[index] for p in payload])
+            if np.shape(failed):      # (a check made outside a shard_map is not batched)
+                failed, payload = failed[index], [p[index] for p in payload]
+            if failed:
+                return kind(static, payload)
         return None
 
     def get_exception(self) -> JaxException | None:
@@ -136,11 +145,14 @@ class Error:
             failed = np.asarray(failed)
             if failed.any():
                 index = np.unravel_index(np.flatnonzero(failed)[-1], failed.shape)
-                exc = kind(static, [np.asarray(p)[index] for p in payload])
+                exc = kind(static, [p[index] if failed.shape else p for p in payload])
                 raise JaxRuntimeError(str(exc))
 
     def __repr__(self):
         return f"Error({self.get()})"
+
+
+init_error = Error()   # no check made: the error a computation starts from
 
 
 # ----------------------------------------------------------------------------------------
@@ -166,7 +178,8 @@ def check(pred, msg: str, *fmt_args, debug: bool = False, **fmt_kwargs) -> None:
         if not isinstance(arg, (jnp.ndarray, core.Tracer, np.ndarray)):
             raise TypeError("Formatting arguments to checkify.check need to be PyTrees of "
                             f"arrays, but got {arg!r} of type {type(arg)}.")
-    check_p.bind(pred, *leaves, fmt=msg, tree=tree, debug=debug)
+    _check_error(Error([jnp.logical_not(pred)], [leaves], ((FailedCheckError, (msg, tree)),)),
+                 debug=debug)
 
 
 def debug_check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
@@ -174,13 +187,43 @@ def debug_check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
     check(pred, msg, *fmt_args, debug=True, **fmt_kwargs)
 
 
-def _check_impl(pred, *leaves, fmt, tree, debug):
+def check_error(error: Error) -> None:
+    """Raise ``error``'s first failure, as ``error.throw()`` does; unlike ``throw`` this
+    is an operation checkify sees, so an error computed inside a checkified function (by
+    an inner ``checkify``, say under ``jit``) joins the outer function's error."""
+    if not isinstance(error, Error):
+        raise TypeError("check_error takes an Error as argument, got type "
+                        f"{type(error)} instead.")
+    _check_error(error)
+
+
+def _check_error(error: Error, debug: bool = False) -> None:
+    """Bind ``check`` on ``error``'s arrays; a batched error is first reduced to one
+    failure per check (the last failing element, as JAX picks it)."""
+    if any(np.shape(f) for f in error._failed):
+        error = _reduce_batch(error)
+    leaves, err_tree = tree_util.tree_flatten(error)
+    check_p.bind(*leaves, err_tree=err_tree, debug=debug)
+
+
+def _reduce_batch(error: Error) -> Error:
+    failed, payloads = [], []
+    for f, payload in zip(error._failed, error._payloads):
+        flat = jnp.ravel(f)
+        index = jnp.argsort(flat)[-1]   # the last True (last element if none)
+        failed.append(flat[index])
+        payloads.append([jnp.reshape(p, (flat.size, *np.shape(p)[np.ndim(f):]))[index]
+                         for p in payload])
+    return Error(failed, payloads, error._kinds)
+
+
+def _check_impl(*args, err_tree, debug):
     if not debug:
-        Error([np.logical_not(pred)], [leaves], ((FailedCheckError, (fmt, tree)),)).throw()
+        tree_util.tree_unflatten(err_tree, args).throw()
     return []
 
 
-def _check_lowering(ctx, *args, fmt, tree, debug):
+def _check_lowering(ctx, *args, err_tree, debug):
     if debug:
         return []
     raise ValueError("Cannot abstractly evaluate a checkify.check which was not "
@@ -189,11 +232,11 @@ def _check_lowering(ctx, *args, fmt, tree, debug):
                      "`checkify.checkify`.")
 
 
-def _check_batcher(args, dims, **params):
-    """A batch of checks: each argument mapped along its first axis."""
+def _check_batcher(args, dims, *, err_tree, debug):
+    """A batch of errors (each array mapped along its first axis), reduced to one."""
     size = next(np.shape(x)[d] for x, d in zip(args, dims) if d is not batching.not_mapped)
-    check_p.bind(*(batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)),
-                 **params)
+    args = [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
+    _check_error(tree_util.tree_unflatten(err_tree, args), debug=debug)
     return [], []
 
 
@@ -260,19 +303,12 @@ class _Checker:
         return [read(v) for v in jaxpr.outvars]
 
 
-def _first_failure(failed, leaves):
-    """Each leaf at the first element where ``failed`` (a batch of checks) is true."""
-    if not np.shape(failed):
-        return leaves
-    index = jnp.argmax(jnp.ravel(failed))
-    return [jnp.ravel(x)[index] if np.shape(x) == np.shape(failed) else x for x in leaves]
-
-
-def _user_check(checker: _Checker, eqn, pred, *leaves):
-    failed = jnp.logical_not(pred)
-    payload = _first_failure(failed, leaves)
-    checker.note(FailedCheckError, (eqn.params["fmt"], eqn.params["tree"]),
-                 jnp.any(failed), payload)
+def _check(checker: _Checker, eqn, *args):
+    """A ``check`` (or ``check_error``): its error's checks join the checker's."""
+    error = tree_util.tree_unflatten(eqn.params["err_tree"], args)
+    for failed, payload, (kind, static) in zip(error._failed, error._payloads,
+                                               error._kinds):
+        checker.note(kind, static, failed, payload)
     return []
 
 
@@ -324,7 +360,41 @@ def _gather(checker: _Checker, eqn, operand, indices):
     return eqn.primitive.bind(operand, indices, **eqn.params)
 
 
-_CHECKS = {check_p: _user_check, arithmetic.div_p: _div,
+def _shard_map(checker: _Checker, eqn, *invals):
+    """The body checked on every device: its failures leave the shard_map split over
+    all its manual axes, one row per device, so the error is batched by device (as under
+    ``vmap``; ``pmap`` is a shard_map under a jit)."""
+    params = eqn.params
+    closed, mesh, manual = params["jaxpr"], params["mesh"], params["newly_manual_axes"]
+    device_axis = PartitionSpec(tuple(a for a in mesh.axis_names if a in manual))
+    checks = []     # (kind, static, payload size) of each check the body makes
+
+    def body(*blocks):
+        inner = _Checker(checker.enabled)   # (dropped on return: it holds body tracers)
+        outs = inner.run(closed.jaxpr, closed.consts, *blocks)
+        checks.extend((*kind, len(p)) for kind, p in zip(inner.kinds, inner.payloads))
+        rows = [x[None] for x in [*inner.failed, *(p for ps in inner.payloads for p in ps)]]
+        if params["check_vma"]:
+            rows = [_vary_over_spec(mesh, x, device_axis) for x in rows]
+        return [*outs, *rows]
+
+    with _body_scope(mesh, manual, params["check_vma"]):
+        jaxpr, consts, _ = staging.trace_to_jaxpr(body, [v.aval for v in closed.jaxpr.invars])
+    n_out = len(params["out_specs"])
+    n_rows = len(jaxpr.outvars) - n_out
+    results = shard_map_p.bind(
+        *consts, *invals, jaxpr=core.ClosedJaxpr(staging.convert_constvars_jaxpr(jaxpr), []),
+        mesh=mesh, in_specs=(PartitionSpec(),) * len(consts) + params["in_specs"],
+        out_specs=params["out_specs"] + (device_axis,) * n_rows,
+        check_vma=params["check_vma"], newly_manual_axes=manual)
+    rows = iter(results[n_out:])
+    failed = [next(rows) for _ in checks]
+    for f, (kind, static, size) in zip(failed, checks):
+        checker.note(kind, static, f, [next(rows) for _ in range(size)])
+    return results[:n_out]
+
+
+_CHECKS = {check_p: _check, shard_map_p: _shard_map, arithmetic.div_p: _div,
            slicing.dynamic_slice_p: _dynamic_slice,
            slicing.dynamic_update_slice_p: _dynamic_update_slice,
            slicing.gather_p: _gather}

@@ -111,25 +111,50 @@ def shift_right_logical(x, y):
 # ----------------------------------------------------------------------------------------
 
 
-def _comparison(name, direction, accepted, symbol, total_order=False):
+def _comparison(name, direction, accepted, symbol, total_order=False, keys=False):
     """The primitive ``name`` (lowered to a StableHLO compare in ``direction``, of
     boolean result, zero derivative) and its public function ``x symbol y``. With
     ``total_order`` floats compare in IEEE's total order (-NaN < -inf < ... < -0 <
-    +0 < ... < inf < NaN), the order sorting uses."""
+    +0 < ... < inf < NaN), the order sorting uses. With ``keys`` typed PRNG keys
+    compare too (``eq`` and ``ne``, as in JAX)."""
     def lower(ctx, x, y):
+        if isinstance(ctx.avals_in[0].dtype, dtypes.ExtendedDType):
+            return _compare_words(ctx, x, y, direction)
         x, y = broadcast_operands(ctx, (x, y))
         kind = _compare_kind(ctx.avals_in[0].dtype)
         return _compare(x, y, direction,
                         "TOTALORDER" if total_order and kind == "FLOAT" else kind)
     prim = naryop(name, [accepted, accepted], None,
-                  result_dtype=lambda *d: np.dtype(np.bool_))
-    lowering.register_lowering(prim, lower)
+                  result_dtype=lambda *d: np.dtype(np.bool_), allow_extended_dtype=keys)
+    lowering.register_lowering(prim, lower, handles_extended_dtypes=keys)
     _zero_jvp(prim)
     return prim, _binary_function(prim, name, f"Elementwise ``x {symbol} y``.")
 
 
-eq_p, eq = _comparison("eq", "EQ", _any, "==")
-ne_p, ne = _comparison("ne", "NE", _any, "!=")
+def _compare_words(ctx, x, y, direction):
+    """Keys (held as their words along a trailing axis) are equal where every word is:
+    the words are compared, then the verdicts joined, by AND for ``EQ`` (all equal) and
+    by OR for ``NE`` (any different)."""
+    out = ctx.avals_out[0]
+    physical = [a.dtype.physical_aval(a) for a in ctx.avals_in]
+    words = physical[0].shape[-1]
+    shape = (*out.shape, words)
+    x, y = lowering.broadcast_to(ctx.module_context, (x, y), physical, shape)
+    verdicts = _compare(x, y, direction, "UNSIGNED")
+    join = hlo.and_ if direction == "EQ" else hlo.or_
+    out_type, verdict = lowering.aval_to_ir_type(out), None
+    for i in range(words):
+        start = [0] * len(out.shape) + [i]
+        column = hlo.slice(verdicts, lowering.i64_array(start),
+                           lowering.i64_array((*out.shape, i + 1)),
+                           lowering.i64_array([1] * len(shape)))
+        column = hlo.reshape(out_type, column)
+        verdict = column if verdict is None else join(verdict, column)
+    return verdict
+
+
+eq_p, eq = _comparison("eq", "EQ", _any, "==", keys=True)
+ne_p, ne = _comparison("ne", "NE", _any, "!=", keys=True)
 lt_p, lt = _comparison("lt", "LT", _ordered, "<")
 le_p, le = _comparison("le", "LE", _ordered, "<=")
 gt_p, gt = _comparison("gt", "GT", _ordered, ">")

@@ -185,7 +185,10 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
     if hasattr(operand, "__jax_array__"):
         operand = operand.__jax_array__()
     old_dtype = dtypes.dtype(operand, canonicalize=True)
-    new_dtype = old_dtype if new_dtype is None else np.dtype(new_dtype)
+    if new_dtype is None:
+        new_dtype = old_dtype
+    elif not isinstance(new_dtype, dtypes.ExtendedDType):   # (typed keys: already one)
+        new_dtype = np.dtype(new_dtype)
     weak_type = bool(weak_type)
     same_type = old_dtype == new_dtype and dtypes.is_weakly_typed(operand) == weak_type
     if (dtypes.issubdtype(old_dtype, np.complexfloating) and

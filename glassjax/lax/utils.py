@@ -175,8 +175,11 @@ def unop_dtype_rule(result_dtype, accepted, name, aval, **params):
     return result_dtype(aval.dtype)
 
 
-def naryop_dtype_rule(result_dtype, accepted, name, *avals, require_same=True, **params):
+def naryop_dtype_rule(result_dtype, accepted, name, *avals, require_same=True,
+                      allow_extended_dtype=False, **params):
     for i, (aval, types) in enumerate(zip(avals, accepted)):
+        if allow_extended_dtype and isinstance(aval.dtype, dtypes.ExtendedDType):
+            continue                       # (typed keys compare equal or not, as in JAX)
         if not _accepts(aval.dtype, tuple(types)):
             if aval.dtype == dtypes.float0:
                 raise _float0_error(name, f"at position {i}")
@@ -342,14 +345,17 @@ def unop(name, accepted, lower_op, result_dtype=_same):
     return prim
 
 
-def naryop(name, accepted, lower_op, result_dtype=_same, require_same=True):
+def naryop(name, accepted, lower_op, result_dtype=_same, require_same=True,
+           allow_extended_dtype=False):
     """An elementwise n-input primitive whose operands broadcast (rank-0 or size-1 axes),
     lowered to the op named ``lower_op`` (e.g. ``"stablehlo.add"``) or by a function
-    ``lower_op(*xs, **params)``; with ``lower_op=None`` the caller registers a rule."""
+    ``lower_op(*xs, **params)``; with ``lower_op=None`` the caller registers a rule.
+    ``allow_extended_dtype``: operands may also be of an extended dtype (typed keys)."""
     prim = standard_primitive(
         functools.partial(broadcasting_shape_rule, name),
         functools.partial(naryop_dtype_rule, result_dtype, accepted, name,
-                          require_same=require_same), name)
+                          require_same=require_same,
+                          allow_extended_dtype=allow_extended_dtype), name)
     prim.sharding_rule = functools.partial(broadcasting_sharding, name)
     batching.defbroadcasting(prim)
     if isinstance(lower_op, str):

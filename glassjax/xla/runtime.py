@@ -36,7 +36,7 @@ from jaxlib.mlir.dialects import chlo, sdy, stablehlo
 
 from glassjax import core, dtypes
 from glassjax.config import config, cpu_device_count
-from glassjax.xla import compilation_cache
+from glassjax.xla import compilation_cache, compiler
 
 # XLA's C++ logs every device it creates at INFO level. Like JAX, show only warnings and
 # errors unless $TF_CPP_MIN_LOG_LEVEL says otherwise (0 = everything).
@@ -727,7 +727,8 @@ def compile(module: ir.Module | str, *, devices: Sequence[Device] | None = None,
     client, device_list = devices[0].client, _jax.DeviceList(tuple(devices))
     return compilation_cache.compile_or_load(
         lambda: module_text(module), options, client, device_list,
-        lambda: client.compile_and_load(module, device_list, options, list(host_callbacks)),
+        lambda: compiler.backend_compile_and_load(client, module, device_list, options,
+                                                  host_callbacks),
         cacheable=not host_callbacks)
 
 
