@@ -1,0 +1,125 @@
+"""Programs from an outside generator (issue 28) on which glassjax once printed a
+different jaxpr, value or error than JAX 0.10.2. Each expected text is what JAX 0.10.2
+printed for the same program (``JAX_PLATFORMS=cpu``)."""
+import numpy as np
+
+import glassjax as jax
+import glassjax.numpy as jnp
+from glassjax import lax
+
+
+def test_comparison_between_jvp_and_grad_values_keeps_its_operand_order():
+    """The grad tracer's class is not a subclass of the jvp tracer's: Python would try the reflected comparison first."""
+    assert str(jax.make_jaxpr(jax.grad(lambda x: jax.jvp(lambda t: jnp.where(t >= x, t, 0.0), (x,), (1.0,))[1]))(1.0)) == """\
+{ lambda ; a:f32[]. let
+    b:bool[] = ge a a
+    _:f32[] _:f32[] _:f32[] = jit[
+      name=_where
+      jaxpr={ lambda ; b:bool[] a:f32[] c:f32[] d:f32[]. let
+          _:f32[] = select_n b c a
+          _:f32[] = select_n b 0.0:f32[] d
+        in (_, _, 0.0:f32[]) }
+    ] b a 0.0:f32[] 1.0:f32[]
+  in (0.0:f32[],) }"""
+
+
+def test_scatter_min_jvp_compares_target_with_literal_update():
+    """JAX's rule writes ``updates == target_vals``: a literal update defers to the tracer."""
+    assert str(jax.make_jaxpr(lambda x, t: jax.jvp(jax.jit(lambda y: y.at[0].min(2.0)), (x,), (t,)))(jnp.ones(3), jnp.ones(3))) == """\
+let lambda = { lambda ; a:f32[3] b:f32[3]. let
+    c:i32[1] = broadcast_in_dim 0:i32[]
+    d:f32[3] = scatter-min[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())
+      indices_are_sorted=True
+      mode=GatherScatterMode.FILL_OR_DROP
+      unique_indices=True
+      update_consts=()
+      update_jaxpr={ lambda ; e:f32[] f:f32[]. let g:f32[] = min e f in (g,) }
+    ] a c 2.0:f32[]
+    h:f32[] = gather[
+      dimension_numbers=GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=())
+      fill_value=None
+      indices_are_sorted=False
+      mode=GatherScatterMode.PROMISE_IN_BOUNDS
+      slice_sizes=(1,)
+      unique_indices=False
+    ] a c
+    i:f32[] = gather[
+      dimension_numbers=GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=())
+      fill_value=None
+      indices_are_sorted=False
+      mode=GatherScatterMode.PROMISE_IN_BOUNDS
+      slice_sizes=(1,)
+      unique_indices=False
+    ] d c
+    j:bool[] = eq i 2.0:f32[]
+    k:bool[] = eq h i
+    l:f32[3] = broadcast_in_dim 0.0:f32[]
+    m:f32[] = select_n j 0.0:f32[] 1.0:f32[]
+    n:f32[3] = scatter-add[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())
+      indices_are_sorted=False
+      mode=GatherScatterMode.FILL_OR_DROP
+      unique_indices=False
+      update_consts=()
+      update_jaxpr=jaxpr
+    ] l c m
+    o:f32[] = gather[
+      dimension_numbers=GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=())
+      fill_value=None
+      indices_are_sorted=False
+      mode=GatherScatterMode.PROMISE_IN_BOUNDS
+      slice_sizes=(1,)
+      unique_indices=False
+    ] n c
+    p:f32[3] = broadcast_in_dim 0.0:f32[]
+    q:f32[3] = scatter-add[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())
+      indices_are_sorted=False
+      mode=GatherScatterMode.FILL_OR_DROP
+      unique_indices=False
+      update_consts=()
+      update_jaxpr=jaxpr
+    ] p c 1.0:f32[]
+    r:f32[] = gather[
+      dimension_numbers=GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=())
+      fill_value=None
+      indices_are_sorted=False
+      mode=GatherScatterMode.PROMISE_IN_BOUNDS
+      slice_sizes=(1,)
+      unique_indices=False
+    ] q c
+    s:f32[] = add o 1.0:f32[]
+    t:f32[] = div 1.0:f32[] s
+    u:f32[] = div 1.0:f32[] o
+    v:f32[] = select_n k u t
+    w:f32[] = select_n j 0.0:f32[] v
+    x:f32[] = add o 1.0:f32[]
+    y:f32[] = div 1.0:f32[] x
+    z:f32[] = select_n k 0.0:f32[] y
+    ba:f32[] = add -1.0:f32[] z
+    bb:f32[] = div ba r
+    bc:f32[] = gather[
+      dimension_numbers=GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=())
+      fill_value=None
+      indices_are_sorted=False
+      mode=GatherScatterMode.PROMISE_IN_BOUNDS
+      slice_sizes=(1,)
+      unique_indices=False
+    ] b c
+    bd:f32[] = mul bc bb
+    be:f32[] = mul 0.0:f32[] w
+    bf:f32[] = add bd be
+    bg:f32[3] = scatter-add[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())
+      indices_are_sorted=True
+      mode=GatherScatterMode.FILL_OR_DROP
+      unique_indices=True
+      update_consts=()
+      update_jaxpr=jaxpr
+    ] b c bf
+  in (d, bg) } in
+let jaxpr = { lambda ; bh:f32[] bi:f32[]. let bj:f32[] = add bh bi in (bj,) } in
+{ lambda ; bk:f32[3] bl:f32[3]. let
+    bm:f32[3] bn:f32[3] = jit[name=<lambda> jaxpr=lambda] bk bl
+  in (bm, bn) }"""
