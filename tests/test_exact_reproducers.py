@@ -123,3 +123,27 @@ let jaxpr = { lambda ; bh:f32[] bi:f32[]. let bj:f32[] = add bh bi in (bj,) } in
 { lambda ; bk:f32[3] bl:f32[3]. let
     bm:f32[3] bn:f32[3] = jit[name=<lambda> jaxpr=lambda] bk bl
   in (bm, bn) }"""
+
+
+def test_vmapped_reduction_gives_a_python_int_batch_dim():
+    """The batch axis a reduction's batching rule returns is an int (JAX: ``int(...)``), so select_n's broadcast prints ``(0,)``."""
+    assert str(jax.make_jaxpr(jax.vmap(lambda x, y: jnp.where(jnp.all(x, axis=(0,1)), x, y)))(jnp.ones((3,1,3)), jnp.ones((3,1,3)))) == """\
+{ lambda ; a:f32[3,1,3] b:f32[3,1,3]. let
+    c:bool[3,1,3] = convert_element_type[new_dtype=bool weak_type=False] a
+    d:bool[3] = reduce_and[axes=(np.int64(1), np.int64(2))] c
+    e:f32[3,1,3] = jit[
+      name=_where
+      jaxpr={ lambda ; d:bool[3] a:f32[3,1,3] b:f32[3,1,3]. let
+          f:bool[3,1,3] = broadcast_in_dim[broadcast_dimensions=(0,)] d
+          e:f32[3,1,3] = select_n f b a
+        in (e,) }
+    ] d a b
+  in (e,) }"""
+
+
+def test_zeros_like_of_a_float0_tangent_is_a_literal():
+    """Staging folds the conversion of a constant to float0 (JAX's convert_element_type folding rule)."""
+    assert str(jax.make_jaxpr(lambda x: jnp.zeros_like(jax.jvp(lambda t: t.astype(jnp.int32), (x,), (1.0,))[1]))(1.0)) == """\
+{ lambda ; a:f32[]. let
+    _:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a
+  in ((b'',):float0[],) }"""
