@@ -150,10 +150,10 @@ def _host_scalar_constant(value, new_dtype, weak_type):
 
     Running eagerly (``core.constants_are_eager``), the result is a device array, as
     every lax function returns one. While staging it is a constant the trace writes as a
-    literal: a Python scalar when the result is weakly typed (``1.0`` is a weak float32),
-    else a NumPy scalar, or (for a weak type no Python scalar stands for, e.g. a weak
-    bool or bfloat16) a host array carrying its aval. A float0 result is left to the
-    equation, as in JAX (where staging folds a constant operand into a literal)."""
+    literal: a host array carrying its aval (weak type included), what JAX's constant
+    folding gives, so a literal returned from a jaxpr (``checkpoint(zeros_like)``) is an
+    array as in JAX. A float0 result is left to the equation, as in JAX (where staging
+    folds a constant operand into a literal)."""
     if new_dtype == dtypes.float0:
         return None
     converted = _host_convert(value, new_dtype, staging_now=not core.constants_are_eager())
@@ -162,10 +162,7 @@ def _host_scalar_constant(value, new_dtype, weak_type):
     aval = core.ShapedArray((), new_dtype, weak_type)
     if core.constants_are_eager():
         return runtime.device_put(converted, aval=aval)
-    typ = _python_scalar_type(new_dtype) if weak_type else None
-    if weak_type and typ is None:       # e.g. a weak bool: a host constant with its aval
-        return staging.lift(core.TypedNdArray(converted, aval))
-    return staging.lift(typ(converted.item()) if typ is not None else converted)
+    return staging.lift(core.TypedNdArray(converted, aval))
 
 
 def _convert_element_type(operand, new_dtype=None, weak_type=False):
