@@ -25,7 +25,7 @@ def test_comparison_between_jvp_and_grad_values_keeps_its_operand_order():
 
 
 def test_scatter_min_jvp_compares_target_with_literal_update():
-    """JAX's rule writes ``updates == target_vals``: a literal update defers to the tracer.
+    """JAX's rule writes ``updates == target_vals``: a literal update defers to the tracer."""
     assert str(jax.make_jaxpr(lambda x, t: jax.jvp(jax.jit(lambda y: y.at[0].min(2.0)), (x,), (t,)))(jnp.ones(3), jnp.ones(3))) == """\
 let lambda = { lambda ; a:f32[3] b:f32[3]. let
     c:i32[1] = broadcast_in_dim 0:i32[]
@@ -199,6 +199,39 @@ def test_no_empty_known_scan_after_partial_evaluation():
     ] 0.0:f32[] a
     l:f32[2] = broadcast_in_dim 0.0:f32[]
   in (l,) }"""
+
+
+def test_custom_jvp_call_jaxpr_shared_by_two_calls_of_a_jnp_function():
+    """A staged custom_jvp_call is replayed with its params, so both calls share one
+    call_jaxpr, as JAX's cached jit trace does."""
+    assert str(jax.make_jaxpr(lambda x, y: jnp.logaddexp(x,y)*jnp.logaddexp(y,x))(jnp.ones(3), jnp.ones(3))) == """\
+let jaxpr = { lambda ; a:f32[3] b:f32[3]. let
+    c:f32[3] = max a b
+    d:f32[3] = sub a b
+    e:bool[3] = ne d d
+    f:f32[3] = add a b
+    g:f32[3] = abs d
+    h:f32[3] = neg g
+    i:f32[3] = exp h
+    j:f32[3] = log1p i
+    k:f32[3] = add c j
+    l:f32[3] = select_n e k f
+  in (l,) } in
+{ lambda ; m:f32[3] n:f32[3]. let
+    o:f32[3] = custom_jvp_call[
+      name=logaddexp
+      call_jaxpr=jaxpr
+      jvp=_logaddexp_jvp
+      symbolic_zeros=False
+    ] m n
+    p:f32[3] = custom_jvp_call[
+      name=logaddexp
+      call_jaxpr=jaxpr
+      jvp=_logaddexp_jvp
+      symbolic_zeros=False
+    ] n m
+    q:f32[3] = mul o p
+  in (q,) }"""
 
 
 # -- errors: JAX's exception type and what its message says ------------------------------
