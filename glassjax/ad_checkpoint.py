@@ -29,7 +29,7 @@ from glassjax.lax.control_flow import common
 from glassjax.lax.dot import dot_general_p
 from glassjax.lax.elementwise import reduce_precision_p
 from glassjax.jit import make_jaxpr
-from glassjax.xla import lowering, runtime
+from glassjax.xla import lowering
 from glassjax.xla.lowering import hlo
 
 
@@ -316,11 +316,9 @@ remat_p.drawing = core.Drawing("checkpoint", "checkpoint",
 
 def _remat_impl(*args, jaxpr, **params):
     """Eagerly, a remat2 just runs its jaxpr. An output that is a literal (``return 1``)
-    comes back as a device array of its type (JAX returns a typed scalar), not as a bare
-    Python number without a dtype."""
-    outs = core.eval_jaxpr(jaxpr, (), *args)
-    return [runtime.device_put(out, aval=v.aval) if isinstance(v, core.Literal) else out
-            for out, v in zip(outs, jaxpr.outvars)]
+    comes back as the literal's typed host value (``TypedInt(1, dtype=int32)``), as in
+    JAX."""
+    return core.eval_jaxpr(jaxpr, (), *args)
 
 
 remat_p.def_impl(_remat_impl)

@@ -25,6 +25,7 @@ import itertools
 import math
 import operator
 import sys
+import threading
 import weakref
 from typing import Callable, NamedTuple, Sequence
 
@@ -1109,9 +1110,11 @@ class EvalTrace(Trace):
 eval_trace = EvalTrace()
 
 
-class TraceContext:
+class TraceContext(threading.local):
     """What is current while Python code runs: the trace, and the named axes in scope
-    (from pmap, vmap's ``axis_name`` or make_jaxpr's ``axis_env``)."""
+    (from pmap, vmap's ``axis_name`` or make_jaxpr's ``axis_env``). One per thread, as
+    JAX's ``trace_ctx``: a thread tracing a function leaves the others eager (an
+    attribute of a ``threading.local`` is read as fast as any other)."""
 
     def __init__(self):
         self.trace = eval_trace

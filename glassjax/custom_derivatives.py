@@ -298,8 +298,12 @@ def _check_jvp_tangent_out(primal_avals, tangents_out):
 
 
 class CustomJVPCallPrimitive(core.Primitive):
-    """``custom_jvp_call(fun, jvp, *args)``: each trace picks the function or the rule."""
+    """``custom_jvp_call(fun, jvp, *args)``: each trace picks the function or the rule.
+    Its output types are its ``call_jaxpr``'s: a staged call can be replayed with the
+    same params (``replay``), so that a jnp function called twice shares one
+    ``call_jaxpr``, as JAX's cached jit trace does."""
     multiple_results = True
+    abstract_eval_is_pure = True
 
     def bind(self, fun, jvp, *args, symbolic_zeros):
         """Host arguments are canonicalized first, as by every JAX ``bind``: the

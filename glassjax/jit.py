@@ -64,6 +64,17 @@ def _executable(args, jaxpr, name, donated_invars, keep_unused, out_shardings=No
     return compiled
 
 
+def _invalid_argument(err, leaves, jaxpr) -> TypeError:
+    """JAX's error for an argument that traced (it has a type) but has no device value:
+    it is named by its parameter, with its type."""
+    i = next(i for i, x in enumerate(leaves) if x is err.value)
+    debug = jaxpr.jaxpr.debug_info
+    name = debug.arg_names[i] if debug is not None else ""
+    aval = jaxpr.in_avals[len(jaxpr.in_avals) - len(leaves) + i]
+    return TypeError(f"Argument '{name}' of shape {aval.str_short()} of type {type(err.value)} "
+                     "is not a valid JAX type.")
+
+
 def _placement(args, jaxpr, name, keep_unused, out_shardings=None) -> dispatch.Placement:
     """Only the arguments the program reads pin it to devices: unused ones are dropped
     (unless ``keep_unused``), so they may live anywhere, as in JAX. Failing those, the
@@ -606,6 +617,8 @@ class Jitted:
             outs = compiled(*leaves)
         except dispatch.InternalFloatingPointError as err:
             _rerun_deoptimized(self._name, err.kind, self._fun, args, kwargs)
+        except runtime.InvalidInputError as err:
+            raise _invalid_argument(err, leaves, result.closed_jaxpr) from err
         data = fastpath.fastpath_data(compiled, outs, result.out_tree)
         return tree_util.tree_unflatten(result.out_tree, outs), data, False
 
@@ -1029,6 +1042,8 @@ def eval_shape(fun, *args, **kwargs):
     """The output shapes/dtypes of ``fun`` for these arguments, found by tracing only
     (``jit(fun).trace(*args).out_info``, so a jitted ``fun`` keeps its static args)."""
     if not fastpath.is_jitted(fun):
+        if not callable(fun):       # (JAX's eval_shape calls jit, which checks this)
+            raise TypeError(f"Expected a callable value, got {fun}")
         fun = Jitted(fun, None, None, None, None, None, None, False, False)
     return fun.trace(*args, **kwargs).out_info
 

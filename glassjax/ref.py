@@ -540,7 +540,7 @@ def _custom_vjp(fun, fwd, bwd, args, symbolic_zeros):
 _TRANSFORMED = {
     batching.BatchTracer: ("vmapped value on an unbatched", "to the vmapped function",
                            lambda t: t.val),
-    ad.JVPTracer: ("a differentiated value on a non-differentiated",
+    ad.PrimalTangentTracer: ("a differentiated value on a non-differentiated",
                    "of the differentiated function", lambda t: t.primal),
 }
 

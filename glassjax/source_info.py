@@ -16,8 +16,8 @@ glassjax's own code nor the standard library.
 
 The current name stack (and a traceback that overrides the live one, set while a
 transformation re-stages an existing equation so the new equation points at the original
-user line) is one value, current for the process like ``core.trace_ctx``, swapped in and
-out by the context managers here.
+user line) is one value per thread, like ``core.trace_ctx``, swapped in and out by the
+context managers here.
 
 A name stack is relative to the jaxpr its equation is in: a trace that stages a new
 jaxpr leaves out the entries that were already on the stack when it was created, so a jit
@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import os
 import sysconfig
+import threading
 from typing import NamedTuple
 
 from jaxlib import _jax
@@ -121,17 +122,17 @@ NO_SOURCE = SourceInfo(None)
 # The current context
 # ----------------------------------------------------------------------------------------
 
-class _Context:
-    """The current SourceInfo (one for the process, like ``core.trace_ctx``)."""
-    __slots__ = ("info",)
+class _Context(threading.local):
+    """The current SourceInfo (one per thread, like ``core.trace_ctx``), and the last
+    name stack made relative: (name stack, base) -> its entries after base."""
 
     def __init__(self):
         self.info = NO_SOURCE
+        self.relative: list = [None, 0, EMPTY]
 
 
 _context = _Context()
 _get_traceback = Traceback.get_traceback
-_relative_cache: list = [None, 0, EMPTY]     # (name stack, base) -> its entries after base
 # traceback -> the SourceInfo last made for an equal one (by ``current``), and
 # (SourceInfo, keep its traceback, name stack) -> its restaged SourceInfo (``restage``)
 _shared: dict = {}
@@ -148,7 +149,8 @@ def current(base: int = 0) -> SourceInfo:
     from the same lines (equal tracebacks: the same code and instruction of every
     frame): such equations share one SourceInfo, so a jaxpr keeps one traceback per
     line of code rather than one per equation."""
-    info = _context.info
+    context = _context
+    info = context.info
     traceback = info.traceback
     if traceback is None:
         traceback = _get_traceback()
@@ -156,7 +158,7 @@ def current(base: int = 0) -> SourceInfo:
         return info
     name_stack = info.name_stack
     if base:
-        cache = _relative_cache        # equations in a row share their stack: slice once
+        cache = context.relative       # equations in a row share their stack: slice once
         if cache[0] is not name_stack or cache[1] != base:
             cache[:] = name_stack, base, name_stack[base:]
         name_stack = cache[2]

@@ -273,8 +273,11 @@ def _is_float0(aval) -> bool:
     return aval.dtype == dtypes.float0
 
 
-class JVPTracer(core.Tracer):
-    """A primal value paired with its (non-zero) tangent."""
+class PrimalTangentTracer(core.Tracer):
+    """A primal value paired with its (non-zero) tangent: what ``JVPTracer`` and
+    ``LinearizeTracer`` share. They are siblings, as in JAX, not one a subclass of the
+    other: Python gives a right operand whose class subclasses the left one's the first
+    try at a comparison, so ``jvp_value >= grad_value`` would stage ``le`` swapped."""
     __slots__ = ("primal", "tangent")
 
     def __init__(self, trace, primal, tangent):
@@ -287,13 +290,18 @@ class JVPTracer(core.Tracer):
     def to_concrete_value(self):
         return _concrete_value(self.primal)
 
+
+class JVPTracer(PrimalTangentTracer):
+    """Forward mode's tracer."""
+    __slots__ = ()
+
     def __repr__(self):
         return f"JVPTracer(primal={_short(self.primal)}, tangent={_short(self.tangent)})"
 
 
-class LinearizeTracer(JVPTracer):
-    """A JVPTracer whose tangent is a variable of the linear jaxpr being recorded (only
-    its name and how it prints differ, as in JAX)."""
+class LinearizeTracer(PrimalTangentTracer):
+    """Linearization's tracer: its tangent is a variable of the linear jaxpr being
+    recorded (only its name and how it prints differ, as in JAX)."""
     __slots__ = ()
 
     def __repr__(self):
@@ -319,7 +327,7 @@ class JVPTrace(core.Trace):
 
     def to_primal_tangent_pair(self, x):
         """Values that are not this trace's tracers are constants: zero tangent."""
-        if isinstance(x, JVPTracer) and x._trace is self:
+        if isinstance(x, PrimalTangentTracer) and x._trace is self:
             return x.primal, x.tangent
         return x, Zero.from_primal_value(x)
 
@@ -334,7 +342,7 @@ class JVPTrace(core.Trace):
         # Operations on constants alone (none of our tracers: a tracer never carries a
         # zero tangent) run on the parent trace, before any zero tangent is made up.
         # (``to_primal_tangent_pair``, inlined: every operation comes through here.)
-        ours = [isinstance(x, JVPTracer) and x._trace is self for x in tracers]
+        ours = [isinstance(x, PrimalTangentTracer) and x._trace is self for x in tracers]
         if True not in ours and primitive not in jvp_of_constants:
             return primitive.bind_with_trace(self.parent_trace, tracers, params)
         # (tuples: rules written for JAX get tuples)
@@ -448,7 +456,7 @@ def _run(trace, fun, tracers, has_aux):
     if has_aux:
         outs, aux = outs
         aux = tree_util.tree_map(
-            lambda x: x.primal if isinstance(x, JVPTracer) and x._trace is trace else x, aux)
+            lambda x: x.primal if isinstance(x, PrimalTangentTracer) and x._trace is trace else x, aux)
     out_primals, out_tangents = core.unzip2(map(trace.to_primal_tangent_pair, outs))
     return out_primals, out_tangents, aux
 

@@ -21,10 +21,13 @@ stages:
   evaluation), no argument is placed off-device or split over mesh axes
   (``core.placed_types``), and the configuration is the one recorded (its trace
   context);
-- the recording staged only pure first-order primitives, on the arguments, on each
-  other's results and on literals, raised no warning, and returned one staged value;
-  its arguments were distinct values (a recipe recorded for ``x * y`` serves ``x * x``
-  too, but one recorded for ``x * x`` cannot tell which operand was which).
+- the recording staged only primitives whose output types follow from their operand
+  types and params (lax's array operations; ``custom_jvp_call``, whose params, its
+  ``call_jaxpr`` included, are then shared as JAX's cached jit trace shares them), on
+  the arguments, on each other's results and on literals, raised no warning, and
+  returned one staged value; its arguments were distinct values (a recipe recorded
+  for ``x * y`` serves ``x * x`` too, but one recorded for ``x * x`` cannot tell which
+  operand was which).
 
 Anything else runs ``fun`` as usual, which stays the reference: a recipe is only ever a
 copy of what ``fun`` itself staged for those types.

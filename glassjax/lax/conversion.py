@@ -129,12 +129,12 @@ def convert_element_type(operand, new_dtype):
 
 def _host_convert(value, new_dtype, staging_now=True):
     """A Python or NumPy scalar converted on the host, or None where only the device
-    can convert it (out-of-range values, float0). NaN/inf to an integer is NumPy's
+    can convert it (out-of-range values). NaN/inf to an integer is NumPy's
     answer while staging (JAX's constant folding gives it: ``max(x, initial=-inf)`` on
     ints shows ``-2147483648:i32[]``), XLA's (saturating) when running eagerly."""
     host = np.asarray(value)
-    if new_dtype == dtypes.float0:
-        return None
+    if new_dtype == dtypes.float0:     # (no data: any value gives ``(b'',)``)
+        return host.astype(new_dtype)
     if (dtypes.issubdtype(host.dtype, np.inexact) and not np.isfinite(host) and
             dtypes.issubdtype(new_dtype, np.integer)):
         return host.astype(new_dtype) if staging_now else None
@@ -150,19 +150,19 @@ def _host_scalar_constant(value, new_dtype, weak_type):
 
     Running eagerly (``core.constants_are_eager``), the result is a device array, as
     every lax function returns one. While staging it is a constant the trace writes as a
-    literal: a Python scalar when the result is weakly typed (``1.0`` is a weak float32),
-    else a NumPy scalar, or (for a weak type no Python scalar stands for, e.g. a weak
-    bool or bfloat16) a host array carrying its aval."""
+    literal: a host array carrying its aval (weak type included), what JAX's constant
+    folding gives, so a literal returned from a jaxpr (``checkpoint(zeros_like)``) is an
+    array as in JAX. A float0 result is left to the equation, as in JAX (where staging
+    folds a constant operand into a literal)."""
+    if new_dtype == dtypes.float0:
+        return None
     converted = _host_convert(value, new_dtype, staging_now=not core.constants_are_eager())
     if converted is None:
         return None
     aval = core.ShapedArray((), new_dtype, weak_type)
     if core.constants_are_eager():
         return runtime.device_put(converted, aval=aval)
-    typ = _python_scalar_type(new_dtype) if weak_type else None
-    if weak_type and typ is None:       # e.g. a weak bool: a host constant with its aval
-        return staging.lift(core.TypedNdArray(converted, aval))
-    return staging.lift(typ(converted.item()) if typ is not None else converted)
+    return staging.lift(core.TypedNdArray(converted, aval))
 
 
 def _convert_element_type(operand, new_dtype=None, weak_type=False):

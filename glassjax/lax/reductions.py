@@ -125,7 +125,7 @@ def _reducer_batch(prim, args, dims, *, axes, **params):
     is why vmapped jaxprs print ``axes=(np.int64(1),)``.)"""
     (x,), (d,) = args, dims
     axes = tuple(np.int64(a if a < d else a + 1) for a in axes)
-    out_d = d - sum(a < d for a in axes)        # (kept axes before the mapped one)
+    out_d = d - sum(int(a < d) for a in axes)   # (kept axes before the mapped one; an int)
     return prim.bind(x, axes=axes, **params), out_d
 
 

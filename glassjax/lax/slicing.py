@@ -1323,8 +1323,10 @@ def _scatter_extremal_jvp(prim, primals, tangents, *, update_jaxpr, update_const
     gather_dnums, slice_sizes = _scatter_to_gather(dn, np.shape(operand), np.shape(updates))
     initial_vals = gather(operand, indices, gather_dnums, slice_sizes)
     target_vals = gather(out, indices, gather_dnums, slice_sizes)
-    successful_updates = ew.eq(updates, target_vals)
-    retained_values = ew.eq(initial_vals, target_vals)
+    # ``==``, not ``eq``, as in JAX: a literal ``updates`` (a NumPy scalar from a jaxpr)
+    # defers to the tracer, so the comparison is staged ``eq target updates``.
+    successful_updates = updates == target_vals
+    retained_values = initial_vals == target_vals
     num_updates = gather(
         scatter_add(full_like(operand, 0), indices,
                     ew.select(successful_updates, full_like(updates, 1),

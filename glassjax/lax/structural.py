@@ -826,7 +826,7 @@ def _tile_shape_rule(x, *, reps):
     if x.ndim != len(reps):
         raise TypeError("reps length must be equal to the ndim of x, got "
                         f"len(reps)={len(reps)} and x.ndim={x.ndim}.")
-    return tuple(np.multiply(x.shape, reps))
+    return canonicalize_shape(tuple(np.multiply(x.shape, reps)))    # (a float rep: TypeError)
 
 
 def _tile_transpose(ct, x, *, reps):

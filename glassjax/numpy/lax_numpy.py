@@ -160,9 +160,9 @@ def matrix_transpose(x, /):
 
 def swapaxes(a, axis1, axis2):
     a = ensure_arraylike("swapaxes", a)
-    perm = list(range(a.ndim))
+    perm = np.arange(a.ndim)       # (NumPy's IndexError names a bad axis, as in JAX)
     perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
-    return lax.transpose(a, perm)
+    return lax.transpose(a, list(perm))
 
 
 def moveaxis(a, source, destination):
@@ -502,7 +502,9 @@ def dsplit(ary, indices_or_sections):
 def tile(A, reps):
     """Repeat the whole array ``reps`` times along each axis."""
     A = ensure_arraylike("tile", A)
-    reps = tuple(map(operator.index, reps if np.iterable(reps) else (reps,)))
+    # (what is not an integer is left to lax.tile, whose TypeError names the shape)
+    reps = tuple(operator.index(r) if shape_poly.is_constant_dim(r) else r
+                 for r in (reps if np.iterable(reps) else (reps,)))
     reps = (1,) * (A.ndim - len(reps)) + reps
     if len(reps) > A.ndim:
         A = lax.expand_dims(A, tuple(range(len(reps) - A.ndim)))

@@ -252,8 +252,8 @@ def _parse_subscripts(subscripts, shapes, fresh=_FRESH, pool=None):
     inputs, arrow, output = subscripts.partition("->")
     inputs = inputs.split(",")
     if len(inputs) != len(shapes):
-        raise ValueError("Number of einsum subscripts must be equal to the number of "
-                         "operands.")
+        raise ValueError(f"Number of einsum subscripts, {len(inputs)}, must be equal to "
+                         f"the number of operands, {len(shapes)}.")
     used = set(subscripts) - set(".,->")
     ellipsis_ndim = max((len(s) - len(t.replace("...", ""))
                          for t, s in zip(inputs, shapes) if "..." in t), default=0)

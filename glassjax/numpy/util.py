@@ -16,6 +16,7 @@ import functools
 import inspect
 import math
 import operator
+import warnings
 from typing import Sequence
 
 import numpy as np
@@ -92,13 +93,19 @@ def _jax_array_protocol(x):
     return method() if method is not None else x
 
 
-def check_arraylike(fun_name: str, *args):
+def check_arraylike(fun_name: str, *args, emit_warning=False, stacklevel=3):
     """Raise JAX's TypeError for the first argument that is not array-like (lists are
-    not: ``jnp.sum([1, 2])`` is an error, unlike in NumPy)."""
+    not: ``jnp.sum([1, 2])`` is an error, unlike in NumPy); or, with ``emit_warning``,
+    JAX's DeprecationWarning (``jnp.shape(None)``: an error in a future JAX)."""
     for pos, arg in enumerate(args):
         if not _arraylike(arg):
-            raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
-                            f"{type(arg)} at position {pos}.")
+            msg = (f"{fun_name} requires ndarray or scalar arguments, got {type(arg)} at "
+                   f"position {pos}.")
+            if not emit_warning:
+                raise TypeError(msg)
+            warnings.warn(msg + " In a future JAX release this will be an error.",
+                          DeprecationWarning, stacklevel=stacklevel)
+            return
 
 
 def check_arraylike_or_none(fun_name: str, *args):
@@ -457,15 +464,23 @@ def canonicalize_axis_tuple(axis, num_dims, allow_duplicate=False) -> tuple:
 
 
 def ndim(a) -> int:
-    """The number of axes of ``a`` (any array-like, including lists)."""
-    return a.ndim if hasattr(a, "ndim") else np.ndim(_jax_array_protocol(a))
+    """The number of axes of ``a`` (any array-like; others, lists included, still work
+    but warn, as in JAX)."""
+    if hasattr(a, "ndim"):
+        return a.ndim
+    check_arraylike("ndim", a, emit_warning=True)
+    return np.ndim(_jax_array_protocol(a))
 
 
 def shape(a) -> tuple:
-    return a.shape if hasattr(a, "shape") else np.shape(_jax_array_protocol(a))
+    if hasattr(a, "shape"):
+        return a.shape
+    check_arraylike("shape", a, emit_warning=True)
+    return np.shape(_jax_array_protocol(a))
 
 
 def size(a, axis=None) -> int:
+    check_arraylike("size", a, emit_warning=True)
     if axis is None and hasattr(a, "size"):
         return a.size
     s = shape(a)

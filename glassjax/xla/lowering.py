@@ -18,6 +18,7 @@ import functools
 import itertools
 import math
 import re
+import warnings
 from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -161,9 +162,11 @@ def aval_to_ir_type(aval) -> ir.RankedTensorType:
     if not shape_poly.is_constant_shape(aval.shape):     # f32[b,4] is tensor<?x4xf32>
         return ir.RankedTensorType.get(ir_shape(aval.shape), dtype_to_ir_type(aval.dtype))
     if math.prod(aval.shape) * aval.dtype.itemsize >= 2 ** 63:
-        # XLA aborts the process on such a shape; a learner's typo must not.
-        raise ValueError(f"Cannot lower a value of type {aval.str_short()}: its size in "
-                         "bytes does not fit in 64 bits.")
+        # XLA aborts the process on such a shape; a learner's typo must not. A dimension
+        # MLIR cannot even hold (an int64) is a TypeError, as MLIR's is in JAX.
+        error = TypeError if max(aval.shape) >= 2 ** 63 else ValueError
+        raise error(f"Cannot lower a value of type {aval.str_short()}: its size in "
+                    "bytes does not fit in 64 bits.")
     return ir.RankedTensorType.get(aval.shape, dtype_to_ir_type(aval.dtype))
 
 
@@ -839,7 +842,7 @@ def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
             i32, num_replicas)
         mctx.unique_name("main")
         donated = donated_invars or [False] * len(closed.in_avals)
-        arg_attrs = _sharding_attrs(mctx, _donation_attrs(closed, donated),
+        arg_attrs = _sharding_attrs(mctx, _donation_attrs(closed, donated, num_partitions),
                                     arg_shardings, closed.in_avals)
         result_attrs = None
         if result_names is not None:
@@ -896,10 +899,11 @@ def _memory_attrs(attrs, kinds):
     return attrs
 
 
-def _donation_attrs(closed, donated):
+def _donation_attrs(closed, donated, num_partitions=1):
     """A donated input whose buffer can hold an output is aliased to it
     (``tf.aliasing_output``, counting the leading tokens among the outputs), so XLA
-    writes the result in place."""
+    writes the result in place. The others cannot be used: JAX's warning says so (a
+    partitioned program leaves donation to XLA, which does not warn)."""
     attrs = [{} for _ in closed.in_avals]
     free_outputs = list(enumerate(closed.out_avals,
                                   start=len(ordered_effects(closed.effects))))
@@ -912,4 +916,9 @@ def _donation_attrs(closed, donated):
                     ir.IntegerType.get_signless(32), j)
                 del free_outputs[k]
                 break
+    unused = [str(aval) for aval, d, attr in zip(closed.in_avals, donated, attrs)
+              if d and not attr]
+    if unused and num_partitions == 1:
+        warnings.warn(f"Some donated buffers were not usable: {', '.join(unused)}.\nSee an "
+                      "explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.")
     return attrs if any(attrs) else None

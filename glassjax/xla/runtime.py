@@ -466,11 +466,20 @@ def typed_aval(aval: core.ShapedArray, sharding) -> core.ShapedArray:
     return aval
 
 
+class InvalidInputError(TypeError):
+    """A value with no device representation (a ``ShapeDtypeStruct``, say); ``value`` is
+    it, so that a caller that knows the argument's name can say which one it was."""
+
+    def __init__(self, value):
+        super().__init__(f"Argument '{value}' of type {type(value)} is not a valid JAX type")
+        self.value = value
+
+
 def _host_aval(x) -> core.ShapedArray:
     """The aval a host value gets on the device: canonical dtype (float64 becomes float32
     unless x64 is on), weak type for Python scalars."""
     if not (isinstance(x, (np.ndarray, np.generic)) or type(x) in dtypes.python_scalar_dtypes):
-        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
+        raise InvalidInputError(x)
     return core.get_aval(x)
 
 

@@ -456,7 +456,8 @@ def _scan_partial_eval(trace, *args, reverse, length, num_consts, num_carry, jax
         known, known_consts, sum(f is None for f in res_fwd))
     known_outs = scan_p.bind_with_trace(trace.known_trace, [*known_consts, *known_rest], dict(
         reverse=reverse, length=length, jaxpr=known, num_consts=len(known_consts),
-        num_carry=num_known_carry, unroll=unroll))
+        num_carry=num_known_carry, unroll=unroll)) \
+        if known.out_avals or known.effects else []     # (as JAX: nothing to run)
     known_outs, ext_res = split_list(known_outs, [num_known_outs])[:2]
     computed = iter(merge_lists(hoisted, ext_res, hoisted_res))
     res = [next(computed) if f is None else known_args[f] for f in res_fwd]
