@@ -1,0 +1,166 @@
+"""Tests of the tests: every test file's syntax tree is scanned for tests that cannot fail.
+
+A test that returns early, asserts a constant or is skipped without a reason passes
+while checking nothing, and a green run then says less than it seems to.  The rules:
+
+- no `return` in a test function's own body (a parametrized case that returns early
+  passes having tested nothing; skip it with a reason, or leave it out of the grid);
+- no assert that is always true (`assert True`, `assert x or True`, an assert on a
+  non-empty tuple or string);
+- no `or True` anywhere;
+- `pytest.skip`, `pytest.mark.skip` and `pytest.mark.skipif` always say why;
+- `pytest.mark.xfail` is strict (an unexpected pass fails), and the imperative
+  `pytest.xfail`, which ends a test the way a skip does, is not used.
+
+An exemption needs a reason: `EXEMPT` maps (file, line) to it.
+"""
+import ast
+import pathlib
+
+import pytest
+
+TESTS = pathlib.Path(__file__).parent
+FILES = sorted(p for p in TESTS.rglob("*.py") if p.name.startswith(("test_", "conftest")))
+
+EXEMPT: dict[tuple[str, int], str] = {}
+
+
+def _dotted(node):
+    """'pytest.mark.skip' for the expression `pytest.mark.skip`, None if not a name chain."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _own_nodes(func):
+    """The nodes of a function's body, not descending into nested functions and classes."""
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    todo = [node for node in func.body if not isinstance(node, nested)]
+    while todo:
+        node = todo.pop()
+        yield node
+        todo.extend(child for child in ast.iter_child_nodes(node)
+                    if not isinstance(child, nested))
+
+
+def _always_true(test):
+    if isinstance(test, ast.Constant):
+        return bool(test.value)
+    if isinstance(test, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+        return bool(getattr(test, "elts", None) or getattr(test, "keys", None))
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return any(_always_true(v) for v in test.values)
+    return False
+
+
+def _has_kw(call, name, value=None):
+    return any(k.arg == name and (value is None or (
+        isinstance(k.value, ast.Constant) and k.value.value is value)) for k in call.keywords)
+
+
+def _marker_problem(node):
+    """The problem with a skip/xfail marker or call, or None.  `node` is the marker used
+    bare (`@pytest.mark.skip`) or called."""
+    call = node if isinstance(node, ast.Call) else None
+    name = _dotted(call.func if call else node)
+    if name is None:
+        return None
+    short = name.removeprefix("pytest.")
+    if short == "xfail" and call:
+        return "imperative pytest.xfail ends the test early: skip with a reason instead"
+    if short == "mark.xfail" and not (call and _has_kw(call, "strict", True)):
+        return "xfail that is not strict=True"
+    if short == "skip" and call and not (call.args or _has_kw(call, "reason")):
+        return "pytest.skip without a reason"
+    if short == "mark.skip" and not (call and (call.args or _has_kw(call, "reason"))):
+        return "pytest.mark.skip without a reason"
+    if short == "mark.skipif" and not (call and _has_kw(call, "reason")):
+        return "pytest.mark.skipif without a reason"
+    return None
+
+
+def problems(source, filename="<test>"):
+    """[(line, problem)] for one test file's source."""
+    tree = ast.parse(source, filename)
+    found = []
+    tests = [node for node in ast.walk(tree)
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and node.name.startswith("test")]
+    for func in tests:
+        for node in _own_nodes(func):
+            if isinstance(node, ast.Return):
+                found.append((node.lineno, f"return in test {func.name}: the case ends "
+                                           "early having tested nothing"))
+    seen_markers = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert) and _always_true(node.test):
+            found.append((node.lineno, "assert that is always true"))
+        if (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or)
+                and any(isinstance(v, ast.Constant) and v.value is True
+                        for v in node.values)):
+            found.append((node.lineno, "`or True`"))
+        if isinstance(node, (ast.Call, ast.Attribute)) and id(node) not in seen_markers:
+            if isinstance(node, ast.Call):
+                seen_markers.add(id(node.func))     # the called marker is judged once
+            problem = _marker_problem(node)
+            if problem:
+                found.append((node.lineno, problem))
+    return sorted(set(found))
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(TESTS)))
+def test_tests_can_fail(path):
+    rel = str(path.relative_to(TESTS))
+    bad = [f"{rel}:{line}: {problem}" for line, problem in problems(path.read_text(), rel)
+           if (rel, line) not in EXEMPT]
+    assert not bad, "\n".join(bad)
+
+
+def test_exemptions_are_current():
+    """Each exemption still points at a flagged line (a fixed one is taken off)."""
+    for (rel, line), reason in EXEMPT.items():
+        assert reason.strip()
+        flagged = {ln for ln, _ in problems((TESTS / rel).read_text(), rel)}
+        assert line in flagged, f"{rel}:{line} is exempt but no longer flagged"
+
+
+_FLAGGED = {
+    "def test_a(x):\n    if x:\n        return\n    assert x\n": "return in test",
+    "def test_a():\n    assert True\n": "always true",
+    "def test_a(x):\n    assert x == 1 or True\n": "always true",
+    "def test_a(x):\n    assert (x, 'why')\n": "always true",
+    "def test_a():\n    assert 'not yet'\n": "always true",
+    "def test_a(x):\n    if x or True:\n        assert x\n": "`or True`",
+    "import pytest\ndef test_a():\n    pytest.skip()\n": "pytest.skip without",
+    "import pytest\n@pytest.mark.skip\ndef test_a():\n    pass\n": "mark.skip without",
+    "import pytest\n@pytest.mark.skipif(1 > 0)\ndef test_a():\n    pass\n": "skipif without",
+    "import pytest\n@pytest.mark.xfail(reason='r')\ndef test_a():\n    pass\n": "not strict",
+    "import pytest\ndef test_a():\n    pytest.xfail('r')\n": "imperative pytest.xfail",
+}
+
+
+@pytest.mark.parametrize("source", _FLAGGED)
+def test_the_scanner_flags_each_kind(source):
+    assert [problem for _, problem in problems(source) if _FLAGGED[source] in problem]
+
+
+def test_the_scanner_passes_tests_that_can_fail():
+    source = """
+import pytest
+
+@pytest.mark.xfail(strict=True, reason="r")
+@pytest.mark.skipif(1 > 2, reason="never")
+def test_a(x):
+    def helper():
+        return x                       # a nested function may return
+    if x:
+        pytest.skip("not on this platform")
+    assert helper() == x or x is None
+    assert (x, 1) == (1, 1), "a message"
+"""
+    assert problems(source) == []
