@@ -13,11 +13,17 @@ while checking nothing, and a green run then says less than it seems to.  The ru
   `pytest.xfail`, which ends a test the way a skip does, is not used.
 
 An exemption needs a reason: `EXEMPT` maps (file, line) to it.
+
+And every recorded expectation says where it comes from: each corpus directory of tests/
+has the PROVENANCE.json that tests/record.py (``make record``) writes.
 """
 import ast
+import json
 import pathlib
 
 import pytest
+
+import record
 
 TESTS = pathlib.Path(__file__).parent
 FILES = sorted(p for p in TESTS.rglob("*.py") if p.name.startswith(("test_", "conftest")))
@@ -164,3 +170,35 @@ def test_a(x):
     assert (x, 1) == (1, 1), "a message"
 """
     assert problems(source) == []
+
+
+# -- provenance of the recorded expectations -----------------------------------------------
+
+def test_every_directory_of_tests_is_a_corpus_that_make_record_records():
+    directories = {d.name for d in TESTS.iterdir() if d.is_dir() and d.name != "__pycache__"}
+    assert directories == set(record.CORPORA) | {"ecosystem"}    # (which has its own)
+
+
+@pytest.mark.parametrize("key", record.CORPORA)
+def test_each_corpus_says_which_jax_recorded_it_when_and_how(key):
+    provenance = json.loads((TESTS / key / "PROVENANCE.json").read_text())
+    assert provenance["what"] and provenance["command"] == record.CORPORA[key].command
+    recordings = provenance["recordings"]
+    assert recordings[0]["files"] == "all"
+    for entry in recordings:
+        assert entry["recorded"] and entry["by"]
+        assert (entry["versions"]["jax"], entry["versions"]["jaxlib"]) == ("0.10.2",) * 2
+
+
+@pytest.mark.parametrize("key", [k for k, c in record.CORPORA.items() if c.each])
+def test_each_program_of_a_corpus_has_its_recorded_output(key):
+    directory = TESTS / key
+    names = record.CORPORA[key].names(directory)
+    assert names and not [n for n in names if not (directory / f"{n}.expected").exists()]
+
+
+def test_the_libraries_outcomes_say_which_jax_recorded_them():
+    for path in (TESTS / "ecosystem" / "recorded").glob("*.json"):
+        provenance = json.loads(path.read_text())["provenance"]
+        assert provenance["recorded"] and provenance["command"], path
+        assert provenance["versions"]["jax"] == "0.10.2", path
