@@ -24,7 +24,7 @@ import pytest
 
 import record
 
-TESTS = pathlib.Path(__file__).parent
+TESTS = pathlib.Path(__file__).resolve().parent
 FILES = sorted(p for p in TESTS.rglob("*.py") if p.name.startswith(("test_", "conftest")))
 
 
@@ -114,6 +114,11 @@ def problems(source, filename="<test>"):
             if problem:
                 found.append((node.lineno, problem))
     return sorted(set(found))
+
+
+def test_the_scan_sees_every_test_file():
+    assert TESTS / "conftest.py" in FILES and pathlib.Path(__file__).resolve() in FILES
+    assert set(TESTS.glob("test_*.py")) <= set(FILES) and len(FILES) > 100
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(TESTS)))
