@@ -39,11 +39,15 @@ VERSIONS = ["jax", "jaxlib", "numpy", "scipy", "ml_dtypes"]
 
 @dataclasses.dataclass(frozen=True)
 class Corpus:
+    """A directory of recorded outputs and the command that records them: run in the
+    directory (in the project's root if `from_root`), where `python` is the JAX venv's
+    and {glassjax_python} the engine's. A corpus whose programs (the files `each`
+    matches, less `not_programs`) are recorded one at a time has {name} in its command,
+    and `output` names the file a program's standard output goes to, if it writes none."""
     what: str
-    command: str          # run in the corpus directory (from the root if `from_root`);
-    # `python` is the JAX venv's, {glassjax_python} the engine's; {name} one file's name
-    each: str | None = None     # recorded one file at a time: the programs, by glob
-    output: str | None = None   # where one program's standard output is kept
+    command: str
+    each: str | None = None
+    output: str | None = None
     not_programs: tuple = ()
     from_root: bool = False
 
@@ -128,9 +132,13 @@ def main(argv=None):
     opts = parser.parse_args(argv)
     if set(opts.corpora) - set(CORPORA):
         parser.error(f"unknown corpora {sorted(set(opts.corpora) - set(CORPORA))}")
-    if importlib.metadata.version("jax") != JAX_VERSION:
-        raise SystemExit(f"{sys.executable} has jax {importlib.metadata.version('jax')}, "
-                         f"not {JAX_VERSION}: run this with the Makefile's .jax-venv")
+    try:
+        version = importlib.metadata.version("jax")
+    except importlib.metadata.PackageNotFoundError:
+        version = None
+    if version != JAX_VERSION:
+        raise SystemExit(f"{sys.executable} has jax {version}, not {JAX_VERSION}: run this "
+                         "with the Makefile's .jax-venv")
     if opts.only and len(opts.corpora) != 1:
         raise SystemExit("--only needs exactly one corpus")
     for key in opts.corpora or CORPORA:
