@@ -21,7 +21,8 @@ CONFORMANCE := ../shared/conformance/run.py
 NOTEBOOKS   := $(shell find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null)
 NBVAL_ARGS  := $(if $(NOTEBOOKS),--nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg notebooks)
 
-.PHONY: lab test setup bench conformance dot chromium front clean ecosystem record-ecosystem
+.PHONY: lab test setup bench conformance dot chromium front clean ecosystem record \
+        record-ecosystem
 
 lab: $(LAB_STAMP) dot
 	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/
@@ -36,7 +37,7 @@ setup: $(STAMP) dot chromium
 front: $(PY)
 	$(PY) extension/build.py
 
-bench: setup
+bench: setup $(JAX_VENV)/.installed
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/explorer_bench.py
 	$(PY) benchmarks/memory_bench.py
@@ -51,16 +52,23 @@ conformance: setup
 	  echo "No conformance suite at $(CONFORMANCE); nothing to do."; \
 	fi
 
-# A .venv made by a Python older than 3.12 is made anew.
 # The real JAX 0.10.2 with the same pinned libraries, in a venv of its own, never seen by
-# the engine: what recorded expectations are made with (`make record-ecosystem`).
+# the engine: what recorded expectations are made with (`make record`) and what the
+# benchmarks compare with. flatbuffers lets jax.export serialize (the export tutorial).
 JAX_VENV    := .jax-venv
 JAX_PY      := $(JAX_VENV)/bin/python
 $(JAX_VENV)/.installed: pyproject.toml
 	@[ -x $(JAX_PY) ] || $(PYTHON) -m venv $(JAX_VENV)
 	$(JAX_PY) -m pip install --quiet --progress-bar off jax==0.10.2 jaxlib==0.10.2 \
-	  pytest pytest-xdist $$($(PYTHON) tools/ecosystem/extra.py)
+	  flatbuffers pytest pytest-xdist $$($(PYTHON) tools/ecosystem/extra.py)
 	touch $@
+
+# Records every expectation of tests/ anew under JAX 0.10.2: the corpora (tests/record.py
+# writes each one's PROVENANCE.json) and the libraries' outcomes; CORPORA="tutorials ..."
+# records only those corpora. Long (the docstrings and the differential corpus most).
+CORPORA     ?=
+record: $(JAX_VENV)/.installed $(STAMP) $(if $(CORPORA),,record-ecosystem)
+	$(JAX_PY) tests/record.py --glassjax-python $(abspath $(PY)) $(CORPORA)
 
 # Every shipped test file of optax, chex and brainstate under glassjax, compared test by
 # test with the outcomes recorded under JAX (README has the scores).
@@ -73,13 +81,15 @@ record-ecosystem: $(JAX_VENV)/.installed
 	$(JAX_PY) tools/ecosystem/suites.py record --full -n 2
 
 $(PY):
-	@if [ -x $(PY) ] && ! $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then \
-	  echo "$(VENV) was made by an older Python: making it anew with $(PYTHON)"; rm -rf $(VENV); fi
-	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV)
 
 # One pip command for everything, so that jaxlib's pin holds against the libraries'
-# wishes; then the real `jax` the libraries' metadata pulled in is removed again.
+# wishes; then the real `jax` the libraries' metadata pulled in is removed again. A .venv
+# made by a Python older than 3.12 is made anew first.
 $(STAMP): pyproject.toml | $(PY)
+	@if ! $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then \
+	  echo "$(VENV) was made by an older Python: making it anew with $(PYTHON)"; \
+	  rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); fi
 	$(PY) -m pip install --quiet --progress-bar off -e '.[notebook,course,dev,browser,ecosystem]'
 	$(PY) -m pip uninstall --quiet --yes jax
 	touch $@

@@ -5,9 +5,10 @@
 Each round runs every case once with each implementation, in alternating order, each in
 a fresh process (so neither benefits from the other's warm caches or a quieter machine).
 The table shows medians over rounds and the ratio glassjax / JAX (lower is better for
-glassjax). JAX lives in its own virtual environment (``benchmarks/.jax-venv``, created on
-first use), never in glassjax's: glassjax must not import it. Results are saved as JSON
-in ``benchmarks/results/latest.json``.
+glassjax). JAX lives in its own virtual environment, never in glassjax's: glassjax must
+not import it. It is the pinned one the Makefile builds (``.jax-venv``, by ``make bench``)
+and the recorded expectations of tests/ are made with. Results are saved as JSON in
+``benchmarks/results/latest.json``.
 """
 import argparse
 import json
@@ -19,23 +20,20 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-JAX_VENV = HERE / ".jax-venv"
-JAX_REQUIREMENT = "jax==0.10.2"
+JAX_VENV = HERE.parent / ".jax-venv"
 
 sys.path.insert(0, str(HERE))
 import cases  # noqa: E402
 
 
 def jax_python(explicit):
-    """The interpreter that has JAX 0.10.2: given, or the benchmark's own venv."""
+    """The interpreter that has JAX 0.10.2: given, or the project's pinned JAX venv."""
     if explicit:
         return explicit
     python = JAX_VENV / "bin" / "python"
     if not python.exists():
-        print(f"creating {JAX_VENV} with {JAX_REQUIREMENT} (once)...", flush=True)
-        subprocess.run([sys.executable, "-m", "venv", str(JAX_VENV)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", JAX_REQUIREMENT],
-                       check=True)
+        raise SystemExit(f"no {JAX_VENV}: `make .jax-venv/.installed` builds it "
+                         "(or give --jax-python, or --no-jax)")
     return str(python)
 
 

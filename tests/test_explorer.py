@@ -314,8 +314,6 @@ def test_named_scopes_are_foldable_clusters(monkeypatch):
     assert folded.root["nodes"][1]["label"][:2] == ["layer1", "3 equations"]
 
 
-@pytest.mark.skipif(not hasattr(glassjax.core.JaxprEqn, "source_info"),
-                    reason="equations carry no name stacks yet")
 def test_named_scopes_of_a_real_program_are_clusters():
     view = explorer.View(make_jaxpr(scoped)(1.0))
     assert [(n["id"], n.get("title")) for n in view.root["nodes"]

@@ -1,8 +1,9 @@
 """Run a program of this directory and print its jaxprs with their source info, in the
 ``NAME.expected`` format that tests/test_source_info.py compares. Run this file with JAX
-0.10.2's Python to record the expected text again:
-``/work/jaxref/bin/python tests/source_info_programs/render.py``."""
+0.10.2's Python to record the expected text of the named programs (all by default) again:
+``make record CORPORA=source_info_programs`` (tests/record.py)."""
 import pathlib
+import sys
 
 PROGRAMS = pathlib.Path(__file__).parent
 CASES = sorted(p.stem for p in PROGRAMS.glob("*.py") if p.stem != "render")
@@ -29,6 +30,6 @@ def render(name: str, package: str = "glassjax") -> str:
 
 
 if __name__ == "__main__":
-    for case in CASES:
+    for case in sys.argv[1:] or CASES:
         (PROGRAMS / f"{case}.expected").write_text(render(case, package="jax"))
         print("recorded", case)
