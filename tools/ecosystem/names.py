@@ -99,6 +99,7 @@ def record() -> None:
     RECORDED.write_text(json.dumps({
         "provenance": {"versions": versions, "recorded": datetime.date.today().isoformat(),
                        "by": "tools/ecosystem/names.py record (the JAX venv's Python)",
+                       "command": "python tools/ecosystem/names.py record",
                        "jax": jax.__version__},
         "names": names}, indent=0, sort_keys=True) + "\n")
     print(f"{len(names)} names of JAX {jax.__version__} used by {', '.join(LIBRARIES)}")
