@@ -869,17 +869,23 @@ class Lowered(_StageInfo):
         ``debug_info`` shows each operation's location: its equation's name stack
         (``named_scope``, ``jvp(...)``) and primitive, at the user's lines (the module
         is lowered again for it, with locations that compiling does not need)."""
-        if dialect == "hlo":      # (XLA names instructions after the locations)
-            module = self._lower(locations=True).module_context.module
-            return runtime.hlo_computation(module, return_tuple=False,
-                                           debug_info=True).as_hlo_text()
+        if dialect == "hlo":
+            return self.compiler_ir("hlo").as_hlo_text()
         if debug_info:
             module = self._lower(locations=True).module_context.module
             return runtime.module_text(module, debug_info=True)
         return runtime.module_text(self._module_context.module)
 
     def compiler_ir(self, dialect=None):
-        return self._module_context.module
+        """The StableHLO ``ir.Module``, or with ``dialect="hlo"`` the ``XlaComputation``
+        it converts to, as JAX returns them (XLA names HLO instructions after the
+        module's locations, so that module is lowered again with them)."""
+        if dialect in (None, "stablehlo"):
+            return self._module_context.module
+        if dialect == "hlo":
+            module = self._lower(locations=True).module_context.module
+            return runtime.hlo_computation(module, return_tuple=False, debug_info=True)
+        raise ValueError(f"unknown dialect: {dialect}")
 
     def compile(self) -> "Compiled":
         return Compiled(self)

@@ -171,7 +171,8 @@ def _with_out_sharding(sampler):
     PartitionSpec over the ``set_mesh`` mesh) for the result, which is drawn whole and
     then resharded; a traced key is first resharded whole onto the mesh, as JAX's
     ``auto_axes`` does (an eager one is used where it is). The numbers do not depend on it (as in JAX, whose threefry is
-    partitionable: where a number lands does not change it)."""
+    partitionable: where a number lands does not change it). A NamedSharding over the
+    empty mesh (``jax.typeof(x).sharding`` outside any mesh) asks for nothing."""
     @functools.wraps(sampler)
     def sample(key, *args, out_sharding=None, **kwargs):
         if out_sharding is None or (isinstance(out_sharding, NamedSharding)

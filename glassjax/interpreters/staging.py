@@ -457,9 +457,11 @@ pvary_primitive: list = []      # [pvary_p], filled by lax.parallel
 def vary_as(x, like):
     """``x`` made to vary over the axes ``like`` (a value or its aval) varies over: how
     JAX's ``full_like`` and the seeds of derivatives take their operand's type."""
-    aval = like if isinstance(like, core.ShapedArray) else core.get_aval(like)
+    if core.trace_ctx.vma_axes is None:
+        return x
+    aval = like if isinstance(like, core.ShapedArray) else core.shaped_abstractify(like)
     vma = getattr(aval, "vma", ())
-    if core.trace_ctx.vma_axes is None or not vma:
+    if not vma:
         return x
     return pvary_primitive[0].bind(x, axes=tuple(vma))
 

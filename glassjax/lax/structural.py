@@ -253,12 +253,18 @@ def _broadcast_shapes(shapes: tuple) -> tuple:
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """Like ``full``, taking shape and dtype (and weak type) from the example ``x``, and
-    its split over Explicit mesh axes unless another shape or ``sharding`` is asked."""
+    its split over Explicit mesh axes unless another shape or ``sharding`` is asked.
+    ``x`` may be duck-typed (a ``ShapeDtypeStruct``, as ``eval_shape`` returns), as in JAX:
+    only its shape, dtype and sharding are read."""
     fill_shape = np.shape(x) if shape is None else canonicalize_shape(shape)
     weak_type = dtype is None and dtypes.is_weakly_typed(x)
     dtype = dtypes.dtype(dtype if dtype is not None else x, canonicalize=True)
-    if sharding is None and shape is None and getattr(core.get_aval(x), "_sharding", None):
-        sharding = core.get_aval(x).sharding
+    if sharding is None and shape is None and isinstance(x, core.Tracer):
+        sharding = x.aval.sharding
+    elif (sharding is None and not isinstance(x, core.Tracer) and not weak_type
+          and getattr(x, "sharding", None) is not None and getattr(x, "_committed", True)
+          and (fill_shape == np.shape(x) or x.sharding.is_fully_replicated)):
+        sharding = x.sharding       # full() keeps it only if split over Explicit axes
     out = full(fill_shape, _convert_element_type(fill_value, dtype, weak_type),
                sharding=sharding)
     # It varies as ``x`` does (a ``pvary``), unless automatic casts are off.
