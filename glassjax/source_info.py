@@ -245,6 +245,15 @@ def restage(info: SourceInfo | None, traceback: bool = True) -> _Swap:
     return _Swap(restaged)
 
 
+def user_context(traceback, *, name_stack: NameStack | None = None) -> _Swap:
+    """Stage what runs inside the ``with`` body as if from ``traceback`` (and under
+    ``name_stack`` if given): how a library points equations it stages later (a state's
+    read, say) at the user line that made them."""
+    info = _context.info
+    return _Swap(SourceInfo(traceback, info.name_stack if name_stack is None
+                            else name_stack, info.xla_metadata))
+
+
 def merge_metadata(outer: tuple, inner: tuple) -> tuple:
     """``set_xla_metadata`` attributes ``inner`` inside ``outer`` (inner ones win)."""
     if not outer or not inner:
@@ -264,15 +273,22 @@ def set_xla_metadata(metadata: tuple) -> _Swap:
 # ----------------------------------------------------------------------------------------
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_EXCLUDED = tuple({_PACKAGE_DIR, sysconfig.get_path("stdlib") + os.sep,
-                   os.path.dirname(functools.__file__) + os.sep})
+_excluded = [_PACKAGE_DIR, sysconfig.get_path("stdlib") + os.sep,
+             os.path.dirname(functools.__file__) + os.sep]
+
+
+def register_exclusion(path: str) -> None:
+    """Count the files under ``path`` as not the user's (a library built on JAX, e.g.
+    brainstate, registers its own folder so that errors point at its user's line)."""
+    _excluded.append(os.path.join(os.path.abspath(path), ""))
+    is_user_filename.cache_clear()
 
 
 @functools.lru_cache(maxsize=None)
 def is_user_filename(file_name: str) -> bool:
-    """Not glassjax's own code and not the standard library (test files named
-    ``*_test.py`` count as user code, as in JAX)."""
-    return file_name.endswith("_test.py") or not file_name.startswith(_EXCLUDED)
+    """Not glassjax's own code, not the standard library and not a registered library
+    (test files named ``*_test.py`` count as user code, as in JAX)."""
+    return file_name.endswith("_test.py") or not file_name.startswith(tuple(_excluded))
 
 
 def user_frames(traceback):

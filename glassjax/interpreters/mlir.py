@@ -20,7 +20,8 @@ from glassjax import dtypes
 from glassjax.xla import lowering, runtime
 from glassjax.xla.lowering import LoweringRuleContext, hlo
 
-__all__ = ["LoweringRuleContext", "custom_call", "ir", "ir_attribute", "register_lowering"]
+__all__ = ["LoweringRuleContext", "custom_call", "ir", "ir_attribute", "lower_fun",
+           "register_lowering"]
 
 
 def register_lowering(primitive, rule, platform=None):
@@ -33,6 +34,16 @@ def register_lowering(primitive, rule, platform=None):
         outs = rule(ctx, *operands, **params)      # JAX's rules return a sequence always
         return outs if primitive.multiple_results else _single(outs)
     lowering.register_lowering(primitive, glassjax_rule)
+
+
+def lower_fun(fun, multiple_results: bool = True):
+    """A rule lowering a primitive as ``fun`` (written with jax ops, called with the
+    operands and the primitive's params) would be: traced at the operands' types and
+    lowered inline. It returns a list of results, as JAX's rules do."""
+    rule = lowering.lower_fun(fun, multiple_results)
+    if multiple_results:
+        return rule
+    return lambda ctx, *operands, **params: [rule(ctx, *operands, **params)]
 
 
 def _single(outs):
