@@ -39,7 +39,7 @@ def test_brainstate_model_prints_what_jax_printed():
     env = {**os.environ, "PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu"}
     run = subprocess.run([sys.executable, "-m", "glassjax", "run",
                           str(PROGRAMS / "brainstate_model.py")],
-                         capture_output=True, text=True, env=env, timeout=600)
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
     assert run.returncode == 0, run.stderr
     expected = (PROGRAMS / "brainstate_model.expected").read_text()
     assert same_output(run.stdout, expected), run.stdout

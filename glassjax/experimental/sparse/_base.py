@@ -7,6 +7,8 @@ import math
 from typing import Sequence
 
 from glassjax import core
+from glassjax.lax.utils import compiled_primitive
+from glassjax.xla import lowering
 
 
 class JAXSparse(abc.ABC):
@@ -67,3 +69,11 @@ class JAXSparse(abc.ABC):
             text = f"{name}(<invalid>)"
         data = getattr(self, "data", None)
         return f"{type(data).__name__}[{text}]" if isinstance(data, core.Tracer) else text
+
+
+def sparse_primitive(name, impl, abstract_eval):
+    """A primitive computed by ``impl`` (a jnp function), eagerly and when compiled."""
+    prim = compiled_primitive(name)
+    prim.def_abstract_eval(abstract_eval)
+    lowering.register_lowering(prim, lowering.lower_fun(impl))
+    return prim
