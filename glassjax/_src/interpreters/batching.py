@@ -4,8 +4,8 @@ helpers JAX's batching API builds on, over glassjax's own batching interpreter."
 import numpy as np
 
 from glassjax import core, lax
-from glassjax.interpreters.batching import (BatchTrace, BatchTracer, broadcast,  # noqa: F401
-                                            matchaxis, moveaxis, not_mapped)
+from glassjax.interpreters.batching import (  # noqa: F401
+    BatchTrace, BatchTracer, broadcast, matchaxis, moveaxis, not_mapped)
 
 __all__ = ["BatchTrace", "BatchTracer", "broadcast", "make_iota", "matchaxis", "moveaxis",
            "not_mapped", "to_elt"]

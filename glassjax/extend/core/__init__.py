@@ -20,11 +20,11 @@ from glassjax.interpreters.staging import DebugInfo
 
 __all__ = ["AbstractToken", "CallPrimitive", "ClosedJaxpr", "DebugInfo", "DropVar",
            "Effect", "Effects", "InconclusiveDimensionOperation", "Jaxpr", "JaxprEqn",
-           "JaxprEqnContext", "JaxprTypeError", "Literal", "Primitive", "Token", "Var", "check_jaxpr",
-           "concrete_or_error", "find_top_trace", "gensym", "get_opaque_trace_state",
-           "jaxpr_as_fun", "jaxprs_in_params", "mapped_aval", "new_jaxpr_eqn",
-           "no_effects", "primitives", "set_current_trace", "unmapped_aval",
-           "valid_jaxtype"]
+           "JaxprEqnContext", "JaxprTypeError", "Literal", "Primitive", "Token", "Var",
+           "check_jaxpr", "concrete_or_error", "find_top_trace", "gensym",
+           "get_opaque_trace_state", "jaxpr_as_fun", "jaxprs_in_params", "mapped_aval",
+           "new_jaxpr_eqn", "no_effects", "primitives", "set_current_trace",
+           "unmapped_aval", "valid_jaxtype"]
 
 Effects = AbstractSet[Effect]
 no_effects: frozenset = frozenset()
