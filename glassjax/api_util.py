@@ -12,8 +12,9 @@ import operator
 from typing import Callable, NamedTuple, Sequence
 
 from glassjax import core, linear_util, tree_util
+from glassjax.core import shaped_abstractify  # noqa: F401  (jax.api_util's name for it)
 from glassjax.interpreters import staging
-from glassjax.interpreters.staging import debug_info  # noqa: F401  (JAX's name here)
+from glassjax.interpreters.staging import debug_info  # noqa: F401  (likewise)
 
 
 def normalize_argnums(argnums, nargs=None) -> tuple:
@@ -228,3 +229,31 @@ def flatten_fun_nokwargs(inner, store, in_tree, *flat_args):
         inner(*tree_util.tree_unflatten(in_tree, flat_args)))
     store.store(out_tree)
     return flat_out
+
+
+class PytreeLeaf:
+    """Stands for a leaf of the value tree when an axis spec does not fit it. Error
+    messages name its type, so it carries the module path JAX's own class has."""
+
+    __module__ = "jax._src.api_util"
+
+    def __repr__(self):
+        return "pytree leaf"
+
+
+def flatten_axes(name: str, treedef, axis_tree, *, kws=False, tupled_args=False) -> list:
+    """One axis (or None) per leaf of ``treedef``: ``axis_tree`` (vmap's ``in_axes``, say)
+    is a prefix of the value tree whose leaves are ints and Nones, each standing for a
+    whole subtree."""
+    del tupled_args
+    dummy = tree_util.tree_unflatten(treedef, [PytreeLeaf()] * treedef.num_leaves)
+    try:
+        return tree_util.broadcast_prefix(axis_tree, dummy, is_leaf=lambda x: x is None)
+    except ValueError:
+        pass
+    if kws:   # the keyword arguments are always mapped at 0: only positionals can be wrong
+        dummy, axis_tree = dummy[0], axis_tree[0]
+    errors = tree_util.prefix_errors(axis_tree, dummy)
+    details = "\n  ".join(e(name).args[0] for e in errors)
+    raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
+                     f"value; \n  Mismatch details ({len(errors)} found):\n  {details}")

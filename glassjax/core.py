@@ -680,11 +680,15 @@ class Literal:
 
 class JaxprEqn:
     """``outvars = primitive[params] invars``. ``source_info`` (a ``SourceInfo`` or None)
-    says which user line staged it and under which name stack."""
+    says which user line staged it and under which name stack. (JAX's equations also
+    carry a ``ctx``, the config they were staged under; glassjax keeps what of it matters,
+    the XLA metadata, in ``source_info``, so a ``ctx`` given by code written for JAX is
+    not kept.)"""
     __slots__ = ("invars", "outvars", "primitive", "params", "effects", "source_info")
 
     def __init__(self, invars, outvars, primitive, params, effects=frozenset(),
-                 source_info=None):
+                 source_info=None, ctx=None):
+        del ctx
         self.invars = list(invars)
         self.outvars = list(outvars)
         self.primitive = primitive

@@ -81,7 +81,7 @@ def _placement(args, jaxpr, name, keep_unused, out_shardings=None) -> dispatch.P
     mesh of the results' ``out_shardings`` decides."""
     debug = jaxpr.jaxpr.debug_info
     names = [""] * len(args)
-    if debug is not None:     # (the names of the leaves; lifted constants come first)
+    if debug is not None and debug.arg_names is not None:  # (lifted constants first)
         names[len(args) - len(debug.arg_names):] = debug.arg_names
     used = [True] * len(args) if keep_unused else \
         dispatch.lowering_used_invars(jaxpr.jaxpr)
@@ -94,12 +94,13 @@ def _placement(args, jaxpr, name, keep_unused, out_shardings=None) -> dispatch.P
     return placement
 
 
-class _Unspecified:
-    """An argument or result whose layout ``jit`` was not told (JAX's name for it)."""
+class UnspecifiedValue:
+    """An argument or result whose layout ``jit`` was not told (JAX's name for it): the
+    default of ``in_shardings`` / ``out_shardings``, which libraries compare against."""
     __repr__ = lambda self: "UnspecifiedValue"
 
 
-UNSPECIFIED = _Unspecified()
+UNSPECIFIED = UnspecifiedValue()
 
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, ctx_mesh=None,
@@ -732,9 +733,10 @@ class Jitted:
         return f
 
 
-def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
-        static_argnames=None, donate_argnums=None, donate_argnames=None, device=None,
-        backend=None, inline=False, keep_unused=False, **unsupported):
+def jit(fun=None, *, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED,
+        static_argnums=None, static_argnames=None, donate_argnums=None,
+        donate_argnames=None, device=None, backend=None, inline=False, keep_unused=False,
+        **unsupported):
     """Compile ``fun`` with XLA. Usable as ``@jit`` or ``@jit(static_argnames=...)``.
 
     ``in_shardings`` / ``out_shardings`` (NamedShardings, or pytree prefixes of them over
@@ -742,6 +744,10 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
     ask XLA for the results' layouts."""
     if unsupported:
         raise TypeError(f"jit() got an unexpected keyword argument {next(iter(unsupported))!r}")
+    if in_shardings is UNSPECIFIED:
+        in_shardings = None
+    if out_shardings is UNSPECIFIED:
+        out_shardings = None
     if fun is None:
         return lambda f: jit(f, in_shardings=in_shardings, out_shardings=out_shardings,
                              static_argnums=static_argnums,

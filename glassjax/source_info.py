@@ -247,6 +247,15 @@ def restage(info: SourceInfo | None, traceback: bool = True) -> _Swap:
     return _Swap(restaged)
 
 
+def user_context(traceback, *, name_stack: NameStack | None = None) -> _Swap:
+    """Stage what runs inside the ``with`` body as if from ``traceback`` (and under
+    ``name_stack`` if given): how a library points equations it stages later (a state's
+    read, say) at the user line that made them."""
+    info = _context.info
+    return _Swap(SourceInfo(traceback, info.name_stack if name_stack is None
+                            else name_stack, info.xla_metadata))
+
+
 def merge_metadata(outer: tuple, inner: tuple) -> tuple:
     """``set_xla_metadata`` attributes ``inner`` inside ``outer`` (inner ones win)."""
     if not outer or not inner:

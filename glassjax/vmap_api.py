@@ -16,7 +16,7 @@ import inspect
 
 import numpy as np
 
-from glassjax import core, source_info, tree_util
+from glassjax import api_util, core, source_info, tree_util
 from glassjax.interpreters import batching
 from glassjax.jit import fun_name, ref_hooks
 
@@ -61,7 +61,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
                              f"function, but got len(in_axes)={len(in_axes)}, "
                              f"len(args)={len(args)}")
         leaves, in_tree = tree_util.tree_flatten((args, kwargs))
-        in_dims = _flatten_axes("vmap in_axes", (args, kwargs), (in_axes, 0), kws=True)
+        in_dims = api_util.flatten_axes("vmap in_axes", in_tree, (in_axes, 0), kws=True)
         for x, d in zip(leaves, in_dims):
             if d is not None and not core.valid_jaxtype(x):
                 raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
@@ -76,8 +76,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
             return outs
 
         def out_dims():
-            dummy = tree_util.tree_unflatten(out_tree[0], [0] * out_tree[0].num_leaves)
-            return _flatten_axes("vmap out_axes", dummy, out_axes)
+            return api_util.flatten_axes("vmap out_axes", out_tree[0], out_axes)
 
         axis_data = batching.AxisData(axis_name, size)
         try:
@@ -112,33 +111,6 @@ def _spec_match_message(out_tree, out_dims, e: batching.SpecMatchError) -> str:
 # ----------------------------------------------------------------------------------------
 # Axis specifications
 # ----------------------------------------------------------------------------------------
-
-class PytreeLeaf:
-    """Stands for a leaf of the value tree when an axis spec does not fit it. Error
-    messages name its type, so it carries the module path JAX's own class has."""
-
-    __module__ = "jax._src.api_util"
-
-    def __repr__(self):
-        return "pytree leaf"
-
-
-def _flatten_axes(name, tree, axis_tree, kws=False):
-    """One axis (or None) per leaf of ``tree``: ``axis_tree`` is a prefix of ``tree``
-    whose leaves are ints and Nones, each standing for a whole subtree of ``tree``."""
-    try:
-        return tree_util.broadcast_prefix(axis_tree, tree, is_leaf=lambda x: x is None)
-    except ValueError:
-        pass
-    if kws:   # the keyword arguments are always mapped at 0: only positionals can be wrong
-        tree, axis_tree = tree[0], axis_tree[0]
-    treedef = tree_util.tree_structure(tree)
-    dummy = tree_util.tree_unflatten(treedef, [PytreeLeaf()] * treedef.num_leaves)
-    errors = tree_util.prefix_errors(axis_tree, dummy)
-    details = "\n  ".join(e(name).args[0] for e in errors)
-    raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
-                     f"value; \n  Mismatch details ({len(errors)} found):\n  {details}")
-
 
 def _check_mapped_splits(leaves, in_dims):
     """Sharding in types: the dimension vmap maps away must be split alike (over the

@@ -1,3 +1,7 @@
 """``jax._src.core``: JAX's core (``Primitive``, ``ShapedArray``, ``Tracer``, ...), which
-the export guide imports to define a primitive; glassjax's core holds the same names."""
+the export guide imports to define a primitive; glassjax's core holds the same names, and
+``jax.extend.core`` the rest of JAX's that libraries import from here (brainstate:
+``trace_ctx``, ``DebugInfo``, ...)."""
 from glassjax.core import *  # noqa: F401,F403
+from glassjax.extend.core import *  # noqa: F401,F403
+from glassjax.shape_poly import is_constant_dim  # noqa: F401

@@ -26,6 +26,8 @@ from glassjax import core
 from glassjax.config import config
 from glassjax.core import ClosedJaxpr, Jaxpr, Var
 from glassjax.interpreters import staging
+# (JAX keeps the staging trace and its tracers in this module)
+from glassjax.interpreters.staging import DynamicJaxprTrace, DynamicJaxprTracer  # noqa: F401
 
 # Primitives whose partial evaluation is more than "stage the whole equation if any input
 # is unknown", e.g. ``remat`` (which computes its known part now) and ``jit`` (which is

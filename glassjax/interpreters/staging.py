@@ -31,6 +31,23 @@ class DebugInfo(NamedTuple):
     result_names: tuple | None = None
     states: frozenset = frozenset()
 
+    # JAX's names and helpers, for libraries that read or build one (``arg_names`` and
+    # ``result_names`` may be None there: unknown, e.g. for a jaxpr built by hand).
+    result_paths = property(lambda self: self.result_names)
+    func_name = property(lambda self: (self.func_src_info or "<unknown>").split(" ")[0])
+
+    def with_unknown_names(self) -> DebugInfo:
+        return self._replace(arg_names=None, result_names=None)
+
+    def safe_arg_names(self, expected_count: int) -> tuple:
+        """The argument names, or ``""`` for each when unknown."""
+        assert self.arg_names is None or len(self.arg_names) == expected_count, self
+        return ("",) * expected_count if self.arg_names is None else self.arg_names
+
+    def safe_result_paths(self, expected_count: int) -> tuple:
+        assert self.result_names is None or len(self.result_names) == expected_count
+        return ("",) * expected_count if self.result_names is None else self.result_names
+
 
 def debug_info(traced_for: str, fun: Callable, args, kwargs, static_argnums=(),
                static_argnames=()) -> DebugInfo:
@@ -152,7 +169,11 @@ class DynamicJaxprTrace(core.Trace):
 
     # -- building -------------------------------------------------------------------------
 
-    def new_arg(self, aval) -> DynamicJaxprTracer:
+    def new_arg(self, aval, source_info=None) -> DynamicJaxprTracer:
+        """A new input of the jaxpr. A library may add inputs while the function runs
+        (brainstate makes each state it reads one), after the function's own. (JAX's
+        ``source_info`` is accepted; glassjax's inputs do not keep one.)"""
+        del source_info
         var = Var(aval)
         self.invars.append(var)
         return self.tracer_type(self, aval, var)

@@ -1,0 +1,84 @@
+"""``jax.extend.core``: glassjax's IR and primitive classes under JAX's names. They are
+the very objects glassjax's tracer builds (``glassjax/core.py``), so an interpreter
+written against them walks glassjax's jaxprs, and a library that stages into the current
+trace (brainstate's ``trace.new_arg``) stages into glassjax's."""
+from __future__ import annotations
+
+from typing import AbstractSet
+
+from glassjax.config import config
+from glassjax.core import (AbstractToken, ClosedJaxpr, DropVar, Effect, Jaxpr, JaxprEqn,
+                           JaxprTypeError, Literal, Primitive, Token, Var, check_jaxpr,
+                           concrete_or_error, find_top_trace, get_opaque_trace_state,
+                           jaxpr_as_fun, jaxprs_in_params, new_jaxpr_eqn,
+                           nonempty_axis_env, set_current_trace, unsafe_get_axis_names,
+                           valid_jaxtype)
+from glassjax.errors import InconclusiveDimensionOperation
+from glassjax.extend.core import primitives
+from glassjax.interpreters import batching
+from glassjax.interpreters.staging import DebugInfo
+
+__all__ = ["AbstractToken", "CallPrimitive", "ClosedJaxpr", "DebugInfo", "DropVar",
+           "Effect", "Effects", "InconclusiveDimensionOperation", "Jaxpr", "JaxprEqn",
+           "JaxprEqnContext", "JaxprTypeError", "Literal", "Primitive", "Token", "Var",
+           "check_jaxpr", "concrete_or_error", "find_top_trace", "gensym",
+           "get_opaque_trace_state", "jaxpr_as_fun", "jaxprs_in_params", "mapped_aval",
+           "new_jaxpr_eqn", "no_effects", "nonempty_axis_env", "primitives",
+           "set_current_trace", "unmapped_aval", "unsafe_get_axis_names", "valid_jaxtype"]
+
+Effects = AbstractSet[Effect]
+no_effects: frozenset = frozenset()
+
+
+def mapped_aval(size, axis, aval):
+    """The type of one element of ``size`` values stacked at ``axis`` (None: unmapped)."""
+    if axis is None:
+        return aval
+    if aval.shape[axis] != size:
+        raise ValueError(f"axis {axis} of {aval} does not have size {size}")
+    return batching.mapped_aval(aval, axis)
+
+
+def unmapped_aval(size, axis, aval, explicit_mesh_axis=None):
+    """The type of ``size`` values of type ``aval`` stacked at ``axis``."""
+    if axis is None:
+        return aval
+    if explicit_mesh_axis is not None:
+        raise NotImplementedError("glassjax's vmap has no explicit mesh axis "
+                                  "(spmd_axis_name over an Explicit mesh)")
+    return batching.unmapped_aval(aval, size, axis)
+
+
+def gensym(suffix: str = ""):
+    """A maker of fresh variables (``gensym()(aval)``); glassjax names them when
+    printing, so ``suffix`` is not used."""
+    del suffix
+    return Var
+
+
+class CallPrimitive(Primitive):
+    """JAX's primitive for calling a traced function (its ``call_p``). glassjax stages a
+    call as a ``jit`` equation instead and has no such primitive: one can be named (a
+    library defines its own at import) but not bound."""
+    multiple_results = True
+    call_primitive = True
+
+    def bind(self, *args, **params):
+        raise NotImplementedError(
+            f"call primitive {self.name!r}: glassjax does not implement JAX's "
+            "CallPrimitive (a call is staged as a jit equation); use jax.jit or "
+            "jax.named_call instead")
+
+
+class JaxprEqnContext:
+    """JAX's record of the config an equation was staged under, which code written for
+    JAX passes when it builds equations; glassjax's equations do not keep one (see
+    ``JaxprEqn``), so this holds the config values of the moment only to be read."""
+    __slots__ = ("compute_type", "threefry_partitionable", "xla_metadata")
+
+    def __init__(self, compute_type=None, threefry_partitionable=None, xla_metadata=None):
+        self.compute_type = compute_type
+        self.threefry_partitionable = (config.jax_threefry_partitionable
+                                       if threefry_partitionable is None
+                                       else threefry_partitionable)
+        self.xla_metadata = xla_metadata
