@@ -27,7 +27,7 @@ import operator
 import sys
 import threading
 import weakref
-from typing import Callable, NamedTuple, Sequence
+from typing import AbstractSet, Callable, NamedTuple, Sequence, Union
 
 import numpy as np
 from jaxlib import _jax
@@ -371,6 +371,10 @@ class Effect:
     ordered = False
 
 
+Effects = AbstractSet[Effect]     # an equation's or a jaxpr's effects (JAX's names)
+no_effects: frozenset = frozenset()
+
+
 class StateEffect(Effect):
     """The effect of reading, writing or making a staged ref: such equations are never
     dropped as unused, and a jaxpr having it must be discharged before it is compiled."""
@@ -676,6 +680,16 @@ class Literal:
 
     def __repr__(self):
         return f"Literal({self.val})"
+
+
+Atom = Union[Var, Literal]        # what an equation's operand is (JAX's name)
+
+
+def gensym(suffix: str = ""):
+    """A maker of fresh variables (``gensym()(aval)``, JAX's API); glassjax names
+    variables when printing, so ``suffix`` is not used."""
+    del suffix
+    return Var
 
 
 class JaxprEqn:
@@ -991,6 +1005,20 @@ class Primitive:
     def get_bind_params(self, params):
         """Split eqn params into (subfunctions, bind params): identity for most primitives."""
         return [], params
+
+
+class CallPrimitive(Primitive):
+    """JAX's primitive for calling a traced function (its ``call_p``). glassjax stages a
+    call as a ``jit`` equation instead and has no such primitive: one can be named (a
+    library defines its own at import) but not bound."""
+    multiple_results = True
+    call_primitive = True
+
+    def bind(self, *args, **params):
+        raise NotImplementedError(
+            f"call primitive {self.name!r}: glassjax does not implement JAX's "
+            "CallPrimitive (a call is staged as a jit equation); use jax.jit or "
+            "jax.named_call instead")
 
 
 def same_memory_space(prim, *avals, **params) -> MemorySpace:

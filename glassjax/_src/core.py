@@ -5,3 +5,12 @@ the export guide imports to define a primitive; glassjax's core holds the same n
 from glassjax.core import *  # noqa: F401,F403
 from glassjax.extend.core import *  # noqa: F401,F403
 from glassjax.shape_poly import is_constant_dim  # noqa: F401
+from glassjax import dtypes as _dtypes
+
+
+def physical_aval(aval):
+    """The type of the values that hold ``aval``: a key array's words (an extended
+    dtype says what holds it); any other type holds itself."""
+    if isinstance(aval.dtype, _dtypes.ExtendedDType):
+        return aval.dtype.physical_aval(aval)
+    return aval

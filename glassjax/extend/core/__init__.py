@@ -4,15 +4,13 @@ written against them walks glassjax's jaxprs, and a library that stages into the
 trace (brainstate's ``trace.new_arg``) stages into glassjax's."""
 from __future__ import annotations
 
-from typing import AbstractSet
-
 from glassjax.config import config
-from glassjax.core import (AbstractToken, ClosedJaxpr, DropVar, Effect, Jaxpr, JaxprEqn,
-                           JaxprTypeError, Literal, Primitive, Token, Var, check_jaxpr,
-                           concrete_or_error, find_top_trace, get_opaque_trace_state,
-                           jaxpr_as_fun, jaxprs_in_params, new_jaxpr_eqn,
-                           nonempty_axis_env, set_current_trace, unsafe_get_axis_names,
-                           valid_jaxtype)
+from glassjax.core import (AbstractToken, CallPrimitive, ClosedJaxpr, DropVar, Effect,
+                           Effects, Jaxpr, JaxprEqn, JaxprTypeError, Literal, Primitive,
+                           Token, Var, check_jaxpr, concrete_or_error, find_top_trace,
+                           gensym, get_opaque_trace_state, jaxpr_as_fun, jaxprs_in_params,
+                           new_jaxpr_eqn, no_effects, nonempty_axis_env, set_current_trace,
+                           unsafe_get_axis_names, valid_jaxtype)
 from glassjax.errors import InconclusiveDimensionOperation
 from glassjax.extend.core import primitives
 from glassjax.interpreters import batching
@@ -25,9 +23,6 @@ __all__ = ["AbstractToken", "CallPrimitive", "ClosedJaxpr", "DebugInfo", "DropVa
            "get_opaque_trace_state", "jaxpr_as_fun", "jaxprs_in_params", "mapped_aval",
            "new_jaxpr_eqn", "no_effects", "nonempty_axis_env", "primitives",
            "set_current_trace", "unmapped_aval", "unsafe_get_axis_names", "valid_jaxtype"]
-
-Effects = AbstractSet[Effect]
-no_effects: frozenset = frozenset()
 
 
 def mapped_aval(size, axis, aval):
@@ -47,27 +42,6 @@ def unmapped_aval(size, axis, aval, explicit_mesh_axis=None):
         raise NotImplementedError("glassjax's vmap has no explicit mesh axis "
                                   "(spmd_axis_name over an Explicit mesh)")
     return batching.unmapped_aval(aval, size, axis)
-
-
-def gensym(suffix: str = ""):
-    """A maker of fresh variables (``gensym()(aval)``); glassjax names them when
-    printing, so ``suffix`` is not used."""
-    del suffix
-    return Var
-
-
-class CallPrimitive(Primitive):
-    """JAX's primitive for calling a traced function (its ``call_p``). glassjax stages a
-    call as a ``jit`` equation instead and has no such primitive: one can be named (a
-    library defines its own at import) but not bound."""
-    multiple_results = True
-    call_primitive = True
-
-    def bind(self, *args, **params):
-        raise NotImplementedError(
-            f"call primitive {self.name!r}: glassjax does not implement JAX's "
-            "CallPrimitive (a call is staged as a jit equation); use jax.jit or "
-            "jax.named_call instead")
 
 
 class JaxprEqnContext:
