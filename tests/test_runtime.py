@@ -665,3 +665,22 @@ def test_the_import_check_would_catch_jaxlib_importing_jax():
     print(attempts)
     """)
     assert out.strip().startswith("['jax'")
+
+
+def test_every_compile_goes_through_the_patchable_compiler_hook(monkeypatch):
+    """``jax._src.compiler.backend_compile_and_load`` is looked up at each compile, so a
+    wrapper of it (chex's ``restrict_backends``) sees every compile; ``jax._src.xla_bridge
+    ._backends`` is the runtime's live ``{platform: client}``."""
+    import importlib
+    from glassjax._src import compiler, xla_bridge
+    assert importlib.import_module("glassjax._src.compiler") is compiler
+    seen = []
+    original = compiler.backend_compile_and_load
+
+    def spy(backend, *args):
+        seen.append(backend.platform)
+        return original(backend, *args)
+    monkeypatch.setattr(compiler, "backend_compile_and_load", spy)
+    assert float(glassjax.jit(lambda x: x * 3 + 1)(np.float32(2))) == 7.
+    assert seen == ["cpu"]
+    assert xla_bridge._backends is runtime._backends and "cpu" in xla_bridge._backends
