@@ -14,6 +14,8 @@ VENV        := .venv
 PY          := $(VENV)/bin/python
 STAMP       := $(VENV)/.installed
 LAB_STAMP   := $(VENV)/.installed-lab
+JAX_VENV    := .jax-venv
+JAX_PY      := $(JAX_VENV)/bin/python
 PYTEST_ARGS ?= -ra -n 2 --dist loadfile
 CONFORMANCE := ../shared/conformance/run.py
 
@@ -55,8 +57,6 @@ conformance: setup
 # The real JAX 0.10.2 with the same pinned libraries, in a venv of its own, never seen by
 # the engine: what recorded expectations are made with (`make record`) and what the
 # benchmarks compare with. flatbuffers lets jax.export serialize (the export tutorial).
-JAX_VENV    := .jax-venv
-JAX_PY      := $(JAX_VENV)/bin/python
 $(JAX_VENV)/.installed: pyproject.toml
 	@[ -x $(JAX_PY) ] || $(PYTHON) -m venv $(JAX_VENV)
 	$(JAX_PY) -m pip install --quiet --progress-bar off jax==0.10.2 jaxlib==0.10.2 \
