@@ -46,7 +46,7 @@ SELECTIONS = {
                    "brainstate/transform/_grad_transform_test.py",
                    "brainstate/transform/_make_jaxpr_test.py",
                    "brainstate/transform/_loop_collect_return_test.py",
-                   "brainstate/nn/_linear_test.py", "brainstate/random/_fun_test.py",
+                   "brainstate/nn/_rnns_test.py", "brainstate/random/_fun_test.py",
                    "brainstate/transform/_conditions_test.py"],
 }
 
