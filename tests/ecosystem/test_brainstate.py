@@ -1,7 +1,8 @@
-"""brainstate's own shipped tests (``SELECTIONS["brainstate"]`` of
-``tools/ecosystem/suites.py``) run with ``import jax`` meaning glassjax: every test that
-passed under JAX 0.10.2 (``recorded/brainstate.json``) must pass, less the known
-differences listed with their reasons."""
+"""brainstate's own shipped tests (``SELECTIONS["brainstate"]`` of tools/ecosystem/suites.py) run
+with ``import jax`` meaning glassjax: every test that passed under JAX 0.10.2 (recorded in
+tests/ecosystem/recorded/brainstate.json) must pass, less the known differences listed with a
+reason in tests/ecosystem/known_differences.json. ``make ecosystem`` runs every shipped
+test file the same way."""
 import importlib.util
 import pathlib
 import sys
@@ -15,8 +16,5 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("brainstate") is None,
                                 reason="brainstate is not installed (the ecosystem extra)")
 
 
-def test_brainstate_selection_passes_where_jax_does():
-    outcomes, _ = suites.run_suite("brainstate", sys.executable, glassjax=True, workers=0)
-    total, ok, regressions = suites.compare("brainstate", False, outcomes)
-    assert total > 0
-    assert not regressions, f"{ok}/{total} pass; regressions:\n" + "\n".join(regressions)
+def test_brainstate_passes_where_it_passes_under_jax():
+    suites.assert_no_regressions("brainstate")

@@ -138,6 +138,16 @@ def compare(lib: str, full: bool, outcomes: dict) -> tuple[int, int, list[str]]:
     return len(passing), sum(outcomes.get(t) == "passed" for t in passing), regressions
 
 
+def assert_no_regressions(lib: str) -> None:
+    """For tests/ecosystem/test_LIB.py: LIB's selection under glassjax, in this Python,
+    passes every test that passed under JAX, less the known differences."""
+    outcomes, _ = run_suite(lib, sys.executable, glassjax=True, workers=0)
+    total, ok, regressions = compare(lib, False, outcomes)
+    assert total > 0 and not regressions, (
+        f"{ok}/{total} of {lib}'s tests that pass under JAX pass under glassjax; "
+        "regressions:\n" + "\n".join(regressions))
+
+
 def check(lib: str, python: str, full: bool, workers: int) -> int:
     outcomes, _ = run_suite(lib, python, glassjax=True, full=full, workers=workers)
     total, ok, regressions = compare(lib, full, outcomes)
