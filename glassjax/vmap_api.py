@@ -61,7 +61,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
                              f"function, but got len(in_axes)={len(in_axes)}, "
                              f"len(args)={len(args)}")
         leaves, in_tree = tree_util.tree_flatten((args, kwargs))
-        in_dims = api_util.flatten_axes("vmap in_axes", in_tree, (in_axes, 0), kws=True)
+        in_dims = _flatten_axes("vmap in_axes", (args, kwargs), (in_axes, 0), kws=True)
         for x, d in zip(leaves, in_dims):
             if d is not None and not core.valid_jaxtype(x):
                 raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
@@ -76,7 +76,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
             return outs
 
         def out_dims():
-            return api_util.flatten_axes("vmap out_axes", out_tree[0], out_axes)
+            dummy = tree_util.tree_unflatten(out_tree[0], [0] * out_tree[0].num_leaves)
+            return _flatten_axes("vmap out_axes", dummy, out_axes)
 
         axis_data = batching.AxisData(axis_name, size)
         try:
@@ -111,6 +112,19 @@ def _spec_match_message(out_tree, out_dims, e: batching.SpecMatchError) -> str:
 # ----------------------------------------------------------------------------------------
 # Axis specifications
 # ----------------------------------------------------------------------------------------
+
+def _flatten_axes(name, tree, axis_tree, kws=False):
+    """One axis (or None) per leaf of ``tree``: ``axis_tree`` is a prefix of ``tree``
+    whose leaves are ints and Nones, each standing for a whole subtree of ``tree``. The
+    values themselves are matched (not a rebuilt tree of stand-ins, which a custom
+    pytree's unflatten may refuse); only a mismatch is explained with stand-ins
+    (``api_util.flatten_axes``)."""
+    try:
+        return tree_util.broadcast_prefix(axis_tree, tree, is_leaf=lambda x: x is None)
+    except ValueError:
+        pass
+    return api_util.flatten_axes(name, tree_util.tree_structure(tree), axis_tree, kws=kws)
+
 
 def _check_mapped_splits(leaves, in_dims):
     """Sharding in types: the dimension vmap maps away must be split alike (over the

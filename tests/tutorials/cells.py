@@ -27,8 +27,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import doctest
-import importlib.abc
-import importlib.util
+import importlib
 import io
 import json
 import pathlib
@@ -210,25 +209,11 @@ def run(name: str) -> list[str]:
     return [run_cell(code, namespace) for code in cells]
 
 
-class _JaxIsGlassjax(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """``import jax.X`` gives the module ``glassjax.X`` (``run --glassjax``)."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name == "jax" or name.startswith("jax."):
-            return importlib.util.spec_from_loader(name, self)
-        return None
-
-    def create_module(self, spec):
-        return importlib.import_module("glassjax" + spec.name[3:])
-
-    def exec_module(self, module):
-        pass
-
-
 def main(argv):
     if argv[:1] == ["run"] and "--glassjax" in argv:
         argv.remove("--glassjax")
-        sys.meta_path.insert(0, _JaxIsGlassjax())
+        import glassjax
+        glassjax.as_jax()           # ``import jax`` means glassjax, as for any JAX program
     if argv[:1] == ["extract"]:
         docs, names = pathlib.Path(argv[1]), argv[2:] or list(TUTORIALS)
         for name in names:
