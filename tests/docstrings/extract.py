@@ -39,7 +39,7 @@ import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tutorials"))
-from cells import _JaxIsGlassjax, _normalize  # noqa: E402
+from cells import _normalize  # noqa: E402
 
 MODULES = [
     "jax", "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax", "jax.lax.linalg",
@@ -207,7 +207,8 @@ def extract():
 def main(argv):
     if argv[:1] == ["run"] and "--glassjax" in argv:
         argv.remove("--glassjax")
-        sys.meta_path.insert(0, _JaxIsGlassjax())
+        import glassjax
+        glassjax.as_jax()           # ``import jax`` means glassjax, as for any JAX program
     if argv[:1] == ["extract"]:
         extract()
     elif argv[:1] == ["run"]:
