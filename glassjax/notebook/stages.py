@@ -16,6 +16,7 @@ import functools
 
 from glassjax.jit import Jitted
 from glassjax import core, state, tree_util
+from glassjax.notebook import library_states
 from glassjax.notebook.module_scopes import module_scopes
 
 
@@ -72,7 +73,8 @@ class Stages:
         """``jit(fun).trace(...)`` of the call (what ``make_jaxpr`` shows), kept whole so
         that lowering starts from this very trace; a function that writes
         ``glassjax.state`` objects is traced by ``state.make_jaxpr`` instead, its states'
-        values becoming extra inputs and outputs (drawn as such). Library modules that
+        values becoming extra inputs and outputs (drawn as such); so is one that writes
+        brainstate ``State``s, by brainstate (``library_states``). Library modules that
         name no scope of their own (flax nnx, brainstate) get one (``module_scopes``).
         Returns (closed jaxpr, output shapes, the jit trace or None)."""
         try:
@@ -88,6 +90,14 @@ class Stages:
                 jaxpr, _, shapes = state.make_jaxpr(
                     self.fun, static_argnums=self.static_argnums, axis_env=self.axis_env,
                     return_shape=True)(*self.args, **self.kwargs)
+            return jaxpr, shapes, None
+        except Exception as e:
+            if not library_states.is_state_error(e):
+                raise
+            self.stateful = True
+            with module_scopes():
+                jaxpr, shapes = library_states.trace(self.fun, self.args, self.kwargs,
+                                                     self.static_argnums)
             return jaxpr, shapes, None
 
     @property

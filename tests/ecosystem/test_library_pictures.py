@@ -141,3 +141,29 @@ def test_brainstate_modules_are_clusters():
         closed_jaxpr = Stages(lambda x: net(x).sum(), (jnp.ones((2, 3)),)).closed_jaxpr
     """) == [{"title": "Net", "inside": [{"title": "l1", "inside": []},
                                           {"title": "l2", "inside": []}]}]
+
+
+def test_brainstate_states_a_step_writes_are_state_nodes():
+    """A function that writes a brainstate State is traced by brainstate (a bare jit
+    refuses it); its states' values are drawn as stores, labelled by their place."""
+    found = clusters_of("brainstate", """
+        import brainstate
+
+        class Net(brainstate.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.l1 = brainstate.nn.Linear(3, 4)
+                self.count = brainstate.ShortTermState(jnp.zeros(()))
+            def update(self, x):
+                self.count.value += 1
+                return jnp.tanh(self.l1(x))
+
+        net = Net()
+        closed_jaxpr = Stages(lambda x: net(x).sum(), (jnp.ones((2, 3)),)).closed_jaxpr
+        nodes = explorer.View(closed_jaxpr).root["nodes"]
+        stores = [(n["type"], n["label"][-1]) for n in nodes if n.get("kind") == "state"]
+        assert stores == [("input", "count"), ("input", "l1.weight['bias']"),
+                          ("input", "l1.weight['weight']"), ("output", "output 1 count")], stores
+        assert float(net.count.value) == 0.0      # (tracing wrote nothing back)
+    """)
+    assert found == [{"title": "Net", "inside": [{"title": "l1", "inside": []}]}]
