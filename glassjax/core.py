@@ -463,6 +463,16 @@ class TypedNdArray(np.ndarray):
     def __array_finalize__(self, obj):
         self.aval = None
 
+    @property
+    def weak_type(self) -> bool:
+        """JAX's attribute, as on an ``Array``: whether the value is weakly typed."""
+        return self.aval is not None and self.aval.weak_type
+
+    @property
+    def val(self) -> np.ndarray:
+        """The plain NumPy value (JAX's attribute)."""
+        return np.asarray(self)
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """NumPy arithmetic on one gives a plain NumPy value, as in JAX."""
         plain = lambda x: np.asarray(x) if isinstance(x, TypedNdArray) else x
