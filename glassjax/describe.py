@@ -9,13 +9,14 @@ primitive. ``describe`` reads all the tables and lists, for one primitive, each 
 has and that line; ``source=True`` adds the code itself::
 
     >>> import glassjax
-    >>> print(glassjax.describe(glassjax.lax.sin_p))   # doctest: +ELLIPSIS
+    >>> print(glassjax.describe(glassjax.lax.sin_p))  # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
     sin
-      abstract_eval         glassjax/lax/transcendental.py:...   shapes and dtypes ...
-      impl                  glassjax/lax/transcendental.py:...   eager evaluation
-      lowering              glassjax/lax/transcendental.py:...   jit: emit StableHLO
-      jvp                   glassjax/lax/transcendental.py:...   jvp / grad: ...
-      batching              glassjax/lax/transcendental.py:...   vmap: the batched primitive
+      abstract_eval     glassjax/lax/transcendental.py:...   shapes and dtypes of the results
+      impl              glassjax/lax/transcendental.py:...   eager evaluation
+      lowering          glassjax/lax/transcendental.py:...   jit: emit StableHLO
+      jvp               glassjax/lax/transcendental.py:...   jvp / grad: forward-mode derivative
+      batching          glassjax/lax/transcendental.py:...   vmap: the batched primitive
+      sharding          glassjax/lax/transcendental.py:...   sharding in types: ...
     ...
     >>> print(glassjax.describe(glassjax.lax.sin_p, source=True).rule("jvp").source())
     ad.defjvp(sin_p, lambda g, x, accuracy: mul(g, cos(x, accuracy=accuracy)))
@@ -49,13 +50,15 @@ class Rule(NamedTuple):
     where: str          # "path/to/file.py:line"
     site: Site
 
-    def __str__(self):
-        return f"  {self.name:<20}{self.where:<37}{self.purpose}"
-
     def source(self) -> str:
         """The rule's code: its ``def``, or the statement that registered it."""
+        return self.code()[1]
+
+    def code(self) -> tuple[int, str]:
+        """(the number of its first line, the rule's code) (see ``source``)."""
         if self.site.own:
-            return textwrap.dedent(inspect.getsource(self.site.rule)).rstrip("\n")
+            lines, first = inspect.getsourcelines(self.site.rule)
+            return first, textwrap.dedent("".join(lines)).rstrip("\n")
         return registering_statement(self.site.file, self.site.line)
 
 
@@ -70,8 +73,9 @@ class Description(NamedTuple):
     def __str__(self):
         kind = " (multiple results)" if self.primitive.multiple_results else ""
         lines = [f"{self.primitive.name}{kind}"]
+        width = max((len(rule.where) for rule in self.rules), default=0) + 3
         for rule in self.rules:
-            lines.append(str(rule))
+            lines.append(f"  {rule.name:<20}{rule.where:<{width}}{rule.purpose}")
             if self.source:
                 lines.append(textwrap.indent(rule.source(), "      | "))
         if self.missing:
@@ -125,17 +129,20 @@ def where(site: Site) -> str:
     return f"{site.file if path.startswith('..') else path}:{site.line}"
 
 
-def registering_statement(file: str, line: int) -> str:
-    """The source of the outermost statement (not a ``def`` or ``class``) of ``file``
-    that holds ``line``: the whole registration, e.g. a call spread over lines."""
-    text = "".join(linecache.getlines(file))
-    for node in ast.walk(ast.parse(text)):        # outer statements come first
-        if (isinstance(node, ast.stmt) and node.lineno <= line <= node.end_lineno
-                and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                          ast.ClassDef))):
-            return textwrap.dedent("".join(
-                linecache.getlines(file)[node.lineno - 1:node.end_lineno])).rstrip("\n")
-    return linecache.getline(file, line).strip()
+def registering_statement(file: str, line: int) -> tuple[int, str]:
+    """(its first line, the source) of the outermost statement (not a ``def`` or
+    ``class``) of ``file`` that holds ``line``: the whole registration, e.g. a call
+    spread over lines."""
+    lines = linecache.getlines(file)
+    body = ast.parse("".join(lines)).body
+    while True:
+        node = next((n for n in body if n.lineno <= line <= n.end_lineno), None)
+        if node is None:
+            return line, linecache.getline(file, line).strip()
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            code = "".join(lines[node.lineno - 1:node.end_lineno])
+            return node.lineno, textwrap.dedent(code).rstrip("\n")
+        body = node.body
 
 
 def primitives() -> list[core.Primitive]:
