@@ -74,10 +74,14 @@ class Description(NamedTuple):
         kind = " (multiple results)" if self.primitive.multiple_results else ""
         lines = [f"{self.primitive.name}{kind}"]
         width = max((len(rule.where) for rule in self.rules), default=0) + 3
+        shown = set()               # (file, first line) of the code already printed
         for rule in self.rules:
             lines.append(f"  {rule.name:<20}{rule.where:<{width}}{rule.purpose}")
             if self.source:
-                lines.append(textwrap.indent(rule.source(), "      | "))
+                first, code = rule.code()
+                seen = (rule.site.file, first) in shown
+                shown.add((rule.site.file, first))
+                lines.append(textwrap.indent("(the code above)" if seen else code, "      | "))
         if self.missing:
             lines.append(f"  no rule for: {', '.join(self.missing)}")
         return "\n".join(lines)
