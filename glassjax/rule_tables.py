@@ -52,11 +52,20 @@ class Rules(dict):
         super().__setitem__(primitive, rule)
         self.sites[primitive] = site_of(rule, sys._getframe(1))
 
+    # (dict's own versions of these would skip ``__setitem__``; the frames they add are
+    # the package's, which ``site_of`` walks out of.)
     def update(self, *args, **kwargs):
-        caller = sys._getframe(1)
         for primitive, rule in dict(*args, **kwargs).items():
-            super().__setitem__(primitive, rule)
-            self.sites[primitive] = site_of(rule, caller)
+            self[primitive] = rule
+
+    def __ior__(self, other):
+        self.update(other)
+        return self
+
+    def setdefault(self, primitive, rule=None):
+        if primitive not in self:
+            self[primitive] = rule
+        return self[primitive]
 
     def __delitem__(self, primitive):
         super().__delitem__(primitive)
@@ -65,6 +74,10 @@ class Rules(dict):
     def pop(self, primitive, *default):
         self.sites.pop(primitive, None)
         return super().pop(primitive, *default)
+
+    def clear(self):
+        super().clear()
+        self.sites.clear()
 
 
 def site_of(rule, frame) -> Site:

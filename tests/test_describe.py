@@ -270,3 +270,24 @@ def test_gjsource_escapes_what_it_renders_and_explains_mistakes(shell):
         result, _ = _run(shell, line)
         assert isinstance(result.error_in_exec, UsageError)
         assert message in str(result.error_in_exec)
+
+
+def test_every_way_of_filling_a_table_records_the_site():
+    from glassjax.rule_tables import Rules
+    table = Rules("demo", "a table for this test")
+    try:
+        a, b, c, d = (jax.core.Primitive(n) for n in "abcd")
+        first = _line_here() + 1
+        table[a] = _my_jvp
+        table.update({b: len})
+        table |= {c: len}
+        table.setdefault(d, len)
+        assert [table.sites[p].line for p in (a, b, c, d)] == [
+            _my_jvp.__code__.co_firstlineno, first + 1, first + 2, first + 3]
+        assert table.sites[a].own and not table.sites[b].own
+        del table[a]
+        assert table.pop(b) is len and set(table.sites) == {c, d}
+        table.clear()
+        assert table.sites == {} and table == {}
+    finally:
+        Rules.tables.remove(table)
