@@ -114,11 +114,34 @@ def describe(primitive: core.Primitive, source: bool = False) -> Description:
     rules = [Rule(table.name, _purpose(table, primitive),
                   where(table.sites[primitive]), table.sites[primitive])
              for table in tables() if primitive in table]
+    rules += _own_methods(primitive)
     has = {rule.name for rule in rules}
     if "batching_axis" in has:
         has.add("batching")
-    missing = tuple(name for name in _EXPECTED if name not in has)
+    # (a primitive with its own ``bind_with_trace`` is applied by each trace's own
+    # method, e.g. ``process_custom_jvp_call``, not by rules from the tables)
+    missing = () if "bind_with_trace()" in has else tuple(
+        name for name in _EXPECTED if name not in has)
     return Description(primitive, tuple(rules), missing, source)
+
+
+# Methods of ``core.Primitive`` a primitive's class may replace, and what they are for.
+_METHODS = {"bind": "applying it: a bind of its own",
+            "bind_with_trace": "applying it on a given trace",
+            "get_bind_params": "an equation's params back into bind's arguments"}
+
+
+def _own_methods(primitive) -> list:
+    """Rules written as methods: those of ``_METHODS`` the primitive's class replaces
+    (``custom_jvp_call``'s ``bind`` traces the function it is given)."""
+    found = []
+    for name, purpose in _METHODS.items():
+        method = getattr(type(primitive), name)
+        if method is not getattr(core.Primitive, name):
+            site = Site(inspect.getsourcefile(method), method.__code__.co_firstlineno,
+                        True, method)
+            found.append(Rule(f"{name}()", purpose, where(site), site))
+    return found
 
 
 def _purpose(table, primitive) -> str:

@@ -153,7 +153,8 @@ def test_no_table_of_rules_is_left_out():
             "key_reuse", "state_discharge", "sharding", "pretty_print", "drawing",
             "checkify", "vma", "mesh"} <= names
     for prim in jax.primitives():
-        listed = [rule.name for rule in jax.describe(prim).rules]
+        listed = [rule.name for rule in jax.describe(prim).rules
+                  if not rule.name.endswith("()")]         # (methods: see below)
         assert listed == [t.name for t in __import__(
             "glassjax.describe", fromlist=["_"]).tables() if prim in t]
         for attr, table in jax.core._attribute_tables.items():
@@ -291,3 +292,17 @@ def test_every_way_of_filling_a_table_records_the_site():
         assert table.sites == {} and table == {}
     finally:
         Rules.tables.remove(table)
+
+
+def test_a_primitive_class_that_replaces_bind_lists_its_methods():
+    from glassjax.custom_derivatives import CustomJVPCallPrimitive, custom_jvp_call_p
+    rules = {rule.name: rule for rule in jax.describe(custom_jvp_call_p).rules}
+    for name in ("bind", "bind_with_trace", "get_bind_params"):
+        rule = rules[f"{name}()"]
+        method = getattr(CustomJVPCallPrimitive, name)
+        assert rule.where.endswith(f"glassjax/custom_derivatives.py:"
+                                   f"{method.__code__.co_firstlineno}")
+        assert rule.source().startswith(f"def {name}(self")
+    assert jax.describe(custom_jvp_call_p).missing == ()     # the traces apply it
+    assert not any(name.endswith("()") for name in
+                   (rule.name for rule in jax.describe(lax.sin_p).rules))
