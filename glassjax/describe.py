@@ -8,17 +8,17 @@ the rule's own ``def``, or, when a helper made the rule, the statement that name
 primitive. ``describe`` reads all the tables and lists, for one primitive, each rule it
 has and that line; ``source=True`` adds the code itself::
 
-    >>> import glassjax
-    >>> print(glassjax.describe(glassjax.lax.sin_p))  # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
+    >>> from glassjax import describe, lax
+    >>> print(describe(lax.sin_p))  # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
     sin
-      abstract_eval     glassjax/lax/transcendental.py:...   shapes and dtypes of the results
-      impl              glassjax/lax/transcendental.py:...   eager evaluation
-      lowering          glassjax/lax/transcendental.py:...   jit: emit StableHLO
-      jvp               glassjax/lax/transcendental.py:...   jvp / grad: forward-mode derivative
-      batching          glassjax/lax/transcendental.py:...   vmap: the batched primitive
-      sharding          glassjax/lax/transcendental.py:...   sharding in types: ...
+      abstract_eval       glassjax/lax/transcendental.py:...   shapes and dtypes of ...
+      impl                glassjax/lax/transcendental.py:...   eager evaluation
+      lowering            glassjax/lax/transcendental.py:...   jit: emit StableHLO
+      jvp                 glassjax/lax/transcendental.py:...   jvp / grad: forward-mode ...
+      batching            glassjax/lax/transcendental.py:...   vmap: the batched primitive
+      sharding            glassjax/lax/transcendental.py:...   sharding in types: ...
     ...
-    >>> print(glassjax.describe(glassjax.lax.sin_p, source=True).rule("jvp").source())
+    >>> print(describe(lax.sin_p, source=True).rule("jvp").source())
     ad.defjvp(sin_p, lambda g, x, accuracy: mul(g, cos(x, accuracy=accuracy)))
 
 ``primitives()`` lists every primitive known to any table. Read next: rule_tables.py,
@@ -81,7 +81,8 @@ class Description(NamedTuple):
                 first, code = rule.code()
                 seen = (rule.site.file, first) in shown
                 shown.add((rule.site.file, first))
-                lines.append(textwrap.indent("(the code above)" if seen else code, "      | "))
+                code = "(the code above)" if seen else code
+                lines.append(textwrap.indent(code, "      | "))
         if self.missing:
             lines.append(f"  no rule for: {', '.join(self.missing)}")
         return "\n".join(lines)
