@@ -1,4 +1,5 @@
 """glassjax.describe: a primitive's rules and where each is defined."""
+import os
 import re
 
 import pytest
@@ -107,11 +108,16 @@ def test_every_listed_line_is_the_rules_own_def_or_the_statement_naming_the_prim
             node = next(n for n in node.body if n.lineno <= line <= n.end_lineno)
         return "\n".join(lines[node.lineno - 1:node.end_lineno])
 
+    package = os.path.dirname(jax.__file__)
     wrong, own, total = [], 0, 0
     for prim in jax.primitives():
+        if id(prim) not in names:                # (a test's own primitive)
+            continue
         for rule in jax.describe(prim).rules:
-            total += 1
             site = rule.site
+            if not site.file.startswith(package):   # (a test's own registration)
+                continue
+            total += 1
             if site.own:
                 lines, first = inspect.getsourcelines(site.rule)
                 ok = (inspect.getsourcefile(site.rule) == site.file
