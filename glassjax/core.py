@@ -24,7 +24,6 @@ import functools
 import itertools
 import math
 import operator
-import sys
 import threading
 import weakref
 from typing import AbstractSet, Callable, NamedTuple, Sequence, Union
@@ -35,6 +34,7 @@ from jaxlib import _jax
 from glassjax import dtypes, shape_poly, source_info
 from glassjax.config import debug_key_reuse as _debug_key_reuse
 from glassjax.layout import Format
+from glassjax.rule_tables import Rules
 from glassjax.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
                              JaxprTypeError, TracerArrayConversionError,
                              TracerBoolConversionError, TracerIntegerConversionError,
@@ -912,18 +912,23 @@ class Drawing:
     ``"scan"`` and ``"shard_map"`` each wire their sub-jaxprs their own way; ``"jit"``,
     ``"custom"`` and ``"checkpoint"`` call one body (the ``body`` param) on all their
     operands. ``label`` titles the cluster, ``note`` is a line saying what is special
-    about it, ``quiet`` lists params the picture already shows (not worth a line).
-    ``where`` is the ``(file, line)`` that declared it, for ``glassjax.describe``."""
+    about it, ``quiet`` lists params the picture already shows (not worth a line)."""
     kind: str
     label: str
     body: str = "jaxpr"
     note: str = ""
     quiet: frozenset = frozenset()
-    where: tuple = dataclasses.field(default=(), init=False, compare=False, repr=False)
 
-    def __post_init__(self):
-        caller = sys._getframe(2)       # __post_init__ <- __init__ <- the declaration
-        object.__setattr__(self, "where", (caller.f_code.co_filename, caller.f_lineno))
+
+# The rules a primitive holds as attributes, each also kept in a table of its own, so
+# that ``describe`` finds where it was registered (see rule_tables.py).
+_attribute_tables = {
+    "abstract_eval_rule": Rules("abstract_eval", "shapes and dtypes of the results"),
+    "impl": Rules("impl", "eager evaluation"),
+    "sharding_rule": Rules("sharding", "sharding in types: how the results are split"),
+    "memory_space_rule": Rules("memory_space", "memory space of the results"),
+    "drawing": Rules("drawing", "notebook: how the graph draws the equation"),
+}
 
 
 class Primitive:
@@ -965,6 +970,12 @@ class Primitive:
 
     def __repr__(self):
         return self.name
+
+    def __setattr__(self, name, value):
+        table = _attribute_tables.get(name)
+        if table is not None and value is not None:
+            table[self] = value
+        object.__setattr__(self, name, value)
 
     def def_impl(self, impl):
         self.impl = impl

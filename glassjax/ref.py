@@ -50,6 +50,7 @@ from glassjax import numpy as jnp
 from glassjax import lax
 from glassjax.lax import state
 from glassjax.lax.slicing import Slice, ds
+from glassjax.rule_tables import Rules
 from glassjax.xla import lowering
 
 # The traces under way that refs may not leak out of (``jit``'s, and those of control-flow
@@ -647,7 +648,7 @@ def _discharge_equation(eqn, invals):
     """Equations whose sub-programs use refs are re-expressed with the API that made
     them (``lax.scan``, ...), their bodies run with boxes; the rest are bound as they are
     (the state primitives act on boxes by themselves)."""
-    rule = _discharge_rules.get(eqn.primitive)
+    rule = discharge_rules.get(eqn.primitive)
     if rule is not None and core.state_effect in eqn.effects:
         return rule(invals, **eqn.params)
     if core.state_effect in eqn.effects and not isinstance(eqn.primitive,
@@ -708,12 +709,13 @@ def _discharge_cond(invals, *, branches, **_):
     return lax.switch(index, [branch(b) for b in branches], *arrays)
 
 
-_discharge_rules = {
+discharge_rules = Rules("state_discharge", "refs: the equation with its refs as arrays")
+discharge_rules.update({
     jit_p: _inline("jaxpr"), remat_p: _inline("jaxpr"),
     custom_jvp_call_p: _inline("call_jaxpr"), custom_vjp_call_p: _inline("call_jaxpr"),
     lax.scan_p: _discharge_scan, lax.while_p: _discharge_while, lax.cond_p: _discharge_cond,
-}
-for _p in _discharge_rules:
+})
+for _p in discharge_rules:
     _p.takes_refs = True        # (their bodies may use the refs they are given)
 state.eager_ref = _box
 lowering.discharge_state[:] = [discharge]

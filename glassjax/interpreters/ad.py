@@ -21,9 +21,12 @@ import weakref
 from glassjax import core, dtypes, source_info, tree_util
 from glassjax.config import config, transposing
 from glassjax.interpreters import partial_eval as pe, staging
+from glassjax.rule_tables import Rules
 
-primitive_jvps: dict = {}        # prim -> rule(primals, tangents, **params) -> (out, t_out)
-primitive_transposes: dict = {}  # prim -> rule(ct, *args, **params) -> cts (None if not linear)
+primitive_jvps = Rules("jvp", "jvp / grad: forward-mode derivative")
+# prim -> rule(primals, tangents, **params) -> (out, t_out)
+primitive_transposes = Rules("transpose", "grad: transpose of a linear primitive")
+# prim -> rule(ct, *args, **params) -> cts (None if not linear)
 # Primitives whose JVP rule runs even on constants (zero tangents): ``new_ref``, whose
 # ref of tangents must exist for the differentiated values written into it later.
 jvp_of_constants: set = set()
@@ -256,7 +259,8 @@ def _bilinear_transpose(lhs_rule, rhs_rule, ct, x, y, **params):
 # So a primitive needs no separate linearization rule. It can still override the default
 # in ``primitive_linearizations`` (``jit`` does, to stay one call; ``cond``, ``scan`` too).
 
-primitive_linearizations: dict = {}   # prim -> rule(nonzeros, *primals, **params)
+primitive_linearizations = Rules("linearize", "grad: a custom linearization")
+# prim -> rule(nonzeros, *primals, **params)
 #   -> (primal_out, out_nonzeros, residuals, linearized(residuals, *tangents) -> tangents)
 
 

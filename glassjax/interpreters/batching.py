@@ -26,17 +26,18 @@ import numpy as np
 from glassjax import core
 from glassjax.interpreters import staging
 from glassjax.interpreters.ad import AvalMemo, SymbolicZero, Zero
+from glassjax.rule_tables import Rules
 
 not_mapped = None
 
 # prim -> rule(args, dims, **params) -> (out, out_dim). Called only when some input is
 # mapped; otherwise the primitive simply runs on the parent trace.
-primitive_batchers: dict = {}
+primitive_batchers = Rules("batching", "vmap: the batched primitive")
 # prim -> rule(axis_data, args, dims, **params) -> (out, out_dim), for primitives that
 # must know the mapped axis itself (its size and name): collectives (``psum`` over the
 # vmapped axis), and primitives with a jaxpr inside (``jit``, control flow), whose body
 # may use collectives. Called even when no input is mapped.
-fancy_primitive_batchers: dict = {}
+fancy_primitive_batchers = Rules("batching_axis", "vmap: batching that knows the axis")
 
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from glassjax import core, dtypes, source_info, tree_util
 from glassjax.config import config
 from glassjax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from glassjax.rule_tables import Rules
 
 
 class DebugInfo(NamedTuple):
@@ -405,17 +406,17 @@ _no_effects = frozenset()
 
 # Primitives whose staging does more than record one equation (e.g. ``jit(inline=True)``
 # inlines its body, ``pjit`` forwards constant outputs).
-staging_rules: dict = {}
+staging_rules = Rules("staging", "make_jaxpr: a custom way to record the equation")
 # Primitives that are sometimes the identity (a convert to the same type, a broadcast to
 # the same shape) say so: ``rule(*in_avals, **params) -> index of the input to forward``
 # or None. Staging then records nothing, as JAX does.
-forwarding_rules: dict = {}
+forwarding_rules = Rules("forwarding", "make_jaxpr: when the equation is the identity")
 # Primitives that can be computed on the host when all inputs are host scalars (e.g. a
 # convert of a NumPy scalar) give ``rule(*values, **params) -> value`` or None; the
 # result stays a constant (a literal), as JAX's constant folding does.
-const_fold_rules: dict = {}
+const_fold_rules = Rules("const_fold", "make_jaxpr: fold known inputs")
 # Primitives with side effects (debug callbacks) tell staging which effects they have.
-effects_rules: dict = {}
+effects_rules = Rules("effects", "make_jaxpr: side effects of the equation")
 
 
 _constant_folding = config.option("eager_constant_folding").cell   # (read per equation)
@@ -471,7 +472,7 @@ def primitive_effects(primitive, params) -> frozenset:
 # registers here), as JAX does. Collectives have rules of their own (``vma_rules``:
 # primitive -> rule(vma of the operands, **params) -> vma of the results); calls (jit,
 # cond, ...) take their results' types from their bodies.
-vma_rules: dict = {}
+vma_rules = Rules("vma", "shard_map: the axes the results vary over")
 pvary_primitive: list = []      # [pvary_p], filled by lax.parallel
 
 

@@ -1,4 +1,5 @@
-"""``%jaxpr`` and ``%%jaxpr``: show the jaxpr of a call, its graph and its result.
+"""``%jaxpr`` and ``%%jaxpr``: show the jaxpr of a call, its graph and its result
+(and ``%gjsource PRIM [RULE]``: the code of a rule, see source_view.py).
 
     %jaxpr [options] f(x, y)            the call is traced, drawn and run
     %jaxpr jax.grad(f)(1.0)             transformed functions too
@@ -22,13 +23,13 @@ import os
 import re
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
 from glassjax import core, debug, errors, tree_util
 from glassjax.notebook import display as display_lib
-from glassjax.notebook import sharding_grid
+from glassjax.notebook import sharding_grid, source_view
 from glassjax.notebook import graph as graph_lib
 from glassjax.notebook.stages import Stages
 
@@ -287,6 +288,12 @@ class JaxprMagics(Magics):
             raise UsageError(f"--save cannot write {opts.save!r}: {e.strerror}") from None
         print(f"Saved the graph to {opts.save}")
 
+    @line_magic
+    def gjsource(self, line):
+        """Show the code of a primitive's rules with file and line, e.g.
+        ``%gjsource sin_p jvp`` (every rule of the primitive without a RULE)."""
+        display(source_view.source_bundle(line, self.shell.user_ns), raw=True)
+
 
 def load(ip):
     """``%load_ext glassjax``: the magics, and the rich display of jaxprs (core knows
@@ -303,6 +310,7 @@ def unload(ip):
     of its tables."""
     for kind in ("line", "cell"):
         ip.magics_manager.magics[kind].pop("jaxpr", None)
+    ip.magics_manager.magics["line"].pop("gjsource", None)
     ip.magics_manager.registry.pop(JaxprMagics.__name__, None)
     ip.display_formatter.mimebundle_formatter.pop(core.ClosedJaxpr, None)
     ip.display_formatter.mimebundle_formatter.pop(debug.ShardingGrid, None)

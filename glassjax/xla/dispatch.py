@@ -26,6 +26,7 @@ from jaxlib import xla_client as xc
 from glassjax import config, core, monitoring, tree_util
 from glassjax.mesh import Mesh, PartitionSpec, get_mesh
 from glassjax.named_sharding import NamedSharding, as_typed, gspmd_to_named, typed_aval
+from glassjax.rule_tables import Rules
 from glassjax.xla import fastpath, lowering, runtime
 
 logger = logging.getLogger(__name__)
@@ -129,10 +130,11 @@ def _replicated(placement: Placement):
 
 # primitive -> function(params) -> the meshes the equation names (shard_map's mesh, a
 # sharding constraint's), registered by the layers defining such primitives.
-mesh_rules: dict = {}
+mesh_rules = Rules("mesh", "where a many-device equation runs")
 # primitive -> function(params) -> the memory kinds (or None) the equation moves values
 # to (``device_put``'s), registered by the layers defining such primitives.
-memory_transfer_rules: dict = {}
+memory_transfer_rules = Rules("memory_transfer",
+                              "the memory kinds the equation moves values to")
 
 # jaxpr -> ``_ruled_equations(jaxpr)`` (jaxprs do not change once made)
 _ruled_equations_of = weakref.WeakKeyDictionary()
