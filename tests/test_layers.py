@@ -7,7 +7,7 @@ imports upward hides the same dependency. Where a lower module needs code from a
 need is inverted with a registration hook: the lower module keeps a named slot
 (``core.hooks``, ``lax.utils.above``) that the higher one fills when it is imported.
 
-    0 base          config, dtypes, errors, layout, version, tree_util, tree, monitoring,
+    0 base          config, caches, dtypes, errors, layout, version, tree_util, tree, monitoring,
                     linear_util (JAX's WrappedFun, for libraries built on its internals),
                     source_info, lib, shape_poly (symbolic dimensions)
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
@@ -45,7 +45,7 @@ import pathlib
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "glassjax"
 
 LAYERS = {
-    "base": ["config", "dtypes", "errors", "layout", "version", "tree_util", "tree",
+    "base": ["config", "caches", "dtypes", "errors", "layout", "version", "tree_util", "tree",
              "linear_util",
              "monitoring", "source_info", "lib", "shape_poly"],
     "core": ["core", "pretty"],
