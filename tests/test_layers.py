@@ -7,8 +7,9 @@ imports upward hides the same dependency. Where a lower module needs code from a
 need is inverted with a registration hook: the lower module keeps a named slot
 (``core.hooks``, ``lax.utils.above``) that the higher one fills when it is imported.
 
-    0 base          config, caches, dtypes, errors, layout, version, tree_util, tree, monitoring,
-                    linear_util (JAX's WrappedFun, for libraries built on its internals),
+    0 base          config, caches, dtypes, errors, layout, version, tree_util, tree,
+                    monitoring, linear_util (JAX's WrappedFun, for libraries built on its
+                    internals),
                     source_info, lib, shape_poly (symbolic dimensions)
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
