@@ -45,7 +45,8 @@ jit_p.drawing = core.Drawing("jit", "jit", quiet=frozenset(
 
 # ClosedJaxpr -> {(placement, argument layouts, donated, keep_unused): Compiled}; entries
 # die with the jaxpr.
-_executables = caches.table("jit.executables", weak=True, why="entries die with their jaxpr")
+_executables = caches.table("jit.executables", weak=True,
+                            why="entries die with their jaxpr")
 
 
 def _executable(args, jaxpr, name, donated_invars, keep_unused, out_shardings=None

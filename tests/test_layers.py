@@ -46,7 +46,8 @@ import pathlib
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "glassjax"
 
 LAYERS = {
-    "base": ["config", "caches", "dtypes", "errors", "layout", "version", "tree_util", "tree",
+    "base": ["config", "caches", "dtypes", "errors", "layout", "version", "tree_util",
+             "tree",
              "linear_util",
              "monitoring", "source_info", "lib", "shape_poly"],
     "core": ["core", "pretty"],

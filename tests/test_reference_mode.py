@@ -78,7 +78,8 @@ def test_an_abstract_eval_rule_runs_on_every_staging_in_reference_mode(reference
         return x.shape
     prim = utils.standard_primitive(shape_rule, lambda x: x.dtype, "counted_shape")
     texts = _twice(_staged_afresh, prim.bind)
-    assert texts[0] == texts[1] == "{ lambda ; a:f32[3]. let b:f32[3] = counted_shape a in (b,) }"
+    assert texts[0] == texts[1] == (
+        "{ lambda ; a:f32[3]. let b:f32[3] = counted_shape a in (b,) }")
     assert len(calls) == (2 if reference else 1)
 
 

@@ -236,7 +236,8 @@ def broadcast_shapes(*shapes):
 @caches.lru("lax.structural._broadcast_shapes", 1024, shortcut=True)
 def _broadcast_shapes(shapes: tuple) -> tuple:
     """``broadcast_shapes`` of shapes of ints, remembered: every ``x + b`` of a layer
-    asks again (an error is raised, and never remembered)."""
+    asks again (an error is raised, and never remembered; never remembered either in
+    reference mode, ``glassjax_reference_mode``)."""
     if not shapes:
         return ()
     if all(s == shapes[0] for s in shapes):     # nothing to broadcast

@@ -99,7 +99,7 @@ class StatefulFunction:
         self.axis_env = tuple(axis_env or ())
         self.name = name or fun_name(fun)
         self.return_only_write = return_only_write
-        self._cache = _traces.new()      # signature -> [StatefulTrace] (one per state types)
+        self._cache = _traces.new()     # signature -> [StatefulTrace] (one per state types)
         functools.update_wrapper(self, fun, updated=())
 
     def __repr__(self):

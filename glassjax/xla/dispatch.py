@@ -623,7 +623,8 @@ def _primitive_callable(primitive, params):
 
 
 # (primitive, params) -> C++ callable; emptied when it grows large (params may hold jaxprs)
-_primitive_callables = caches.table("dispatch.primitive_callables", bound=_PRIMITIVE_CACHE_SIZE)
+_primitive_callables = caches.table("dispatch.primitive_callables",
+                                    bound=_PRIMITIVE_CACHE_SIZE)
 
 
 def _value_types(v):
