@@ -109,8 +109,7 @@ class Family:
         return memo
 
     def live(self) -> list:
-        return [m for m in map(weakref.ref.__call__, list(self.members.values()))
-                if m is not None]
+        return [m for ref in list(self.members.values()) if (m := ref()) is not None]
 
 
 def family(name: str, *, bound: int | None = None, why: str = "", shortcut: bool = False,

@@ -71,8 +71,9 @@ def _fill_caches():
 def test_clear_caches_empties_every_registered_cache():
     _fill_caches()
     filled = {c.name for c in caches.registry.values() if c.size()}
-    assert {"jit.traces", "jit.executables", "lax.abstract_evals", "replay.recipes",
-            "fastpath.cpp_executables", "ad.linearize_jaxpr"} <= filled
+    assert {"jit.traces", "jit.executables", "lax.utils.abstract_evals",
+            "interpreters.replay.recipes", "xla.fastpath.cpp_executables",
+            "interpreters.ad.linearize_jaxpr"} <= filled
     glassjax.clear_caches()
     assert {c.name: c.size() for c in caches.registry.values() if c.size()} == {}
 
@@ -85,4 +86,4 @@ def test_shortcuts_are_bypassed_but_results_stay_the_same():
         skipped = {c.name for c in caches.registry.values() if c.shortcut and c.size()}
     assert reference == default
     # (C++ keeps an entry per jitted function, but no executable in it in reference mode)
-    assert skipped <= {"fastpath.cpp_executables"}
+    assert skipped <= {"xla.fastpath.cpp_executables"}

@@ -13,11 +13,12 @@ import sys
 
 import numpy as np
 import pytest
+from IPython.core.error import UsageError
 
 import glassjax
 import glassjax.numpy as jnp
 from glassjax import caches, core, lax
-from glassjax.config import reference_mode
+from glassjax.config import config, reference_mode
 from glassjax.interpreters import ad, batching, replay
 from glassjax.lax import utils
 from glassjax.xla import dispatch
@@ -155,6 +156,20 @@ def test_the_environment_variable_switches_it_on_at_import():
                          env={**os.environ, "GLASSJAX_REFERENCE_MODE": "1"},
                          check=True).stdout
     assert out.strip() == "True"
+
+
+def test_the_notebook_magic_switches_it():
+    from test_notebook_magics import loaded_shell
+    shell = loaded_shell("")
+    try:
+        shell.run_line_magic("glassjax", "reference on")
+        assert caches.reference.on and config.glassjax_reference_mode
+        shell.run_line_magic("glassjax", "reference off")
+        assert not caches.reference.on
+        with pytest.raises(UsageError, match="reference on|off"):
+            shell.run_line_magic("glassjax", "reference maybe")
+    finally:
+        config.update("glassjax_reference_mode", False)
 
 
 # Every SAMPLE-th case of the differential corpus (87 of 2,588 cases: about 2 minutes).

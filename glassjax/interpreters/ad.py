@@ -463,7 +463,7 @@ def _run(trace, fun, tracers, has_aux):
 # (Closed)Jaxpr -> {(nonzeros, instantiate, trace context): (jvp jaxpr, out nonzeros)}.
 # As in JAX, differentiating the same jaxpr the same way gives the same jaxpr object, so
 # a function called twice prints its derivative once (``let name = {...} in``).
-_jvp_jaxpr_cache = caches.table("ad.jvp_jaxpr", weak=True,
+_jvp_jaxpr_cache = caches.table("interpreters.ad.jvp_jaxpr", weak=True,
                                  why="entries die with their jaxpr")
 
 
@@ -588,7 +588,7 @@ def linearize(fun, primals, *, has_aux=False):
 # ClosedJaxpr -> {(nonzeros, instantiate, allow_fwds, trace context): split}. Cached like
 # ``jvp_jaxpr``: a function linearized twice (in both branches of a ``cond``, say) gives
 # the same jaxprs, which then print once.
-_linearize_jaxpr_cache = caches.table("ad.linearize_jaxpr", weak=True,
+_linearize_jaxpr_cache = caches.table("interpreters.ad.linearize_jaxpr", weak=True,
                                        why="entries die with their jaxpr")
 
 
@@ -785,7 +785,7 @@ def transpose_jaxpr(jaxpr: core.ClosedJaxpr, linear, ct_zeros, *, partial_eval=F
     return closed, list(in_zeros)
 
 
-_transpose_jaxpr_cache = caches.table("ad.transpose_jaxpr", weak=True,
+_transpose_jaxpr_cache = caches.table("interpreters.ad.transpose_jaxpr", weak=True,
                                        why="entries die with their jaxpr")
 
 

@@ -472,7 +472,7 @@ def _matchaxis_symzeros(axis_data: AxisData, src, dst, x, sum_match=False):
 # ClosedJaxpr -> {(axis_data, in_axes, out_axes_dest): result}. Batching the same jaxpr
 # the same way gives the same jaxpr object, so a jitted function called twice under vmap
 # prints its body once, as in JAX.
-_batch_jaxpr_cache = caches.table("batching.batch_jaxpr", weak=True,
+_batch_jaxpr_cache = caches.table("interpreters.batching.batch_jaxpr", weak=True,
                                   why="entries die with their jaxpr")
 
 

@@ -180,7 +180,7 @@ def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
 
 # ClosedJaxpr -> {(unknowns, instantiate, trace context): split}. As in JAX, splitting the
 # same jaxpr the same way gives the same jaxprs (printed once when used twice).
-_nounits_cache = caches.table("partial_eval.nounits", weak=True,
+_nounits_cache = caches.table("interpreters.partial_eval.nounits", weak=True,
                               why="entries die with their jaxpr")
 
 

@@ -44,7 +44,7 @@ from glassjax.config import config
 from glassjax.interpreters import staging
 
 _RECIPES_SIZE = 256               # per function
-_recipes = caches.family("replay.recipes", bound=_RECIPES_SIZE, shortcut=True)
+_recipes = caches.family("interpreters.replay.recipes", bound=_RECIPES_SIZE, shortcut=True)
 _RUN = object()     # in place of a recipe: calls with these argument types run the function
 _ALIASED = object()     # (see ``_recipe``)
 _ARRAY = object()       # (in a key: a concrete array of this type)

@@ -118,7 +118,7 @@ def fun_signature(fun) -> inspect.Signature:
 
 
 _SIGNATURES_SIZE = 512
-_signatures = caches.table("staging.signatures", bound=_SIGNATURES_SIZE)
+_signatures = caches.table("interpreters.staging.signatures", bound=_SIGNATURES_SIZE)
 
 
 def fun_sourceinfo(fun) -> str | None:
@@ -430,7 +430,7 @@ def _forwarded(primitive, in_avals, params) -> int | None:
 
 
 _TYPINGS_SIZE = 4096
-_typings = caches.table("staging.typings", bound=_TYPINGS_SIZE, shortcut=True)
+_typings = caches.table("interpreters.staging.typings", bound=_TYPINGS_SIZE, shortcut=True)
 
 
 def _typing(primitive, in_avals: tuple, params: dict):

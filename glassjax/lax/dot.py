@@ -337,8 +337,7 @@ def _transpose_plan(dimension_numbers, x_ndim, y_ndim, swap_ans):
     numbers and ranks: worked out once for each layer shape a program repeats.
     Returns the product's dimension numbers (tuples of ints, which ``dot`` takes as they
     are), x's axes in the order the product yields them, and the permutation that puts
-    them back. (Worked out on every call in reference mode: ``glassjax_reference_mode``.)
-    """
+    them back. (Worked out on every call in reference mode.)"""
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     x_kept = _remaining(range(x_ndim), x_contract, x_batch)
     y_kept = _remaining(range(y_ndim), y_contract, y_batch)

@@ -100,7 +100,7 @@ def cached_abstract_eval(rules):
 
 
 _ABSTRACT_EVAL_CACHE_SIZE = 4096
-_abstract_evals = caches.family("lax.abstract_evals", bound=_ABSTRACT_EVAL_CACHE_SIZE,
+_abstract_evals = caches.family("lax.utils.abstract_evals", bound=_ABSTRACT_EVAL_CACHE_SIZE,
                                  shortcut=True)
 
 

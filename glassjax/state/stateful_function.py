@@ -78,7 +78,7 @@ class StatefulTrace:
 
 
 # Each StatefulFunction's traces (as jit keeps a function's traces).
-_traces = caches.family("state.stateful_traces",
+_traces = caches.family("state.stateful_function.traces",
                         why="one entry per argument types; dies with its function")
 
 

@@ -134,7 +134,7 @@ mesh_rules: dict = {}
 memory_transfer_rules: dict = {}
 
 # jaxpr -> ``_ruled_equations(jaxpr)`` (jaxprs do not change once made)
-_ruled_equations_of = caches.table("dispatch.ruled_equations", weak=True,
+_ruled_equations_of = caches.table("xla.dispatch.ruled_equations", weak=True,
                                    why="entries die with their jaxpr")
 
 
@@ -551,7 +551,7 @@ def _compile_primitive(primitive, params, in_avals, placement, shardings) -> Com
 # (primitive, params, input avals, placement, layouts, options) -> Compiled; emptied when it
 # grows large, so a long-running kernel's memory stays bounded (params may hold jaxprs).
 _PRIMITIVE_CACHE_SIZE = 4096
-_primitive_cache = caches.table("dispatch.primitive_executables",
+_primitive_cache = caches.table("xla.dispatch.primitive_executables",
                                 bound=_PRIMITIVE_CACHE_SIZE)
 
 
@@ -623,7 +623,7 @@ def _primitive_callable(primitive, params):
 
 
 # (primitive, params) -> C++ callable; emptied when it grows large (params may hold jaxprs)
-_primitive_callables = caches.table("dispatch.primitive_callables",
+_primitive_callables = caches.table("xla.dispatch.primitive_callables",
                                     bound=_PRIMITIVE_CACHE_SIZE)
 
 

@@ -79,7 +79,7 @@ def _shard_arg(x, sharding, layout):
 # One process-wide LRU cache of executables, keyed by (function, options) and then by
 # call signature, as in JAX: two ``jit(f)`` of the same ``f`` share compilations.
 _cache = _jax.PjitFunctionCache(capacity=8192)
-caches.external("fastpath.cpp_executables", bound=_cache.capacity(), shortcut=True,
+caches.external("xla.fastpath.cpp_executables", bound=_cache.capacity(), shortcut=True,
                 clear=_jax.PjitFunctionCache.clear_all, size=_cache.size)
 
 

@@ -48,7 +48,7 @@ class TracedFun:
 
 
 # fun -> {(key, trace context, named axes in scope): cached value}
-_cache = caches.table("control_flow.traces", weak=True,
+_cache = caches.table("lax.control_flow.common.traces", weak=True,
                       why="entries die with the traced function")
 
 
