@@ -42,7 +42,8 @@ from glassjax.config import config
 
 class _Reference:
     """``reference.on``: is reference mode on? A plain attribute, because shortcuts read
-    it on hot paths (a config option costs a C++ call); the option keeps it current."""
+    it on hot paths (a config option costs a C++ call); the option keeps it current.
+    It is process-wide: ``with config.reference_mode(True):`` switches every thread."""
     __slots__ = ("on",)
 
     def __init__(self):
