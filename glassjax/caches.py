@@ -43,7 +43,8 @@ from glassjax.config import config
 class _Reference:
     """``reference.on``: is reference mode on? A plain attribute, because shortcuts read
     it on hot paths (a config option costs a C++ call); the option keeps it current.
-    It is process-wide: ``with config.reference_mode(True):`` switches every thread."""
+    It is process-wide: even ``with glassjax.config.reference_mode(True):`` (the option,
+    in the module ``glassjax/config.py``) switches every thread."""
     __slots__ = ("on",)
 
     def __init__(self):
@@ -66,8 +67,8 @@ class Cache:
 
     def __repr__(self):
         kind = "shortcut" if self.shortcut else "store"
-        bound = self.bound if self.bound is not None else f"unbounded ({self.why})"
-        return f"<{kind} {self.name}: {self.size()} entries, bound {bound}>"
+        bound = f"at most {self.bound}" if self.bound is not None else f"unbounded: {self.why}"
+        return f"<{kind} {self.name}: {self.size()} entries, {bound}>"
 
 
 registry: dict[str, Cache] = {}
