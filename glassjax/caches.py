@@ -43,8 +43,8 @@ from glassjax.config import config
 class _Reference:
     """``reference.on``: is reference mode on? A plain attribute, because shortcuts read
     it on hot paths (a config option costs a C++ call); the option keeps it current.
-    It is process-wide: even ``with glassjax.config.reference_mode(True):`` (the option,
-    in the module ``glassjax/config.py``) switches every thread."""
+    It is process-wide: even a ``with reference_mode(True):`` block (the option, from
+    the module ``glassjax/config.py``) switches every thread."""
     __slots__ = ("on",)
 
     def __init__(self):
