@@ -172,14 +172,15 @@ def test_the_notebook_magic_switches_it():
         config.update("glassjax_reference_mode", False)
 
 
-# Every SAMPLE-th case of the differential corpus (87 of 2,588 cases: about 2 minutes).
-SAMPLE = 30
+# Every 28th case of the differential corpus from the third (93 of 2,588, about 2 minutes):
+# none of them is in the every-4th sample ``test_differential`` runs by default.
+FIRST, SAMPLE = 2, 28
 
 
 def test_a_sample_of_the_differential_corpus_agrees_with_jax_in_reference_mode(monkeypatch):
     recorded = json.loads(CORPUS.read_text())
-    cases = recorded["cases"][::SAMPLE]
-    expected = recorded["results"][::SAMPLE]
+    cases = recorded["cases"][FIRST::SAMPLE]
+    expected = recorded["results"][FIRST::SAMPLE]
     known = json.loads(KNOWN.read_text()) if KNOWN.exists() else {}
     monkeypatch.setenv("GLASSJAX_REFERENCE_MODE", "1")
     got = run.execute(sys.executable, "glassjax", cases)
