@@ -31,7 +31,7 @@ from typing import AbstractSet, Callable, NamedTuple, Sequence, Union
 import numpy as np
 from jaxlib import _jax
 
-from glassjax import dtypes, shape_poly, source_info
+from glassjax import caches, dtypes, shape_poly, source_info
 from glassjax.config import debug_key_reuse as _debug_key_reuse
 from glassjax.layout import Format
 from glassjax.rule_tables import Rules
@@ -176,7 +176,8 @@ class _PlacedTypes:
     Explicit mesh axes (``ShapedArray``'s ``memory_space`` and ``_sharding``). Until one
     is, ``Primitive.abstract_eval`` skips the two passes that type outputs by their
     operands' placement: most programs never place anything, and those passes cost a
-    look at every operand of every equation. (Staging's memos ask ``among`` after.)"""
+    look at every operand of every equation. (Staging's memos ask ``among`` after.)
+    A registered flag (``glassjax/caches.py``): reference mode raises it."""
     __slots__ = ("seen",)
 
     def __init__(self):
@@ -190,6 +191,7 @@ class _PlacedTypes:
 
 
 placed_types = _PlacedTypes()
+caches.flag("core.placed_types.seen", lambda: setattr(placed_types, "seen", True))
 
 
 class AbstractValue:
@@ -325,7 +327,7 @@ class AbstractRef(AbstractValue):
     passed to them) are jaxpr variables of this type, read and written by the state
     primitives (lax/state.py)."""
     __slots__ = ("inner_aval",)
-    made = False        # any yet? (until then nothing needs to look for refs)
+    made = False    # any yet? (until then nothing looks for refs; a flag: see caches.py)
 
     def __init__(self, inner_aval):
         AbstractRef.made = True
@@ -363,6 +365,9 @@ class AbstractRef(AbstractValue):
         return self.str_short()
 
     __str__ = __repr__
+
+
+caches.flag("core.AbstractRef.made", lambda: setattr(AbstractRef, "made", True))
 
 
 class Effect:
@@ -608,7 +613,7 @@ def ndim_of(x) -> int:
     return len(shape_of(x))
 
 
-@functools.lru_cache(maxsize=1024)
+@caches.lru("core._shared_aval", 1024)
 def _shared_aval(shape: tuple, dtype) -> ShapedArray:
     """One aval for NumPy values of a shape and dtype: avals are never changed, and a
     program of a thousand weights (or constants) needs no thousand copies."""
@@ -735,8 +740,9 @@ _PLAIN_PARAM_TYPES = frozenset({type(None), bool, int, str, np.bool_,
                                 *(np.dtype(code).type for code in np.typecodes["AllInteger"]),
                                 *(type(np.dtype(code)) for code in np.typecodes["All"])})
 NO_PARAMS: dict = {}         # the params of every equation that has none (read-only)
-_shared_params: dict = {}    # (items, their types) -> the params dict equations share
 _SHARED_PARAMS_SIZE = 1024
+# (items, their types) -> the params dict equations share
+_shared_params = caches.table("core.shared_params", bound=_SHARED_PARAMS_SIZE)
 
 
 def shared_params(params: dict) -> dict:
@@ -790,7 +796,8 @@ def _plain_signature(value):
     raise TypeError(type(value))
 
 
-_nested_signatures: dict = {}    # repr of a tuple of tuples -> its signature
+# repr of a tuple of tuples -> its signature
+_nested_signatures = caches.table("core.nested_signatures", bound=_SHARED_PARAMS_SIZE)
 
 
 def _nested_signature(value: tuple):

@@ -36,11 +36,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
-import weakref
 
 import numpy as np
 
-from glassjax import core, tree_util
+from glassjax import caches, core, tree_util
 from glassjax.ad_checkpoint import remat_p
 from glassjax.custom_derivatives import custom_jvp_call_p, custom_vjp, custom_vjp_call_p
 from glassjax.jit import jit, jit_p, ref_hooks
@@ -125,7 +124,7 @@ class Ref(metaclass=_RefType):
     """A mutable array reference (JAX's ``jax.Ref``): ``ref[idx]`` reads, ``ref[idx] = v``
     writes, with NumPy indexing (ints, slices, ``...``, integer arrays, ``jax.ds``)."""
 
-    made = False        # any ref yet? (until then jit and vmap need not look for them)
+    made = False    # any ref yet? (until then jit and vmap need not look; see caches.flag)
 
     def __init__(self, value):
         Ref.made = True
@@ -250,6 +249,9 @@ class Ref(metaclass=_RefType):
 
     def __len__(self):
         return self.shape[0]
+
+
+caches.flag("ref.Ref.made", lambda: setattr(Ref, "made", True))
 
 
 def _is_box(x) -> bool:
@@ -605,7 +607,8 @@ def discharge(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
 
 
 # the program of a jit equation with refs among its operands, with values for them
-_values_for_refs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_values_for_refs = caches.table("ref.values_for_refs", weak=True,
+                                why="entries die with their jaxpr")
 
 
 def _refs_as_values(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:

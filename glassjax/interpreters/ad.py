@@ -16,9 +16,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import weakref
 
-from glassjax import core, dtypes, source_info, tree_util
+from glassjax import caches, core, dtypes, source_info, tree_util
 from glassjax.config import config, transposing
 from glassjax.interpreters import partial_eval as pe, staging
 from glassjax.rule_tables import Rules
@@ -468,7 +467,8 @@ def _run(trace, fun, tracers, has_aux):
 # (Closed)Jaxpr -> {(nonzeros, instantiate, trace context): (jvp jaxpr, out nonzeros)}.
 # As in JAX, differentiating the same jaxpr the same way gives the same jaxpr object, so
 # a function called twice prints its derivative once (``let name = {...} in``).
-_jvp_jaxpr_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_jvp_jaxpr_cache = caches.table("interpreters.ad.jvp_jaxpr", weak=True,
+                                 why="entries die with their jaxpr")
 
 
 def jvp_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate):
@@ -592,7 +592,8 @@ def linearize(fun, primals, *, has_aux=False):
 # ClosedJaxpr -> {(nonzeros, instantiate, allow_fwds, trace context): split}. Cached like
 # ``jvp_jaxpr``: a function linearized twice (in both branches of a ``cond``, say) gives
 # the same jaxprs, which then print once.
-_linearize_jaxpr_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_linearize_jaxpr_cache = caches.table("interpreters.ad.linearize_jaxpr", weak=True,
+                                       why="entries die with their jaxpr")
 
 
 def linearize_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate=False,
@@ -788,7 +789,8 @@ def transpose_jaxpr(jaxpr: core.ClosedJaxpr, linear, ct_zeros, *, partial_eval=F
     return closed, list(in_zeros)
 
 
-_transpose_jaxpr_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_transpose_jaxpr_cache = caches.table("interpreters.ad.transpose_jaxpr", weak=True,
+                                       why="entries die with their jaxpr")
 
 
 def _transpose_jaxpr(jaxpr, linear, ct_zeros, partial_eval):

@@ -19,10 +19,9 @@ jaxpr (``dce_rules``) to prune their insides too.
 """
 from __future__ import annotations
 
-import weakref
 from typing import NamedTuple
 
-from glassjax import core
+from glassjax import caches, core
 from glassjax.config import config
 from glassjax.core import ClosedJaxpr, Jaxpr, Var
 from glassjax.interpreters import staging
@@ -183,7 +182,8 @@ def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
 
 # ClosedJaxpr -> {(unknowns, instantiate, trace context): split}. As in JAX, splitting the
 # same jaxpr the same way gives the same jaxprs (printed once when used twice).
-_nounits_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_nounits_cache = caches.table("interpreters.partial_eval.nounits", weak=True,
+                              why="entries die with their jaxpr")
 
 
 def partial_eval_jaxpr_nounits(jaxpr: ClosedJaxpr, unknowns, instantiate):

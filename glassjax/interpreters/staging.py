@@ -15,7 +15,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from glassjax import core, dtypes, source_info, tree_util
+from glassjax import caches, core, dtypes, source_info, tree_util
 from glassjax.config import config
 from glassjax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from glassjax.rule_tables import Rules
@@ -112,13 +112,14 @@ def fun_signature(fun) -> inspect.Signature:
     key = (fun.__code__, len(fun.__defaults__ or ()), tuple(fun.__kwdefaults__ or ()))
     sig = _signatures.get(key)
     if sig is None:
-        if len(_signatures) >= 512:
+        if len(_signatures) >= _SIGNATURES_SIZE:
             _signatures.clear()
         sig = _signatures[key] = inspect.signature(fun)
     return sig
 
 
-_signatures: dict = {}
+_SIGNATURES_SIZE = 512
+_signatures = caches.table("interpreters.staging.signatures", bound=_SIGNATURES_SIZE)
 
 
 def fun_sourceinfo(fun) -> str | None:
@@ -429,8 +430,8 @@ def _forwarded(primitive, in_avals, params) -> int | None:
     return None if rule is None else rule(*in_avals, **params)
 
 
-_typings: dict = {}
 _TYPINGS_SIZE = 4096
+_typings = caches.table("interpreters.staging.typings", bound=_TYPINGS_SIZE, shortcut=True)
 
 
 def _typing(primitive, in_avals: tuple, params: dict):
@@ -439,10 +440,11 @@ def _typing(primitive, in_avals: tuple, params: dict):
     operand it forwards instead (or None) and its effects. All four depend only on the
     primitive, the operand types, the params and the x64 flag, and a traced loop asks
     for the same ones over and over: they are worked out once and remembered under one
-    key. None when the params cannot be part of a key (floats, objects): then staging
-    works them out each time. Errors (bad operands) are raised, never remembered."""
+    key. None when the params cannot be part of a key (floats, objects), or in reference
+    mode (``glassjax_reference_mode``): then staging works them out each time. Errors
+    (bad operands) are raised, never remembered."""
     signature = core.params_signature(params) if params else ()
-    if signature is None:
+    if signature is None or caches.reference.on:
         return None
     key = (primitive, in_avals, tuple(params.items()), signature, _x64.value)
     typing = _typings.get(key)

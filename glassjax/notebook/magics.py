@@ -28,6 +28,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
 from glassjax import core, debug, errors, tree_util
+from glassjax.config import config
 from glassjax.notebook import display as display_lib
 from glassjax.notebook import sharding_grid, source_view
 from glassjax.notebook import graph as graph_lib
@@ -189,6 +190,16 @@ class JaxprMagics(Magics):
                 print(f"Hint: {_static_hint(traced)}")
             raise error.with_traceback(_user_frames(error.__traceback__)) from None
 
+    @line_magic
+    def glassjax(self, line):
+        """``%glassjax reference on|off``: reference mode (``glassjax/caches.py``), in
+        which no shortcut skips the Python a reader reads: a breakpoint in a rule fires
+        on every call that needs it."""
+        words = line.split()
+        if words[:1] != ["reference"] or len(words) != 2 or words[1] not in ("on", "off"):
+            raise UsageError("usage: %glassjax reference on|off")
+        config.update("glassjax_reference_mode", words[1] == "on")
+
     # -- options ------------------------------------------------------------------------
 
     @staticmethod
@@ -308,9 +319,9 @@ def load(ip):
 def unload(ip):
     """``%unload_ext glassjax``: IPython has no call for this, so we take our magics out
     of its tables."""
-    for kind in ("line", "cell"):
-        ip.magics_manager.magics[kind].pop("jaxpr", None)
-    ip.magics_manager.magics["line"].pop("gjsource", None)
+    for kind, name in (("line", "jaxpr"), ("cell", "jaxpr"), ("line", "glassjax"),
+                       ("line", "gjsource")):
+        ip.magics_manager.magics[kind].pop(name, None)
     ip.magics_manager.registry.pop(JaxprMagics.__name__, None)
     ip.display_formatter.mimebundle_formatter.pop(core.ClosedJaxpr, None)
     ip.display_formatter.mimebundle_formatter.pop(debug.ShardingGrid, None)

@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from glassjax import core, dtypes, lax
+from glassjax import caches, core, dtypes, lax
 from glassjax.array import Array
 from glassjax.interpreters import batching, replay, staging
 from glassjax.config import config
@@ -59,14 +59,16 @@ def eager_jit(fun):
     vmap, where the jit sees one element of the batch: its shape errors name the
     per-element shapes, so there it stays a jit. What ``fun`` stages for some argument
     types is recorded and replayed for the next call with the same ones
-    (``replay.replayed``), as JAX reuses a jit's trace."""
+    (``replay.replayed``), as JAX reuses a jit's trace. Both are shortcuts: in reference
+    mode (``glassjax_reference_mode``) an eager call runs ``fun`` op by op."""
     jitted = jit(fun, inline=True)
     staged = replay.replayed(fun)
 
     @functools.wraps(fun)
     def dispatch(*args, **kwargs):
         trace = core.trace_ctx.trace
-        if trace is core.eval_trace or isinstance(trace, batching.BatchTrace):
+        if (trace is core.eval_trace and not caches.reference.on or
+                isinstance(trace, batching.BatchTrace)):
             return jitted(*args, **kwargs)
         if int in map(type, args):          # (looked for in C: most calls have none)
             for i, x in enumerate(args):
