@@ -5,7 +5,8 @@ and compares their stored outputs. Here, the student notebooks that ``tools/cour
 writes from them must be current, every notebook must have exercises, and each student
 notebook, run from top to bottom, must fail in its exercise cells only, each with an
 ``AssertionError`` whose message is a hint (never a bare assert, never an unrelated
-error from the placeholder).
+error from the placeholder); a lesson cell fails only where its solution's stored output
+shows the same error (00 demonstrates one).
 """
 import pathlib
 
@@ -58,5 +59,36 @@ def test_unsolved_exercises_fail_with_a_hint_and_nothing_else_fails(path):
         if course.is_exercise(solved):
             assert [(e.ename, bool(e.evalue.strip())) for e in errors] == \
                 [("AssertionError", True)], (index, cell.source, errors)
-        else:
-            assert not errors, (index, cell.source, errors)
+        else:       # a lesson cell fails only where its solution did (00 shows an error)
+            expected = [o.ename for o in solved.get("outputs", []) if o.output_type == "error"]
+            assert [e.ename for e in errors] == expected, (index, cell.source, errors)
+
+
+# Answers that give the right numbers while breaking the exercise's rule: (notebook,
+# start of the exercise cell, wrong answer, words of the hint the check must give).
+RULE_BREAKERS = [
+    ("03", "from unittest import mock", "    return jax.grad(f)(x)", "no jax.grad"),
+    ("04", "rng = np.random", "batched_outer = lambda u, v: jnp.zeros((5, 2, 3))", "must equal"),
+    ("04", "rng = np.random", "batched_outer = lambda u, v: jnp.stack("
+     "[jnp.outer(a, b) for a, b in zip(u, v)])", "not one per example"),
+    ("05", "def relu_where", "    return lax.cond(x > 0, lambda v: v, jnp.zeros_like, x)",
+     "no lax.cond"),
+    ("05", "def fib", "    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n"
+     "    return a", "lax.fori_loop"),
+]
+
+
+@pytest.mark.parametrize("notebook, start, answer, hint", RULE_BREAKERS,
+                         ids=[f"{n}-{i}" for i, (n, *_) in enumerate(RULE_BREAKERS)])
+def test_checks_refuse_answers_that_break_the_rule(notebook, start, answer, hint):
+    (path,) = course.SOURCES.glob(notebook + "-*.ipynb")
+    solved = nbformat.read(path, as_version=4)
+    (cell,) = [c for c in solved.cells if course.is_exercise(c) and c.source.startswith(start)]
+    imports = solved.cells[1]             # every notebook's imports and definitions
+    wrong = nbformat.v4.new_notebook(cells=[
+        imports, nbformat.v4.new_code_cell(course.clear_solutions(cell.source, answer))])
+    nbclient.NotebookClient(wrong, kernel_name="python3", timeout=600, allow_errors=True,
+                            resources={"metadata": {"path": str(course.STUDENT)}}).execute()
+    assert not [o for o in wrong.cells[0].outputs if o.output_type == "error"]
+    (error,) = [o for o in wrong.cells[1].outputs if o.output_type == "error"]
+    assert (error.ename, hint in error.evalue) == ("AssertionError", True), error.evalue
