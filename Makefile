@@ -38,7 +38,7 @@ setup: $(STAMP) dot chromium
 
 # The course's student notebooks: notebooks/solutions/*.ipynb with each exercise's
 # answer (between nbgrader's BEGIN/END SOLUTION markers) replaced by a placeholder.
-course: $(PY)
+course: $(STAMP)
 	$(PY) tools/course.py
 
 # The graph explorer's front end: extension/src -> glassjax/notebook/static (the tests
