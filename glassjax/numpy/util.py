@@ -189,33 +189,21 @@ def convert(x, dtype, weak_type=False):
     return _convert_element_type(x, dtype, weak_type)
 
 
-def _python_scalar_type(dtype):
-    """The Python type whose values are weakly typed ``dtype`` (``float`` for float32
-    when x64 is off), or None when none is."""
-    for typ in (int, float, complex):
-        if dtypes.canonicalize_dtype(dtypes.python_scalar_dtypes[typ]) == dtype:
-            return typ
-    return None
-
-
 def promote_to(x, dtype, weak_type=False):
     """Cast ``x`` to the promoted ``dtype`` for a following lax operation.
 
     While staging, a weakly typed host scalar (a Python scalar, or a host constant made
-    from one) is converted right here, on the host, into a Python scalar of the new kind
-    (``1`` -> ``1.0``) or a NumPy scalar, so it stays a literal in a jaxpr and costs
-    nothing: JAX gets the same result by constant-folding ``convert_element_type``.
-    Where constants are computed eagerly it becomes a device array, as in JAX."""
+    from one) that must become strongly typed is converted right here, on the host, into
+    a NumPy scalar, so it stays a literal in a jaxpr and costs nothing: JAX gets the same
+    result by constant-folding ``convert_element_type``. One that stays weak but changes
+    kind (``1`` -> ``1.0``) is folded by ``_convert_element_type`` into a typed host array
+    (``TypedNdArray(1., dtype=float32, weak_type=True)``), the literal JAX's folding
+    makes. Where constants are computed eagerly it becomes a device array, as in JAX."""
     if (dtypes.dtype(x), dtypes.is_weakly_typed(x)) == (dtype, weak_type):
         return staging.take_in(x)
-    if (not is_array(x) and np.ndim(x) == 0 and dtypes.is_weakly_typed(x) and
-            not core.constants_are_eager()):
-        value = np.asarray(x)[()]
-        typ = _python_scalar_type(dtype) if weak_type else None
-        if typ is not None:
-            return typ(value.real if typ is not complex else value)
-        if not weak_type:
-            return dtypes.typed_scalar(value, dtype)
+    if (not weak_type and not is_array(x) and np.ndim(x) == 0 and
+            dtypes.is_weakly_typed(x) and not core.constants_are_eager()):
+        return dtypes.typed_scalar(np.asarray(x)[()], dtype)
     return _convert_element_type(x, dtype, weak_type)
 
 
