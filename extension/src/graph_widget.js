@@ -348,7 +348,7 @@ function render({ model, el }) {
   const status = htmlEl("span", "gjx-status", el);
   const note = htmlEl("div", "gjx-marks", el);     // what the marks mean
   const details = htmlEl("details", "gjx-text", el);
-  htmlEl("summary", null, details, "jaxpr text");
+  const summary = htmlEl("summary", null, details, "jaxpr text");
   const textPane = htmlEl("pre", "gjx-jaxpr", details);
   // The text, one span per line, so that lines can be marked and clicked (linked
   // selection: a click on a line selects the equation printed there in the graph).
@@ -361,6 +361,7 @@ function render({ model, el }) {
       span.dataset.line = k;
     });
     details.open = lines.length <= TEXT_OPEN_LINES;
+    summary.textContent = `jaxpr text: ${lines.length.toLocaleString("en")} lines`;
     for (const [a, b] of (model.get("marks") || {}).lines || []) {
       for (let k = a; k <= b && k < lines.length; k++) textPane.children[k].classList.add("gjx-tline-added");
     }
