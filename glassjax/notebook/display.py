@@ -25,8 +25,8 @@ from glassjax import core, debug
 from glassjax.notebook import graph as graph_lib
 from glassjax.notebook import sharding_grid
 from glassjax.notebook.naming import PrintedNames
-from glassjax.notebook.page import (css, error_box, folded, pre, section,  # noqa: F401 (API)
-                                    wrap)
+from glassjax.notebook.page import (css, error_box, folded, pre,  # noqa: F401 (API)
+                                    saved_view, section, wrap)
 from glassjax.notebook.stages import StageError
 
 
@@ -135,15 +135,20 @@ def closed_jaxpr_mimebundle(closed_jaxpr) -> dict:
     view = explorer.View(closed_jaxpr, names=printed(closed_jaxpr))
     graph = start_graph_html(closed_jaxpr, view=view)
     text = view.names.text()                 # the printer's document, laid out once more
-    bundle = {"text/plain": text,
-              "text/html": wrap(graph.result(), jaxpr_html(closed_jaxpr, view.names))}
     widget = (explorer.graph_widget(closed_jaxpr, view=view, text=text) if _in_kernel()
               else None)
-    if widget is not None:
-        data = widget._repr_mimebundle_()
-        data = data[0] if isinstance(data, tuple) else data     # (data, metadata)
-        bundle.update({k: v for k, v in data.items() if k != "text/plain"})
-    return bundle
+    static = [graph.result(), jaxpr_html(closed_jaxpr, view.names)]
+    if widget is None:
+        return {"text/plain": text, "text/html": wrap(*static)}
+    return with_static_view(widget, wrap(saved_view(*static)), text)
+
+
+def with_static_view(widget, static_html: str, plain: str) -> dict:
+    """A widget's MIME bundle with its static rendering beside it (``text/html``): front
+    ends that run the widget show the widget, nbconvert and GitHub the rendering."""
+    data = widget._repr_mimebundle_()
+    data = data[0] if isinstance(data, tuple) else data         # (data, metadata)
+    return {**data, "text/plain": plain, "text/html": static_html}
 
 
 # ----------------------------------------------------------------------------------------

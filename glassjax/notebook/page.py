@@ -47,5 +47,13 @@ def pre(text: str, cls: str = "gj-code") -> str:
     return folded(f'<pre class="{cls}">{html.escape(text)}</pre>', text.count("\n") + 1)
 
 
+def saved_view(*parts: str) -> str:
+    """The static rendering carried beside a widget in its output: what nbconvert,
+    GitHub and a front end without the widget's kernel show, under a notice that the
+    live view needs the cell to run again."""
+    return ('<div class="gj-saved"><div class="gj-saved-note">saved view: run the cell '
+            f'to explore</div>{"".join(parts)}</div>')
+
+
 def error_box(message: str) -> str:
     return f'<div class="gj-error">{html.escape(message)}</div>'
