@@ -461,7 +461,10 @@ function render({ model, el }) {
     row("in", c.in);
     row("out", c.out);
     row("params", c.params);
-    if (c.source) row("at", [`${c.source.file.split(/[\\/]/).pop()}:${c.source.line} (${c.source.function})`]);
+    if (c.source) {       // "Cell In[24], line 7 (f)" and the line itself
+      row("at", [`${c.source.place} (${c.source.function})`]);
+      if (c.source.code) htmlEl("pre", "gjx-card-code", card, c.source.code);
+    }
     row("scope", c.scope && [c.scope]);
     if (node.type === "cluster") {
       htmlEl("div", "gjx-card-hint", card,
@@ -474,9 +477,13 @@ function render({ model, el }) {
       htmlEl("div", "gjx-card-row", card, marks.origins[node.id]);
     }
     card.hidden = false;
+    // Below and right of the pointer, moved inside the stage where it would stick out
+    // (above the pointer near the bottom edge).
     const box = stage.getBoundingClientRect();
-    card.style.left = `${Math.min(evt.clientX - box.left + 14, Math.max(0, box.width - 420))}px`;
-    card.style.top = `${evt.clientY - box.top + 14}px`;
+    const x = evt.clientX - box.left, y = evt.clientY - box.top;
+    const w = card.offsetWidth, h = card.offsetHeight;
+    card.style.left = `${Math.max(0, Math.min(x + 14, box.width - w - 2))}px`;
+    card.style.top = `${Math.max(0, y + 14 + h <= box.height ? y + 14 : y - 14 - h)}px`;
   };
 
   const toggle = (node) => {
