@@ -329,7 +329,16 @@ def test_hover_shows_the_equation_as_printed(nb):
     assert card.is_visible()
     assert card.locator(".gjx-card-text").text_content() == "l:f32[3] = cos k"
     assert "in: k:f32[3]" in card.text_content()
+    # where the user wrote it, as IPython's tracebacks say it, and the line itself
+    assert "at: Cell In[2], line 3 (nested.<locals>.step.<locals>.<lambda>)" in (
+        card.text_content())
+    assert card.locator(".gjx-card-code").text_content() == CELLS[1].splitlines()[2].strip()
     nb.shot("08-hover-card")
+    w.locator(".gjx-output").last.hover()                 # at the bottom of the stage
+    inner, outer = card.bounding_box(), w.locator(".gjx-stage").bounding_box()
+    assert card.is_visible() and outer["y"] <= inner["y"]
+    assert inner["y"] + inner["height"] <= outer["y"] + outer["height"]
+    assert inner["x"] + inner["width"] <= outer["x"] + outer["width"]
 
 
 def test_zoom_and_pan_change_the_view(nb):
