@@ -578,3 +578,38 @@ def test_every_text_is_readable_in_light_and_dark_themes(nb):
             nb.shot(f"20-contrast-{theme.split()[-1].lower()}")
     finally:
         nb.page.evaluate(change % "JupyterLab Light")
+
+
+def test_an_exported_notebook_shows_every_graph_offline(tmp_path):
+    """``jupyter nbconvert --to html`` of a notebook with an explorer and a displayed
+    jaxpr, opened in Chromium with the network cut: both outputs show their SVG graph
+    (their static view), under the saved-view notice."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Chromium is not installed (make installs Debian's chromium package)")
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nbconvert = pytest.importorskip("nbconvert")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(CELLS[0] + "\nfrom glassjax.notebook import explore"),
+                nbformat.v4.new_code_cell(CELLS[5].split("ex_grad.tabs")[0] + "ex_grad"),
+                nbformat.v4.new_code_cell("jax.make_jaxpr(g)(1.0, 2.0)")]
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                            store_widget_state=False).execute()
+    page_file = tmp_path / "exported.html"
+    page_file.write_text(nbconvert.HTMLExporter().from_notebook_node(nb)[0])
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
+            "file:") else route.abort())
+        page.goto(page_file.as_uri())
+        graphs = page.locator(".glassjax .gj-graph svg")
+        assert graphs.count() == 2
+        assert all(graphs.nth(k).is_visible() for k in range(2))
+        assert all(graphs.nth(k).bounding_box()["height"] > 100 for k in range(2))
+        notes = page.locator(".gj-saved-note").all_text_contents()
+        assert notes == ["saved view: run the cell to explore"] * 2
+        assert "grad(g)" in page.locator(".glassjax .gj-section code").first.text_content()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "21-exported-offline.png"), full_page=True)
+        browser.close()
