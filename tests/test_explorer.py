@@ -171,6 +171,8 @@ def test_widget_sends_a_folded_clusters_content_when_asked():
     assert sent[0]["type"] == "children" and sent[0]["id"] == run["id"]
     assert sent[0]["graphs"] == w.view.expand(run["id"])
     assert sent[1]["type"] == "error"
+    w._on_message(w, {"type": "hello"}, [])     # the browser's greeting: a live kernel
+    assert sent[2] == {"type": "hello"}
 
 
 def test_without_anywidget_outputs_keep_the_static_picture(monkeypatch):

@@ -540,7 +540,8 @@ def widget_class():
         "query", "total", "paths"}`` (``View.search``). ``select`` (a node) and
         ``select_line`` (a line of the text) messages get the linked place in the other
         (``TextLinks``). With arguments, ``step`` and ``value`` messages go to the
-        ``Debugger``."""
+        ``Debugger``. ``hello`` is answered with ``hello``: a view restored from a
+        saved notebook, whose greeting nobody answers, says it is a saved view."""
         _esm = STATIC / "graph_widget.js"
         _css = STATIC / "graph_widget.css"
         model = traitlets.Dict().tag(sync=True)
@@ -571,7 +572,9 @@ def widget_class():
             return self._links
 
         def _on_message(self, _widget, content, _buffers):
-            if content.get("type") == "search":
+            if content.get("type") == "hello":
+                self.send({"type": "hello"})
+            elif content.get("type") == "search":
                 query = str(content.get("query", ""))
                 self.send({"type": "found", "query": query, **self.view.search(query)})
             elif content.get("type") == "expand":

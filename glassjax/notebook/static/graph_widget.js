@@ -22,6 +22,7 @@ const HEAD = 22, INSET = 10;          // an open cluster's title bar, and its ma
 const REGION_HEAD = 18;               // a region's title, above its graph
 const SWEEPS = 4;                     // ordering and placement passes
 const TEXT_OPEN_LINES = 40;           // shorter jaxpr texts start unfolded
+const KERNEL_WAIT_MS = 3000;          // no answer from the kernel by then: a saved view
 
 // ---------------------------------------------------------------------------------------
 // Layout: layers by longest path, dummy nodes on long edges, barycentre ordering, then
@@ -334,6 +335,12 @@ function render({ model, el }) {
   // The page: a toolbar, the drawing, a hover card.
   el.classList.add("gjx");
   el.replaceChildren();
+  // A view restored from a saved notebook has no kernel behind it: it says so when the
+  // kernel does not answer its greeting (the notice goes when an answer comes late).
+  const saved = htmlEl("div", "gjx-saved", el, "saved view: run the cell to explore");
+  saved.hidden = true;
+  let answered = false;
+  const noAnswer = setTimeout(() => { saved.hidden = answered; }, KERNEL_WAIT_MS);
   const bar = htmlEl("div", "gjx-bar", el);
   const search = htmlEl("input", "gjx-search", bar);
   search.type = "search";
@@ -705,6 +712,8 @@ function render({ model, el }) {
   });
 
   const onMessage = (msg) => {
+    answered = true;
+    saved.hidden = true;
     if (msg.type === "children") {
       state.pending.delete(msg.id);
       msg.graphs.forEach(remember);
@@ -732,6 +741,7 @@ function render({ model, el }) {
     }
   };
   model.on("msg:custom", onMessage);
+  model.send({ type: "hello" });
   const onModel = () => {
     state.root = model.get("model");
     showText();
@@ -766,6 +776,7 @@ function render({ model, el }) {
     applyView();
   });
   return () => {
+    clearTimeout(noAnswer);
     window.removeEventListener("mousemove", onMove);
     window.removeEventListener("mouseup", onUp);
     model.off("msg:custom", onMessage);
