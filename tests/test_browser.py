@@ -220,22 +220,30 @@ class Page:
 
 
 @pytest.fixture(scope="module")
-def nb(lab):
+def chromium():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Chromium is not installed (make installs Debian's chromium package)")
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        view = Page(page)
-        page.goto(f"{lab}/lab/tree/explorer.ipynb")
-        page.wait_for_function(
-            "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-            " return w && w.sessionContext && w.sessionContext.session &&"
-            " w.sessionContext.session.kernel &&"
-            " w.sessionContext.session.kernel.status === 'idle'; }", timeout=120_000)
-        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.locator(".gjx").nth(5).locator(".gjx-node").first.wait_for(timeout=180_000)
-        view.shot("01-rendered")
-        yield view
+        yield browser
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def nb(lab, chromium):
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    view = Page(page)
+    page.goto(f"{lab}/lab/tree/explorer.ipynb")
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " return w && w.sessionContext && w.sessionContext.session &&"
+        " w.sessionContext.session.kernel &&"
+        " w.sessionContext.session.kernel.status === 'idle'; }", timeout=120_000)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.locator(".gjx").nth(5).locator(".gjx-node").first.wait_for(timeout=180_000)
+    view.shot("01-rendered")
+    yield view
+    page.close()
 
 
 def test_widgets_render_without_console_errors(nb):
@@ -580,12 +588,10 @@ def test_every_text_is_readable_in_light_and_dark_themes(nb):
         nb.page.evaluate(change % "JupyterLab Light")
 
 
-def test_an_exported_notebook_shows_every_graph_offline(tmp_path):
+def test_an_exported_notebook_shows_every_graph_offline(chromium, tmp_path):
     """``jupyter nbconvert --to html`` of a notebook with an explorer and a displayed
     jaxpr, opened in Chromium with the network cut: both outputs show their SVG graph
     (their static view), under the saved-view notice."""
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Chromium is not installed (make installs Debian's chromium package)")
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     nbconvert = pytest.importorskip("nbconvert")
@@ -597,9 +603,8 @@ def test_an_exported_notebook_shows_every_graph_offline(tmp_path):
                             store_widget_state=False).execute()
     page_file = tmp_path / "exported.html"
     page_file.write_text(nbconvert.HTMLExporter().from_notebook_node(nb)[0])
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page = chromium.new_page(viewport={"width": 1200, "height": 900})
+    try:
         page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
             "file:") else route.abort())
         page.goto(page_file.as_uri())
@@ -612,4 +617,5 @@ def test_an_exported_notebook_shows_every_graph_offline(tmp_path):
         assert "grad(g)" in page.locator(".glassjax .gj-section code").first.text_content()
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "21-exported-offline.png"), full_page=True)
-        browser.close()
+    finally:
+        page.close()
