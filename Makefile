@@ -24,7 +24,7 @@ NOTEBOOKS   := $(shell find notebooks -name '*.ipynb' -not -path '*/.ipynb_check
 NBVAL_ARGS  := $(if $(NOTEBOOKS),--nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg notebooks)
 
 .PHONY: lab test setup bench conformance dot chromium front clean ecosystem record \
-        record-ecosystem
+        record-ecosystem differential
 
 lab: $(LAB_STAMP) dot
 	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/
@@ -78,6 +78,11 @@ ecosystem: setup
 # Records the libraries' test outcomes under JAX 0.10.2 (selection and full suites).
 record-ecosystem: $(JAX_VENV)/.installed
 	$(JAX_PY) tools/ecosystem/suites.py record -n 2
+	$(JAX_PY) tools/ecosystem/suites.py record --full -n 2
+
+# The whole recorded differential corpus (`make test` runs every 4th case of it).
+differential: setup
+	GLASSJAX_DIFFERENTIAL_EVERY=1 $(PY) -m pytest $(PYTEST_ARGS) tests/test_differential.py
 	$(JAX_PY) tools/ecosystem/suites.py record --full -n 2
 
 $(PY):

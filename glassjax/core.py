@@ -24,7 +24,6 @@ import functools
 import itertools
 import math
 import operator
-import sys
 import threading
 import weakref
 from typing import AbstractSet, Callable, NamedTuple, Sequence, Union
@@ -32,9 +31,10 @@ from typing import AbstractSet, Callable, NamedTuple, Sequence, Union
 import numpy as np
 from jaxlib import _jax
 
-from glassjax import dtypes, shape_poly, source_info
+from glassjax import caches, dtypes, shape_poly, source_info
 from glassjax.config import debug_key_reuse as _debug_key_reuse
 from glassjax.layout import Format
+from glassjax.rule_tables import Rules
 from glassjax.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
                              JaxprTypeError, TracerArrayConversionError,
                              TracerBoolConversionError, TracerIntegerConversionError,
@@ -176,7 +176,8 @@ class _PlacedTypes:
     Explicit mesh axes (``ShapedArray``'s ``memory_space`` and ``_sharding``). Until one
     is, ``Primitive.abstract_eval`` skips the two passes that type outputs by their
     operands' placement: most programs never place anything, and those passes cost a
-    look at every operand of every equation. (Staging's memos ask ``among`` after.)"""
+    look at every operand of every equation. (Staging's memos ask ``among`` after.)
+    A registered flag (``glassjax/caches.py``): reference mode raises it."""
     __slots__ = ("seen",)
 
     def __init__(self):
@@ -190,6 +191,7 @@ class _PlacedTypes:
 
 
 placed_types = _PlacedTypes()
+caches.flag("core.placed_types.seen", lambda: setattr(placed_types, "seen", True))
 
 
 class AbstractValue:
@@ -325,7 +327,7 @@ class AbstractRef(AbstractValue):
     passed to them) are jaxpr variables of this type, read and written by the state
     primitives (lax/state.py)."""
     __slots__ = ("inner_aval",)
-    made = False        # any yet? (until then nothing needs to look for refs)
+    made = False    # any yet? (until then nothing looks for refs; a flag: see caches.py)
 
     def __init__(self, inner_aval):
         AbstractRef.made = True
@@ -363,6 +365,9 @@ class AbstractRef(AbstractValue):
         return self.str_short()
 
     __str__ = __repr__
+
+
+caches.flag("core.AbstractRef.made", lambda: setattr(AbstractRef, "made", True))
 
 
 class Effect:
@@ -462,6 +467,16 @@ class TypedNdArray(np.ndarray):
 
     def __array_finalize__(self, obj):
         self.aval = None
+
+    @property
+    def weak_type(self) -> bool:
+        """JAX's attribute, as on an ``Array``: whether the value is weakly typed."""
+        return self.aval is not None and self.aval.weak_type
+
+    @property
+    def val(self) -> np.ndarray:
+        """The plain NumPy value (JAX's attribute)."""
+        return np.asarray(self)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """NumPy arithmetic on one gives a plain NumPy value, as in JAX."""
@@ -598,7 +613,7 @@ def ndim_of(x) -> int:
     return len(shape_of(x))
 
 
-@functools.lru_cache(maxsize=1024)
+@caches.lru("core._shared_aval", 1024)
 def _shared_aval(shape: tuple, dtype) -> ShapedArray:
     """One aval for NumPy values of a shape and dtype: avals are never changed, and a
     program of a thousand weights (or constants) needs no thousand copies."""
@@ -725,8 +740,9 @@ _PLAIN_PARAM_TYPES = frozenset({type(None), bool, int, str, np.bool_,
                                 *(np.dtype(code).type for code in np.typecodes["AllInteger"]),
                                 *(type(np.dtype(code)) for code in np.typecodes["All"])})
 NO_PARAMS: dict = {}         # the params of every equation that has none (read-only)
-_shared_params: dict = {}    # (items, their types) -> the params dict equations share
 _SHARED_PARAMS_SIZE = 1024
+# (items, their types) -> the params dict equations share
+_shared_params = caches.table("core.shared_params", bound=_SHARED_PARAMS_SIZE)
 
 
 def shared_params(params: dict) -> dict:
@@ -780,7 +796,8 @@ def _plain_signature(value):
     raise TypeError(type(value))
 
 
-_nested_signatures: dict = {}    # repr of a tuple of tuples -> its signature
+# repr of a tuple of tuples -> its signature
+_nested_signatures = caches.table("core.nested_signatures", bound=_SHARED_PARAMS_SIZE)
 
 
 def _nested_signature(value: tuple):
@@ -902,18 +919,23 @@ class Drawing:
     ``"scan"`` and ``"shard_map"`` each wire their sub-jaxprs their own way; ``"jit"``,
     ``"custom"`` and ``"checkpoint"`` call one body (the ``body`` param) on all their
     operands. ``label`` titles the cluster, ``note`` is a line saying what is special
-    about it, ``quiet`` lists params the picture already shows (not worth a line).
-    ``where`` is the ``(file, line)`` that declared it, for ``glassjax.describe``."""
+    about it, ``quiet`` lists params the picture already shows (not worth a line)."""
     kind: str
     label: str
     body: str = "jaxpr"
     note: str = ""
     quiet: frozenset = frozenset()
-    where: tuple = dataclasses.field(default=(), init=False, compare=False, repr=False)
 
-    def __post_init__(self):
-        caller = sys._getframe(2)       # __post_init__ <- __init__ <- the declaration
-        object.__setattr__(self, "where", (caller.f_code.co_filename, caller.f_lineno))
+
+# The rules a primitive holds as attributes, each also kept in a table of its own, so
+# that ``describe`` finds where it was registered (see rule_tables.py).
+_attribute_tables = {
+    "abstract_eval_rule": Rules("abstract_eval", "shapes and dtypes of the results"),
+    "impl": Rules("impl", "eager evaluation"),
+    "sharding_rule": Rules("sharding", "sharding in types: how the results are split"),
+    "memory_space_rule": Rules("memory_space", "memory space of the results"),
+    "drawing": Rules("drawing", "notebook: how the graph draws the equation"),
+}
 
 
 class Primitive:
@@ -955,6 +977,12 @@ class Primitive:
 
     def __repr__(self):
         return self.name
+
+    def __setattr__(self, name, value):
+        table = _attribute_tables.get(name)
+        if table is not None and value is not None:
+            table[self] = value
+        object.__setattr__(self, name, value)
 
     def def_impl(self, impl):
         self.impl = impl

@@ -7,9 +7,10 @@ imports upward hides the same dependency. Where a lower module needs code from a
 need is inverted with a registration hook: the lower module keeps a named slot
 (``core.hooks``, ``lax.utils.above``) that the higher one fills when it is imported.
 
-    0 base          config, dtypes, errors, layout, version, tree_util, tree, monitoring,
-                    linear_util (JAX's WrappedFun, for libraries built on its internals),
-                    source_info, lib, shape_poly (symbolic dimensions)
+    0 base          config, caches, dtypes, errors, layout, version, tree_util, tree,
+                    monitoring, linear_util (JAX's WrappedFun, for libraries built on its
+                    internals), source_info, lib, shape_poly (symbolic dimensions),
+                    rule_tables
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
     3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, cache_misses.py,
@@ -45,9 +46,10 @@ import pathlib
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "glassjax"
 
 LAYERS = {
-    "base": ["config", "dtypes", "errors", "layout", "version", "tree_util", "tree",
+    "base": ["config", "caches", "dtypes", "errors", "layout", "version", "tree_util",
+             "tree",
              "linear_util",
-             "monitoring", "source_info", "lib", "shape_poly"],
+             "monitoring", "source_info", "lib", "shape_poly", "rule_tables"],
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],
     "runtime": ["xla", "jit", "cache_misses", "mesh", "named_sharding", "array",

@@ -14,14 +14,13 @@ in place of the static picture.
 from __future__ import annotations
 
 import concurrent.futures
-import functools
 import html
 import re
 
 import graphviz
 import numpy as np
 
-from glassjax import core, debug
+from glassjax import caches, core, debug
 from glassjax.notebook import graph as graph_lib
 from glassjax.notebook import sharding_grid
 from glassjax.notebook.naming import PrintedNames
@@ -68,7 +67,7 @@ def svg(g: graphviz.Digraph) -> str:
     return _svg(g.engine, g.source)
 
 
-@functools.lru_cache(maxsize=32)
+@caches.lru("notebook.display._svg", 32)
 def _svg(engine: str, source: str) -> str:
     """Graphviz's picture depends on its source only, so the last few are remembered:
     a cell run again does not wait for dot again (it takes tens of milliseconds to

@@ -22,14 +22,13 @@ equation of its second region), so the same program always gives the same model.
 """
 from __future__ import annotations
 
-import functools
 import math
 import pathlib
 from typing import NamedTuple
 
 import graphviz
 
-from glassjax import core
+from glassjax import caches, core
 from glassjax.notebook import graph as graph_lib
 from glassjax.notebook import user_lines
 from glassjax.notebook.naming import PrintedNames
@@ -521,7 +520,7 @@ def graph_widget(closed_jaxpr, *, view: View | None = None, text: str | None = N
     return cls(closed_jaxpr, view=view, text=text, result_names=result_names, args=args)
 
 
-@functools.lru_cache(maxsize=None)
+@caches.lru("notebook.explorer.widget_class", None, why="one class")
 def widget_class():
     """The widget class, made on first use: anywidget (and ipywidgets under it) is only
     imported when a widget is shown, and the static pictures work without it."""

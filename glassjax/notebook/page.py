@@ -7,12 +7,13 @@ to these helpers is HTML-escaped; ``wrap`` takes HTML that is already escaped.
 """
 from __future__ import annotations
 
-import functools
 import html
 import importlib.resources
 
+from glassjax import caches
 
-@functools.lru_cache(maxsize=None)
+
+@caches.lru("notebook.page.css", None, why="one stylesheet")
 def css() -> str:
     return (importlib.resources.files("glassjax.notebook") / "static" /
             "glassjax.css").read_text(encoding="utf-8")

@@ -29,9 +29,10 @@ from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from glassjax import core, dtypes, shape_poly, source_info
+from glassjax.rule_tables import Rules
 from glassjax.xla import runtime
 
-lowering_rules: dict = {}
+lowering_rules = Rules("lowering", "jit: emit StableHLO")
 # ``discharge_state(closed) -> closed``: the program with its mutable array refs turned
 # into array operations (filled by ref.py); a jaxpr with the state effect is discharged
 # before it is lowered, as XLA knows no refs.
@@ -46,7 +47,7 @@ extended_dtype_rules: set = set()
 # whose params are all None and whose result is not complex (some ops expand into
 # others for complex numbers). Most equations of big programs are such ops, and
 # lowering makes them directly, without the rule's context and call.
-single_ops: dict = {}
+single_ops = Rules("single_op", "jit: the one StableHLO op lowering emits directly")
 
 
 def register_lowering(primitive, rule: Callable, *, handles_extended_dtypes=False,
