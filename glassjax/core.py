@@ -880,8 +880,11 @@ def jaxprs_in_params(params):
 
 
 def jaxpr_as_fun(closed_jaxpr: ClosedJaxpr):
-    """A Python function that evaluates ``closed_jaxpr`` with the current trace."""
-    return lambda *args: eval_jaxpr(closed_jaxpr.jaxpr, closed_jaxpr.consts, *args)
+    """A Python function that evaluates ``closed_jaxpr`` with the current trace (named
+    ``jaxpr_as_fun``, as ``jit`` of it prints)."""
+    def jaxpr_as_fun(*args):
+        return eval_jaxpr(closed_jaxpr.jaxpr, closed_jaxpr.consts, *args)
+    return jaxpr_as_fun
 
 
 # ----------------------------------------------------------------------------------------
@@ -1008,17 +1011,15 @@ class Primitive:
 
 
 class CallPrimitive(Primitive):
-    """JAX's primitive for calling a traced function (its ``call_p``). glassjax stages a
-    call as a ``jit`` equation instead and has no such primitive: one can be named (a
-    library defines its own at import) but not bound."""
+    """JAX's primitive for calling a jaxpr held in its ``call_jaxpr`` param (an open
+    ``Jaxpr``): ``call_p`` (call.py). Binding it applies the jaxpr to the operands under
+    the current trace; the call's rules transform the jaxpr."""
     multiple_results = True
     call_primitive = True
 
-    def bind(self, *args, **params):
-        raise NotImplementedError(
-            f"call primitive {self.name!r}: glassjax does not implement JAX's "
-            "CallPrimitive (a call is staged as a jit equation); use jax.jit or "
-            "jax.named_call instead")
+
+class ClosedCallPrimitive(CallPrimitive):
+    """A ``CallPrimitive`` whose ``call_jaxpr`` is a ``ClosedJaxpr`` (``closed_call_p``)."""
 
 
 def same_memory_space(prim, *avals, **params) -> MemorySpace:

@@ -12,7 +12,8 @@ need is inverted with a registration hook: the lower module keeps a named slot
                     source_info, lib, shape_poly (symbolic dimensions)
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
-    3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, cache_misses.py,
+    3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, call.py,
+                    cache_misses.py,
                     mesh.py,
                     named_sharding.py, array.py, array_creation.py,
                     distributed.py, typing.py, dlpack.py, profiler.py,
@@ -50,7 +51,7 @@ LAYERS = {
              "monitoring", "source_info", "lib", "shape_poly"],
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],
-    "runtime": ["xla", "jit", "cache_misses", "mesh", "named_sharding", "array",
+    "runtime": ["xla", "jit", "call", "cache_misses", "mesh", "named_sharding", "array",
                 "array_creation", "distributed", "typing", "dlpack", "profiler",
                 "interpreters.mlir"],
     "transforms": ["vmap_api", "custom_derivatives"],

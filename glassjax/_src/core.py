@@ -5,6 +5,7 @@ the export guide imports to define a primitive; glassjax's core holds the same n
 from glassjax.core import *  # noqa: F401,F403
 from glassjax.extend.core import *  # noqa: F401,F403
 from glassjax.shape_poly import is_constant_dim  # noqa: F401
+from glassjax.call import call_p, closed_call_p  # noqa: F401
 from glassjax import dtypes as _dtypes
 
 
