@@ -431,6 +431,10 @@ class ModuleContext:
             self.module.operation.attributes["sym_name"] = ir.StringAttr.get(name)
         self.symbol_table = ir.SymbolTable(self.module.operation)
 
+    def add_keepalive(self, value):
+        """Keep ``value`` (a host callback's function) alive as long as the module."""
+        self.keepalives.append(value)
+
     def unique_name(self, base: str) -> str:
         """``base``, else ``base_N``: how MLIR's symbol table renames, with one counter
         for the whole module (a second ``g`` after a renamed ``f_0`` becomes ``g_1``)."""

@@ -5,16 +5,15 @@ trace (brainstate's ``trace.new_arg``) stages into glassjax's."""
 from __future__ import annotations
 
 from glassjax.config import config
-from glassjax.core import (AbstractToken, CallPrimitive, ClosedJaxpr, DropVar, Effect,
-                           Effects, Jaxpr, JaxprEqn, JaxprTypeError, Literal, Primitive,
-                           Token, Var, check_jaxpr, concrete_or_error, find_top_trace,
-                           gensym, get_opaque_trace_state, jaxpr_as_fun, jaxprs_in_params,
-                           new_jaxpr_eqn, no_effects, nonempty_axis_env, set_current_trace,
-                           unsafe_get_axis_names, valid_jaxtype)
+from glassjax.core import (AbstractToken, CallPrimitive, ClosedJaxpr, DebugInfo, DropVar,
+                           Effect, Effects, Jaxpr, JaxprEqn, JaxprTypeError, Literal,
+                           Primitive, Token, Var, check_jaxpr, concrete_or_error,
+                           find_top_trace, gensym, get_opaque_trace_state, jaxpr_as_fun,
+                           jaxprs_in_params, new_jaxpr_eqn, no_effects, nonempty_axis_env,
+                           set_current_trace, unsafe_get_axis_names, valid_jaxtype)
 from glassjax.errors import InconclusiveDimensionOperation
 from glassjax.extend.core import primitives
 from glassjax.interpreters import batching
-from glassjax.interpreters.staging import DebugInfo
 
 __all__ = ["AbstractToken", "CallPrimitive", "ClosedJaxpr", "DebugInfo", "DropVar",
            "Effect", "Effects", "InconclusiveDimensionOperation", "Jaxpr", "JaxprEqn",
