@@ -1246,6 +1246,20 @@ class set_current_trace:
             _tracing.set_local(self.prev_tracing)
 
 
+class take_current_trace(set_current_trace):
+    """``with take_current_trace() as parent:`` hands over the current trace and makes
+    the eval trace current for the block: how JAX's code (and libraries' own traces, as
+    haiku's) find the trace a new one interprets into."""
+    __slots__ = ()
+
+    def __init__(self):
+        self.trace = eval_trace
+
+    def __enter__(self):
+        super().__enter__()
+        return self.prev
+
+
 class OpaqueTraceState:
     """Which trace is current, as a token that only compares: libraries that hold state
     across calls (flax nnx) record it when a value is created and refuse to update the

@@ -10,7 +10,8 @@ from glassjax.core import (AbstractToken, CallPrimitive, ClosedJaxpr, DebugInfo,
                            Primitive, Token, Var, check_jaxpr, concrete_or_error,
                            find_top_trace, gensym, get_opaque_trace_state, jaxpr_as_fun,
                            jaxprs_in_params, new_jaxpr_eqn, no_effects, nonempty_axis_env,
-                           set_current_trace, unsafe_get_axis_names, valid_jaxtype)
+                           set_current_trace, take_current_trace, unsafe_get_axis_names,
+                           valid_jaxtype)
 from glassjax.errors import InconclusiveDimensionOperation
 from glassjax.extend.core import primitives
 from glassjax.interpreters import batching
@@ -21,7 +22,8 @@ __all__ = ["AbstractToken", "CallPrimitive", "ClosedJaxpr", "DebugInfo", "DropVa
            "check_jaxpr", "concrete_or_error", "find_top_trace", "gensym",
            "get_opaque_trace_state", "jaxpr_as_fun", "jaxprs_in_params", "mapped_aval",
            "new_jaxpr_eqn", "no_effects", "nonempty_axis_env", "primitives",
-           "set_current_trace", "unmapped_aval", "unsafe_get_axis_names", "valid_jaxtype"]
+           "set_current_trace", "take_current_trace", "unmapped_aval",
+           "unsafe_get_axis_names", "valid_jaxtype"]
 
 
 def mapped_aval(size, axis, aval):
