@@ -27,7 +27,7 @@ need is inverted with a registration hook: the lower module keeps a named slot
                     jacfwd builds its basis with jnp.eye and scipy.optimize differentiates
     7 API           pmap.py, shard_map.py, shard_map_eager.py, sharding.py (the
                     public facade), axis_modes.py, key_reuse.py, state/, ref.py, ad_checkpoint.py,
-                    callbacks.py, debug.py, debugger.py, export/, ffi.py,
+                    callbacks.py, debug.py, debugger.py, export/, ffi.py, example_libraries/,
                     custom_batching.py,
                     describe.py, api.py, test_util.py, experimental/, extend/ and _src/
                     (JAX's names for core objects, as its tutorials import them)
@@ -60,7 +60,7 @@ LAYERS = {
                   "ad_api"],
     "API": ["pmap", "shard_map", "shard_map_eager", "sharding", "axis_modes", "key_reuse",
             "state", "ad_checkpoint", "callbacks", "debug", "debugger", "export", "ffi",
-            "custom_batching", "describe", "api", "stages", "ref",
+            "custom_batching", "describe", "api", "stages", "ref", "example_libraries",
             "test_util", "experimental", "extend", "_src"],
     "notebook": ["notebook", "kernel", "as_jax", "__main__", "switch_site"],
 }
