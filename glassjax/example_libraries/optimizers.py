@@ -9,6 +9,7 @@ an ``OptimizerState`` (a pytree itself, so that states pass through ``jit``).
 from __future__ import annotations
 
 import functools
+import operator
 from collections import namedtuple
 from typing import Any, Callable
 
@@ -81,6 +82,14 @@ def _identity(x):
     return x
 
 
+def _init_with_zeros(count):
+    """An ``init_fun`` pairing the parameters with ``count`` zero arrays like them."""
+    return lambda x0: (x0, *(jnp.zeros_like(x0) for _ in range(count)))
+
+
+_params = operator.itemgetter(0)        # (of a state whose first entry is the parameters)
+
+
 @optimizer
 def sgd(step_size):
     """Gradient descent: ``x - step_size(i) * g``."""
@@ -88,34 +97,27 @@ def sgd(step_size):
     return _identity, lambda i, g, x: x - step_size(i) * g, _identity
 
 
-@optimizer
-def momentum(step_size: Schedule, mass: float):
-    """Gradient descent with momentum: the step follows a velocity decaying by ``mass``."""
+def _with_velocity(step_size, mass, look_ahead):
     step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, jnp.zeros_like(x0)
 
     def update(i, g, state):
         x, velocity = state
         velocity = mass * velocity + g
-        return x - step_size(i) * velocity, velocity
-    return init, update, lambda state: state[0]
+        step = mass * velocity + g if look_ahead else velocity
+        return x - step_size(i) * step, velocity
+    return _init_with_zeros(1), update, _params
+
+
+@optimizer
+def momentum(step_size: Schedule, mass: float):
+    """Gradient descent with momentum: the step follows a velocity decaying by ``mass``."""
+    return _with_velocity(step_size, mass, look_ahead=False)
 
 
 @optimizer
 def nesterov(step_size: Schedule, mass: float):
     """Nesterov's accelerated gradient: the step looks ahead along the velocity."""
-    step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, jnp.zeros_like(x0)
-
-    def update(i, g, state):
-        x, velocity = state
-        velocity = mass * velocity + g
-        return x - step_size(i) * (mass * velocity + g), velocity
-    return init, update, lambda state: state[0]
+    return _with_velocity(step_size, mass, look_ahead=True)
 
 
 @optimizer
@@ -123,16 +125,13 @@ def adagrad(step_size, momentum=0.9):
     """Adagrad: each coordinate's step shrinks with its accumulated squared gradients."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
-
     def update(i, g, state):
         x, squares, m = state
         squares = squares + jnp.square(g)
         inv_sqrt = jnp.where(squares > 0, 1. / jnp.sqrt(squares), 0.0)
         m = (1. - momentum) * (g * inv_sqrt) + momentum * m
         return x - step_size(i) * m, squares, m
-    return init, update, lambda state: state[0]
+    return _init_with_zeros(2), update, _params
 
 
 @optimizer
@@ -140,14 +139,11 @@ def rmsprop(step_size, gamma=0.9, eps=1e-8):
     """RMSProp: steps scaled by a running average of squared gradients."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, jnp.zeros_like(x0)
-
     def update(i, g, state):
         x, avg_sq = state
         avg_sq = avg_sq * gamma + jnp.square(g) * (1. - gamma)
         return x - step_size(i) * g / jnp.sqrt(avg_sq + eps), avg_sq
-    return init, update, lambda state: state[0]
+    return _init_with_zeros(1), update, _params
 
 
 @optimizer
@@ -155,15 +151,12 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
     """RMSProp whose scaled steps drive a momentum."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
-
     def update(i, g, state):
         x, avg_sq, mom = state
         avg_sq = avg_sq * gamma + jnp.square(g) * (1. - gamma)
         mom = momentum * mom + step_size(i) * g / jnp.sqrt(avg_sq + eps)
         return x - mom, avg_sq, mom
-    return init, update, lambda state: state[0]
+    return _init_with_zeros(2), update, _params
 
 
 @optimizer
@@ -172,9 +165,6 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
     (``v``) make the step ``m / (sqrt(v) + eps)``."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
-
     def update(i, g, state):
         x, m, v = state
         m = (1 - b1) * g + b1 * m
@@ -182,7 +172,7 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
         m_hat = m / (1 - jnp.asarray(b1, m.dtype) ** (i + 1))
         v_hat = v / (1 - jnp.asarray(b2, m.dtype) ** (i + 1))
         return x - step_size(i) * m_hat / (jnp.sqrt(v_hat) + eps), m, v
-    return init, update, lambda state: state[0]
+    return _init_with_zeros(2), update, _params
 
 
 @optimizer
@@ -190,16 +180,13 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
     """Adamax: Adam with the infinity norm of past gradients in place of ``sqrt(v)``."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
-
     def update(i, g, state):
         x, m, u = state
         m = (1 - b1) * g + b1 * m
         u = jnp.maximum(b2 * u, jnp.abs(g))
         x = x - (step_size(i) / (1 - jnp.asarray(b1, m.dtype) ** (i + 1))) * m / (u + eps)
         return x, m, u
-    return init, update, lambda state: state[0]
+    return _init_with_zeros(2), update, _params
 
 
 @optimizer
