@@ -22,8 +22,14 @@ __all__ = ["AbstractToken", "CallPrimitive", "ClosedJaxpr", "DebugInfo", "DropVa
            "check_jaxpr", "concrete_or_error", "find_top_trace", "gensym",
            "get_opaque_trace_state", "jaxpr_as_fun", "jaxprs_in_params", "mapped_aval",
            "new_jaxpr_eqn", "no_effects", "nonempty_axis_env", "primitives",
-           "set_current_trace", "take_current_trace", "unmapped_aval",
+           "set_current_trace", "take_current_trace", "TraceTag", "unmapped_aval",
            "unsafe_get_axis_names", "valid_jaxtype"]
+
+
+class TraceTag:
+    """What identifies one run of a transformation, for traces of a library's own (haiku's
+    ``to_dot``): a new object equal only to itself."""
+    __slots__ = ()
 
 
 def mapped_aval(size, axis, aval):
