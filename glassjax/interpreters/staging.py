@@ -50,7 +50,7 @@ def check_jax_types(leaves, out_tree, debug: DebugInfo) -> None:
                              f"{debug.traced_for} returned a mutable array reference of "
                              f"type {x.aval}, but mutable array references cannot be "
                              f"returned.{_made_where(x)}")
-        if not core.valid_jaxtype(x):
+        if not core.valid_jaxtype(x) and not isinstance(x, core.ShapeDtypeStruct):
             paths, _ = tree_util.tree_flatten_with_path(
                 tree_util.tree_unflatten(out_tree, range(len(leaves))))
             path = tree_util.keystr(paths[i][0])
@@ -164,7 +164,8 @@ class DynamicJaxprTrace(core.Trace):
         """A new Var for the constant ``x``, or, for a scalar written inline, the Var of
         an equal one already used: every ``+ 1.0`` of a loop makes a new NumPy scalar,
         and one Var (one literal) serves them all."""
-        aval = core.get_aval(x)
+        aval = (core.shaped_abstractify(x) if isinstance(x, core.ShapeDtypeStruct)
+                else core.get_aval(x))     # (a struct: a constant with a type, no value)
         literal = is_literalable(x)
         key = _literal_key(x, aval) if literal else None
         var = self.literal_vars.get(key)

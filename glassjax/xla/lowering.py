@@ -673,10 +673,19 @@ def _word_by_word(rule):
 
 
 def lower_closed_jaxpr(ctx: ModuleContext, closed: core.ClosedJaxpr, args):
-    consts = [ir_constant(v.aval.dtype.physical_value(c) if _is_extended(v.aval)
-                          else np.asarray(c, v.aval.dtype))   # e.g. int64 NumPy -> int32
+    consts = [ir_constant(_constant_value(v.aval, c))
               for v, c in zip(closed.jaxpr.constvars, closed.consts)]
     return lower_jaxpr(ctx, closed.jaxpr, consts, args)
+
+
+def _constant_value(aval, c):
+    """The host value of a constant embedded in the module (an int64 NumPy array becomes
+    int32 as its type says). A ``ShapeDtypeStruct`` traced as a constant (``eval_shape``
+    allows it) has a type but no value: compiling refuses it, as JAX does."""
+    if isinstance(c, core.ShapeDtypeStruct):
+        raise TypeError("A ShapeDtypeStruct does not have a value and cannot be used as a "
+                        "constant in a JAX function.")
+    return aval.dtype.physical_value(c) if _is_extended(aval) else np.asarray(c, aval.dtype)
 
 
 def lower_fun(fun: Callable, multiple_results: bool = False):
