@@ -43,6 +43,7 @@ from glassjax.named_sharding import NamedSharding
 from glassjax.shard_map import shard_map, smap
 from glassjax.lax.sharding_constraint import reshard
 from glassjax import shard_map_eager as _shard_map_eager  # noqa: F401 (registers)
+from glassjax import call as _call  # noqa: F401 (call_p, closed_call_p and their rules)
 from glassjax.pmap import pmap
 from glassjax.describe import describe, primitives
 from glassjax.callbacks import pure_callback

@@ -37,6 +37,7 @@ from jaxlib.mlir.dialects import sdy
 from glassjax import core, dtypes, tree_util
 from glassjax.core import Effect
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
+from glassjax.interpreters import mlir as jax_mlir
 from glassjax.xla import dispatch, lowering, runtime
 from glassjax.xla.lowering import hlo
 
@@ -106,7 +107,34 @@ def emit_python_callback(ctx: lowering.LoweringRuleContext, callback: Callable, 
     returns that effect's token, chaining it after the previous call of the same effect
     (``lowering.token``; as in JAX, such a call carries no sharding annotation)."""
     mctx = ctx.module_context
-    result_avals = ctx.avals_out
+    token = None if ordered_effect is None else lowering.token(mctx, ordered_effect)
+    results, token, _ = _emit_host_call(ctx, callback, token, args, ctx.avals_in,
+                                        ctx.avals_out, has_side_effect=has_side_effect)
+    if ordered_effect is not None:
+        lowering.set_token(mctx, ordered_effect, token)
+    return results
+
+
+def _emit_python_callback_jax(ctx, callback, token, operands, operand_avals, result_avals,
+                              *, has_side_effect: bool, returns_token: bool = True,
+                              partitioned: bool = False, sharding=None):
+    """JAX's ``mlir.emit_python_callback`` (equinox's ``noinline`` lowers with it): the
+    token, when given, is passed through the call explicitly. Returns ``(results, new
+    token or None, the host function)``; a caller keeps the last alive
+    (``ctx.module_context.add_keepalive``)."""
+    del returns_token                   # (a given token is always returned, as in JAX)
+    if partitioned or sharding is not None:
+        raise NotImplementedError(
+            "emit_python_callback: glassjax runs a host callback on one device; "
+            "partitioned callbacks and callbacks with a sharding are not implemented")
+    return _emit_host_call(ctx, callback, token, operands, operand_avals, result_avals,
+                           has_side_effect=has_side_effect)
+
+
+def _emit_host_call(ctx, callback, token, operands, operand_avals, result_avals, *,
+                    has_side_effect):
+    """The custom call itself: ``(results, new token or None, host function)``."""
+    mctx = ctx.module_context
 
     def checked_callback(*np_args):
         outs = callback(*np_args)
@@ -124,13 +152,13 @@ def emit_python_callback(ctx: lowering.LoweringRuleContext, callback: Callable, 
                                    f"Expected: {aval.dtype}, Actual: {out.dtype}")
         return outs
 
-    operands = list(args)
+    operands = list(operands)
     result_types = [lowering.aval_to_ir_type(a) for a in result_avals]
-    in_ranks = [a.ndim for a in ctx.avals_in]
+    in_ranks = [a.ndim for a in operand_avals]
     out_ranks = [a.ndim for a in result_avals]
     host_fn = checked_callback
-    if ordered_effect is not None:
-        operands = [lowering.token(mctx, ordered_effect), *operands]
+    if token is not None:
+        operands = [token, *operands]
         result_types = [hlo.TokenType.get(), *result_types]
         in_ranks, out_ranks = [0, *in_ranks], [0, *out_ranks]
         host_fn = lambda tok, *np_args: (tok, *checked_callback(*np_args))
@@ -146,14 +174,16 @@ def emit_python_callback(ctx: lowering.LoweringRuleContext, callback: Callable, 
     # form of backend config XLA's python-callback handler reads.
     op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get(
         {"index": _u64(len(mctx.host_callbacks) - 1)})
-    sharding = None if ordered_effect else _maximal_sharding(mctx, len(result_avals))
+    sharding = None if token is not None else _maximal_sharding(mctx, len(result_avals))
     if sharding is not None:
         op.operation.attributes["sdy.sharding"] = sharding
     results = list(op.results)
-    if ordered_effect is not None:
+    if token is not None:
         token, *results = results
-        lowering.set_token(mctx, ordered_effect, token)
-    return results
+    return results, token, host_fn
+
+
+jax_mlir.above.register(emit_python_callback=_emit_python_callback_jax)
 
 
 def _on_host(args, api_name: str):

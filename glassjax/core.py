@@ -814,6 +814,35 @@ def _nested_signature(value: tuple):
     return signature
 
 
+class DebugInfo(NamedTuple):
+    """What error messages say about a traced function: ``f at file.py:3 for jit``.
+    ``result_names`` label the outputs where a tracer knows them, and ``states`` marks
+    the inputs and outputs (``("in", i)``, ``("out", j)``) that carry the values of
+    ``glassjax.state`` objects, so that pictures can show them as such."""
+    traced_for: str
+    func_src_info: str | None
+    arg_names: tuple
+    result_names: tuple | None = None
+    states: frozenset = frozenset()
+
+    # JAX's names and helpers, for libraries that read or build one (``arg_names`` and
+    # ``result_names`` may be None there: unknown, e.g. for a jaxpr built by hand).
+    result_paths = property(lambda self: self.result_names)
+    func_name = property(lambda self: (self.func_src_info or "<unknown>").split(" ")[0])
+
+    def with_unknown_names(self) -> DebugInfo:
+        return self._replace(arg_names=None, result_names=None)
+
+    def safe_arg_names(self, expected_count: int) -> tuple:
+        """The argument names, or ``""`` for each when unknown."""
+        assert self.arg_names is None or len(self.arg_names) == expected_count, self
+        return ("",) * expected_count if self.arg_names is None else self.arg_names
+
+    def safe_result_paths(self, expected_count: int) -> tuple:
+        assert self.result_names is None or len(self.result_names) == expected_count
+        return ("",) * expected_count if self.result_names is None else self.result_names
+
+
 class Jaxpr:
     """A typed first-order program: ``{ lambda constvars ; invars . let eqns in outvars }``."""
     __slots__ = ("constvars", "invars", "outvars", "eqns", "effects", "debug_info",
@@ -897,8 +926,11 @@ def jaxprs_in_params(params):
 
 
 def jaxpr_as_fun(closed_jaxpr: ClosedJaxpr):
-    """A Python function that evaluates ``closed_jaxpr`` with the current trace."""
-    return lambda *args: eval_jaxpr(closed_jaxpr.jaxpr, closed_jaxpr.consts, *args)
+    """A Python function that evaluates ``closed_jaxpr`` with the current trace (named
+    ``jaxpr_as_fun``, as ``jit`` of it prints)."""
+    def jaxpr_as_fun(*args):
+        return eval_jaxpr(closed_jaxpr.jaxpr, closed_jaxpr.consts, *args)
+    return jaxpr_as_fun
 
 
 # ----------------------------------------------------------------------------------------
@@ -1036,17 +1068,15 @@ class Primitive:
 
 
 class CallPrimitive(Primitive):
-    """JAX's primitive for calling a traced function (its ``call_p``). glassjax stages a
-    call as a ``jit`` equation instead and has no such primitive: one can be named (a
-    library defines its own at import) but not bound."""
+    """JAX's primitive for calling a jaxpr held in its ``call_jaxpr`` param (an open
+    ``Jaxpr``): ``call_p`` (call.py). Binding it applies the jaxpr to the operands under
+    the current trace; the call's rules transform the jaxpr."""
     multiple_results = True
     call_primitive = True
 
-    def bind(self, *args, **params):
-        raise NotImplementedError(
-            f"call primitive {self.name!r}: glassjax does not implement JAX's "
-            "CallPrimitive (a call is staged as a jit equation); use jax.jit or "
-            "jax.named_call instead")
+
+class ClosedCallPrimitive(CallPrimitive):
+    """A ``CallPrimitive`` whose ``call_jaxpr`` is a ``ClosedJaxpr`` (``closed_call_p``)."""
 
 
 def same_memory_space(prim, *avals, **params) -> MemorySpace:
@@ -1242,6 +1272,20 @@ class set_current_trace:
         trace_ctx.trace = self.prev
         if self.prev_tracing is not None:
             _tracing.set_local(self.prev_tracing)
+
+
+class take_current_trace(set_current_trace):
+    """``with take_current_trace() as parent:`` hands over the current trace and makes
+    the eval trace current for the block: how JAX's code (and libraries' own traces, as
+    haiku's) find the trace a new one interprets into."""
+    __slots__ = ()
+
+    def __init__(self):
+        self.trace = eval_trace
+
+    def __enter__(self):
+        super().__enter__()
+        return self.prev
 
 
 class OpaqueTraceState:

@@ -13,7 +13,8 @@ need is inverted with a registration hook: the lower module keeps a named slot
                     rule_tables
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
-    3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, cache_misses.py,
+    3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, call.py,
+                    cache_misses.py,
                     mesh.py,
                     named_sharding.py, array.py, array_creation.py,
                     distributed.py, typing.py, dlpack.py, profiler.py,
@@ -27,7 +28,7 @@ need is inverted with a registration hook: the lower module keeps a named slot
                     jacfwd builds its basis with jnp.eye and scipy.optimize differentiates
     7 API           pmap.py, shard_map.py, shard_map_eager.py, sharding.py (the
                     public facade), axis_modes.py, key_reuse.py, state/, ref.py, ad_checkpoint.py,
-                    callbacks.py, debug.py, debugger.py, export/, ffi.py,
+                    callbacks.py, debug.py, debugger.py, export/, ffi.py, example_libraries/,
                     custom_batching.py,
                     describe.py, api.py, test_util.py, experimental/, extend/ and _src/
                     (JAX's names for core objects, as its tutorials import them)
@@ -52,7 +53,7 @@ LAYERS = {
              "monitoring", "source_info", "lib", "shape_poly", "rule_tables"],
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],
-    "runtime": ["xla", "jit", "cache_misses", "mesh", "named_sharding", "array",
+    "runtime": ["xla", "jit", "call", "cache_misses", "mesh", "named_sharding", "array",
                 "array_creation", "distributed", "typing", "dlpack", "profiler",
                 "interpreters.mlir"],
     "transforms": ["vmap_api", "custom_derivatives"],
@@ -61,7 +62,7 @@ LAYERS = {
                   "ad_api"],
     "API": ["pmap", "shard_map", "shard_map_eager", "sharding", "axis_modes", "key_reuse",
             "state", "ad_checkpoint", "callbacks", "debug", "debugger", "export", "ffi",
-            "custom_batching", "describe", "api", "stages", "ref",
+            "custom_batching", "describe", "api", "stages", "ref", "example_libraries",
             "test_util", "experimental", "extend", "_src"],
     "notebook": ["notebook", "kernel", "as_jax", "__main__", "switch_site"],
 }

@@ -5,7 +5,8 @@ the export guide imports to define a primitive; glassjax's core holds the same n
 from glassjax.core import *  # noqa: F401,F403
 from glassjax.extend.core import *  # noqa: F401,F403
 from glassjax.shape_poly import is_constant_dim  # noqa: F401
-from glassjax import dtypes as _dtypes
+from glassjax.call import call_p, closed_call_p  # noqa: F401
+from glassjax import core as _core, dtypes as _dtypes
 
 
 def physical_aval(aval):
@@ -14,3 +15,9 @@ def physical_aval(aval):
     if isinstance(aval.dtype, _dtypes.ExtendedDType):
         return aval.dtype.physical_aval(aval)
     return aval
+
+
+def trace_state_clean() -> bool:
+    """No transformation is running: the eval trace is current and no axis is named
+    (numpyro caches its compiled functions only then)."""
+    return _core.trace_ctx.trace is _core.eval_trace and not _core.nonempty_axis_env()

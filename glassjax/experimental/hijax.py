@@ -87,6 +87,12 @@ control_flow_allowed_effects = _EffectTypeSet()
 _hitypes: dict = {}
 
 
+def cur_qdd(x):
+    """JAX's ``jax.experimental.cur_qdd``: the quasi-dynamic data a mutable hijax value
+    has now (flax nnx's hijax Variables ask it). Not implemented: see above."""
+    raise NotImplementedError(f"cur_qdd: {_UNSUPPORTED}")
+
+
 def register_hitype(val_cls, typeof_fn) -> None:
     """Note ``val_cls``'s values as hijax values (not usable on glassjax: see above)."""
     _hitypes[val_cls] = typeof_fn
@@ -94,5 +100,5 @@ def register_hitype(val_cls, typeof_fn) -> None:
 
 __all__ = ["AbstractRef", "AbstractValue", "AvalMutableQDD", "AvalQDD", "HiPrimitive",
            "HiType", "MutableHiType", "ShapedArray", "VJPHiPrimitive", "Zero",
-           "aval_method", "aval_property", "control_flow_allowed_effects",
+           "aval_method", "aval_property", "control_flow_allowed_effects", "cur_qdd",
            "instantiate_zeros", "is_undefined_primal", "register_hitype"]

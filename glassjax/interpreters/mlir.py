@@ -7,6 +7,9 @@ calls ``hlo``), as glassjax's own rules are (``glassjax/xla/lowering.py``), exce
 JAX's rules return a list of results even for a one-result primitive.
 glassjax compiles for one platform, so ``platform`` only checks that it is that one.
 
+``emit_python_callback`` lowers a call of Python code on the host (a higher layer,
+callbacks.py, defines it and fills the slot ``above``).
+
 ``ir_attribute`` and ``custom_call`` are JAX's helpers for rules that call foreign code
 (``jax.ffi``): Python values become MLIR attributes, and a ``stablehlo.custom_call`` is
 built with the layouts and aliasing XLA needs.
@@ -16,12 +19,21 @@ from collections.abc import Sequence
 import numpy as np
 from jaxlib.mlir import ir
 
-from glassjax import dtypes
+from glassjax import core, dtypes
 from glassjax.xla import lowering, runtime
 from glassjax.xla.lowering import LoweringRuleContext, hlo
 
-__all__ = ["LoweringRuleContext", "custom_call", "ir", "ir_attribute", "lower_fun",
-           "register_lowering"]
+__all__ = ["LoweringRuleContext", "custom_call", "emit_python_callback", "ir", "ir_attribute",
+           "lower_fun", "register_lowering"]
+
+
+class Above(core.Slots):
+    """What this module names but a higher layer defines, filled when that layer is
+    imported: ``emit_python_callback`` (callbacks.py)."""
+    emit_python_callback = None
+
+
+above = Above()
 
 
 def register_lowering(primitive, rule, platform=None):
@@ -46,6 +58,19 @@ def lower_fun(fun, multiple_results: bool = True):
         outs = rule(ctx, *operands, **params)
         return outs if multiple_results else [outs]
     return jax_rule
+
+
+def emit_python_callback(ctx, callback, token, operands, operand_avals, result_avals, *,
+                         has_side_effect: bool, returns_token: bool = True,
+                         partitioned: bool = False, sharding=None):
+    """JAX's helper for a rule that calls Python on the host: a custom call running
+    ``callback(*numpy operands) -> results`` (checked against ``result_avals``), threaded
+    through ``token`` if one is given. Returns ``(results, new token or None, the host
+    function)``; keep the last alive with ``ctx.module_context.add_keepalive``."""
+    return above.emit_python_callback(
+        ctx, callback, token, operands, operand_avals, result_avals,
+        has_side_effect=has_side_effect, returns_token=returns_token,
+        partitioned=partitioned, sharding=sharding)
 
 
 def _single(outs):

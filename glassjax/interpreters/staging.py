@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import inspect
 import types
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -21,33 +21,7 @@ from glassjax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from glassjax.rule_tables import Rules
 
 
-class DebugInfo(NamedTuple):
-    """What error messages say about a traced function: ``f at file.py:3 for jit``.
-    ``result_names`` label the outputs where a tracer knows them, and ``states`` marks
-    the inputs and outputs (``("in", i)``, ``("out", j)``) that carry the values of
-    ``glassjax.state`` objects, so that pictures can show them as such."""
-    traced_for: str
-    func_src_info: str | None
-    arg_names: tuple
-    result_names: tuple | None = None
-    states: frozenset = frozenset()
-
-    # JAX's names and helpers, for libraries that read or build one (``arg_names`` and
-    # ``result_names`` may be None there: unknown, e.g. for a jaxpr built by hand).
-    result_paths = property(lambda self: self.result_names)
-    func_name = property(lambda self: (self.func_src_info or "<unknown>").split(" ")[0])
-
-    def with_unknown_names(self) -> DebugInfo:
-        return self._replace(arg_names=None, result_names=None)
-
-    def safe_arg_names(self, expected_count: int) -> tuple:
-        """The argument names, or ``""`` for each when unknown."""
-        assert self.arg_names is None or len(self.arg_names) == expected_count, self
-        return ("",) * expected_count if self.arg_names is None else self.arg_names
-
-    def safe_result_paths(self, expected_count: int) -> tuple:
-        assert self.result_names is None or len(self.result_names) == expected_count
-        return ("",) * expected_count if self.result_names is None else self.result_names
+DebugInfo = core.DebugInfo     # (defined in core: jaxprs carry one)
 
 
 def debug_info(traced_for: str, fun: Callable, args, kwargs, static_argnums=(),
@@ -77,7 +51,7 @@ def check_jax_types(leaves, out_tree, debug: DebugInfo) -> None:
                              f"{debug.traced_for} returned a mutable array reference of "
                              f"type {x.aval}, but mutable array references cannot be "
                              f"returned.{_made_where(x)}")
-        if not core.valid_jaxtype(x):
+        if not core.valid_jaxtype(x) and not isinstance(x, core.ShapeDtypeStruct):
             paths, _ = tree_util.tree_flatten_with_path(
                 tree_util.tree_unflatten(out_tree, range(len(leaves))))
             path = tree_util.keystr(paths[i][0])
@@ -192,7 +166,8 @@ class DynamicJaxprTrace(core.Trace):
         """A new Var for the constant ``x``, or, for a scalar written inline, the Var of
         an equal one already used: every ``+ 1.0`` of a loop makes a new NumPy scalar,
         and one Var (one literal) serves them all."""
-        aval = core.get_aval(x)
+        aval = (core.shaped_abstractify(x) if isinstance(x, core.ShapeDtypeStruct)
+                else core.get_aval(x))     # (a struct: a constant with a type, no value)
         literal = is_literalable(x)
         key = _literal_key(x, aval) if literal else None
         var = self.literal_vars.get(key)

@@ -432,6 +432,10 @@ class ModuleContext:
             self.module.operation.attributes["sym_name"] = ir.StringAttr.get(name)
         self.symbol_table = ir.SymbolTable(self.module.operation)
 
+    def add_keepalive(self, value):
+        """Keep ``value`` (a host callback's function) alive as long as the module."""
+        self.keepalives.append(value)
+
     def unique_name(self, base: str) -> str:
         """``base``, else ``base_N``: how MLIR's symbol table renames, with one counter
         for the whole module (a second ``g`` after a renamed ``f_0`` becomes ``g_1``)."""
@@ -670,10 +674,19 @@ def _word_by_word(rule):
 
 
 def lower_closed_jaxpr(ctx: ModuleContext, closed: core.ClosedJaxpr, args):
-    consts = [ir_constant(v.aval.dtype.physical_value(c) if _is_extended(v.aval)
-                          else np.asarray(c, v.aval.dtype))   # e.g. int64 NumPy -> int32
+    consts = [ir_constant(_constant_value(v.aval, c))
               for v, c in zip(closed.jaxpr.constvars, closed.consts)]
     return lower_jaxpr(ctx, closed.jaxpr, consts, args)
+
+
+def _constant_value(aval, c):
+    """The host value of a constant embedded in the module (an int64 NumPy array becomes
+    int32 as its type says). A ``ShapeDtypeStruct`` traced as a constant (``eval_shape``
+    allows it) has a type but no value: compiling refuses it, as JAX does."""
+    if isinstance(c, core.ShapeDtypeStruct):
+        raise TypeError("A ShapeDtypeStruct does not have a value and cannot be used as a "
+                        "constant in a JAX function.")
+    return aval.dtype.physical_value(c) if _is_extended(aval) else np.asarray(c, aval.dtype)
 
 
 def lower_fun(fun: Callable, multiple_results: bool = False):

@@ -121,7 +121,8 @@ if __name__ == "__main__":
         record()
     elif sys.argv[1:] == ["missing"]:
         gaps = missing()
-        print("\n".join(gaps))
+        for gap in gaps:
+            print(gap)
         print(f"{len(gaps)} names missing", file=sys.stderr)
     else:
         raise SystemExit(__doc__)

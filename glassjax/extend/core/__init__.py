@@ -5,16 +5,16 @@ trace (brainstate's ``trace.new_arg``) stages into glassjax's."""
 from __future__ import annotations
 
 from glassjax.config import config
-from glassjax.core import (AbstractToken, CallPrimitive, ClosedJaxpr, DropVar, Effect,
-                           Effects, Jaxpr, JaxprEqn, JaxprTypeError, Literal, Primitive,
-                           Token, Var, check_jaxpr, concrete_or_error, find_top_trace,
-                           gensym, get_opaque_trace_state, jaxpr_as_fun, jaxprs_in_params,
-                           new_jaxpr_eqn, no_effects, nonempty_axis_env, set_current_trace,
-                           unsafe_get_axis_names, valid_jaxtype)
+from glassjax.core import (AbstractToken, CallPrimitive, ClosedJaxpr, DebugInfo, DropVar,
+                           Effect, Effects, Jaxpr, JaxprEqn, JaxprTypeError, Literal,
+                           Primitive, Token, Var, check_jaxpr, concrete_or_error,
+                           find_top_trace, gensym, get_opaque_trace_state, jaxpr_as_fun,
+                           jaxprs_in_params, new_jaxpr_eqn, no_effects, nonempty_axis_env,
+                           set_current_trace, take_current_trace, unsafe_get_axis_names,
+                           valid_jaxtype)
 from glassjax.errors import InconclusiveDimensionOperation
 from glassjax.extend.core import primitives
 from glassjax.interpreters import batching
-from glassjax.interpreters.staging import DebugInfo
 
 __all__ = ["AbstractToken", "CallPrimitive", "ClosedJaxpr", "DebugInfo", "DropVar",
            "Effect", "Effects", "InconclusiveDimensionOperation", "Jaxpr", "JaxprEqn",
@@ -22,7 +22,14 @@ __all__ = ["AbstractToken", "CallPrimitive", "ClosedJaxpr", "DebugInfo", "DropVa
            "check_jaxpr", "concrete_or_error", "find_top_trace", "gensym",
            "get_opaque_trace_state", "jaxpr_as_fun", "jaxprs_in_params", "mapped_aval",
            "new_jaxpr_eqn", "no_effects", "nonempty_axis_env", "primitives",
-           "set_current_trace", "unmapped_aval", "unsafe_get_axis_names", "valid_jaxtype"]
+           "set_current_trace", "take_current_trace", "TraceTag", "unmapped_aval",
+           "unsafe_get_axis_names", "valid_jaxtype"]
+
+
+class TraceTag:
+    """What identifies one run of a transformation, for traces of a library's own (haiku's
+    ``to_dot``): a new object equal only to itself."""
+    __slots__ = ()
 
 
 def mapped_aval(size, axis, aval):

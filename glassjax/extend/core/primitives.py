@@ -1,7 +1,6 @@
 """``jax.extend.core.primitives``: the primitives JAX names for libraries that rewrite
 jaxprs (matching ``eqn.primitive is dot_general_p``), here glassjax's own primitive objects.
-Of JAX's list, those glassjax has no primitive for are missing: ``call_p`` and
-``closed_call_p`` (a call is a ``jit`` equation in glassjax), ``custom_lin_p``,
+Of JAX's list, those glassjax has no primitive for are missing: ``custom_lin_p``,
 ``add_jaxvals_p``, ``empty2_p``, ``tridiagonal_p`` and ``tridiagonal_solve_p``."""
 from glassjax.ad_checkpoint import (name_p, remat_p)
 from glassjax.lax import (stop_gradient_p, device_put_p, abs_p, acos_p, acosh_p,
@@ -36,6 +35,7 @@ from glassjax.lax import (stop_gradient_p, device_put_p, abs_p, acos_p, acosh_p,
                           scan_p, while_p, fft_p, all_gather_p, all_to_all_p,
                           axis_index_p, pmax_p, pmin_p, ppermute_p, psum_p,
                           ragged_all_to_all_p, approx_top_k_p, sharding_constraint_p)
+from glassjax.call import call_p, closed_call_p
 from glassjax.custom_derivatives import (custom_jvp_call_p, custom_vjp_call_p)
 from glassjax.jit import jit_p
 from glassjax.lax.linalg import (cholesky_p, eig_p, eigh_p, hessenberg_p, lu_p,

@@ -1,0 +1,2 @@
+"""``jax.experimental.array_serialization``: checkpointing arrays with tensorstore, which
+glassjax does not implement (see ``serialization``)."""
