@@ -29,7 +29,7 @@ import suites  # noqa: E402
 
 PROGRAMS = suites.ROOT / "tests" / "ecosystem" / "programs"
 # The libraries a program needs, read from its imports (a missing one skips it).
-LIBRARIES = ("flax", "equinox", "optax")
+LIBRARIES = ("flax", "equinox", "optax", "diffrax", "numpyro", "haiku")
 
 _FLOAT = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?\d+[eE][-+]?\d+"
                     r"|\b(?:nan|inf)\b")
