@@ -33,6 +33,7 @@ import numpy as np
 from jaxlib import _jax
 
 from glassjax import dtypes, shape_poly, source_info
+from glassjax.slots import Slot, Slots
 from glassjax.config import debug_key_reuse as _debug_key_reuse
 from glassjax.layout import Format
 from glassjax.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
@@ -45,48 +46,37 @@ from glassjax.errors import (ConcretizationTypeError, InconclusiveDimensionOpera
 # Hooks: what higher layers plug into this one
 # ----------------------------------------------------------------------------------------
 
-class Slots:
-    """A table of named slots that a higher module fills when it is imported: how a lower
-    module calls code above it without importing it. The slots are the class attributes
-    a subclass declares; ``register`` refuses any other name (a typo fails at import)."""
-
-    def register(self, **slots):
-        for name, fn in slots.items():
-            if not hasattr(type(self), name):
-                raise AttributeError(f"{type(self).__name__} has no slot {name!r}")
-            setattr(self, name, fn)
-
-
 class Hooks(Slots):
-    """Operations core and the interpreters need but higher layers define. Imports point
-    only downwards (see README's layer table), so an upward need is inverted: the lower
-    layer keeps a named slot here, and the module that defines the operation fills it
-    when it is imported (``pretty`` the printers, ``lax`` the array operations).
-
-    ``pp_jaxpr(jaxpr, **options)`` and ``pp_eqn(eqn)``: the jaxpr printer (pretty.py).
-    ``index_in_dim``, ``broadcast_in_dim``, ``transpose``, ``expand_dims``, ``add_any``,
-    ``convert_element_type(value, dtype, weak_type)``: the lax operations that iterating
-    a tracer, zeros, tangent sums and batching need; ``stop_gradient``: what
-    ``custom_jvp`` applies to its ``nondiff_argnums`` (lax/__init__.py).
-    ``stage_custom_jvp`` / ``stage_custom_vjp``: how staging records a custom-derivative
-    call (custom_derivatives.py). ``linearize`` and ``linear_transpose``: the pytree
-    differentiation API that ``custom_root`` / ``custom_linear_solve`` hand to the user's
-    solvers (ad_api.py). ``type_sharding(recorded, ndim)``: ``ShapedArray.sharding``, the
-    recorded ``(mesh, spec)`` as a NamedSharding (named_sharding.py);
-    ``record_sharding(sharding, ndim)``, the other way: the ``(mesh, spec)`` a
-    NamedSharding given to ``ShapedArray(..., sharding=)`` records.
-    ``struct_memory_space(sharding)``: the memory space a ``ShapeDtypeStruct``'s sharding
-    gives its type (a NamedSharding's memory kind, as in JAX; None: device memory).
-    ``key_reuse_eval(primitive, impl, args, params)`` and
-    ``check_key_reuse(jaxpr)``: the key-reuse checker, used while ``jax_debug_key_reuse``
-    is on (key_reuse.py)."""
-    pp_jaxpr = pp_eqn = None
-    index_in_dim = broadcast_in_dim = transpose = expand_dims = add_any = None
-    convert_element_type = stop_gradient = None
-    stage_custom_jvp = stage_custom_vjp = None
-    linearize = linear_transpose = None
-    type_sharding = record_sharding = struct_memory_space = None
-    key_reuse_eval = check_key_reuse = None
+    """Operations core and the interpreters need but higher layers define (see
+    glassjax/slots.py): each slot names the module that fills it at import."""
+    pp_jaxpr = Slot("glassjax.pretty", "the jaxpr printer: pp_jaxpr(jaxpr, **options)")
+    pp_eqn = Slot("glassjax.pretty", "the printer of one equation")
+    index_in_dim = Slot("glassjax.lax", "iterating over a tracer's leading axis")
+    broadcast_in_dim = Slot("glassjax.lax", "zeros and batching's moved axes")
+    transpose = Slot("glassjax.lax", "batching: moving the batch axis")
+    expand_dims = Slot("glassjax.lax", "batching: adding a batch axis")
+    add_any = Slot("glassjax.lax", "summing tangents and cotangents")
+    convert_element_type = Slot("glassjax.lax", "convert_element_type(value, dtype, "
+                                "weak_type): casting a zero or a tangent")
+    stop_gradient = Slot("glassjax.lax", "what custom_jvp applies to its nondiff_argnums")
+    stage_custom_jvp = Slot("glassjax.custom_derivatives",
+                            "how staging records a custom_jvp call")
+    stage_custom_vjp = Slot("glassjax.custom_derivatives",
+                            "how staging records a custom_vjp call")
+    linearize = Slot("glassjax.ad_api", "the pytree linearize that custom_root and "
+                     "custom_linear_solve hand to the user's solvers")
+    linear_transpose = Slot("glassjax.ad_api", "the pytree linear_transpose for those "
+                            "same solvers")
+    type_sharding = Slot("glassjax.named_sharding", "ShapedArray.sharding: the recorded "
+                         "(mesh, spec) as a NamedSharding")
+    record_sharding = Slot("glassjax.named_sharding", "the (mesh, spec) that a "
+                           "NamedSharding given to ShapedArray(..., sharding=) records")
+    struct_memory_space = Slot("glassjax.named_sharding", "the memory space a "
+                               "ShapeDtypeStruct's sharding gives its type")
+    key_reuse_eval = Slot("glassjax.key_reuse", "key_reuse_eval(primitive, impl, args, "
+                          "params): eager evaluation while jax_debug_key_reuse is on")
+    check_key_reuse = Slot("glassjax.key_reuse", "check_key_reuse(jaxpr): the checker "
+                           "jit runs while jax_debug_key_reuse is on")
 
 
 hooks = Hooks()

@@ -4,12 +4,14 @@ glassjax reads from the bottom up. Each module belongs to one layer and imports 
 its own layer and the layers below it, and no chain of imports comes back to where it
 started. Imports inside functions count as much as those at the top: a function that
 imports upward hides the same dependency. Where a lower module needs code from above, the
-need is inverted with a registration hook: the lower module keeps a named slot
-(``core.hooks``, ``lax.utils.above``) that the higher one fills when it is imported.
+need is inverted with an upward slot (glassjax/slots.py): the lower module declares a
+named slot, with the module that fills it and what for, and that module fills it when it
+is imported; ``glassjax.slots.listing()`` lists them all (tests/test_slots.py).
 
     0 base          config, dtypes, errors, layout, version, tree_util, tree, monitoring,
                     linear_util (JAX's WrappedFun, for libraries built on its internals),
-                    source_info, lib, shape_poly (symbolic dimensions)
+                    source_info, lib, shape_poly (symbolic dimensions), slots (the
+                    upward slots)
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
     3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, cache_misses.py,
@@ -20,10 +22,10 @@ need is inverted with a registration hook: the lower module keeps a named slot
     4 transforms    vmap_api.py and custom_derivatives.py: the transformations lax's own
                     rules are written with (batching rules that vmap a simpler function;
                     logaddexp and the linear solves are custom_jvp functions)
-    5 lax           lax/: every primitive with all its rules
+    5 lax           lax/: every primitive with all its rules, and ad_api.py (grad, jvp,
+                    vjp, the jacobians), which splits and casts with lax's operations
     6 libraries     numpy/, scipy/, nn/, random.py, prng.py, image.py, ops/,
-                    flatten_util.py, and ad_api.py (grad, jvp, vjp, the jacobians):
-                    jacfwd builds its basis with jnp.eye and scipy.optimize differentiates
+                    flatten_util.py
     7 API           pmap.py, shard_map.py, shard_map_eager.py, sharding.py (the
                     public facade), axis_modes.py, key_reuse.py, state/, ref.py, ad_checkpoint.py,
                     callbacks.py, debug.py, debugger.py, export/, ffi.py,
@@ -47,16 +49,15 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "glassjax"
 LAYERS = {
     "base": ["config", "dtypes", "errors", "layout", "version", "tree_util", "tree",
              "linear_util",
-             "monitoring", "source_info", "lib", "shape_poly"],
+             "monitoring", "source_info", "lib", "shape_poly", "slots"],
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],
     "runtime": ["xla", "jit", "cache_misses", "mesh", "named_sharding", "array",
                 "array_creation", "distributed", "typing", "dlpack", "profiler",
                 "interpreters.mlir"],
     "transforms": ["vmap_api", "custom_derivatives"],
-    "lax": ["lax"],
-    "libraries": ["numpy", "scipy", "nn", "random", "prng", "image", "ops", "flatten_util",
-                  "ad_api"],
+    "lax": ["lax", "ad_api"],
+    "libraries": ["numpy", "scipy", "nn", "random", "prng", "image", "ops", "flatten_util"],
     "API": ["pmap", "shard_map", "shard_map_eager", "sharding", "axis_modes", "key_reuse",
             "state", "ad_checkpoint", "callbacks", "debug", "debugger", "export", "ffi",
             "custom_batching", "describe", "api", "stages", "ref",

@@ -18,6 +18,7 @@ import numpy as np
 from glassjax import core, dtypes, source_info, tree_util
 from glassjax.config import config
 from glassjax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from glassjax.slots import Slot, Slots
 
 
 class DebugInfo(NamedTuple):
@@ -472,7 +473,15 @@ def primitive_effects(primitive, params) -> frozenset:
 # primitive -> rule(vma of the operands, **params) -> vma of the results); calls (jit,
 # cond, ...) take their results' types from their bodies.
 vma_rules: dict = {}
-pvary_primitive: list = []      # [pvary_p], filled by lax.parallel
+
+
+class _Hooks(Slots):
+    """What staging needs from lax."""
+    pvary = Slot("glassjax.lax.parallel", "pvary_p: the cast that makes a value vary "
+                 "over more manual axes")
+
+
+hooks = _Hooks()
 
 
 def vary_as(x, like):
@@ -484,7 +493,7 @@ def vary_as(x, like):
     vma = getattr(aval, "vma", ())
     if not vma:
         return x
-    return pvary_primitive[0].bind(x, axes=tuple(vma))
+    return hooks.pvary.bind(x, axes=tuple(vma))
 
 
 def _vary_alike(trace, primitive, tracers, params):
@@ -503,7 +512,7 @@ def _vary_alike(trace, primitive, tracers, params):
             f"{[frozenset(v) for v in in_vmas]}. Please open an issue at "
             "https://github.com/jax-ml/jax/issues and as a temporary workaround pass the "
             "check_vma=False argument to `jax.shard_map`")
-    pvary, = pvary_primitive
+    pvary = hooks.pvary
     tracers = [t if v == union or not hasattr(t.aval, "vma") else
                trace.default_process_primitive(
                    pvary, [t], dict(axes=tuple(a for a in union if a not in v)))

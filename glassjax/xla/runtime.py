@@ -36,6 +36,7 @@ from jaxlib.mlir.dialects import chlo, sdy, stablehlo
 
 from glassjax import core, dtypes
 from glassjax.config import config, cpu_device_count
+from glassjax.slots import Slot, Slots
 from glassjax.xla import compilation_cache, compiler
 
 # XLA's C++ logs every device it creates at INFO level. Like JAX, show only warnings and
@@ -459,11 +460,14 @@ def answering_jaxlib_imports():
 # Device arrays
 # ----------------------------------------------------------------------------------------
 
-def typed_aval(aval: core.ShapedArray, sharding) -> core.ShapedArray:
-    """The aval of an array laid out by ``sharding``. Sharding in types: over a mesh of
-    ``Explicit`` axes the type records the split; ``named_sharding.py`` fills this slot
-    in (it sits above this module)."""
-    return aval
+class _Hooks(Slots):
+    """What device arrays need from the sharding layer above."""
+    typed_aval = Slot("glassjax.named_sharding", "typed_aval(aval, sharding): the aval of "
+                      "an array laid out by sharding (over a mesh of Explicit axes the "
+                      "type records the split)")
+
+
+hooks = _Hooks()
 
 
 class InvalidInputError(TypeError):
@@ -512,7 +516,7 @@ def device_put(x, device=None, *, committed: bool = False,
     pieces = sharding.devices_indices_map(aval.shape)   # device -> index of its piece
     # (jaxlib takes the pieces in the order of the sharding's device list)
     devices = [d for d in sharding._device_assignment if d in pieces]
-    aval = typed_aval(aval, sharding)
+    aval = hooks.typed_aval(aval, sharding)
     return xc.batched_device_put(aval, sharding, [value[pieces[d]] for d in devices],
                                  devices, committed, enable_x64=config.jax_enable_x64)
 
@@ -550,7 +554,7 @@ def _move(x: ArrayImpl, device, committed: bool) -> ArrayImpl:
         x, = xc.batched_copy_array_to_devices_with_sharding(
             [x], [_jax.DeviceList(target._device_assignment)], [target],
             [xc.ArrayCopySemantics.REUSE_INPUT])
-    aval = typed_aval(x.aval, target)
+    aval = hooks.typed_aval(x.aval, target)
     if (committed and not x._committed) or aval is not x.aval:
         # the same buffers in a new array: committed, or of the new layout's type
         x = ArrayImpl(aval, target, shards(x), committed or x._committed, True)
