@@ -30,11 +30,10 @@ import weakref
 from typing import AbstractSet, Callable, NamedTuple, Sequence, Union
 
 import numpy as np
-from jaxlib import _jax
 
 from glassjax import dtypes, shape_poly, source_info
 from glassjax.slots import Slot, Slots
-from glassjax.config import debug_key_reuse as _debug_key_reuse
+from glassjax.config import debug_key_reuse as _debug_key_reuse, internal_cell
 from glassjax.layout import Format
 from glassjax.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
                              JaxprTypeError, TracerArrayConversionError,
@@ -1178,7 +1177,7 @@ def constants_are_eager() -> bool:
 # Whether a trace other than the eval trace is current, as a jaxlib option included in
 # the C++ jit cache key: the C++ fast path (glassjax.xla.fastpath) must never run an
 # executable while a trace is current, where the call has to be traced instead.
-_tracing = _jax.config.Config("glassjax_tracing", False, include_in_jit_key=True)
+_tracing = internal_cell("glassjax_tracing", False, in_jit_key=True)
 
 
 class set_current_trace:

@@ -33,10 +33,7 @@ import sysconfig
 import threading
 from typing import NamedTuple
 
-from jaxlib import _jax
-
-Traceback = _jax.Traceback
-TracebackScope = _jax.TracebackScope     # tracebacks taken inside stop at its frame
+from glassjax.xla.errors import Traceback, TracebackScope
 
 
 class Frame(NamedTuple):

@@ -11,7 +11,8 @@ is imported; ``glassjax.slots.listing()`` lists them all (tests/test_slots.py).
     0 base          config, dtypes, errors, layout, version, tree_util, tree, monitoring,
                     linear_util (JAX's WrappedFun, for libraries built on its internals),
                     source_info, lib, shape_poly (symbolic dimensions), slots (the
-                    upward slots)
+                    upward slots), and xla/'s doors to the jaxlib C++ these build on:
+                    xla/cells.py (config cells), xla/pytrees.py, xla/errors.py
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
     3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, cache_misses.py,
@@ -37,11 +38,15 @@ is imported; ``glassjax.slots.listing()`` lists them all (tests/test_slots.py).
                     __main__.py, switch_site/)
 
 The package root ``glassjax/__init__.py`` is the public facade above all layers.
+jaxlib's private API (``jaxlib._jax``) is reached only through glassjax/xla/, one module
+per concern (runtime, pytrees, cells, errors, partition_specs, distributed_runtime,
+fastpath); the rest of the engine calls those (``test_private_jaxlib_only_in_xla``).
 A module is placed by the longest entry of ``LAYERS`` that names it or a package holding
 it; a new module that no entry places fails ``test_every_module_has_a_layer``.
 """
 import ast
 import pathlib
+import re
 
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "glassjax"
@@ -49,7 +54,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "glassjax"
 LAYERS = {
     "base": ["config", "dtypes", "errors", "layout", "version", "tree_util", "tree",
              "linear_util",
-             "monitoring", "source_info", "lib", "shape_poly", "slots"],
+             "monitoring", "source_info", "lib", "shape_poly", "slots",
+             "xla.cells", "xla.pytrees", "xla.errors"],
     "core": ["core", "pretty"],
     "interpreters": ["interpreters", "api_util"],
     "runtime": ["xla", "jit", "cache_misses", "mesh", "named_sharding", "array",
@@ -208,3 +214,12 @@ def test_readme_layer_table_is_this_one():
     shown = readme.split("<!-- layers:start")[1].split("```\n")[1]
     table = __doc__[__doc__.index("    0 base"):__doc__.index("\nThe package root")]
     assert shown.rstrip("\n") == table.rstrip("\n")
+
+
+def test_private_jaxlib_only_in_xla():
+    """jaxlib's private ``_jax`` module is imported or named only in glassjax/xla/."""
+    private = re.compile(r"jaxlib\._jax|from jaxlib import _jax|jaxlib import _jax")
+    outside = sorted(m for m, path in MODULES.items()
+                     if not (m == "xla" or m.startswith("xla."))
+                     and private.search(path.read_text()))
+    assert outside == []
