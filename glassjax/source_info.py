@@ -33,7 +33,7 @@ import sysconfig
 import threading
 from typing import NamedTuple
 
-from glassjax.xla.errors import Traceback, TracebackScope
+from glassjax.xla.errors import Traceback, TracebackScope  # noqa: F401  (re-exported)
 
 
 class Frame(NamedTuple):

@@ -13,7 +13,9 @@ is imported; ``glassjax.slots.listing()`` lists them all (tests/test_slots.py).
                     source_info, lib, shape_poly (symbolic dimensions), slots (the
                     upward slots), and xla/'s doors to the jaxlib C++ these build on:
                     xla/cells.py (config cells), xla/pytrees.py, xla/errors.py
-    1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
+    1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer),
+                    placement.py (the advanced part of a type: shard_map's manual axes,
+                    memory spaces)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
     3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, cache_misses.py,
                     mesh.py,
@@ -56,7 +58,7 @@ LAYERS = {
              "linear_util",
              "monitoring", "source_info", "lib", "shape_poly", "slots",
              "xla.cells", "xla.pytrees", "xla.errors"],
-    "core": ["core", "pretty"],
+    "core": ["core", "pretty", "placement"],
     "interpreters": ["interpreters", "api_util"],
     "runtime": ["xla", "jit", "cache_misses", "mesh", "named_sharding", "array",
                 "array_creation", "distributed", "typing", "dlpack", "profiler",
