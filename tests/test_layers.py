@@ -225,3 +225,10 @@ def test_private_jaxlib_only_in_xla():
                      if not (m == "xla" or m.startswith("xla."))
                      and private.search(path.read_text()))
     assert outside == []
+
+
+def test_no_module_over_1500_lines():
+    """A module a reader can hold: longer ones are split by concept."""
+    long = sorted(m for m, path in MODULES.items()
+                  if len(path.read_text().splitlines()) > 1500)
+    assert long == []

@@ -41,6 +41,12 @@ class _Above(Slots):
 above = _Above()
 
 
+def operand_weak_type(x, *args, **params):
+    """The weak-type rule of an operation whose result is a piece of its first operand
+    (a dynamic slice, a gather): weak exactly when that operand is."""
+    return x.weak_type
+
+
 def all_weak(*avals, **params):
     """JAX's default: a result is weakly typed only if every input is."""
     return all(a.weak_type for a in avals)
