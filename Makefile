@@ -19,12 +19,14 @@ JAX_PY      := $(JAX_VENV)/bin/python
 PYTEST_ARGS ?= -ra -n 2 --dist loadfile
 CONFORMANCE := ../shared/conformance/run.py
 
-# Notebooks are executed and their outputs compared by nbval, when there are any.
-NOTEBOOKS   := $(shell find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null)
-NBVAL_ARGS  := $(if $(NOTEBOOKS),--nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg notebooks)
+# The course's solution notebooks are executed and their outputs compared by nbval; the
+# student notebooks in notebooks/ (made from them by `make course`) have the answers cut
+# out, and tests/test_course.py runs those.
+NOTEBOOKS   := $(shell find notebooks/solutions -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null)
+NBVAL_ARGS  := $(if $(NOTEBOOKS),--nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval-sanitize.cfg notebooks/solutions)
 
 .PHONY: lab test setup bench conformance dot chromium front clean ecosystem record \
-        record-ecosystem
+        record-ecosystem differential course
 
 lab: $(LAB_STAMP) dot
 	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/
@@ -33,6 +35,11 @@ test: setup
 	$(PY) -m pytest $(PYTEST_ARGS) tests $(NBVAL_ARGS)
 
 setup: $(STAMP) dot chromium
+
+# The course's student notebooks: notebooks/solutions/*.ipynb with each exercise's
+# answer (between nbgrader's BEGIN/END SOLUTION markers) replaced by a placeholder.
+course: $(STAMP)
+	$(PY) tools/course.py
 
 # The graph explorer's front end: extension/src -> glassjax/notebook/static (the tests
 # check that the built files are current).
@@ -78,6 +85,11 @@ ecosystem: setup
 # Records the libraries' test outcomes under JAX 0.10.2 (selection and full suites).
 record-ecosystem: $(JAX_VENV)/.installed
 	$(JAX_PY) tools/ecosystem/suites.py record -n 2
+	$(JAX_PY) tools/ecosystem/suites.py record --full -n 2
+
+# The whole recorded differential corpus (`make test` runs every 4th case of it).
+differential: setup
+	GLASSJAX_DIFFERENTIAL_EVERY=1 $(PY) -m pytest $(PYTEST_ARGS) tests/test_differential.py
 	$(JAX_PY) tools/ecosystem/suites.py record --full -n 2
 
 $(PY):

@@ -3,11 +3,9 @@ and devices, ``typeof`` and ``clear_caches``. (The transformations live in ``jit
 ``ad_api.py`` and ``vmap_api.py``.)"""
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 
-from glassjax import core, dtypes, tree_util
+from glassjax import caches, core, dtypes, tree_util
 from glassjax.config import explicit_transfers
 
 
@@ -137,16 +135,6 @@ typeof = core.typeof
 
 def clear_caches():
     """Forget every cached trace and compiled executable: the next call of any jitted
-    function (or eager operation) traces and compiles again."""
-    from glassjax.interpreters import ad, batching, partial_eval
-    from glassjax.lax.control_flow import common
-    from glassjax.xla import dispatch, fastpath
-    jit_module = importlib.import_module("glassjax.jit")   # (glassjax.jit is the function)
-    for cache in (jit_module._executables, jit_module._trace_cache, common._cache,
-                  batching._batch_jaxpr_cache, dispatch._primitive_cache,
-                  dispatch._primitive_callables, ad._jvp_jaxpr_cache,
-                  ad._linearize_jaxpr_cache, ad._transpose_jaxpr_cache,
-                  partial_eval._nounits_cache, jit_module._pruned_cache,
-                  jit_module._split_cache):
-        cache.clear()
-    fastpath.clear_cpp_caches()
+    function (or eager operation) traces and compiles again. Every cache glassjax keeps
+    is registered in ``glassjax.caches.registry``, and all are emptied."""
+    caches.clear_all()

@@ -238,6 +238,11 @@ config.define("jax_check_static_indices", False, _parse_bool, from_env=_bool_fro
 # (A device, or a platform name such as "cpu".)
 _default_device = config.define("jax_default_device", None, lambda d: d, in_jit_key=True,
                                 in_trace_context=True)
+# Reference mode (``glassjax/caches.py``): every shortcut that skips Python a reader reads
+# is bypassed. Part of the jit key, so C++ dispatchers filled before it was switched on do
+# not answer while it is on.
+reference_mode = config.define("glassjax_reference_mode", False, _parse_bool,
+                                from_env=_bool_from_env, in_jit_key=True)
 # While set, staging runs operations on concrete values now instead of recording them
 # (``ensure_compile_time_eval``).
 # The persistent compilation cache (``xla/compilation_cache.py``): off until a directory

@@ -26,19 +26,21 @@ import functools
 import itertools
 import math
 import operator
-import sys
 import threading
 import weakref
 from typing import AbstractSet, Callable, Sequence, Union
 
 import numpy as np
 
-from glassjax import dtypes, shape_poly, source_info
-from glassjax.slots import Slot, Slots
+from glassjax import caches, dtypes, shape_poly, source_info
 from glassjax.config import debug_key_reuse as _debug_key_reuse, internal_cell
 from glassjax.layout import Format
-from glassjax.placement import (ManualAxisType, MemorySpace, dim_with_axes,  # noqa: F401
-                                mem_kind_to_space, mem_space_to_kind, placed_types)
+from glassjax.drawing import Drawing  # noqa: F401  (core.Drawing, as primitives use it)
+from glassjax.placement import (ManualAxisType, MemorySpace, ShardingTypeError,  # noqa: F401
+                                dim_with_axes, mem_kind_to_space, mem_space_to_kind,
+                                placed_types)
+from glassjax.rule_tables import Rules
+from glassjax.slots import Slot, Slots
 from glassjax.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
                              JaxprTypeError, TracerArrayConversionError,
                              TracerBoolConversionError, TracerIntegerConversionError,
@@ -228,7 +230,7 @@ class AbstractRef(AbstractValue):
     passed to them) are jaxpr variables of this type, read and written by the state
     primitives (lax/state.py)."""
     __slots__ = ("inner_aval",)
-    made = False        # any yet? (until then nothing needs to look for refs)
+    made = False    # any yet? (until then nothing looks for refs; a flag: see caches.py)
 
     def __init__(self, inner_aval):
         AbstractRef.made = True
@@ -266,6 +268,9 @@ class AbstractRef(AbstractValue):
         return self.str_short()
 
     __str__ = __repr__
+
+
+caches.flag("core.AbstractRef.made", lambda: setattr(AbstractRef, "made", True))
 
 
 class Effect:
@@ -365,6 +370,16 @@ class TypedNdArray(np.ndarray):
 
     def __array_finalize__(self, obj):
         self.aval = None
+
+    @property
+    def weak_type(self) -> bool:
+        """JAX's attribute, as on an ``Array``: whether the value is weakly typed."""
+        return self.aval is not None and self.aval.weak_type
+
+    @property
+    def val(self) -> np.ndarray:
+        """The plain NumPy value (JAX's attribute)."""
+        return np.asarray(self)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """NumPy arithmetic on one gives a plain NumPy value, as in JAX."""
@@ -501,7 +516,7 @@ def ndim_of(x) -> int:
     return len(shape_of(x))
 
 
-@functools.lru_cache(maxsize=1024)
+@caches.lru("core._shared_aval", 1024)
 def _shared_aval(shape: tuple, dtype) -> ShapedArray:
     """One aval for NumPy values of a shape and dtype: avals are never changed, and a
     program of a thousand weights (or constants) needs no thousand copies."""
@@ -628,8 +643,9 @@ _PLAIN_PARAM_TYPES = frozenset({type(None), bool, int, str, np.bool_,
                                 *(np.dtype(code).type for code in np.typecodes["AllInteger"]),
                                 *(type(np.dtype(code)) for code in np.typecodes["All"])})
 NO_PARAMS: dict = {}         # the params of every equation that has none (read-only)
-_shared_params: dict = {}    # (items, their types) -> the params dict equations share
 _SHARED_PARAMS_SIZE = 1024
+# (items, their types) -> the params dict equations share
+_shared_params = caches.table("core.shared_params", bound=_SHARED_PARAMS_SIZE)
 
 
 def shared_params(params: dict) -> dict:
@@ -683,7 +699,8 @@ def _plain_signature(value):
     raise TypeError(type(value))
 
 
-_nested_signatures: dict = {}    # repr of a tuple of tuples -> its signature
+# repr of a tuple of tuples -> its signature
+_nested_signatures = caches.table("core.nested_signatures", bound=_SHARED_PARAMS_SIZE)
 
 
 def _nested_signature(value: tuple):
@@ -791,32 +808,15 @@ def jaxpr_as_fun(closed_jaxpr: ClosedJaxpr):
 # Primitives
 # ----------------------------------------------------------------------------------------
 
-class ShardingTypeError(Exception):
-    """Operands whose shardings (in their types) an operation cannot combine."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Drawing:
-    """How the notebook draws an equation of a higher-order primitive, declared in the
-    primitive's registration block as plain data (the notebook reads
-    ``eqn.primitive.drawing``; the primitive's module never imports the notebook).
-
-    ``kind`` picks the picture and the cluster's colour: ``"cond"``, ``"while"``,
-    ``"scan"`` and ``"shard_map"`` each wire their sub-jaxprs their own way; ``"jit"``,
-    ``"custom"`` and ``"checkpoint"`` call one body (the ``body`` param) on all their
-    operands. ``label`` titles the cluster, ``note`` is a line saying what is special
-    about it, ``quiet`` lists params the picture already shows (not worth a line).
-    ``where`` is the ``(file, line)`` that declared it, for ``glassjax.describe``."""
-    kind: str
-    label: str
-    body: str = "jaxpr"
-    note: str = ""
-    quiet: frozenset = frozenset()
-    where: tuple = dataclasses.field(default=(), init=False, compare=False, repr=False)
-
-    def __post_init__(self):
-        caller = sys._getframe(2)       # __post_init__ <- __init__ <- the declaration
-        object.__setattr__(self, "where", (caller.f_code.co_filename, caller.f_lineno))
+# The rules a primitive holds as attributes, each also kept in a table of its own, so
+# that ``describe`` finds where it was registered (see rule_tables.py).
+_attribute_tables = {
+    "abstract_eval_rule": Rules("abstract_eval", "shapes and dtypes of the results"),
+    "impl": Rules("impl", "eager evaluation"),
+    "sharding_rule": Rules("sharding", "sharding in types: how the results are split"),
+    "memory_space_rule": Rules("memory_space", "memory space of the results"),
+    "drawing": Rules("drawing", "notebook: how the graph draws the equation"),
+}
 
 
 class Primitive:
@@ -858,6 +858,12 @@ class Primitive:
 
     def __repr__(self):
         return self.name
+
+    def __setattr__(self, name, value):
+        table = _attribute_tables.get(name)
+        if table is not None and value is not None:
+            table[self] = value
+        object.__setattr__(self, name, value)
 
     def def_impl(self, impl):
         self.impl = impl

@@ -23,7 +23,7 @@ import inspect
 
 import numpy as np
 
-from glassjax import core, dtypes, pretty, tree_util
+from glassjax import caches, core, dtypes, pretty, tree_util
 from glassjax.errors import UnexpectedTracerError
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.core import Rule
@@ -347,6 +347,12 @@ def _lifted_jvp(num_consts, jvp_jaxpr_fun, *args):
                             for p, z in zip(out_primals, out_zeros))]
 
 
+# Each rule thunk's jaxprs, one per pattern of symbolic zeros (JAX traces a custom rule
+# once per pattern too).
+_rule_jaxprs = caches.family("custom_derivatives.rule_jaxprs",
+                             why="one entry per pattern of zeros; dies with its thunk")
+
+
 class _RuleJaxprThunk:
     """A custom rule of a staged call, traced to a jaxpr on demand by ``_trace``: once
     per pattern of its inputs (which tangents are symbolic zeros, which inputs are
@@ -356,7 +362,7 @@ class _RuleJaxprThunk:
         self.rule = rule
         self.in_avals = in_avals
         self.name = name
-        self._cache: dict = {}
+        self._cache = _rule_jaxprs.new()
 
     def __call__(self, *pattern):
         if pattern not in self._cache:
@@ -452,7 +458,7 @@ class PrunedJVPThunk:
 
     def __init__(self, thunk, used_outs):
         self.thunk, self.used_outs, self.name = thunk, used_outs, thunk.name
-        self._cache: dict = {}
+        self._cache = _rule_jaxprs.new()
 
     def __call__(self, *in_zeros):
         if in_zeros not in self._cache:
@@ -960,7 +966,7 @@ class PrunedFwdThunk:
     def __init__(self, thunk, out_trees, used_outs):
         self.thunk, self.out_trees, self.used_outs = thunk, out_trees, used_outs
         self.name = thunk.name
-        self._cache: dict = {}
+        self._cache = _rule_jaxprs.new()
 
     def __call__(self, *perturbed):
         if perturbed not in self._cache:

@@ -14,7 +14,6 @@ JAX departs from NumPy in three ways, all implemented here:
   below every strong type of their kind. It never forms float64 from int32 + float32
   and never promotes across kinds in surprising ways.
 """
-import functools
 import os
 import sys
 import warnings
@@ -22,7 +21,7 @@ import warnings
 import ml_dtypes
 import numpy as np
 
-from glassjax import shape_poly
+from glassjax import caches, shape_poly
 from glassjax.config import config
 
 # -- the dtypes --------------------------------------------------------------------------
@@ -107,7 +106,7 @@ def canonicalize_dtype(dtype):
     return _canonicalize(config.jax_enable_x64, dtype)
 
 
-@functools.cache
+@caches.lru("dtypes._canonicalize", None, why="one entry per dtype and x64 flag")
 def _canonicalize(x64, dtype):
     if isinstance(dtype, ExtendedDType):
         return dtype
@@ -310,7 +309,7 @@ def issubdtype(a, b):
                        b if isinstance(b, (type, np.dtype, ExtendedDType)) else np.dtype(b))
 
 
-@functools.lru_cache(512)
+@caches.lru("dtypes._issubdtype", 512)
 def _issubdtype(a, b):
     if isinstance(b, ExtendedDType):
         return a == b
@@ -376,7 +375,7 @@ def to_complex_dtype(dtype):
     return np.dtype(complex128) if wide else np.dtype(complex64)
 
 
-_short_names: dict = {}
+_short_names = caches.table("dtypes.short_names", why="one entry per dtype")
 
 
 def short_dtype_name(dtype):
@@ -438,7 +437,7 @@ def _lattice(strict, x64):
     }
 
 
-@functools.cache
+@caches.lru("dtypes._upper_bounds", None, why="four lattices (strict or not, x64 or not)")
 def _upper_bounds(strict, x64):
     """node -> every node reachable upwards from it (itself included)."""
     lattice = _lattice(strict, x64)
@@ -448,7 +447,7 @@ def _upper_bounds(strict, x64):
     return {node: above(node) for node in lattice}
 
 
-@functools.lru_cache(512)
+@caches.lru("dtypes._least_upper_bound", 512)
 def _least_upper_bound(strict, x64, *nodes):
     """The unique node that is above all ``nodes`` and below every other such node."""
     upper_bounds = _upper_bounds(strict, x64)

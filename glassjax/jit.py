@@ -20,8 +20,8 @@ import warnings
 import weakref
 from typing import NamedTuple
 
-from glassjax import (api_util, cache_misses, config, core, monitoring, pretty, source_info,
-                      tree_util)
+from glassjax import (api_util, cache_misses, caches, config, core, monitoring, pretty,
+                      source_info, tree_util)
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.layout import Format, Layout
 from glassjax.slots import Slot, Slots
@@ -46,7 +46,8 @@ jit_p.drawing = core.Drawing("jit", "jit", quiet=frozenset(
 
 # ClosedJaxpr -> {(placement, argument layouts, donated, keep_unused): Compiled}; entries
 # die with the jaxpr.
-_executables: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_executables = caches.table("jit.executables", weak=True,
+                            why="entries die with their jaxpr")
 
 
 def _executable(args, jaxpr, name, donated_invars, keep_unused, out_shardings=None
@@ -261,7 +262,7 @@ ad.primitive_linearizations[jit_p] = _jit_linearize
 
 # ClosedJaxpr -> {kept outputs: pruned ClosedJaxpr}: the same pruning gives the same
 # object (as JAX caches it), so a jit linearized twice prints its primal jaxpr once.
-_pruned_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_pruned_cache = caches.table("jit.pruned", weak=True, why="entries die with their jaxpr")
 
 
 def _prune_outputs(closed, keep):
@@ -327,7 +328,7 @@ def _jit_partial_eval(trace, *args, jaxpr, donated_invars, **params):
 
 # ClosedJaxpr -> {unknown inputs: the split _jit_partial_eval binds}, so that the same
 # jit split the same way gives the same jaxprs (printed once), as in JAX.
-_split_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_split_cache = caches.table("jit.split", weak=True, why="entries die with their jaxpr")
 
 
 def _split_jit(jaxpr, unknowns):
@@ -456,8 +457,8 @@ class TraceResult(NamedTuple):
 # fun -> {cache key: TraceResult}; traces die with the function, and only the newest
 # ``TRACE_CACHE_FUNCTIONS`` functions keep theirs (JAX's trace caches hold 2,048 entries):
 # a kernel that defines and traces thousands of functions keeps its memory bounded.
-_trace_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 TRACE_CACHE_FUNCTIONS = 2048
+_trace_cache = caches.table("jit.traces", bound=TRACE_CACHE_FUNCTIONS, weak=True)
 
 
 def _traces_of(fun) -> dict:

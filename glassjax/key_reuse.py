@@ -41,6 +41,7 @@ from glassjax.lax.device_put import device_put_p
 from glassjax.lax.ragged_collectives import psend_p
 from glassjax.lax.sharding_constraint import reshard_p, sharding_constraint_p
 from glassjax.lax.stage import stage_p
+from glassjax.rule_tables import Rules
 from glassjax.shard_map import shard_map_p
 
 
@@ -135,7 +136,7 @@ def _open(jaxpr) -> core.Jaxpr:
 
 
 # primitive -> KeyReuseSignature, or a function(eqn) -> KeyReuseSignature
-signatures: dict = {}
+signatures = Rules("key_reuse", "key reuse checker: which keys it consumes")
 
 
 def signature_of_eqn(eqn) -> KeyReuseSignature:

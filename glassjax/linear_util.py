@@ -13,8 +13,9 @@ call's ``(args, kwargs)`` and then receives its result.
 from __future__ import annotations
 
 import functools
-import weakref
 from typing import Callable
+
+from glassjax import caches
 
 
 class StoreException(Exception):
@@ -190,10 +191,14 @@ def merge_linear_aux(aux1, aux2):
             raise StoreException("neither store occupied") from None
 
 
+_cached_calls = caches.family("linear_util.cache", weak=True,
+                              why="entries die with the wrapped function")
+
+
 def cache(call: Callable):
     """Memoize ``call(fun: WrappedFun, *args)``, per wrapped function ``fun.f`` (held
     weakly) and the rest of the key; a hit refills ``fun``'s stores from the first call's."""
-    tables: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+    tables = _cached_calls.new()
 
     @functools.wraps(call)
     def memoized(fun: WrappedFun, *args):

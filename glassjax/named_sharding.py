@@ -18,13 +18,12 @@ for a program's results as ``HloSharding``s, which we name over the program's me
 """
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 
 from jaxlib import xla_client as xc
 
-from glassjax import core
+from glassjax import caches, core
 from glassjax.mesh import AbstractMesh, Mesh, PartitionSpec, get_abstract_mesh, get_mesh
 from glassjax.xla import runtime
 
@@ -166,7 +165,7 @@ class _NamedShardingMethods(runtime.ShardingMethods):
                              else memory_kind)
 
 
-@functools.lru_cache(maxsize=1024)
+@caches.lru("named_sharding._hlo_sharding", 1024)
 def _hlo_sharding(axis_names, axis_sizes, per_dim):
     """XLA's tile grid for a mesh layout: each dimension split into the product of its
     axes' sizes; the devices listed by transposing the mesh so the used axes come first
@@ -294,7 +293,7 @@ def spec_to_sharding(sharding, fname: str):
     return NamedSharding(mesh, sharding)
 
 
-@functools.lru_cache(maxsize=1024)
+@caches.lru("named_sharding.gspmd_to_named", 1024)
 def gspmd_to_named(hlo: xc.HloSharding, mesh: Mesh, ndim: int):
     """The NamedSharding over ``mesh`` whose tile grid is ``hlo``, or None if no spec
     gives it (XLA may choose layouts a spec cannot say). Each mesh axis splits one

@@ -13,6 +13,8 @@ from __future__ import annotations
 import enum
 from typing import NamedTuple
 
+from glassjax import caches
+
 
 class _ManualAxes(NamedTuple):
     varying: frozenset
@@ -88,7 +90,8 @@ class _PlacedTypes:
     Explicit mesh axes (``ShapedArray``'s ``memory_space`` and ``_sharding``). Until one
     is, ``Primitive.abstract_eval`` skips the two passes that type outputs by their
     operands' placement: most programs never place anything, and those passes cost a
-    look at every operand of every equation. (Staging's memos ask ``among`` after.)"""
+    look at every operand of every equation. (Staging's memos ask ``among`` after.)
+    A registered flag (``glassjax/caches.py``): reference mode raises it."""
     __slots__ = ("seen",)
 
     def __init__(self):
@@ -102,3 +105,8 @@ class _PlacedTypes:
 
 
 placed_types = _PlacedTypes()
+caches.flag("core.placed_types.seen", lambda: setattr(placed_types, "seen", True))
+
+
+class ShardingTypeError(Exception):
+    """Operands whose shardings (in their types) an operation cannot combine."""

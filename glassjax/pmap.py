@@ -17,13 +17,12 @@ collectives over either axis name, are those the seeds document.
 """
 from __future__ import annotations
 
-import functools
 import threading
 from typing import NamedTuple
 
 import numpy as np
 
-from glassjax import array_creation, core, tree_util
+from glassjax import array_creation, caches, core, tree_util
 from glassjax.jit import jit
 from glassjax.lax import structural
 from glassjax.mesh import Mesh, PartitionSpec
@@ -230,7 +229,7 @@ def _mapped_size(leaves, axes_flat) -> int:
     raise ValueError("pmap requires at least one argument with a mapped axis.")
 
 
-@functools.lru_cache(maxsize=256)
+@caches.lru("pmap._mesh_devices", 256)
 def _mesh_devices(devices, backend, size, axis_size) -> tuple:
     if axis_size is not None and axis_size != size:
         raise ValueError(f"Specified axis_size {axis_size} doesn't match received "

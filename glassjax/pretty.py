@@ -21,6 +21,7 @@ import numpy as np
 from jaxlib import _pretty_printer as _pp
 
 from glassjax import core, source_info
+from glassjax.rule_tables import Rules
 
 # ----------------------------------------------------------------------------------------
 # Document builders (thin names over jaxlib's C++ document type)
@@ -250,7 +251,7 @@ def _laid_out(doc, indent: int, width: int) -> str:
 
 # Custom printing rules, keyed by primitive (e.g. ``jit`` shows ``name`` first and hides
 # default-valued params). Filled next to each primitive's definition.
-pp_eqn_rules: dict = {}
+pp_eqn_rules = Rules("pretty_print", "how the equation prints")
 
 
 def hide_params(hidden: Callable[[dict], dict]):

@@ -36,11 +36,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
-import weakref
 
 import numpy as np
 
-from glassjax import core, tree_util
+from glassjax import caches, core, tree_util
 from glassjax.ad_checkpoint import remat_p
 from glassjax.custom_derivatives import custom_jvp_call_p, custom_vjp, custom_vjp_call_p
 from glassjax.jit import jit, jit_p, ref_hooks
@@ -50,6 +49,7 @@ from glassjax import numpy as jnp
 from glassjax import lax
 from glassjax.lax import state
 from glassjax.lax.slicing import Slice, ds
+from glassjax.rule_tables import Rules
 from glassjax.xla import lowering
 
 # The traces under way that refs may not leak out of (``jit``'s, and those of control-flow
@@ -124,7 +124,7 @@ class Ref(metaclass=_RefType):
     """A mutable array reference (JAX's ``jax.Ref``): ``ref[idx]`` reads, ``ref[idx] = v``
     writes, with NumPy indexing (ints, slices, ``...``, integer arrays, ``jax.ds``)."""
 
-    made = False        # any ref yet? (until then jit and vmap need not look for them)
+    made = False    # any ref yet? (until then jit and vmap need not look; see caches.flag)
 
     def __init__(self, value):
         Ref.made = True
@@ -249,6 +249,9 @@ class Ref(metaclass=_RefType):
 
     def __len__(self):
         return self.shape[0]
+
+
+caches.flag("ref.Ref.made", lambda: setattr(Ref, "made", True))
 
 
 def _is_box(x) -> bool:
@@ -604,7 +607,8 @@ def discharge(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
 
 
 # the program of a jit equation with refs among its operands, with values for them
-_values_for_refs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_values_for_refs = caches.table("ref.values_for_refs", weak=True,
+                                why="entries die with their jaxpr")
 
 
 def _refs_as_values(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
@@ -647,7 +651,7 @@ def _discharge_equation(eqn, invals):
     """Equations whose sub-programs use refs are re-expressed with the API that made
     them (``lax.scan``, ...), their bodies run with boxes; the rest are bound as they are
     (the state primitives act on boxes by themselves)."""
-    rule = _discharge_rules.get(eqn.primitive)
+    rule = discharge_rules.get(eqn.primitive)
     if rule is not None and core.state_effect in eqn.effects:
         return rule(invals, **eqn.params)
     if core.state_effect in eqn.effects and not isinstance(eqn.primitive,
@@ -708,12 +712,13 @@ def _discharge_cond(invals, *, branches, **_):
     return lax.switch(index, [branch(b) for b in branches], *arrays)
 
 
-_discharge_rules = {
+discharge_rules = Rules("state_discharge", "refs: the equation with its refs as arrays")
+discharge_rules.update({
     jit_p: _inline("jaxpr"), remat_p: _inline("jaxpr"),
     custom_jvp_call_p: _inline("call_jaxpr"), custom_vjp_call_p: _inline("call_jaxpr"),
     lax.scan_p: _discharge_scan, lax.while_p: _discharge_while, lax.cond_p: _discharge_cond,
-}
-for _p in _discharge_rules:
+})
+for _p in discharge_rules:
     _p.takes_refs = True        # (their bodies may use the refs they are given)
 state.hooks.register(eager_ref=_box)
 lowering.hooks.register(discharge_state=discharge)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from glassjax import core, lax, tree_util
+from glassjax import caches, core, lax, tree_util
 from glassjax.config import disable_jit
 from glassjax.interpreters import staging
 from glassjax.jit import jit
@@ -88,7 +88,7 @@ class ShardMapTrace(core.Trace):
         if applier is None:
             applier = self.applier(primitive, params, vmas, out_vmas)
             if key is not None:
-                if len(_appliers) >= 1024:
+                if len(_appliers) >= _APPLIERS_SIZE:
                     _appliers.clear()
                 _appliers[key] = applier
         outs = _apply(applier, vals)
@@ -122,7 +122,8 @@ class ShardMapTrace(core.Trace):
 # (primitive, params, mesh, manual axes, check_vma, vmas in, vmas out), or (body, specs,
 # ...) -> the jitted shard_map applying it (jit compiles it once per block types).
 # Emptied when large.
-_appliers: dict = {}
+_APPLIERS_SIZE = 1024
+_appliers = caches.table("shard_map_eager.appliers", bound=_APPLIERS_SIZE)
 
 
 def _apply(staged, args):

@@ -35,6 +35,8 @@ from typing import NamedTuple
 
 from glassjax.xla.errors import Traceback, TracebackScope  # noqa: F401  (re-exported)
 
+from glassjax import caches
+
 
 class Frame(NamedTuple):
     file_name: str
@@ -132,8 +134,8 @@ _context = _Context()
 _get_traceback = Traceback.get_traceback
 # traceback -> the SourceInfo last made for an equal one (by ``current``), and
 # (SourceInfo, keep its traceback, name stack) -> its restaged SourceInfo (``restage``)
-_shared: dict = {}
 _SHARED_SIZE = 1024
+_shared = caches.table("source_info.shared", bound=_SHARED_SIZE)
 
 
 def current(base: int = 0) -> SourceInfo:
@@ -285,7 +287,7 @@ def register_exclusion(path: str) -> None:
     is_user_filename.cache_clear()
 
 
-@functools.lru_cache(maxsize=None)
+@caches.lru("source_info.is_user_filename", None, why="one entry per source file")
 def is_user_filename(file_name: str) -> bool:
     """Not glassjax's own code, not the standard library and not a registered library
     (test files named ``*_test.py`` count as user code, as in JAX)."""
@@ -305,7 +307,7 @@ def user_frames(traceback):
             yield Frame(code.co_filename, name, start_line, start_col, end_line, end_col)
 
 
-@functools.lru_cache(maxsize=256)
+@caches.lru("source_info.user_frame", 256)
 def user_frame(traceback) -> Frame | None:
     """The innermost user frame (None if the equation was staged by glassjax alone)."""
     return next(user_frames(traceback), None)

@@ -16,7 +16,7 @@ import venv
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NOTEBOOKS = sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
+NOTEBOOKS = sorted(glob.glob(os.path.join(ROOT, "notebooks", "solutions", "*.ipynb")))
 
 nbclient = pytest.importorskip("nbclient")
 

@@ -80,7 +80,62 @@ CELLS = [
     "ex_sharded = explore(jnp.sin, xs)\n"
     "ex_sharded.tabs.selected_index = 6\n"
     "ex_sharded",
+    # 7: %jaxpr of the 10,002-equation program: the graph, then the text folded
+    "%jaxpr --no-run big(jnp.ones(3))",
+    # 8: %jaxpr of a small program: text, graph and the result table
+    "%jaxpr g(1.0, 2.0)",
 ]
+
+
+# The WCAG contrast ratio of each text in the page's glassjax outputs against what it is
+# drawn on: for HTML, the background colours of its ancestors composited; for the
+# explorer's SVG text, the box it sits in (a node's, a cluster head's or a region's),
+# else the stage. Returns [[ratio, what], ...].
+CONTRAST_JS = """() => {
+  const parse = (c) => {
+    const m = /rgba?\\(([^)]*)\\)/.exec(c || "");
+    if (!m) return null;
+    const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const over = (top, bottom) => [0, 1, 2].map((i) => top[i] * top[3] + bottom[i] * (1 - top[3])).concat([1]);
+  const background = (el) => {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c && c[3] > 0) { layers.push(c); if (c[3] === 1) break; }
+    }
+    return layers.reverse().reduce((acc, c) => over(c, acc), [255, 255, 255, 1]);
+  };
+  const lum = (c) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  };
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const out = [];
+  const html = document.querySelectorAll(".glassjax pre.gj-jaxpr, .glassjax pre.gj-jaxpr span, " +
+    ".glassjax table.gj-table th, .glassjax table.gj-table td, .glassjax .gj-title, " +
+    ".glassjax .gj-fold summary, .gjx-tline, .gjx-count, .gjx-status, .gjx summary");
+  for (const el of html) {
+    if (!el.textContent.trim()) continue;
+    const bg = background(el);
+    out.push([ratio(over(parse(getComputedStyle(el).color), bg), bg),
+              `${el.tagName.toLowerCase()}.${el.className}: ${el.textContent.slice(0, 30)}`]);
+  }
+  for (const el of document.querySelectorAll(".gjx-label, .gjx-head-text, .gjx-region-title, .gjx-elabel")) {
+    const stage = background(el.closest(".gjx-stage"));
+    const box = el.parentNode.querySelector(":scope > .gjx-box, :scope > .gjx-head-box, :scope > .gjx-region-box")
+      || (el.closest(".gjx-region") || {}).querySelector?.(":scope > .gjx-region-box");
+    let bg = stage;
+    if (box) {
+      const st = getComputedStyle(box), fill = parse(st.fill);
+      if (fill) bg = over([fill[0], fill[1], fill[2], fill[3] * Number(st.fillOpacity)], stage);
+    }
+    const ink = parse(getComputedStyle(el).fill);
+    out.push([ratio(over(ink, bg), bg), el.getAttribute("class") + ": " + el.textContent.slice(0, 30)]);
+  }
+  return out;
+}"""
 
 
 def free_port() -> int:
@@ -165,22 +220,30 @@ class Page:
 
 
 @pytest.fixture(scope="module")
-def nb(lab):
+def chromium():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Chromium is not installed (make installs Debian's chromium package)")
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        view = Page(page)
-        page.goto(f"{lab}/lab/tree/explorer.ipynb")
-        page.wait_for_function(
-            "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-            " return w && w.sessionContext && w.sessionContext.session &&"
-            " w.sessionContext.session.kernel &&"
-            " w.sessionContext.session.kernel.status === 'idle'; }", timeout=120_000)
-        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.locator(".gjx").nth(5).locator(".gjx-node").first.wait_for(timeout=180_000)
-        view.shot("01-rendered")
-        yield view
+        yield browser
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def nb(lab, chromium):
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    view = Page(page)
+    page.goto(f"{lab}/lab/tree/explorer.ipynb")
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " return w && w.sessionContext && w.sessionContext.session &&"
+        " w.sessionContext.session.kernel &&"
+        " w.sessionContext.session.kernel.status === 'idle'; }", timeout=120_000)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.locator(".gjx").nth(5).locator(".gjx-node").first.wait_for(timeout=180_000)
+    view.shot("01-rendered")
+    yield view
+    page.close()
 
 
 def test_widgets_render_without_console_errors(nb):
@@ -274,7 +337,16 @@ def test_hover_shows_the_equation_as_printed(nb):
     assert card.is_visible()
     assert card.locator(".gjx-card-text").text_content() == "l:f32[3] = cos k"
     assert "in: k:f32[3]" in card.text_content()
+    # where the user wrote it, as IPython's tracebacks say it, and the line itself
+    assert "at: Cell In[2], line 3 (nested.<locals>.step.<locals>.<lambda>)" in (
+        card.text_content())
+    assert card.locator(".gjx-card-code").text_content() == CELLS[1].splitlines()[2].strip()
     nb.shot("08-hover-card")
+    w.locator(".gjx-output").last.hover()                 # at the bottom of the stage
+    inner, outer = card.bounding_box(), w.locator(".gjx-stage").bounding_box()
+    assert card.is_visible() and outer["y"] <= inner["y"]
+    assert inner["y"] + inner["height"] <= outer["y"] + outer["height"]
+    assert inner["x"] + inner["width"] <= outer["x"] + outer["width"]
 
 
 def test_zoom_and_pan_change_the_view(nb):
@@ -462,3 +534,88 @@ def test_a_sharded_value_shows_one_row_per_device(nb):
     w.locator(".gjx-picked").scroll_into_view_if_needed()
     nb.shot("18-sharded-value")
     assert nb.errors == []
+
+
+def _output_of(nb, selector):
+    """The output area (of a cell) that holds ``selector``, once it is there."""
+    nb.page.locator(selector).first.wait_for(timeout=180_000)
+    return nb.page.locator(".jp-OutputArea-child", has=nb.page.locator(selector)).first
+
+
+def test_a_long_text_is_folded_under_show_all(nb):
+    """%jaxpr of the 10,002-equation program: the graph first, then the text in a box
+    no taller than the screen; "show all" unfolds all of it."""
+    out = _output_of(nb, ".glassjax .gj-fold")
+    out.scroll_into_view_if_needed()
+    viewport = nb.page.viewport_size["height"]
+    assert out.bounding_box()["height"] <= viewport
+    summary = out.locator(".gj-fold summary")
+    assert summary.text_content() == "10,004 lines: show all"
+    pre = out.locator(".gj-fold > pre")
+    graph = out.locator(".gj-graph svg")
+    assert graph.bounding_box()["y"] < pre.bounding_box()["y"]
+    assert pre.evaluate("el => el.scrollHeight > el.clientHeight")    # it scrolls
+    nb.shot("19-long-text-folded")
+    summary.click()
+    nb.page.wait_for_function("el => el.scrollHeight <= el.clientHeight + 1",
+                              arg=pre.element_handle(), timeout=10_000)
+    assert pre.bounding_box()["height"] > 10 * viewport
+    summary.click()                                       # folded again
+    assert out.bounding_box()["height"] <= viewport
+    assert nb.errors == []
+
+
+def test_every_text_is_readable_in_light_and_dark_themes(nb):
+    """WCAG contrast of at least 4.5:1 for the jaxpr text, the tables, titles and the
+    explorer's labels, read from the computed styles, in JupyterLab Light and Dark."""
+    _output_of(nb, ".glassjax table.gj-table th")
+    change = ("window.jupyterapp.commands.execute('apputils:change-theme', {theme: %r})")
+    try:
+        for theme, light in (("JupyterLab Light", "true"), ("JupyterLab Dark", "false")):
+            nb.page.evaluate(change % theme)
+            nb.page.wait_for_function(f"document.body.dataset.jpThemeLight === '{light}'",
+                                      timeout=30_000)
+            nb.page.wait_for_timeout(500)                # the theme's styles applied
+            measured = nb.page.evaluate(CONTRAST_JS)
+            kinds = {what.split(":")[0].split()[0] for _, what in measured}
+            assert {"pre.gj-jaxpr", "span.ansi-fg-34", "span.gj-prim", "th.", "gjx-label",
+                    "gjx-elabel", "gjx-head-text", "span.gjx-tline"} <= kinds
+            poor = [(round(r, 2), what) for r, what in measured if r < 4.5]
+            assert poor == [], (theme, poor[:20])
+            nb.page.locator(".glassjax table.gj-table th").first.scroll_into_view_if_needed()
+            nb.shot(f"20-contrast-{theme.split()[-1].lower()}")
+    finally:
+        nb.page.evaluate(change % "JupyterLab Light")
+
+
+def test_an_exported_notebook_shows_every_graph_offline(chromium, tmp_path):
+    """``jupyter nbconvert --to html`` of a notebook with an explorer and a displayed
+    jaxpr, opened in Chromium with the network cut: both outputs show their SVG graph
+    (their static view), under the saved-view notice."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nbconvert = pytest.importorskip("nbconvert")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(CELLS[0] + "\nfrom glassjax.notebook import explore"),
+                nbformat.v4.new_code_cell(CELLS[5].split("ex_grad.tabs")[0] + "ex_grad"),
+                nbformat.v4.new_code_cell("jax.make_jaxpr(g)(1.0, 2.0)")]
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                            store_widget_state=False).execute()
+    page_file = tmp_path / "exported.html"
+    page_file.write_text(nbconvert.HTMLExporter().from_notebook_node(nb)[0])
+    page = chromium.new_page(viewport={"width": 1200, "height": 900})
+    try:
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
+            "file:") else route.abort())
+        page.goto(page_file.as_uri())
+        graphs = page.locator(".glassjax .gj-graph svg")
+        assert graphs.count() == 2
+        assert all(graphs.nth(k).is_visible() for k in range(2))
+        assert all(graphs.nth(k).bounding_box()["height"] > 100 for k in range(2))
+        notes = page.locator(".gj-saved-note").all_text_contents()
+        assert notes == ["saved view: run the cell to explore"] * 2
+        assert "grad(g)" in page.locator(".glassjax .gj-section code").first.text_content()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "21-exported-offline.png"), full_page=True)
+    finally:
+        page.close()

@@ -9,8 +9,12 @@ key information of JAX's message (shapes, dtypes, quoted names), and nothing may
 The differences not fixed yet are listed, each with its reason, in
 ``tests/differential/known_differences.json``; a listed case that starts agreeing fails
 the test too, so the list only shrinks.
+
+``make test`` runs every 4th case (a fixed sample, about a quarter of the time);
+``make differential`` runs them all (``GLASSJAX_DIFFERENTIAL_EVERY=1``).
 """
 import json
+import os
 import pathlib
 import sys
 
@@ -21,15 +25,17 @@ from tools.differential import run
 HERE = pathlib.Path(__file__).parent / "differential"
 CORPUS = HERE / "corpus.json"
 KNOWN = HERE / "known_differences.json"
+EVERY = int(os.environ.get("GLASSJAX_DIFFERENTIAL_EVERY", "4"))
 
 
 @pytest.fixture(scope="module")
 def outcome():
     recorded = json.loads(CORPUS.read_text())
-    cases, expected = recorded["cases"], recorded["results"]
+    cases, expected = recorded["cases"][::EVERY], recorded["results"][::EVERY]
     got = run.execute(sys.executable, "glassjax", cases)
     known = json.loads(KNOWN.read_text()) if KNOWN.exists() else {}
-    return cases, expected, got, known
+    return cases, expected, got, {k: v for k, v in known.items()
+                                  if k in {c["id"] for c in cases}}
 
 
 def _differs(case, expected, got) -> str | None:
@@ -41,8 +47,8 @@ def _differs(case, expected, got) -> str | None:
                                    f"{got.get('error')!r}")
 
 
-def test_the_corpus_is_large_enough(outcome):
-    cases = outcome[0]
+def test_the_corpus_is_large_enough():
+    cases = json.loads(CORPUS.read_text())["cases"]
     assert sum(c["kind"] == "program" for c in cases) >= 2000
     assert sum(c["kind"] == "mistake" for c in cases) >= 400
 

@@ -171,6 +171,8 @@ def test_widget_sends_a_folded_clusters_content_when_asked():
     assert sent[0]["type"] == "children" and sent[0]["id"] == run["id"]
     assert sent[0]["graphs"] == w.view.expand(run["id"])
     assert sent[1]["type"] == "error"
+    w._on_message(w, {"type": "hello"}, [])     # the browser's greeting: a live kernel
+    assert sent[2] == {"type": "hello"}
 
 
 def test_without_anywidget_outputs_keep_the_static_picture(monkeypatch):
@@ -194,6 +196,7 @@ def test_in_a_kernel_a_jaxpr_is_the_widget_plus_its_text_and_picture(monkeypatch
     closed = make_jaxpr(chain(2))(jnp.ones(3))
     bundle = display.closed_jaxpr_mimebundle(closed)
     assert bundle["text/plain"] == str(closed) and "<svg" in bundle["text/html"]
+    assert "saved view: run the cell to explore" in bundle["text/html"]
     [widget] = made
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == widget.model_id
     assert widget.model == explorer.View(closed).root and widget.text == str(closed)
@@ -319,3 +322,32 @@ def test_named_scopes_of_a_real_program_are_clusters():
     assert [(n["id"], n.get("title")) for n in view.root["nodes"]
             if n["type"] == "cluster"] == [("g0-2", "layer1"), ("g4-4", "layer2")]
     assert view.locate((1,))["id"] == "g0-2.s.g0-1.s.e1"
+
+
+def test_cards_and_tooltips_name_the_cell_and_show_the_line():
+    """An equation staged by a notebook cell is placed as IPython's tracebacks place it,
+    ``Cell In[n], line k``, with the line's code; one staged in a file as ``file:k``.
+    The static picture's tooltips carry the same, never node ids."""
+    from IPython.core.interactiveshell import InteractiveShell
+    shell = InteractiveShell.instance()
+    shell.run_cell("import glassjax, glassjax.numpy as jnp\n"
+                   "def cell_fun(x):\n"
+                   "    y = jnp.cos(x) # the cell's line\n"
+                   "    return y * 2.0\n"
+                   "closed = glassjax.make_jaxpr(cell_fun)(1.0)", store_history=True)
+    n = shell.execution_count - 1
+    closed = shell.user_ns["closed"]
+    view = explorer.View(closed)
+    cos = next(node for node in view.root["nodes"] if node.get("label", [""])[0] == "cos")
+    source = cos["card"]["source"]
+    assert (source["place"], source["code"], source["function"]) == (
+        f"Cell In[{n}], line 3", "y = jnp.cos(x) # the cell's line", "cell_fun")
+    from_file = make_jaxpr(chain(1))(jnp.ones(3))         # defined in this file
+    [sin] = [node for node in explorer.View(from_file).root["nodes"]
+             if node.get("label", [""])[0] == "sin"]
+    assert sin["card"]["source"]["place"].startswith("test_explorer.py:")
+    assert sin["card"]["source"]["code"] == "x = jnp.sin(x) * 2.0 + 1.0"
+    tips = [display._graph_box(explorer.to_dot(view)), display.graph_html(closed)]
+    for svg in tips:
+        assert (f'xlink:title="b:f32[] = cos a&#10;Cell In[{n}], line 3 (cell_fun)&#10;'
+                "y = jnp.cos(x) # the cell&#39;s line") in svg

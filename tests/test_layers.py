@@ -8,14 +8,15 @@ need is inverted with an upward slot (glassjax/slots.py): the lower module decla
 named slot, with the module that fills it and what for, and that module fills it when it
 is imported; ``glassjax.slots.listing()`` lists them all (tests/test_slots.py).
 
-    0 base          config, dtypes, errors, layout, version, tree_util, tree, monitoring,
-                    linear_util (JAX's WrappedFun, for libraries built on its internals),
-                    source_info, lib, shape_poly (symbolic dimensions), slots (the
-                    upward slots), and xla/'s doors to the jaxlib C++ these build on:
-                    xla/cells.py (config cells), xla/pytrees.py, xla/errors.py
+    0 base          config, caches, dtypes, errors, layout, version, tree_util, tree,
+                    monitoring, linear_util (JAX's WrappedFun, for libraries built on its
+                    internals), source_info, lib, shape_poly (symbolic dimensions),
+                    rule_tables, slots (the upward slots), and xla/'s doors to the
+                    jaxlib C++ these build on: xla/cells.py (config cells),
+                    xla/pytrees.py, xla/errors.py
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer),
                     placement.py (the advanced part of a type: shard_map's manual axes,
-                    memory spaces)
+                    memory spaces), drawing.py (how the notebook draws a primitive)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
     3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, cache_misses.py,
                     mesh.py,
@@ -54,11 +55,12 @@ import re
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "glassjax"
 
 LAYERS = {
-    "base": ["config", "dtypes", "errors", "layout", "version", "tree_util", "tree",
+    "base": ["config", "caches", "dtypes", "errors", "layout", "version", "tree_util",
+             "tree",
              "linear_util",
-             "monitoring", "source_info", "lib", "shape_poly", "slots",
+             "monitoring", "source_info", "lib", "shape_poly", "rule_tables", "slots",
              "xla.cells", "xla.pytrees", "xla.errors"],
-    "core": ["core", "pretty", "placement"],
+    "core": ["core", "pretty", "placement", "drawing"],
     "interpreters": ["interpreters", "api_util"],
     "runtime": ["xla", "jit", "cache_misses", "mesh", "named_sharding", "array",
                 "array_creation", "distributed", "typing", "dlpack", "profiler",

@@ -160,6 +160,25 @@ def test_views(shell):
     assert results not in no_run["text/html"] and "result =" not in no_run["text/plain"]
 
 
+def test_a_long_program_shows_its_graph_first_and_its_text_folded(shell):
+    """A 10,000-equation program: the graph (its clusters folded) comes first, then the
+    whole text in a scrolled box under "N lines: show all"; a short one is not folded."""
+    data = shown(shell, "def long(x):\n"
+                        "    for _ in range(5000):\n"
+                        "        x = jnp.sin(x) * 2.0\n"
+                        "    return x\n"
+                        "%jaxpr --no-run long(1.0)")
+    page = data["text/html"]
+    n_lines = data["text/plain"].count("\n") + 1
+    assert n_lines > 10_000
+    fold = (f'<div class="gj-fold"><details><summary>{n_lines:,} lines: show all'
+            '</summary></details><pre class="gj-jaxpr">')
+    assert page.index('<div class="gj-graph"><svg') < page.index(fold)
+    assert page.count("<span class=gj-prim>sin</span>") == 5000
+    short = shown(shell, "%jaxpr --no-run f(1.0, 2.0)")["text/html"]
+    assert 'class="gj-fold"' not in short and '<pre class="gj-jaxpr">' in short
+
+
 def test_hlo_and_compiled(shell):
     data = shown(shell, "%jaxpr --view text --hlo --compiled f(1.0, 2.0)")
     plain = data["text/plain"]

@@ -217,3 +217,44 @@ def test_vmap_with_in_axes_that_do_not_fit_is_explained():
     ex.apply("vmap", "(0, 0, 0)")
     assert ex.transforms == []
     assert "in_axes has 3 entries for 2 arguments" in ex.message.value
+
+
+def test_the_explorer_output_carries_a_static_view_beside_the_widget():
+    """nbconvert, GitHub and a notebook opened without its kernel show ``text/html``:
+    the title, the SVG graph, the result and the highlighted text, under a notice."""
+    ex = explore(f, jnp.arange(3.0), 2.0)
+    bundle = ex._repr_mimebundle_()
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == ex.widget.model_id
+    assert bundle["text/plain"] == "glassjax explorer: f"
+    page = bundle["text/html"]
+    seen = text_of(page)
+    assert seen.startswith("saved view: run the cell to explore" "Explorer" "f")
+    assert seen.endswith(str(make_jaxpr(f)(jnp.arange(3.0), 2.0)))
+    graph = page[page.index('<div class="gj-graph"><svg'):page.index("</svg>")]
+    assert "<title>e0</title>" in graph and ">sin<" in graph
+    value = np.sin(np.arange(3.0, dtype=np.float32)) * 2 + 1
+    assert np.array2string(value, separator=", ") in page[page.index("gj-results"):]
+
+
+def test_nbconvert_shows_the_static_view_of_every_widget_output():
+    """A notebook saved as JupyterLab saves it (outputs, no widget state) and converted
+    by ``jupyter nbconvert --to html``: each explorer and each displayed jaxpr is its
+    static view (the SVG graph), where the widget alone would be an empty output."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nbconvert = pytest.importorskip("nbconvert")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in (
+        "%load_ext glassjax\n"
+        "import glassjax as jax, glassjax.numpy as jnp\n"
+        "from glassjax.notebook import explore",
+        "def f(x):\n    return jnp.sin(x) * 2.0\nexplore(f, jnp.ones(3))",
+        "jax.make_jaxpr(f)(jnp.ones(3))")]
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                            store_widget_state=False).execute()
+    outputs = [cell.outputs[0].data for cell in nb.cells[1:]]
+    assert all("application/vnd.jupyter.widget-view+json" in out for out in outputs)
+    page, _ = nbconvert.HTMLExporter().from_notebook_node(nb)
+    assert page.count('<div class="gj-graph"><svg') == 2
+    assert page.count("saved view: run the cell to explore") == 2
+    assert page.count("<title>e0</title>") == 2 and page.count('class="gj-prim">sin<') == 2

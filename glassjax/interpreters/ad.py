@@ -16,14 +16,16 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import weakref
 
-from glassjax import core, dtypes, source_info, tree_util
+from glassjax import caches, core, dtypes, source_info, tree_util
 from glassjax.config import config, transposing
 from glassjax.interpreters import partial_eval as pe, staging
+from glassjax.rule_tables import Rules
 
-primitive_jvps: dict = {}        # prim -> rule(primals, tangents, **params) -> (out, t_out)
-primitive_transposes: dict = {}  # prim -> rule(ct, *args, **params) -> cts (None if not linear)
+primitive_jvps = Rules("jvp", "jvp / grad: forward-mode derivative")
+# prim -> rule(primals, tangents, **params) -> (out, t_out)
+primitive_transposes = Rules("transpose", "grad: transpose of a linear primitive")
+# prim -> rule(ct, *args, **params) -> cts (None if not linear)
 # Primitives whose JVP rule runs even on constants (zero tangents): ``new_ref``, whose
 # ref of tangents must exist for the differentiated values written into it later.
 jvp_of_constants: set = set()
@@ -256,7 +258,8 @@ def _bilinear_transpose(lhs_rule, rhs_rule, ct, x, y, **params):
 # So a primitive needs no separate linearization rule. It can still override the default
 # in ``primitive_linearizations`` (``jit`` does, to stay one call; ``cond``, ``scan`` too).
 
-primitive_linearizations: dict = {}   # prim -> rule(nonzeros, *primals, **params)
+primitive_linearizations = Rules("linearize", "grad: a custom linearization")
+# prim -> rule(nonzeros, *primals, **params)
 #   -> (primal_out, out_nonzeros, residuals, linearized(residuals, *tangents) -> tangents)
 
 
@@ -464,7 +467,8 @@ def _run(trace, fun, tracers, has_aux):
 # (Closed)Jaxpr -> {(nonzeros, instantiate, trace context): (jvp jaxpr, out nonzeros)}.
 # As in JAX, differentiating the same jaxpr the same way gives the same jaxpr object, so
 # a function called twice prints its derivative once (``let name = {...} in``).
-_jvp_jaxpr_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_jvp_jaxpr_cache = caches.table("interpreters.ad.jvp_jaxpr", weak=True,
+                                 why="entries die with their jaxpr")
 
 
 def jvp_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate):
@@ -588,7 +592,8 @@ def linearize(fun, primals, *, has_aux=False):
 # ClosedJaxpr -> {(nonzeros, instantiate, allow_fwds, trace context): split}. Cached like
 # ``jvp_jaxpr``: a function linearized twice (in both branches of a ``cond``, say) gives
 # the same jaxprs, which then print once.
-_linearize_jaxpr_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_linearize_jaxpr_cache = caches.table("interpreters.ad.linearize_jaxpr", weak=True,
+                                       why="entries die with their jaxpr")
 
 
 def linearize_jaxpr(jaxpr: core.ClosedJaxpr, nonzeros, instantiate=False,
@@ -784,7 +789,8 @@ def transpose_jaxpr(jaxpr: core.ClosedJaxpr, linear, ct_zeros, *, partial_eval=F
     return closed, list(in_zeros)
 
 
-_transpose_jaxpr_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_transpose_jaxpr_cache = caches.table("interpreters.ad.transpose_jaxpr", weak=True,
+                                       why="entries die with their jaxpr")
 
 
 def _transpose_jaxpr(jaxpr, linear, ct_zeros, partial_eval):

@@ -18,25 +18,25 @@ from __future__ import annotations
 import contextlib
 import functools
 import operator
-import weakref
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from glassjax import core
+from glassjax import caches, core
 from glassjax.interpreters import staging
 from glassjax.interpreters.ad import AvalMemo, SymbolicZero, Zero
+from glassjax.rule_tables import Rules
 
 not_mapped = None
 
 # prim -> rule(args, dims, **params) -> (out, out_dim). Called only when some input is
 # mapped; otherwise the primitive simply runs on the parent trace.
-primitive_batchers: dict = {}
+primitive_batchers = Rules("batching", "vmap: the batched primitive")
 # prim -> rule(axis_data, args, dims, **params) -> (out, out_dim), for primitives that
 # must know the mapped axis itself (its size and name): collectives (``psum`` over the
 # vmapped axis), and primitives with a jaxpr inside (``jit``, control flow), whose body
 # may use collectives. Called even when no input is mapped.
-fancy_primitive_batchers: dict = {}
+fancy_primitive_batchers = Rules("batching_axis", "vmap: batching that knows the axis")
 
 
 
@@ -86,7 +86,7 @@ def broadcast(x, size: int, axis: int):
     return lax.broadcast_in_dim(x, tuple(shape), _kept_axes(len(shape), axis % len(shape)))
 
 
-@functools.lru_cache(maxsize=256)
+@caches.lru("interpreters.batching._kept_axes", 256)
 def _kept_axes(ndim: int, new_axis: int) -> tuple:
     """The axes of a rank-``ndim`` result other than ``new_axis``, as NumPy ints (made
     once per rank and axis: unmapped operands are broadcast at nearly every operation
@@ -473,7 +473,8 @@ def _matchaxis_symzeros(axis_data: AxisData, src, dst, x, sum_match=False):
 # ClosedJaxpr -> {(axis_data, in_axes, out_axes_dest): result}. Batching the same jaxpr
 # the same way gives the same jaxpr object, so a jitted function called twice under vmap
 # prints its body once, as in JAX.
-_batch_jaxpr_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_batch_jaxpr_cache = caches.table("interpreters.batching.batch_jaxpr", weak=True,
+                                  why="entries die with their jaxpr")
 
 
 def batch_jaxpr2(closed_jaxpr: core.ClosedJaxpr, axis_data: AxisData, in_axes):

@@ -19,30 +19,31 @@ jaxpr (``dce_rules``) to prune their insides too.
 """
 from __future__ import annotations
 
-import weakref
 from typing import NamedTuple
 
-from glassjax import core
+from glassjax import caches, core
 from glassjax.config import config
 from glassjax.core import ClosedJaxpr, Jaxpr, Var
 from glassjax.interpreters import staging
 # (JAX keeps the staging trace and its tracers in this module)
 from glassjax.interpreters.staging import DynamicJaxprTrace, DynamicJaxprTracer  # noqa: F401
+from glassjax.rule_tables import Rules
 from glassjax.slots import Slot, Slots
 
 # Primitives whose partial evaluation is more than "stage the whole equation if any input
 # is unknown", e.g. ``remat`` (which computes its known part now) and ``jit`` (which is
 # split into a known call and an unknown call).
 # rule(trace, *args, **params) -> outputs (known values or unknown tracers)
-partial_eval_rules: dict = {}
+partial_eval_rules = Rules("partial_eval", "linearize / remat: known and unknown parts")
 
 # The same idea on jaxprs, for ``partial_eval_jaxpr_custom``:
 # rule(saveable, unknowns_in, instantiated_in, eqn)
 #   -> (known eqn or None, staged eqn or None, unknowns_out, instantiated_out, residuals)
-partial_eval_jaxpr_custom_rules: dict = {}
+partial_eval_jaxpr_custom_rules = Rules(
+    "partial_eval_jaxpr", "remat: known and unknown parts of the equation")
 
 # rule(used_outputs, eqn) -> (used_inputs, new eqn or None)
-dce_rules: dict = {}
+dce_rules = Rules("dce", "dead-code elimination of the equation")
 
 
 class Offloadable(NamedTuple):
@@ -183,7 +184,8 @@ def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
 
 # ClosedJaxpr -> {(unknowns, instantiate, trace context): split}. As in JAX, splitting the
 # same jaxpr the same way gives the same jaxprs (printed once when used twice).
-_nounits_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_nounits_cache = caches.table("interpreters.partial_eval.nounits", weak=True,
+                              why="entries die with their jaxpr")
 
 
 def partial_eval_jaxpr_nounits(jaxpr: ClosedJaxpr, unknowns, instantiate):

@@ -30,18 +30,21 @@ stages:
   operand was which).
 
 Anything else runs ``fun`` as usual, which stays the reference: a recipe is only ever a
-copy of what ``fun`` itself staged for those types.
+copy of what ``fun`` itself staged for those types. Reference mode
+(``glassjax_reference_mode``, see ``glassjax/caches.py``) never replays: every call runs
+``fun``.
 """
 from __future__ import annotations
 
 import functools
 import warnings
 
-from glassjax import core
+from glassjax import caches, core
 from glassjax.config import config
 from glassjax.interpreters import staging
 
 _RECIPES_SIZE = 256               # per function
+_recipes = caches.family("interpreters.replay.recipes", bound=_RECIPES_SIZE, shortcut=True)
 _RUN = object()     # in place of a recipe: calls with these argument types run the function
 _ALIASED = object()     # (see ``_recipe``)
 _ARRAY = object()       # (in a key: a concrete array of this type)
@@ -89,12 +92,12 @@ class Recipe:
 def replayed(fun):
     """``fun``, replayed from a recipe when called again under a staging trace with
     arguments of the same types (see the module docstring)."""
-    recipes: dict = {}
+    recipes = _recipes.new()
 
     @functools.wraps(fun)
     def call(*args, **kwargs):
         trace = core.trace_ctx.trace
-        if (type(trace) is not staging.DynamicJaxprTrace or
+        if (type(trace) is not staging.DynamicJaxprTrace or caches.reference.on or
                 core.trace_ctx.vma_axes is not None or config.eager_constant_folding or
                 core.placed_types.seen and
                 core.placed_types.among([getattr(a, "aval", None) for a in args])):

@@ -15,9 +15,10 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from glassjax import core, dtypes, source_info, tree_util
+from glassjax import caches, core, dtypes, source_info, tree_util
 from glassjax.config import config
 from glassjax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from glassjax.rule_tables import Rules
 from glassjax.slots import Slot, Slots
 
 
@@ -112,13 +113,14 @@ def fun_signature(fun) -> inspect.Signature:
     key = (fun.__code__, len(fun.__defaults__ or ()), tuple(fun.__kwdefaults__ or ()))
     sig = _signatures.get(key)
     if sig is None:
-        if len(_signatures) >= 512:
+        if len(_signatures) >= _SIGNATURES_SIZE:
             _signatures.clear()
         sig = _signatures[key] = inspect.signature(fun)
     return sig
 
 
-_signatures: dict = {}
+_SIGNATURES_SIZE = 512
+_signatures = caches.table("interpreters.staging.signatures", bound=_SIGNATURES_SIZE)
 
 
 def fun_sourceinfo(fun) -> str | None:
@@ -406,17 +408,17 @@ _no_effects = frozenset()
 
 # Primitives whose staging does more than record one equation (e.g. ``jit(inline=True)``
 # inlines its body, ``pjit`` forwards constant outputs).
-staging_rules: dict = {}
+staging_rules = Rules("staging", "make_jaxpr: a custom way to record the equation")
 # Primitives that are sometimes the identity (a convert to the same type, a broadcast to
 # the same shape) say so: ``rule(*in_avals, **params) -> index of the input to forward``
 # or None. Staging then records nothing, as JAX does.
-forwarding_rules: dict = {}
+forwarding_rules = Rules("forwarding", "make_jaxpr: when the equation is the identity")
 # Primitives that can be computed on the host when all inputs are host scalars (e.g. a
 # convert of a NumPy scalar) give ``rule(*values, **params) -> value`` or None; the
 # result stays a constant (a literal), as JAX's constant folding does.
-const_fold_rules: dict = {}
+const_fold_rules = Rules("const_fold", "make_jaxpr: fold known inputs")
 # Primitives with side effects (debug callbacks) tell staging which effects they have.
-effects_rules: dict = {}
+effects_rules = Rules("effects", "make_jaxpr: side effects of the equation")
 
 
 _constant_folding = config.option("eager_constant_folding").cell   # (read per equation)
@@ -429,8 +431,8 @@ def _forwarded(primitive, in_avals, params) -> int | None:
     return None if rule is None else rule(*in_avals, **params)
 
 
-_typings: dict = {}
 _TYPINGS_SIZE = 4096
+_typings = caches.table("interpreters.staging.typings", bound=_TYPINGS_SIZE, shortcut=True)
 
 
 def _typing(primitive, in_avals: tuple, params: dict):
@@ -439,10 +441,11 @@ def _typing(primitive, in_avals: tuple, params: dict):
     operand it forwards instead (or None) and its effects. All four depend only on the
     primitive, the operand types, the params and the x64 flag, and a traced loop asks
     for the same ones over and over: they are worked out once and remembered under one
-    key. None when the params cannot be part of a key (floats, objects): then staging
-    works them out each time. Errors (bad operands) are raised, never remembered."""
+    key. None when the params cannot be part of a key (floats, objects), or in reference
+    mode (``glassjax_reference_mode``): then staging works them out each time. Errors
+    (bad operands) are raised, never remembered."""
     signature = core.params_signature(params) if params else ()
-    if signature is None:
+    if signature is None or caches.reference.on:
         return None
     key = (primitive, in_avals, tuple(params.items()), signature, _x64.value)
     typing = _typings.get(key)
@@ -472,7 +475,7 @@ def primitive_effects(primitive, params) -> frozenset:
 # registers here), as JAX does. Collectives have rules of their own (``vma_rules``:
 # primitive -> rule(vma of the operands, **params) -> vma of the results); calls (jit,
 # cond, ...) take their results' types from their bodies.
-vma_rules: dict = {}
+vma_rules = Rules("vma", "shard_map: the axes the results vary over")
 
 
 class _Hooks(Slots):

@@ -197,9 +197,6 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
                       np.exceptions.ComplexWarning, stacklevel=2)
     if type(operand) in dtypes.python_scalar_dtypes or isinstance(operand, np.generic) or (
             isinstance(operand, np.ndarray) and operand.ndim == 0):
-        if (same_type and type(operand) in dtypes.python_scalar_dtypes and
-                not core.constants_are_eager()):
-            return staging.lift(operand)
         constant = _host_scalar_constant(operand, new_dtype, weak_type)
         if constant is not None:
             return constant

@@ -11,7 +11,6 @@ by a ``transpose`` that puts the axes back in the operand's order.
 from __future__ import annotations
 
 import enum
-import functools
 import itertools
 
 from collections.abc import Sequence
@@ -19,7 +18,7 @@ from typing import Any, NamedTuple, Union
 
 import numpy as np
 
-from glassjax import core, dtypes, pretty
+from glassjax import caches, core, dtypes, pretty
 from glassjax.config import config
 from glassjax.interpreters import ad, batching
 from glassjax.lax.conversion import _convert_element_type
@@ -264,7 +263,7 @@ def _bit_width(dtype):
     return 1   # bool
 
 
-@functools.lru_cache(maxsize=None)
+@caches.lru("lax.dot._type_properties", None, why="one entry per dtype")
 def _type_properties(dt):
     """How "wide" a dtype is for XLA, as a tuple compared lexicographically (cached: a
     pure function of the dtype, asked for every dot)."""
@@ -332,13 +331,13 @@ def _dot_general_transpose_lhs(ct, x, y, *, dimension_numbers, precision,
     return x_bar
 
 
-@functools.lru_cache(maxsize=256)
+@caches.lru("lax.dot._transpose_plan", 256, shortcut=True)
 def _transpose_plan(dimension_numbers, x_ndim, y_ndim, swap_ans):
     """``_dot_general_transpose_lhs``'s index work, which depends only on the dimension
     numbers and ranks: worked out once for each layer shape a program repeats.
     Returns the product's dimension numbers (tuples of ints, which ``dot`` takes as they
     are), x's axes in the order the product yields them, and the permutation that puts
-    them back."""
+    them back. (Worked out on every call in reference mode.)"""
     (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
     x_kept = _remaining(range(x_ndim), x_contract, x_batch)
     y_kept = _remaining(range(y_ndim), y_contract, y_batch)

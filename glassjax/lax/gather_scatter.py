@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from glassjax import core, dtypes, shape_poly
+from glassjax import caches, core, dtypes, shape_poly
 from glassjax.mesh import PartitionSpec
 from glassjax.named_sharding import NamedSharding
 from glassjax.interpreters import ad, batching
@@ -954,7 +954,7 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
                           mode=GatherScatterMode.from_any(mode))
 
 
-@functools.lru_cache(maxsize=4096)
+@caches.lru("lax.gather_scatter._scatter_apply_computation", 4096)
 def _scatter_apply_computation(func):
     """``(x, _) -> func(x)``, one function per ``func`` so that its jaxpr is cached."""
     return lambda x, _: func(x)

@@ -18,7 +18,7 @@ import functools
 
 import numpy as np
 
-from glassjax import core, dtypes, shape_poly, tree_util
+from glassjax import caches, core, dtypes, shape_poly, tree_util
 from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax import elementwise, gather_scatter
@@ -499,7 +499,7 @@ def _variadic_reduction_jaxpr(computation, flat_avals, aval_tree):
                                             config.trace_context())
 
 
-@functools.lru_cache(maxsize=4096)
+@caches.lru("lax.reductions._variadic_reduction_jaxpr_cached", 4096)
 def _variadic_reduction_jaxpr_cached(computation, flat_avals, aval_tree, trace_context):
     avals = tree_util.tree_unflatten(aval_tree, flat_avals)
     flat_in, in_tree = tree_util.tree_flatten((avals, avals))

@@ -16,7 +16,7 @@ import operator
 
 import numpy as np
 
-from glassjax import core, dtypes, pretty, shape_poly
+from glassjax import caches, core, dtypes, pretty, shape_poly
 from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax.conversion import _convert_element_type
@@ -233,10 +233,11 @@ def broadcast_shapes(*shapes):
         for s in shapes))
 
 
-@functools.lru_cache(maxsize=1024)
+@caches.lru("lax.structural._broadcast_shapes", 1024, shortcut=True)
 def _broadcast_shapes(shapes: tuple) -> tuple:
     """``broadcast_shapes`` of shapes of ints, remembered: every ``x + b`` of a layer
-    asks again (an error is raised, and never remembered)."""
+    asks again (an error is raised, and never remembered; never remembered either in
+    reference mode, ``glassjax_reference_mode``)."""
     if not shapes:
         return ()
     if all(s == shapes[0] for s in shapes):     # nothing to broadcast

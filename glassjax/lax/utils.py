@@ -17,7 +17,7 @@ import operator
 
 import numpy as np
 
-from glassjax import core, dtypes, pretty, shape_poly
+from glassjax import caches, core, dtypes, pretty, shape_poly
 from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.mesh import PartitionSpec
@@ -85,10 +85,13 @@ def cached_abstract_eval(rules):
     functions of the input avals, the params and the x64 flag (which canonicalizes
     dtypes), and tracing asks the same question for almost every equation of a layer.
     A param value's type is part of the key (``2`` and ``2.0`` are equal but need not be
-    valid alike); unhashable params are simply not cached. Errors are never cached."""
-    cache: dict = {}
+    valid alike); unhashable params are simply not cached. Errors are never cached.
+    Reference mode (``glassjax_reference_mode``) runs ``rules`` on every call."""
+    cache = _abstract_evals.new()
 
     def abstract_eval(*avals, **params):
+        if caches.reference.on:
+            return rules(avals, params)
         key = (avals, tuple(params.items()), tuple(map(type, params.values())),
                config.jax_enable_x64)
         try:
@@ -105,6 +108,8 @@ def cached_abstract_eval(rules):
 
 
 _ABSTRACT_EVAL_CACHE_SIZE = 4096
+_abstract_evals = caches.family("lax.utils.abstract_evals", bound=_ABSTRACT_EVAL_CACHE_SIZE,
+                                 shortcut=True)
 
 
 def standard_multi_result_primitive(shape_rule, dtype_rule, weak_type_rule, name):
@@ -168,7 +173,7 @@ def _float0_error(name, where):
         "a gradient with respect to an integer argument.")
 
 
-@functools.lru_cache(maxsize=None)
+@caches.lru("lax.utils._accepts", None, why="dtypes times the few accepted-type tuples")
 def _accepts(dtype, types: tuple) -> bool:
     """Is ``dtype`` a subtype of one of ``types``? (asked for every equation: cached)"""
     return any(dtypes.issubdtype(dtype, t) for t in types)
@@ -511,7 +516,7 @@ def reduction_jaxpr(computation, aval):
     return _reduction_jaxpr(computation, aval, config.trace_context())
 
 
-@functools.lru_cache(maxsize=4096)
+@caches.lru("lax.utils._reduction_jaxpr", 4096)
 def _reduction_jaxpr(computation, aval, trace_context):
     def comp(x, y):
         result = computation(x, y)

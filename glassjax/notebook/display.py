@@ -14,18 +14,18 @@ in place of the static picture.
 from __future__ import annotations
 
 import concurrent.futures
-import functools
 import html
 import re
 
 import graphviz
 import numpy as np
 
-from glassjax import core, debug
+from glassjax import caches, core, debug
 from glassjax.notebook import graph as graph_lib
 from glassjax.notebook import sharding_grid
 from glassjax.notebook.naming import PrintedNames
-from glassjax.notebook.page import css, error_box, pre, section, wrap  # noqa: F401 (API)
+from glassjax.notebook.page import (css, error_box, folded, pre,  # noqa: F401 (API)
+                                    saved_view, section, wrap)
 from glassjax.notebook.stages import StageError
 
 
@@ -52,10 +52,10 @@ def printed(jaxpr, *, colour: bool = True) -> PrintedNames:
 def jaxpr_html(jaxpr, names=None) -> str:
     """The jaxpr's text (identical to ``str``), highlighted: primitives always, keywords
     and types when ``names`` (its ``PrintedNames``, by default ``printed(jaxpr)``) was
-    built with colour."""
+    built with colour. A long text is folded into a scrolled box (``page.folded``)."""
     names = printed(jaxpr) if names is None else names
     body = _PRIMITIVE.sub(r"<span class=gj-prim>\1</span>", names.html())
-    return f'<pre class="gj-jaxpr">{body}</pre>'
+    return folded(f'<pre class="gj-jaxpr">{body}</pre>', body.count("\n") + 1)
 
 
 # ----------------------------------------------------------------------------------------
@@ -67,7 +67,7 @@ def svg(g: graphviz.Digraph) -> str:
     return _svg(g.engine, g.source)
 
 
-@functools.lru_cache(maxsize=32)
+@caches.lru("notebook.display._svg", 32)
 def _svg(engine: str, source: str) -> str:
     """Graphviz's picture depends on its source only, so the last few are remembered:
     a cell run again does not wait for dot again (it takes tens of milliseconds to
@@ -127,22 +127,27 @@ def _in_kernel() -> bool:
 
 def closed_jaxpr_mimebundle(closed_jaxpr) -> dict:
     """A ClosedJaxpr's rich display (registered with IPython by ``%load_ext glassjax``):
-    its text, highlighted, and its graph. In a kernel it is also the graph explorer
+    its graph and its text, highlighted. In a kernel it is also the graph explorer
     widget, which front ends that run widgets show instead; the text and the static
     picture stay in the output for everything else (nbconvert, nbval, GitHub)."""
     from glassjax.notebook import explorer
     view = explorer.View(closed_jaxpr, names=printed(closed_jaxpr))
     graph = start_graph_html(closed_jaxpr, view=view)
     text = view.names.text()                 # the printer's document, laid out once more
-    bundle = {"text/plain": text,
-              "text/html": wrap(jaxpr_html(closed_jaxpr, view.names), graph.result())}
     widget = (explorer.graph_widget(closed_jaxpr, view=view, text=text) if _in_kernel()
               else None)
-    if widget is not None:
-        data = widget._repr_mimebundle_()
-        data = data[0] if isinstance(data, tuple) else data     # (data, metadata)
-        bundle.update({k: v for k, v in data.items() if k != "text/plain"})
-    return bundle
+    static = [graph.result(), jaxpr_html(closed_jaxpr, view.names)]
+    if widget is None:
+        return {"text/plain": text, "text/html": wrap(*static)}
+    return with_static_view(widget, wrap(saved_view(*static)), text)
+
+
+def with_static_view(widget, static_html: str, plain: str) -> dict:
+    """A widget's MIME bundle with its static rendering beside it (``text/html``): front
+    ends that run the widget show the widget, nbconvert and GitHub the rendering."""
+    data = widget._repr_mimebundle_()
+    data = data[0] if isinstance(data, tuple) else data         # (data, metadata)
+    return {**data, "text/plain": plain, "text/html": static_html}
 
 
 # ----------------------------------------------------------------------------------------
@@ -214,9 +219,9 @@ def results_text(names, leaves) -> str:
 
 def stages_bundle(stages, *, view="both", hlo=False, compiled=False, run=True,
                   depth=None, rankdir="TB") -> dict:
-    """The output of ``%jaxpr``: the jaxpr (``view`` text, graph or both), optionally the
-    StableHLO and the compiled HLO, and the results computed on the device beside the
-    graph. A stage after tracing that fails is reported in place of its product.
+    """The output of ``%jaxpr``: the jaxpr (``view`` text, graph or both: the graph
+    first), optionally the StableHLO and the compiled HLO, and the results computed on
+    the device beside the graph. A stage after tracing that fails is reported in place of its product.
 
     The jaxpr is printed once, for its text, its highlighted text and the graph's
     labels; the graph is laid out by dot while the program is lowered, compiled and
@@ -257,8 +262,8 @@ def stages_bundle(stages, *, view="both", hlo=False, compiled=False, run=True,
     if view == "graph":                      # a terminal cannot show the picture
         n = graph_lib.count_eqns(closed.jaxpr)
         plain.insert(0, f"[the graph of a jaxpr with {n} equation{'s' * (n != 1)}]")
-    if graph_shown:
-        parts.append(f'<div class="gj-row">{graph.result()}{"".join(side)}</div>')
+    if graph_shown:                          # the picture first: the text may be long
+        parts.insert(0, f'<div class="gj-row">{graph.result()}{"".join(side)}</div>')
     else:
         parts.extend(side)
     return {"text/plain": "\n\n".join(plain), "text/html": wrap(*parts)}

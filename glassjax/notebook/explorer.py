@@ -22,15 +22,15 @@ equation of its second region), so the same program always gives the same model.
 """
 from __future__ import annotations
 
-import functools
 import math
 import pathlib
 from typing import NamedTuple
 
 import graphviz
 
-from glassjax import core, source_info
+from glassjax import caches, core
 from glassjax.notebook import graph as graph_lib
+from glassjax.notebook import user_lines
 from glassjax.notebook.naming import PrintedNames
 
 BUDGET = 200          # nodes laid out at once, in the kernel (Graphviz) or the browser
@@ -76,22 +76,6 @@ def _regions(eqn) -> tuple[str, list, list]:
                 title = f"{key}[{k}]" if isinstance(vals, tuple) else key
                 regions.append(graph_lib.Region(title, *_open(v), operands=()))
     return "other", [eqn.primitive.name, *graph_lib.param_lines(eqn)], regions
-
-
-def _origin(eqn) -> dict:
-    """Where the user wrote the equation, for its hover card: ``source`` (file, line,
-    function) when a user frame is known, ``scope`` (its name stack) when not empty."""
-    info = eqn.source_info
-    if info is None:
-        return {}
-    out = {}
-    frame = source_info.user_frame(info.traceback)
-    if frame is not None:
-        out["source"] = {"file": frame.file_name, "line": frame.start_line,
-                         "function": frame.function_name}
-    if info.name_stack:
-        out["scope"] = str(info.name_stack)
-    return out
 
 
 def _has_subs(eqn) -> bool:
@@ -347,7 +331,7 @@ class View:
                                                         if more > 0 else ""),
                 "in": [names.typed_name(a) for a in eqn.invars],
                 "out": [names.typed_name(v) for v in eqn.outvars],
-                "params": graph_lib.param_lines(eqn), **_origin(eqn)}
+                "params": graph_lib.param_lines(eqn), **user_lines.origin(eqn)}
         node = {"id": nid, "card": card, "span": [seg.offset + i, seg.offset + i],
                 "vars": [names.name(v) for v in (*eqn.invars, *eqn.outvars)
                          if isinstance(v, core.Var)]}
@@ -467,6 +451,15 @@ def to_dot(view: View) -> graphviz.Digraph:
     return g
 
 
+def _tooltip(node: dict) -> str:
+    """What the browser shows over a node of the static picture: its equation and the
+    user's line it came from (the hover card's text), else its label."""
+    card = node.get("card")
+    text = (user_lines.tooltip(card["text"], card.get("source")) if card
+            else "\n".join(node["label"]))
+    return graph_lib.label(*text.split("\n"))
+
+
 def _dot_graph(g, graph: dict, edges: list, exits: dict):
     for node in graph["nodes"]:
         nid, label = node["id"], graph_lib.label(*node["label"])
@@ -490,15 +483,16 @@ def _dot_graph(g, graph: dict, edges: list, exits: dict):
                 c.node(exits[nid], graph_lib.label(node["label"][-1]), shape="box",
                        style="rounded,dashed", fontsize="9")
         elif node["type"] == "cluster":
-            g.node(nid, label, style="rounded,filled", peripheries="2",
+            g.node(nid, label, style="rounded,filled", peripheries="2", tooltip=_tooltip(node),
                    fillcolor=graph_lib.COLORS.get(kind, FILL.get(kind, "#f5f5f4")))
         elif node["type"] == "eqn":
-            g.node(nid, label, style="rounded,filled", fillcolor=FILL.get(kind, "white"))
+            g.node(nid, label, style="rounded,filled", fillcolor=FILL.get(kind, "white"),
+                   tooltip=_tooltip(node))
         else:
             shape = {"input": "invhouse", "output": "house"}.get(node["type"], "box")
             if kind == "state":
                 shape = "cylinder"
-            g.node(nid, label, shape=shape, style="filled",
+            g.node(nid, label, shape=shape, style="filled", tooltip=_tooltip(node),
                    fillcolor=graph_lib.COLORS.get(kind, FILL[node["type"]]))
     for tail, head, text, *back in graph["edges"]:
         attrs = ({"style": "dashed", "constraint": "false", "color": "#b45309"} if back
@@ -526,7 +520,7 @@ def graph_widget(closed_jaxpr, *, view: View | None = None, text: str | None = N
     return cls(closed_jaxpr, view=view, text=text, result_names=result_names, args=args)
 
 
-@functools.lru_cache(maxsize=None)
+@caches.lru("notebook.explorer.widget_class", None, why="one class")
 def widget_class():
     """The widget class, made on first use: anywidget (and ipywidgets under it) is only
     imported when a widget is shown, and the static pictures work without it."""
@@ -545,7 +539,8 @@ def widget_class():
         "query", "total", "paths"}`` (``View.search``). ``select`` (a node) and
         ``select_line`` (a line of the text) messages get the linked place in the other
         (``TextLinks``). With arguments, ``step`` and ``value`` messages go to the
-        ``Debugger``."""
+        ``Debugger``. ``hello`` is answered with ``hello``: a view restored from a
+        saved notebook, whose greeting nobody answers, says it is a saved view."""
         _esm = STATIC / "graph_widget.js"
         _css = STATIC / "graph_widget.css"
         model = traitlets.Dict().tag(sync=True)
@@ -576,7 +571,9 @@ def widget_class():
             return self._links
 
         def _on_message(self, _widget, content, _buffers):
-            if content.get("type") == "search":
+            if content.get("type") == "hello":
+                self.send({"type": "hello"})
+            elif content.get("type") == "search":
                 query = str(content.get("query", ""))
                 self.send({"type": "found", "query": query, **self.view.search(query)})
             elif content.get("type") == "expand":

@@ -34,6 +34,7 @@ import graphviz
 import numpy as np
 
 from glassjax import core
+from glassjax.notebook import user_lines
 from glassjax.notebook.naming import PrintedNames
 
 # Fill colours by role; clusters by the kind of primitive that made them.
@@ -290,7 +291,7 @@ class _Drawing:
         across = ", ".join(f"{a} ({self.axis_sizes[a]} devices)" if a in self.axis_sizes
                            else a for a in axes)
         return {"fillcolor": ":".join(self.axis_color(a) for a in axes),
-                "tooltip": label(f"communicates across {across}")}
+                "tooltip": f"communicates across {across}"}
 
     # -- primitives of the picture ----------------------------------------------------
 
@@ -337,8 +338,11 @@ class _Drawing:
             lines = [eqn.primitive.name, *param_lines(eqn)]
         axes = collective_axes(eqn)
         attrs = {"fillcolor": COLORS["highlight"] if nid in self.highlight else "white"}
+        tip = user_lines.tooltip(self.names.eqn_text(eqn), user_lines.origin(eqn).get("source"))
         if axes and nid not in self.highlight:
             attrs = self.collective_attrs(axes)
+            tip += "\n" + attrs["tooltip"]
+        attrs["tooltip"] = label(*tip.split("\n"))
         self.node(g, nid, lines, scope, style="rounded,filled",
                   peripheries="2" if has_subs else "1", **attrs)
         for k, atom in enumerate(eqn.invars):

@@ -1,4 +1,5 @@
-"""``%jaxpr`` and ``%%jaxpr``: show the jaxpr of a call, its graph and its result.
+"""``%jaxpr`` and ``%%jaxpr``: show the jaxpr of a call, its graph and its result
+(and ``%gjsource PRIM [RULE]``: the code of a rule, see source_view.py).
 
     %jaxpr [options] f(x, y)            the call is traced, drawn and run
     %jaxpr jax.grad(f)(1.0)             transformed functions too
@@ -22,13 +23,14 @@ import os
 import re
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
 from glassjax import core, debug, errors, tree_util
+from glassjax.config import config
 from glassjax.notebook import display as display_lib
-from glassjax.notebook import sharding_grid
+from glassjax.notebook import sharding_grid, source_view
 from glassjax.notebook import graph as graph_lib
 from glassjax.notebook.stages import Stages
 
@@ -188,6 +190,16 @@ class JaxprMagics(Magics):
                 print(f"Hint: {_static_hint(traced)}")
             raise error.with_traceback(_user_frames(error.__traceback__)) from None
 
+    @line_magic
+    def glassjax(self, line):
+        """``%glassjax reference on|off``: reference mode (``glassjax/caches.py``), in
+        which no shortcut skips the Python a reader reads: a breakpoint in a rule fires
+        on every call that needs it."""
+        words = line.split()
+        if words[:1] != ["reference"] or len(words) != 2 or words[1] not in ("on", "off"):
+            raise UsageError("usage: %glassjax reference on|off")
+        config.update("glassjax_reference_mode", words[1] == "on")
+
     # -- options ------------------------------------------------------------------------
 
     @staticmethod
@@ -287,6 +299,12 @@ class JaxprMagics(Magics):
             raise UsageError(f"--save cannot write {opts.save!r}: {e.strerror}") from None
         print(f"Saved the graph to {opts.save}")
 
+    @line_magic
+    def gjsource(self, line):
+        """Show the code of a primitive's rules with file and line, e.g.
+        ``%gjsource sin_p jvp`` (every rule of the primitive without a RULE)."""
+        display(source_view.source_bundle(line, self.shell.user_ns), raw=True)
+
 
 def load(ip):
     """``%load_ext glassjax``: the magics, and the rich display of jaxprs (core knows
@@ -301,8 +319,9 @@ def load(ip):
 def unload(ip):
     """``%unload_ext glassjax``: IPython has no call for this, so we take our magics out
     of its tables."""
-    for kind in ("line", "cell"):
-        ip.magics_manager.magics[kind].pop("jaxpr", None)
+    for kind, name in (("line", "jaxpr"), ("cell", "jaxpr"), ("line", "glassjax"),
+                       ("line", "gjsource")):
+        ip.magics_manager.magics[kind].pop(name, None)
     ip.magics_manager.registry.pop(JaxprMagics.__name__, None)
     ip.display_formatter.mimebundle_formatter.pop(core.ClosedJaxpr, None)
     ip.display_formatter.mimebundle_formatter.pop(debug.ShardingGrid, None)

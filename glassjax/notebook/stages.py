@@ -16,6 +16,8 @@ import functools
 
 from glassjax.jit import Jitted
 from glassjax import core, state, tree_util
+from glassjax.notebook import library_states
+from glassjax.notebook.module_scopes import module_scopes
 
 
 def _is_data(x) -> bool:
@@ -71,20 +73,31 @@ class Stages:
         """``jit(fun).trace(...)`` of the call (what ``make_jaxpr`` shows), kept whole so
         that lowering starts from this very trace; a function that writes
         ``glassjax.state`` objects is traced by ``state.make_jaxpr`` instead, its states'
-        values becoming extra inputs and outputs (drawn as such).
+        values becoming extra inputs and outputs (drawn as such); so is one that writes
+        brainstate ``State``s, by brainstate (``library_states``). Library modules that
+        name no scope of their own (flax nnx, brainstate) get one (``module_scopes``).
         Returns (closed jaxpr, output shapes, the jit trace or None)."""
         try:
             # jit's Python side, as make_jaxpr uses it (no C++ dispatcher is needed)
             jitted = Jitted(self.fun, self.static_argnums, None, None, None, None, None,
                             False, False)
-            with core.extend_axis_env(self.axis_env or []):
+            with core.extend_axis_env(self.axis_env or []), module_scopes():
                 traced = jitted.trace(*self.args, **self.kwargs)
             return traced.jaxpr, traced.out_info, traced
         except state.StateLeakError:
             self.stateful = True
-            jaxpr, _, shapes = state.make_jaxpr(
-                self.fun, static_argnums=self.static_argnums, axis_env=self.axis_env,
-                return_shape=True)(*self.args, **self.kwargs)
+            with module_scopes():
+                jaxpr, _, shapes = state.make_jaxpr(
+                    self.fun, static_argnums=self.static_argnums, axis_env=self.axis_env,
+                    return_shape=True)(*self.args, **self.kwargs)
+            return jaxpr, shapes, None
+        except Exception as e:
+            if not library_states.is_state_error(e):
+                raise
+            self.stateful = True
+            with module_scopes():
+                jaxpr, shapes = library_states.trace(self.fun, self.args, self.kwargs,
+                                                     self.static_argnums)
             return jaxpr, shapes, None
 
     @property

@@ -167,9 +167,24 @@ class Explorer:
         self.widget = w.VBox([self.title, bar, self.message, self.tabs])
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = f"glassjax explorer: {self.description()}"
-        return bundle
+        return display_lib.with_static_view(
+            self.widget, self.static_html(), f"glassjax explorer: {self.description()}")
+
+    def static_html(self) -> str:
+        """The explorer as a page without its kernel shows it: the title, the graph and
+        the result side by side, then the jaxpr's text."""
+        try:
+            side = display_lib.section("Result", self._tab_body("Result"))
+        except StageError as e:
+            side = display_lib.error_box(str(e))
+        graph = self._tab_body("Graph")
+        return _html(display_lib.saved_view(
+            self.title_html(), f'<div class="gj-row">{graph}{side}</div>',
+            self._tab_body("Jaxpr")))
+
+    def title_html(self) -> str:
+        return display_lib.section("Explorer",
+                                   f"<code>{html.escape(self.description())}</code>")
 
     # -- transformations ----------------------------------------------------------------
 
@@ -204,8 +219,7 @@ class Explorer:
     def _retrace(self, keep_message=False) -> bool:
         """Trace the current program; if a transformation makes that fail, say why and
         return False (errors of the function itself are the caller's to see)."""
-        self.title.value = _html(display_lib.section(
-            "Explorer", f"<code>{html.escape(self.description())}</code>"))
+        self.title.value = _html(self.title_html())
         if not keep_message:
             self.message.value = ""
         try:

@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from glassjax import core, dtypes, lax
+from glassjax import caches, core, dtypes, lax
 from glassjax.array import Array
 from glassjax.interpreters import batching, replay, staging
 from glassjax.config import config
@@ -59,14 +59,16 @@ def eager_jit(fun):
     vmap, where the jit sees one element of the batch: its shape errors name the
     per-element shapes, so there it stays a jit. What ``fun`` stages for some argument
     types is recorded and replayed for the next call with the same ones
-    (``replay.replayed``), as JAX reuses a jit's trace."""
+    (``replay.replayed``), as JAX reuses a jit's trace. Both are shortcuts: in reference
+    mode (``glassjax_reference_mode``) an eager call runs ``fun`` op by op."""
     jitted = jit(fun, inline=True)
     staged = replay.replayed(fun)
 
     @functools.wraps(fun)
     def dispatch(*args, **kwargs):
         trace = core.trace_ctx.trace
-        if trace is core.eval_trace or isinstance(trace, batching.BatchTrace):
+        if (trace is core.eval_trace and not caches.reference.on or
+                isinstance(trace, batching.BatchTrace)):
             return jitted(*args, **kwargs)
         if int in map(type, args):          # (looked for in C: most calls have none)
             for i, x in enumerate(args):
@@ -189,33 +191,21 @@ def convert(x, dtype, weak_type=False):
     return _convert_element_type(x, dtype, weak_type)
 
 
-def _python_scalar_type(dtype):
-    """The Python type whose values are weakly typed ``dtype`` (``float`` for float32
-    when x64 is off), or None when none is."""
-    for typ in (int, float, complex):
-        if dtypes.canonicalize_dtype(dtypes.python_scalar_dtypes[typ]) == dtype:
-            return typ
-    return None
-
-
 def promote_to(x, dtype, weak_type=False):
     """Cast ``x`` to the promoted ``dtype`` for a following lax operation.
 
     While staging, a weakly typed host scalar (a Python scalar, or a host constant made
-    from one) is converted right here, on the host, into a Python scalar of the new kind
-    (``1`` -> ``1.0``) or a NumPy scalar, so it stays a literal in a jaxpr and costs
-    nothing: JAX gets the same result by constant-folding ``convert_element_type``.
-    Where constants are computed eagerly it becomes a device array, as in JAX."""
+    from one) that must become strongly typed is converted right here, on the host, into
+    a NumPy scalar, so it stays a literal in a jaxpr and costs nothing: JAX gets the same
+    result by constant-folding ``convert_element_type``. One that stays weak but changes
+    kind (``1`` -> ``1.0``) is folded by ``_convert_element_type`` into a typed host array
+    (``TypedNdArray(1., dtype=float32, weak_type=True)``), the literal JAX's folding
+    makes. Where constants are computed eagerly it becomes a device array, as in JAX."""
     if (dtypes.dtype(x), dtypes.is_weakly_typed(x)) == (dtype, weak_type):
         return staging.take_in(x)
-    if (not is_array(x) and np.ndim(x) == 0 and dtypes.is_weakly_typed(x) and
-            not core.constants_are_eager()):
-        value = np.asarray(x)[()]
-        typ = _python_scalar_type(dtype) if weak_type else None
-        if typ is not None:
-            return typ(value.real if typ is not complex else value)
-        if not weak_type:
-            return dtypes.typed_scalar(value, dtype)
+    if (not weak_type and not is_array(x) and np.ndim(x) == 0 and
+            dtypes.is_weakly_typed(x) and not core.constants_are_eager()):
+        return dtypes.typed_scalar(np.asarray(x)[()], dtype)
     return _convert_element_type(x, dtype, weak_type)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 
-from glassjax import api_util, core, tree_util
+from glassjax import api_util, caches, core, tree_util
 from glassjax.config import config
 from glassjax.interpreters import staging
 from glassjax.jit import fun_name, jit as _jit
@@ -77,6 +77,11 @@ class StatefulTrace:
         return self._compiled
 
 
+# Each StatefulFunction's traces (as jit keeps a function's traces).
+_traces = caches.family("state.stateful_function.traces",
+                        why="one entry per argument types; dies with its function")
+
+
 class StatefulFunction:
     """``fun`` made explicit about its states: traced once per input signature (and
     state types), called compiled, states read before and written back after.
@@ -94,7 +99,7 @@ class StatefulFunction:
         self.axis_env = tuple(axis_env or ())
         self.name = name or fun_name(fun)
         self.return_only_write = return_only_write
-        self._cache: dict = {}      # signature -> [StatefulTrace] (one per state types)
+        self._cache = _traces.new()     # signature -> [StatefulTrace] (one per state types)
         functools.update_wrapper(self, fun, updated=())
 
     def __repr__(self):

@@ -17,15 +17,15 @@ from __future__ import annotations
 import atexit
 import logging
 import time
-import weakref
 from typing import NamedTuple, Sequence
 
 import numpy as np
 from jaxlib import xla_client as xc
 
-from glassjax import config, core, monitoring, tree_util
+from glassjax import caches, config, core, monitoring, tree_util
 from glassjax.mesh import Mesh, PartitionSpec, get_mesh
 from glassjax.named_sharding import NamedSharding, as_typed, gspmd_to_named, typed_aval
+from glassjax.rule_tables import Rules
 from glassjax.xla import fastpath, lowering, runtime
 
 logger = logging.getLogger(__name__)
@@ -129,13 +129,15 @@ def _replicated(placement: Placement):
 
 # primitive -> function(params) -> the meshes the equation names (shard_map's mesh, a
 # sharding constraint's), registered by the layers defining such primitives.
-mesh_rules: dict = {}
+mesh_rules = Rules("mesh", "where a many-device equation runs")
 # primitive -> function(params) -> the memory kinds (or None) the equation moves values
 # to (``device_put``'s), registered by the layers defining such primitives.
-memory_transfer_rules: dict = {}
+memory_transfer_rules = Rules("memory_transfer",
+                              "the memory kinds the equation moves values to")
 
 # jaxpr -> ``_ruled_equations(jaxpr)`` (jaxprs do not change once made)
-_ruled_equations_of = weakref.WeakKeyDictionary()
+_ruled_equations_of = caches.table("xla.dispatch.ruled_equations", weak=True,
+                                   why="entries die with their jaxpr")
 
 
 def _ruled_equations(jaxpr: core.Jaxpr) -> list:
@@ -550,8 +552,9 @@ def _compile_primitive(primitive, params, in_avals, placement, shardings) -> Com
 
 # (primitive, params, input avals, placement, layouts, options) -> Compiled; emptied when it
 # grows large, so a long-running kernel's memory stays bounded (params may hold jaxprs).
-_primitive_cache: dict = {}
 _PRIMITIVE_CACHE_SIZE = 4096
+_primitive_cache = caches.table("xla.dispatch.primitive_executables",
+                                bound=_PRIMITIVE_CACHE_SIZE)
 
 
 def _run_primitive(primitive, params, args):
@@ -622,7 +625,8 @@ def _primitive_callable(primitive, params):
 
 
 # (primitive, params) -> C++ callable; emptied when it grows large (params may hold jaxprs)
-_primitive_callables: dict = {}
+_primitive_callables = caches.table("xla.dispatch.primitive_callables",
+                                    bound=_PRIMITIVE_CACHE_SIZE)
 
 
 def _value_types(v):

@@ -14,7 +14,8 @@ inputs on the device, execute, wrap the results in Arrays. jaxlib has that loop 
 3. On a miss it calls our ``cache_miss(*args, **kwargs)``, the ordinary Python path,
    which returns ``(outputs, FastpathData or None, False)``. ``None`` says "always ask
    Python for this signature": under a trace, with host callbacks, or results C++
-   cannot build.
+   cannot build. In reference mode (``glassjax_reference_mode``, see
+   ``glassjax/caches.py``) it is always ``None``: every call runs the Python path.
 
 Eager primitives (``jnp.sin(x)`` outside jit) use the same machinery, one C++ callable
 per primitive and parameters (see ``dispatch.apply_primitive``).
@@ -25,7 +26,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 from jaxlib import _jax
 
-from glassjax import tree_util
+from glassjax import caches, tree_util
 from glassjax.config import config
 from glassjax.xla import runtime
 
@@ -48,8 +49,8 @@ def fastpath_data(compiled, outs: Sequence, out_tree) -> FastpathData | None:
     """Describe a ``dispatch.Compiled`` that just produced ``outs`` for C++, or None if
     C++ cannot run it alone: host callbacks must be tracked by Python (effects_barrier),
     outputs are checked for NaNs by Python (jax_debug_nans), and results that are not
-    device arrays (float0 tangents) are made by Python."""
-    if compiled.module_context.host_callbacks:
+    device arrays (float0 tangents) are made by Python; and in reference mode."""
+    if compiled.module_context.host_callbacks or caches.reference.on:
         return None
     if config.jax_debug_nans or config.jax_debug_infs:     # outputs checked in Python
         return None
@@ -78,6 +79,8 @@ def _shard_arg(x, sharding, layout):
 # One process-wide LRU cache of executables, keyed by (function, options) and then by
 # call signature, as in JAX: two ``jit(f)`` of the same ``f`` share compilations.
 _cache = _jax.PjitFunctionCache(capacity=8192)
+caches.external("xla.fastpath.cpp_executables", bound=_cache.capacity(), shortcut=True,
+                clear=_jax.PjitFunctionCache.clear_all, size=_cache.size)
 
 
 def cpp_function(name: str, fun: Callable, cache_miss: Callable, *,
@@ -95,7 +98,3 @@ def is_jitted(f) -> bool:
     """Whether ``f`` is a callable made by ``cpp_function`` (``jit(g)``)."""
     return type(f) is _jax.PjitFunction
 
-
-def clear_cpp_caches():
-    """Drop every executable the C++ dispatchers remember (``clear_caches``)."""
-    _jax.PjitFunctionCache.clear_all()

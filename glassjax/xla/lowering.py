@@ -29,6 +29,7 @@ from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from glassjax import core, dtypes, shape_poly, source_info
+from glassjax.rule_tables import Rules
 from glassjax.slots import Slot, Slots
 from glassjax.xla import runtime
 
@@ -43,7 +44,7 @@ class _Hooks(Slots):
 
 hooks = _Hooks()
 
-lowering_rules: dict = {}
+lowering_rules = Rules("lowering", "jit: emit StableHLO")
 # Primitives whose rules take extended-dtype operands (typed PRNG keys) as their physical
 # arrays themselves; other primitives meeting such operands are lowered word by word.
 extended_dtype_rules: set = set()
@@ -54,7 +55,7 @@ extended_dtype_rules: set = set()
 # whose params are all None and whose result is not complex (some ops expand into
 # others for complex numbers). Most equations of big programs are such ops, and
 # lowering makes them directly, without the rule's context and call.
-single_ops: dict = {}
+single_ops = Rules("single_op", "jit: the one StableHLO op lowering emits directly")
 
 
 def register_lowering(primitive, rule: Callable, *, handles_extended_dtypes=False,

@@ -19,7 +19,6 @@ imported, even when it is installed.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import sys
 import types
@@ -34,7 +33,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, sdy, stablehlo
 
-from glassjax import core, dtypes
+from glassjax import caches, core, dtypes
 from glassjax.config import config, cpu_device_count
 from glassjax.slots import Slot, Slots
 from glassjax.xla import compilation_cache, compiler
@@ -187,7 +186,7 @@ def process_count(backend=None) -> int:
     return _process_count(get_backend(backend))
 
 
-@functools.lru_cache(maxsize=None)
+@caches.lru("xla.runtime._process_count", None, why="one entry per client")
 def _process_count(client: Client) -> int:
     """(Fixed once a client exists; pmap asks on every call.)"""
     return max(d.process_index for d in client.devices()) + 1
@@ -272,7 +271,7 @@ def default_device() -> Device:
     return devices(chosen)[0] if isinstance(chosen, str) else chosen
 
 
-@functools.cache
+@caches.lru("xla.runtime._first_local_device", None, why="one device")
 def _first_local_device() -> Device:
     return local_devices()[0]
 

@@ -15,12 +15,11 @@ compiled executable when it runs eagerly.
 from __future__ import annotations
 
 import inspect
-import weakref
 from typing import Callable, Sequence
 
 import numpy as np
 
-from glassjax import config, core, tree_util
+from glassjax import caches, config, core, tree_util
 from glassjax.core import ClosedJaxpr, Jaxpr, Var
 from glassjax.interpreters import staging
 from glassjax.jit import ref_hooks
@@ -49,7 +48,8 @@ class TracedFun:
 
 
 # fun -> {(key, trace context, named axes in scope): cached value}
-_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_cache = caches.table("lax.control_flow.common.traces", weak=True,
+                      why="entries die with the traced function")
 
 
 def memoize(fun, key, build: Callable):

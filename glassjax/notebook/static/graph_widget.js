@@ -22,6 +22,7 @@ const HEAD = 22, INSET = 10;          // an open cluster's title bar, and its ma
 const REGION_HEAD = 18;               // a region's title, above its graph
 const SWEEPS = 4;                     // ordering and placement passes
 const TEXT_OPEN_LINES = 40;           // shorter jaxpr texts start unfolded
+const KERNEL_WAIT_MS = 3000;          // no answer from the kernel by then: a saved view
 
 // ---------------------------------------------------------------------------------------
 // Layout: layers by longest path, dummy nodes on long edges, barycentre ordering, then
@@ -334,6 +335,12 @@ function render({ model, el }) {
   // The page: a toolbar, the drawing, a hover card.
   el.classList.add("gjx");
   el.replaceChildren();
+  // A view restored from a saved notebook has no kernel behind it: it says so when the
+  // kernel does not answer its greeting (the notice goes when an answer comes late).
+  const saved = htmlEl("div", "gjx-saved", el, "saved view: run the cell to explore");
+  saved.hidden = true;
+  let answered = false;
+  const noAnswer = setTimeout(() => { saved.hidden = answered; }, KERNEL_WAIT_MS);
   const bar = htmlEl("div", "gjx-bar", el);
   const search = htmlEl("input", "gjx-search", bar);
   search.type = "search";
@@ -349,7 +356,7 @@ function render({ model, el }) {
   const status = htmlEl("span", "gjx-status", el);
   const note = htmlEl("div", "gjx-marks", el);     // what the marks mean
   const details = htmlEl("details", "gjx-text", el);
-  htmlEl("summary", null, details, "jaxpr text");
+  const summary = htmlEl("summary", null, details, "jaxpr text");
   const textPane = htmlEl("pre", "gjx-jaxpr", details);
   // The text, one span per line, so that lines can be marked and clicked (linked
   // selection: a click on a line selects the equation printed there in the graph).
@@ -362,6 +369,7 @@ function render({ model, el }) {
       span.dataset.line = k;
     });
     details.open = lines.length <= TEXT_OPEN_LINES;
+    summary.textContent = `jaxpr text: ${lines.length.toLocaleString("en")} lines`;
     for (const [a, b] of (model.get("marks") || {}).lines || []) {
       for (let k = a; k <= b && k < lines.length; k++) textPane.children[k].classList.add("gjx-tline-added");
     }
@@ -461,7 +469,10 @@ function render({ model, el }) {
     row("in", c.in);
     row("out", c.out);
     row("params", c.params);
-    if (c.source) row("at", [`${c.source.file.split(/[\\/]/).pop()}:${c.source.line} (${c.source.function})`]);
+    if (c.source) {       // "Cell In[24], line 7 (f)" and the line itself
+      row("at", [`${c.source.place} (${c.source.function})`]);
+      if (c.source.code) htmlEl("pre", "gjx-card-code", card, c.source.code);
+    }
     row("scope", c.scope && [c.scope]);
     if (node.type === "cluster") {
       htmlEl("div", "gjx-card-hint", card,
@@ -474,9 +485,13 @@ function render({ model, el }) {
       htmlEl("div", "gjx-card-row", card, marks.origins[node.id]);
     }
     card.hidden = false;
+    // Below and right of the pointer, moved inside the stage where it would stick out
+    // (above the pointer near the bottom edge).
     const box = stage.getBoundingClientRect();
-    card.style.left = `${Math.min(evt.clientX - box.left + 14, Math.max(0, box.width - 420))}px`;
-    card.style.top = `${evt.clientY - box.top + 14}px`;
+    const x = evt.clientX - box.left, y = evt.clientY - box.top;
+    const w = card.offsetWidth, h = card.offsetHeight;
+    card.style.left = `${Math.max(0, Math.min(x + 14, box.width - w - 2))}px`;
+    card.style.top = `${Math.max(0, y + 14 + h <= box.height ? y + 14 : y - 14 - h)}px`;
   };
 
   const toggle = (node) => {
@@ -697,6 +712,8 @@ function render({ model, el }) {
   });
 
   const onMessage = (msg) => {
+    answered = true;
+    saved.hidden = true;
     if (msg.type === "children") {
       state.pending.delete(msg.id);
       msg.graphs.forEach(remember);
@@ -724,6 +741,7 @@ function render({ model, el }) {
     }
   };
   model.on("msg:custom", onMessage);
+  model.send({ type: "hello" });
   const onModel = () => {
     state.root = model.get("model");
     showText();
@@ -758,6 +776,7 @@ function render({ model, el }) {
     applyView();
   });
   return () => {
+    clearTimeout(noAnswer);
     window.removeEventListener("mousemove", onMove);
     window.removeEventListener("mouseup", onUp);
     model.off("msg:custom", onMessage);
