@@ -18,7 +18,6 @@ import operator
 import numpy as np
 
 from glassjax import core, dtypes, lax, source_info, tree_util
-from glassjax import numpy as jnp
 from glassjax.interpreters import ad, partial_eval, staging
 from glassjax.lax import state
 from glassjax.lax.elementwise import _convert_element_type
@@ -660,7 +659,10 @@ def _std_basis(pytree):
     leaves, _ = tree_flatten(pytree)
     ndim = sum(map(np.size, leaves))
     dtype = dtypes.result_type(*leaves)
-    flat_basis = jnp.eye(ndim, dtype=dtype)
+    rows = lax.broadcasted_iota(np.int32, (ndim, ndim), 0)
+    cols = lax.broadcasted_iota(np.int32, (ndim, ndim), 1)
+    # ``jnp.eye``'s equations, ``row + 0 == col`` (offset 0), as JAX's jaxprs show them.
+    flat_basis = lax.convert_element_type(lax.eq(lax.add(rows, 0), cols), dtype)
     return _unravel_array_into_pytree(pytree, 1, None, flat_basis, _BASIS_SHARDING)
 
 

@@ -4,7 +4,7 @@ A device array is jaxlib's C++ ``ArrayImpl``: it owns the device buffers, the av
 sharding and the "committed" flag, and jaxlib's C++ (execution, the jit fast path) creates
 and reads it directly. What a user sees of it (shape, printing, conversion to NumPy and
 Python numbers) is written here in Python and attached to the C++ class, as JAX does. So
-``type(x)`` is ``jaxlib._jax.ArrayImpl``, exactly as in JAX.
+``type(x)`` is jaxlib's ``ArrayImpl``, exactly as in JAX.
 
 ``Array`` (exported as ``glassjax.Array``) is the C++ base class of ``ArrayImpl``, used for
 ``isinstance`` checks and annotations; tracers pass ``isinstance(t, glassjax.Array)`` too.

@@ -1,11 +1,11 @@
 """JAX's configuration: ``config.update("jax_enable_x64", True)`` and friends.
 
-Every option's value lives in a ``jaxlib._jax.config.Config`` object, a small C++ cell
-holding a process-wide value plus an optional thread-local override. We use jaxlib's cell
-rather than a Python attribute because jaxlib's C++ code reads some options directly: the
-jit fast path (``jaxlib._jax.pjit``) checks ``disable_jit`` and keys its cache on the options
-created with ``include_in_jit_key``. Registering the very same cells with
-``jax_jit.set_*_state`` means Python and C++ can never disagree about a value.
+Every option's value lives in a jaxlib ``Config`` cell (glassjax/xla/cells.py), a small
+C++ cell holding a process-wide value plus an optional thread-local override. We use
+jaxlib's cell rather than a Python attribute because jaxlib's C++ code reads some options
+directly: the jit fast path (glassjax/xla/fastpath.py) checks ``disable_jit`` and keys its
+cache on the options created with ``include_in_jit_key``. Registering the very same cells
+with ``jax_jit.set_*_state`` means Python and C++ can never disagree about a value.
 
 Precedence, as in JAX: a context manager (thread-local) beats ``config.update`` (global),
 which beats the ``JAX_<NAME>`` environment variable read at import, which beats the default.
@@ -15,9 +15,7 @@ import logging
 import os
 import re
 
-from jaxlib import _jax
-
-_cells = _jax.config
+from glassjax.xla import cells as _cells
 
 
 def _env_text(text, name):
@@ -336,7 +334,7 @@ jax2tf_associative_scan_reductions = config.define(
 # processes). jaxlib's C++ checks it; ``with thread_guard(True):`` switches its state.
 thread_guard = config.define(
     "jax_thread_guard", False, _parse_bool, from_env=_bool_from_env,
-    thread_local_hook=lambda value: _jax.guard_lib.update_thread_guard_global_state(
+    thread_local_hook=lambda value: _cells.set_thread_guard(
         bool(value)))
 
 # Transfer guards: what happens when data moves implicitly (an argument NumPy array put on
@@ -346,7 +344,7 @@ thread_guard = config.define(
 _TRANSFER_LEVELS = ["allow", "log", "disallow", "log_explicit", "disallow_explicit"]
 
 
-def _guard_hook(key, state, levels=_jax.guard_lib.TransferGuardLevel):
+def _guard_hook(key, state, levels=_cells.TransferGuardLevel):
     def hook(value):
         setattr(state(), key, None if value is None else getattr(levels, value.upper()))
     return hook
@@ -354,8 +352,8 @@ def _guard_hook(key, state, levels=_jax.guard_lib.TransferGuardLevel):
 
 _transfer_guards = [
     config.define(f"jax_transfer_guard_{key}", None, _enum(_TRANSFER_LEVELS, optional=True),
-                  global_hook=_guard_hook(key, _jax.guard_lib.global_state),
-                  thread_local_hook=_guard_hook(key, _jax.guard_lib.thread_local_state))
+                  global_hook=_guard_hook(key, _cells.global_guard_state),
+                  thread_local_hook=_guard_hook(key, _cells.thread_local_guard_state))
     for key in ("host_to_device", "device_to_device", "device_to_host")]
 transfer_guard_host_to_device, transfer_guard_device_to_device, \
     transfer_guard_device_to_host = _transfer_guards
@@ -378,17 +376,17 @@ def transfer_guard(new_val: str):
 # error message) or "fatal". jaxlib's array destructor reads the level.
 array_garbage_collection_guard = config.define(
     "jax_array_garbage_collection_guard", None, _enum(["allow", "log", "fatal"], True),
-    global_hook=_guard_hook("garbage_collect_array", _jax.guard_lib.global_state,
-                            _jax.guard_lib.GarbageCollectionGuardLevel),
-    thread_local_hook=_guard_hook("garbage_collect_array", _jax.guard_lib.thread_local_state,
-                                  _jax.guard_lib.GarbageCollectionGuardLevel))
+    global_hook=_guard_hook("garbage_collect_array", _cells.global_guard_state,
+                            _cells.GarbageCollectionGuardLevel),
+    thread_local_hook=_guard_hook("garbage_collect_array", _cells.thread_local_guard_state,
+                                  _cells.GarbageCollectionGuardLevel))
 
 
 @contextlib.contextmanager
 def explicit_transfers(kind: str):
     """Mark the transfers in this block as asked for (``kind``: "device_put" or
     "device_get"), so that only the ``*_explicit`` guard levels stop them."""
-    state = _jax.guard_lib.thread_local_state()
+    state = _cells.thread_local_guard_state()
     attribute = f"explicit_{kind}"
     previous = getattr(state, attribute)
     setattr(state, attribute, True)
@@ -413,13 +411,22 @@ no_execution = config.define("jax_no_execution", False, _parse_bool,
 _eager_constant_folding = config.define("eager_constant_folding", False, _parse_bool,
                                         from_env=_bool_from_env, in_trace_context=True)
 
+def internal_cell(name, default, *, in_jit_key=False, in_trace_context=False):
+    """A value kept in a jaxlib cell that is no user option: one the C++ jit keys its
+    cache on (``in_jit_key``) or that every tracing cache depends on
+    (``in_trace_context``), such as core's tracing flag or ``set_xla_metadata``'s
+    attributes."""
+    return _cells.Config(name, default, include_in_jit_key=in_jit_key,
+                         include_in_trace_context=in_trace_context)
+
+
 # JAX records with each equation the abstract mesh in effect and re-enters it to transpose
 # the equation; at top level none is. glassjax has no meshes, but the difference is part
 # of the trace context (the key of every tracing cache), so that, as in JAX, jaxprs traced
 # while transposing are not the ones traced before. It shows in printed jaxprs: a jaxpr
 # used twice is hoisted (``let jaxpr = ... in``).
 # (An internal cell, not a user option.)
-_transposing = _cells.Config("transposing", False, include_in_trace_context=True)
+_transposing = internal_cell("transposing", False, in_trace_context=True)
 
 
 @contextlib.contextmanager
@@ -435,8 +442,8 @@ class UserContext:
     """A value of the user's own that jit caches depend on (``make_user_context``)."""
 
     def __init__(self, default_value):
-        self._cell = _cells.Config("user_context", default_value, include_in_jit_key=True,
-                                   include_in_trace_context=True)
+        self._cell = internal_cell("user_context", default_value, in_jit_key=True,
+                                   in_trace_context=True)
 
     @property
     def value(self):
@@ -465,11 +472,9 @@ def make_user_context(default_value=None) -> UserContext:
 
 
 # A function the C++ jit calls on every fast-path result (JAX uses it for debug_nans).
-post_hook = _cells.Config("post_hook", None)
+post_hook = internal_cell("post_hook", None)
 
-_jax.jax_jit.set_enable_x64_state(_enable_x64.cell)
-_jax.jax_jit.set_disable_jit_state(_disable_jit.cell)
-_jax.jax_jit.set_post_hook_state(post_hook)
+_cells.share_with_jit(_enable_x64.cell, _disable_jit.cell, post_hook)
 
 
 def enable_x64(new_val=True):

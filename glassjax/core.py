@@ -14,27 +14,33 @@ Everything in glassjax is built from four ideas that live here:
   keeps a reference to the trace it emits into (its parent). A transformation makes itself
   current while it runs the user's function, so composing transformations needs no
   special cases.
+
+The parts of a type that only many-device programs use (shard_map's manual axes, memory
+spaces) are in placement.py; core imports them, so ``core.MemorySpace`` works too.
 """
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import enum
 import functools
 import itertools
 import math
 import operator
 import threading
 import weakref
-from typing import AbstractSet, Callable, NamedTuple, Sequence, Union
+from typing import AbstractSet, Callable, Sequence, Union
 
 import numpy as np
-from jaxlib import _jax
 
 from glassjax import caches, dtypes, shape_poly, source_info
-from glassjax.config import debug_key_reuse as _debug_key_reuse
+from glassjax.config import debug_key_reuse as _debug_key_reuse, internal_cell
 from glassjax.layout import Format
+from glassjax.drawing import Drawing  # noqa: F401  (core.Drawing, as primitives use it)
+from glassjax.placement import (ManualAxisType, MemorySpace, ShardingTypeError,  # noqa: F401
+                                dim_with_axes, mem_kind_to_space, mem_space_to_kind,
+                                placed_types)
 from glassjax.rule_tables import Rules
+from glassjax.slots import Slot, Slots
 from glassjax.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
                              JaxprTypeError, TracerArrayConversionError,
                              TracerBoolConversionError, TracerIntegerConversionError,
@@ -45,48 +51,37 @@ from glassjax.errors import (ConcretizationTypeError, InconclusiveDimensionOpera
 # Hooks: what higher layers plug into this one
 # ----------------------------------------------------------------------------------------
 
-class Slots:
-    """A table of named slots that a higher module fills when it is imported: how a lower
-    module calls code above it without importing it. The slots are the class attributes
-    a subclass declares; ``register`` refuses any other name (a typo fails at import)."""
-
-    def register(self, **slots):
-        for name, fn in slots.items():
-            if not hasattr(type(self), name):
-                raise AttributeError(f"{type(self).__name__} has no slot {name!r}")
-            setattr(self, name, fn)
-
-
 class Hooks(Slots):
-    """Operations core and the interpreters need but higher layers define. Imports point
-    only downwards (see README's layer table), so an upward need is inverted: the lower
-    layer keeps a named slot here, and the module that defines the operation fills it
-    when it is imported (``pretty`` the printers, ``lax`` the array operations).
-
-    ``pp_jaxpr(jaxpr, **options)`` and ``pp_eqn(eqn)``: the jaxpr printer (pretty.py).
-    ``index_in_dim``, ``broadcast_in_dim``, ``transpose``, ``expand_dims``, ``add_any``,
-    ``convert_element_type(value, dtype, weak_type)``: the lax operations that iterating
-    a tracer, zeros, tangent sums and batching need; ``stop_gradient``: what
-    ``custom_jvp`` applies to its ``nondiff_argnums`` (lax/__init__.py).
-    ``stage_custom_jvp`` / ``stage_custom_vjp``: how staging records a custom-derivative
-    call (custom_derivatives.py). ``linearize`` and ``linear_transpose``: the pytree
-    differentiation API that ``custom_root`` / ``custom_linear_solve`` hand to the user's
-    solvers (ad_api.py). ``type_sharding(recorded, ndim)``: ``ShapedArray.sharding``, the
-    recorded ``(mesh, spec)`` as a NamedSharding (named_sharding.py);
-    ``record_sharding(sharding, ndim)``, the other way: the ``(mesh, spec)`` a
-    NamedSharding given to ``ShapedArray(..., sharding=)`` records.
-    ``struct_memory_space(sharding)``: the memory space a ``ShapeDtypeStruct``'s sharding
-    gives its type (a NamedSharding's memory kind, as in JAX; None: device memory).
-    ``key_reuse_eval(primitive, impl, args, params)`` and
-    ``check_key_reuse(jaxpr)``: the key-reuse checker, used while ``jax_debug_key_reuse``
-    is on (key_reuse.py)."""
-    pp_jaxpr = pp_eqn = None
-    index_in_dim = broadcast_in_dim = transpose = expand_dims = add_any = None
-    convert_element_type = stop_gradient = None
-    stage_custom_jvp = stage_custom_vjp = None
-    linearize = linear_transpose = None
-    type_sharding = record_sharding = struct_memory_space = None
-    key_reuse_eval = check_key_reuse = None
+    """Operations core and the interpreters need but higher layers define (see
+    glassjax/slots.py): each slot names the module that fills it at import."""
+    pp_jaxpr = Slot("glassjax.pretty", "the jaxpr printer: pp_jaxpr(jaxpr, **options)")
+    pp_eqn = Slot("glassjax.pretty", "the printer of one equation")
+    index_in_dim = Slot("glassjax.lax", "iterating over a tracer's leading axis")
+    broadcast_in_dim = Slot("glassjax.lax", "zeros and batching's moved axes")
+    transpose = Slot("glassjax.lax", "batching: moving the batch axis")
+    expand_dims = Slot("glassjax.lax", "batching: adding a batch axis")
+    add_any = Slot("glassjax.lax", "summing tangents and cotangents")
+    convert_element_type = Slot("glassjax.lax", "convert_element_type(value, dtype, "
+                                "weak_type): casting a zero or a tangent")
+    stop_gradient = Slot("glassjax.lax", "what custom_jvp applies to its nondiff_argnums")
+    stage_custom_jvp = Slot("glassjax.custom_derivatives",
+                            "how staging records a custom_jvp call")
+    stage_custom_vjp = Slot("glassjax.custom_derivatives",
+                            "how staging records a custom_vjp call")
+    linearize = Slot("glassjax.ad_api", "the pytree linearize that custom_root and "
+                     "custom_linear_solve hand to the user's solvers")
+    linear_transpose = Slot("glassjax.ad_api", "the pytree linear_transpose for those "
+                            "same solvers")
+    type_sharding = Slot("glassjax.named_sharding", "ShapedArray.sharding: the recorded "
+                         "(mesh, spec) as a NamedSharding")
+    record_sharding = Slot("glassjax.named_sharding", "the (mesh, spec) that a "
+                           "NamedSharding given to ShapedArray(..., sharding=) records")
+    struct_memory_space = Slot("glassjax.named_sharding", "the memory space a "
+                               "ShapeDtypeStruct's sharding gives its type")
+    key_reuse_eval = Slot("glassjax.key_reuse", "key_reuse_eval(primitive, impl, args, "
+                          "params): eager evaluation while jax_debug_key_reuse is on")
+    check_key_reuse = Slot("glassjax.key_reuse", "check_key_reuse(jaxpr): the checker "
+                           "jit runs while jax_debug_key_reuse is on")
 
 
 hooks = Hooks()
@@ -96,102 +91,10 @@ hooks = Hooks()
 # Abstract values
 # ----------------------------------------------------------------------------------------
 
-class _ManualAxes(NamedTuple):
-    varying: frozenset
-    unreduced: frozenset
-    reduced: frozenset
-
-
-class ManualAxisType(_ManualAxes):
-    """The manual-axes part of a type inside ``shard_map``: the mesh axes a value varies
-    over, and (JAX's partial sums, which glassjax does not make) the axes it is an
-    unreduced or reduced sum over. An axis is in at most one of varying and the others."""
-    __slots__ = ()
-
-    def __new__(cls, *, varying=frozenset(), unreduced=frozenset(), reduced=frozenset()):
-        varying, unreduced, reduced = map(frozenset, (varying, unreduced, reduced))
-        for name, other in (("unreduced", unreduced), ("reduced", reduced)):
-            if varying & other:
-                raise ValueError(f"varying and {name} cannot have common mesh axes. Got "
-                                 f"varying={varying} and {name}={other}")
-        return super().__new__(cls, varying, unreduced, reduced)
-
-    def update(self, **kwargs):
-        return ManualAxisType(**{**self._asdict(), **kwargs})
-
-    @property
-    def empty(self) -> bool:
-        return not (self.varying or self.unreduced or self.reduced)
-
-    @property
-    def vur(self) -> frozenset:
-        return self.varying | self.unreduced | self.reduced
-
-    def invarying(self, mesh) -> frozenset:
-        """The manual axes of ``mesh`` the value is the same along."""
-        return frozenset(mesh.manual_axes) - self.vur
-
-
 _KEEP = object()     # (``ShapedArray.update``: "this field as it is")
 
 
-def _dim_with_axes(size, axes) -> str:
-    """One dimension of a sharded type: ``8``, ``8@X`` or ``8@(X,Y)``."""
-    if axes is None:
-        return str(size)
-    return f"{size}@{axes}" if isinstance(axes, str) else f"{size}@({','.join(axes)})"
-
-
-class MemorySpace(enum.Enum):
-    """Which memory of its device a value lives in (``jax.memory.Space``): the device's
-    own, or the host memory it can reach (a sharding's ``memory_kind`` ``pinned_host``).
-    ``Any`` leaves the choice to the compiler."""
-    Device = enum.auto()
-    Host = enum.auto()
-    Any = enum.auto()
-
-    def __repr__(self):
-        return f"MemorySpace.{self.name}"
-
-    __hash__ = object.__hash__      # (hashed often: by identity, as JAX does)
-
-
-def mem_kind_to_space(kind) -> MemorySpace:
-    """A sharding's memory kind as a memory space (JAX's: only ``pinned_host`` is Host;
-    ``unpinned_host`` memory is typed like device memory)."""
-    return MemorySpace.Host if kind == "pinned_host" else MemorySpace.Device
-
-
-def mem_space_to_kind(space: MemorySpace) -> str:
-    if space is MemorySpace.Any:
-        raise AssertionError("unreachable")
-    return "pinned_host" if space is MemorySpace.Host else "device"
-
-
 _DEVICE = MemorySpace.Device
-
-
-class _PlacedTypes:
-    """Whether any value was ever typed as living outside device memory or split over
-    Explicit mesh axes (``ShapedArray``'s ``memory_space`` and ``_sharding``). Until one
-    is, ``Primitive.abstract_eval`` skips the two passes that type outputs by their
-    operands' placement: most programs never place anything, and those passes cost a
-    look at every operand of every equation. (Staging's memos ask ``among`` after.)
-    A registered flag (``glassjax/caches.py``): reference mode raises it."""
-    __slots__ = ("seen",)
-
-    def __init__(self):
-        self.seen = False
-
-    def among(self, avals) -> bool:
-        """Is one of ``avals`` placed so (None and non-array types are not)?"""
-        return self.seen and any(
-            getattr(a, "_sharding", None) is not None or
-            getattr(a, "memory_space", _DEVICE) is not _DEVICE for a in avals)
-
-
-placed_types = _PlacedTypes()
-caches.flag("core.placed_types.seen", lambda: setattr(placed_types, "seen", True))
 
 
 class AbstractValue:
@@ -297,7 +200,7 @@ class ShapedArray(AbstractValue):
         if self._sharding is None:
             text = f"{name}[{','.join(str(d) for d in self.shape)}]"
         else:
-            text = f"{name}[{','.join(map(_dim_with_axes, self.shape, self._sharding[1]))}]"
+            text = f"{name}[{','.join(map(dim_with_axes, self.shape, self._sharding[1]))}]"
         if self.vma:
             axes = self.vma[0] if len(self.vma) == 1 else f"({','.join(self.vma)})"
             text += f"{{V:{axes}}}"
@@ -937,28 +840,6 @@ def jaxpr_as_fun(closed_jaxpr: ClosedJaxpr):
 # Primitives
 # ----------------------------------------------------------------------------------------
 
-class ShardingTypeError(Exception):
-    """Operands whose shardings (in their types) an operation cannot combine."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Drawing:
-    """How the notebook draws an equation of a higher-order primitive, declared in the
-    primitive's registration block as plain data (the notebook reads
-    ``eqn.primitive.drawing``; the primitive's module never imports the notebook).
-
-    ``kind`` picks the picture and the cluster's colour: ``"cond"``, ``"while"``,
-    ``"scan"`` and ``"shard_map"`` each wire their sub-jaxprs their own way; ``"jit"``,
-    ``"custom"`` and ``"checkpoint"`` call one body (the ``body`` param) on all their
-    operands. ``label`` titles the cluster, ``note`` is a line saying what is special
-    about it, ``quiet`` lists params the picture already shows (not worth a line)."""
-    kind: str
-    label: str
-    body: str = "jaxpr"
-    note: str = ""
-    quiet: frozenset = frozenset()
-
-
 # The rules a primitive holds as attributes, each also kept in a table of its own, so
 # that ``describe`` finds where it was registered (see rule_tables.py).
 _attribute_tables = {
@@ -1246,7 +1127,7 @@ def constants_are_eager() -> bool:
 # Whether a trace other than the eval trace is current, as a jaxlib option included in
 # the C++ jit cache key: the C++ fast path (glassjax.xla.fastpath) must never run an
 # executable while a trace is current, where the call has to be traced instead.
-_tracing = _jax.config.Config("glassjax_tracing", False, include_in_jit_key=True)
+_tracing = internal_cell("glassjax_tracing", False, in_jit_key=True)
 
 
 class set_current_trace:

@@ -27,9 +27,7 @@ import atexit
 import os
 from typing import Sequence
 
-from jaxlib import _jax
-
-from glassjax.xla import runtime
+from glassjax.xla import distributed_runtime, runtime
 
 
 class State:
@@ -71,20 +69,20 @@ class State:
         if process_id == 0:
             if self.service is not None:
                 raise RuntimeError("distributed.initialize should only be called once.")
-            self.service = _jax.get_distributed_runtime_service(
+            self.service = distributed_runtime.service(
                 coordinator_bind_address, num_processes,
                 heartbeat_timeout=heartbeat_timeout_seconds,
                 shutdown_timeout=shutdown_timeout_seconds)
         self.num_processes = num_processes
         if self.client is not None:
             raise RuntimeError("distributed.initialize should only be called once.")
-        self.client = _jax.get_distributed_runtime_client(
+        self.client = distributed_runtime.client(
             coordinator_address, process_id, init_timeout=initialization_timeout,
             heartbeat_timeout=heartbeat_timeout_seconds, use_compression=True)
         self.client.connect()           # waits until all processes have connected
         runtime.set_cpu_client_options(
             distributed_client=self.client, node_id=process_id, num_nodes=num_processes,
-            collectives=_jax.make_gloo_tcp_collectives(distributed_client=self.client))
+            collectives=distributed_runtime.gloo_collectives(self.client))
 
     def shutdown(self):
         """Disconnect (waiting, up to the shutdown timeout, for the other processes to

@@ -11,9 +11,9 @@ from __future__ import annotations
 import enum
 
 import numpy as np
-from jaxlib import _jax
 
 from glassjax import dtypes
+from glassjax.errors import JaxRuntimeError
 from glassjax.xla import runtime
 
 __all__ = ["from_dlpack", "is_supported_dtype"]
@@ -72,10 +72,8 @@ def from_dlpack(external_array, device=None, copy: bool | None = None):
                          "copy=None to perform the requested operation.")
     capsule = external_array.__dlpack__(stream=None)
     try:
-        with runtime.answering_jaxlib_imports():      # (jaxlib builds the aval)
-            arr = _jax.dlpack_managed_tensor_to_buffer(capsule, source, None, copy,
-                                                       int(dl_device_type))
-    except _jax.JaxRuntimeError as err:
+        arr = runtime.from_dlpack(capsule, source, copy, int(dl_device_type))
+    except JaxRuntimeError as err:
         message = str(err)
         if "is not aligned to" not in message:
             raise

@@ -92,4 +92,4 @@ class JaxprTypeError(TypeError):
 
 
 # What XLA raises when a computation fails at run time (jaxlib's own class).
-from jaxlib._jax import JaxRuntimeError  # noqa: E402
+from glassjax.xla.errors import JaxRuntimeError  # noqa: E402

@@ -24,6 +24,7 @@ from glassjax import (api_util, cache_misses, caches, config, core, monitoring, 
                       source_info, tree_util)
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.layout import Format, Layout
+from glassjax.slots import Slot, Slots
 from glassjax.mesh import get_abstract_mesh, get_concrete_mesh
 from glassjax.named_sharding import spec_to_sharding
 from glassjax.xla import dispatch, fastpath, lowering, runtime
@@ -416,23 +417,30 @@ def fun_name(fun) -> str:
     return getattr(fun, "__name__", "<unnamed function>")
 
 
-class RefHooks(core.Slots):
-    """Mutable array references (ref.py, a higher layer) meet ``jit`` here.
-    ``scope(stages_refs=False)``: a context noting the refs a trace reads or writes
-    (``.touched``), whose values it puts back on exit (a ``jit`` trace's stages them
-    instead); ``call_with_boxes(args, **jit params)``: run a ``jit`` equation some of
-    whose operands are refs (boxes), writing their final values back; ``takes_refs(args, kwargs)``: whether refs are among the
-    arguments; ``call(jitted, args, kwargs)``: run a ``jit`` whose function takes or
-    closes over refs (the refs' new values come back as outputs); ``vmap(fun, in_axes,
-    out_axes, axis_name, axis_size, args, kwargs)``: the same for ``vmap``;
-    ``carry_refs(refs, loop, f, init, xs)``: run ``loop(f, init, xs)`` (a scan) whose body
-    ``f`` closes over ``refs``, carrying their values; ``while_refs(refs, while_loop,
-    cond_fun, body_fun, init)`` and ``branch_refs(refs, bind, funs, operands)``: the same
-    for ``while_loop`` and for the branches of ``cond``/``switch``; ``custom_vjp(fun,
-    fwd, bwd, args, symbolic_zeros)``: call a ``custom_vjp`` function taking refs."""
-    scope = takes_refs = call = vmap = carry_refs = while_refs = branch_refs = None
-    call_with_boxes = None
-    custom_vjp = None
+class RefHooks(Slots):
+    """Mutable array references (ref.py, a higher layer) meet ``jit``, ``vmap``, the
+    control flow and ``custom_vjp`` here; each slot runs a call some of whose operands
+    or closed-over values are refs."""
+    scope = Slot("glassjax.ref", "scope(stages_refs=False): a context noting the refs a "
+                 "trace reads or writes (.touched) and putting their values back on exit "
+                 "(a jit trace stages them instead)")
+    call_with_boxes = Slot("glassjax.ref", "call_with_boxes(args, **jit params): run a jit "
+                           "equation some of whose operands are refs, writing their final "
+                           "values back")
+    takes_refs = Slot("glassjax.ref", "takes_refs(args, kwargs): whether refs are among "
+                      "the arguments")
+    call = Slot("glassjax.ref", "call(jitted, args, kwargs): run a jit whose function "
+                "takes or closes over refs (their new values come back as outputs)")
+    vmap = Slot("glassjax.ref", "vmap(fun, in_axes, out_axes, axis_name, axis_size, args, "
+                "kwargs): the same for vmap")
+    carry_refs = Slot("glassjax.ref", "carry_refs(refs, loop, f, init, xs): run a scan "
+                      "whose body closes over refs, carrying their values")
+    while_refs = Slot("glassjax.ref", "while_refs(refs, while_loop, cond_fun, body_fun, "
+                      "init): the same for while_loop")
+    branch_refs = Slot("glassjax.ref", "branch_refs(refs, bind, funs, operands): the same "
+                       "for the branches of cond and switch")
+    custom_vjp = Slot("glassjax.ref", "custom_vjp(fun, fwd, bwd, args, symbolic_zeros): "
+                      "call a custom_vjp function taking refs")
 
 
 ref_hooks = RefHooks()

@@ -35,7 +35,7 @@ from glassjax.ad_checkpoint import remat_p
 from glassjax.callbacks import debug_callback_p
 from glassjax.errors import KeyReuseError
 from glassjax.jit import jit_p
-from glassjax.lax import comparison, conversion, slicing, structural
+from glassjax.lax import comparison, conversion, gather_scatter, slicing, structural
 from glassjax.lax.control_flow import cond_p, scan_p, while_p
 from glassjax.lax.device_put import device_put_p
 from glassjax.lax.ragged_collectives import psend_p
@@ -215,8 +215,8 @@ signatures.update({
     debug_callback_p: KeyReuseSignature(),
     slicing.dynamic_slice_p: _forward,
     slicing.dynamic_update_slice_p: KeyReuseSignature(Sink(1), Forward(0, 0)),
-    slicing.gather_p: _forward,
-    slicing.scatter_p: KeyReuseSignature(Sink(2), Forward(0, 0)),
+    gather_scatter.gather_p: _forward,
+    gather_scatter.scatter_p: KeyReuseSignature(Sink(2), Forward(0, 0)),
     comparison.eq_p: KeyReuseSignature(),          # comparing keys does not use them
     comparison.ne_p: KeyReuseSignature(),
     psend_p: KeyReuseSignature(),

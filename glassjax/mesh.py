@@ -24,9 +24,8 @@ import threading
 from typing import Any, Sequence
 
 import numpy as np
-from jaxlib import _jax
 
-from glassjax.xla import runtime
+from glassjax.xla import partition_specs, runtime
 
 
 class AxisType(enum.Enum):
@@ -167,7 +166,7 @@ class Mesh(_MeshShape):
     @functools.cached_property
     def _internal_device_list(self):
         """jaxlib's C++ ``NamedSharding`` reads the devices from here."""
-        return _jax.DeviceList(self._flat_devices_tuple)
+        return runtime.DeviceList(self._flat_devices_tuple)
 
     @property
     def local_devices(self) -> list:
@@ -359,7 +358,7 @@ class UnconstrainedSingleton:
 
 
 UNCONSTRAINED = UnconstrainedSingleton()
-_jax.set_pspec_unconstrained(UNCONSTRAINED)     # jaxlib's canonicalization knows it
+partition_specs.set_unconstrained(UNCONSTRAINED)     # jaxlib's canonicalization knows it
 
 
 def _unconstrained():
@@ -375,7 +374,8 @@ class PartitionSpec:
     UNCONSTRAINED = UNCONSTRAINED
 
     def __init__(self, *partitions, unreduced=frozenset(), reduced=frozenset()):
-        object.__setattr__(self, "_partitions", _jax.canonicalize_partitions(partitions))
+        object.__setattr__(self, "_partitions",
+                           partition_specs.canonicalize_all(partitions))
         object.__setattr__(self, "unreduced", frozenset(unreduced))
         object.__setattr__(self, "reduced", frozenset(reduced))
 
@@ -400,7 +400,7 @@ class PartitionSpec:
             return (self._partitions, self.unreduced, self.reduced) == (
                 other._partitions, other.unreduced, other.reduced)
         if isinstance(other, tuple) and not self.unreduced and not self.reduced:
-            return self._partitions == _jax.canonicalize_partitions(other)
+            return self._partitions == partition_specs.canonicalize_all(other)
         return NotImplemented
 
     def __hash__(self):
@@ -429,10 +429,10 @@ class PartitionSpec:
         return (_make_spec, (self._partitions, self.unreduced, self.reduced))
 
     def index(self, value):
-        return self._partitions.index(_jax.canonicalize_partition(value))
+        return self._partitions.index(partition_specs.canonicalize(value))
 
     def count(self, value):
-        return self._partitions.count(_jax.canonicalize_partition(value))
+        return self._partitions.count(partition_specs.canonicalize(value))
 
     def update(self, partitions=None, unreduced=None, reduced=None):
         return PartitionSpec(*(self._partitions if partitions is None else partitions),

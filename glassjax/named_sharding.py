@@ -273,12 +273,12 @@ def _present(typed, ndim: int):
     return NamedSharding(typed[0], PartitionSpec(*typed[1]))
 
 
-core.hooks.type_sharding = _present
-core.hooks.record_sharding = type_sharding
-core.hooks.struct_memory_space = lambda sharding: (
-    core.mem_kind_to_space(sharding.memory_kind)
-    if isinstance(sharding, NamedSharding) and sharding.memory_kind else None)
-runtime.typed_aval = typed_aval
+core.hooks.register(type_sharding=_present, record_sharding=type_sharding,
+                    struct_memory_space=lambda sharding: (
+                        core.mem_kind_to_space(sharding.memory_kind)
+                        if isinstance(sharding, NamedSharding) and sharding.memory_kind
+                        else None))
+runtime.hooks.register(typed_aval=typed_aval)
 
 
 def spec_to_sharding(sharding, fname: str):

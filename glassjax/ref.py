@@ -720,8 +720,8 @@ discharge_rules.update({
 })
 for _p in discharge_rules:
     _p.takes_refs = True        # (their bodies may use the refs they are given)
-state.eager_ref = _box
-lowering.discharge_state[:] = [discharge]
+state.hooks.register(eager_ref=_box)
+lowering.hooks.register(discharge_state=discharge)
 
 ref_hooks.register(call_with_boxes=_call_with_boxes, scope=scope, takes_refs=_takes_refs, call=_call, vmap=_vmap,
                    carry_refs=_carry_refs, while_refs=_while_refs,

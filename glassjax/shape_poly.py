@@ -28,6 +28,7 @@ import tokenize
 from typing import Any, Callable, Sequence
 
 from glassjax import errors, source_info
+from glassjax.slots import Slot, Slots
 
 _HELP = """
 This error arises for comparison operations with shapes that
@@ -50,9 +51,10 @@ class UnexpectedDimVar(Exception):
     """A dimension variable that no argument shape determines."""
 
 
-class _Hooks:
-    """Filled by lax: ``as_value(dim)`` is ``dim_as_value_p.bind(dim=dim)``."""
-    as_value: Callable[[Any], Any] | None = None
+class _Hooks(Slots):
+    """What symbolic dimensions need from lax."""
+    as_value = Slot("glassjax.lax.dim_as_value", "as_value(dim): the dimension as an "
+                    "array (dim_as_value_p.bind), for arithmetic with arrays")
 
 
 hooks = _Hooks()

@@ -33,12 +33,9 @@ import sysconfig
 import threading
 from typing import NamedTuple
 
-from jaxlib import _jax
+from glassjax.xla.errors import Traceback, TracebackScope  # noqa: F401  (re-exported)
 
 from glassjax import caches
-
-Traceback = _jax.Traceback
-TracebackScope = _jax.TracebackScope     # tracebacks taken inside stop at its frame
 
 
 class Frame(NamedTuple):

@@ -23,23 +23,16 @@ import operator
 import textwrap
 from typing import Any, Callable, Iterable, TypeVar
 
-from jaxlib._jax import pytree
-
-PyTreeDef = pytree.PyTreeDef
+from glassjax.xla import pytrees
+from glassjax.xla.pytrees import (DictKey, FlattenedIndexKey, GetAttrKey, PyTreeDef,
+                                  SequenceKey)
 
 # The one registry every glassjax API (and the C++ dispatch path) flattens with. jaxlib
 # keeps a process-wide default; naming it lets a pickled PyTreeDef refer back to it
 # (the registry's __reduce__ returns a global name to be looked up in __module__).
-default_registry = pytree.default_registry()
+default_registry = pytrees.default_registry
 default_registry.__module__ = __name__
 default_registry.__name__ = "default_registry"
-
-# Key path entries, as the C++ traversal produces them: ``[0]``, ``['k']``, ``.name``,
-# and ``[<flat index 0>]`` for children of types registered without keys.
-SequenceKey = pytree.SequenceKey
-DictKey = pytree.DictKey
-GetAttrKey = pytree.GetAttrKey
-FlattenedIndexKey = pytree.FlattenedIndexKey
 KeyEntry = TypeVar("KeyEntry")
 KeyPath = tuple[KeyEntry, ...]
 
@@ -68,7 +61,7 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
 
 def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
     """The structure of a tuple whose children have structures ``treedefs``."""
-    return pytree.treedef_tuple(default_registry, list(treedefs))
+    return pytrees.treedef_tuple(treedefs)
 
 
 def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
@@ -88,7 +81,7 @@ def _is_strict_leaf(treedef: PyTreeDef) -> bool:
 def all_leaves(iterable: Iterable[Any], is_leaf: Callable[[Any], bool] | None = None) -> bool:
     """Whether every element of ``iterable`` is itself a leaf."""
     if is_leaf is None:
-        return pytree.all_leaves(default_registry, iterable)
+        return pytrees.all_leaves(iterable)
     items = list(iterable)
     leaves = tree_leaves(items, is_leaf)
     return len(leaves) == len(items) and all(a is b for a, b in zip(items, leaves))

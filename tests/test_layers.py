@@ -4,14 +4,19 @@ glassjax reads from the bottom up. Each module belongs to one layer and imports 
 its own layer and the layers below it, and no chain of imports comes back to where it
 started. Imports inside functions count as much as those at the top: a function that
 imports upward hides the same dependency. Where a lower module needs code from above, the
-need is inverted with a registration hook: the lower module keeps a named slot
-(``core.hooks``, ``lax.utils.above``) that the higher one fills when it is imported.
+need is inverted with an upward slot (glassjax/slots.py): the lower module declares a
+named slot, with the module that fills it and what for, and that module fills it when it
+is imported; ``glassjax.slots.listing()`` lists them all (tests/test_slots.py).
 
     0 base          config, caches, dtypes, errors, layout, version, tree_util, tree,
                     monitoring, linear_util (JAX's WrappedFun, for libraries built on its
                     internals), source_info, lib, shape_poly (symbolic dimensions),
-                    rule_tables
-    1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer)
+                    rule_tables, slots (the upward slots), and xla/'s doors to the
+                    jaxlib C++ these build on: xla/cells.py (config cells),
+                    xla/pytrees.py, xla/errors.py
+    1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer),
+                    placement.py (the advanced part of a type: shard_map's manual axes,
+                    memory spaces), drawing.py (how the notebook draws a primitive)
     2 interpreters  interpreters/ (staging, ad, batching, partial_eval), api_util.py
     3 runtime       xla/ (the jaxlib client, lowering, dispatch), jit.py, call.py,
                     cache_misses.py,
@@ -22,10 +27,10 @@ need is inverted with a registration hook: the lower module keeps a named slot
     4 transforms    vmap_api.py and custom_derivatives.py: the transformations lax's own
                     rules are written with (batching rules that vmap a simpler function;
                     logaddexp and the linear solves are custom_jvp functions)
-    5 lax           lax/: every primitive with all its rules
+    5 lax           lax/: every primitive with all its rules, and ad_api.py (grad, jvp,
+                    vjp, the jacobians), which splits and casts with lax's operations
     6 libraries     numpy/, scipy/, nn/, random.py, prng.py, image.py, ops/,
-                    flatten_util.py, and ad_api.py (grad, jvp, vjp, the jacobians):
-                    jacfwd builds its basis with jnp.eye and scipy.optimize differentiates
+                    flatten_util.py
     7 API           pmap.py, shard_map.py, shard_map_eager.py, sharding.py (the
                     public facade), axis_modes.py, key_reuse.py, state/, ref.py, ad_checkpoint.py,
                     callbacks.py, debug.py, debugger.py, export/, ffi.py, example_libraries/,
@@ -37,11 +42,15 @@ need is inverted with a registration hook: the lower module keeps a named slot
                     __main__.py, switch_site/)
 
 The package root ``glassjax/__init__.py`` is the public facade above all layers.
+jaxlib's private API (``jaxlib._jax``) is reached only through glassjax/xla/, one module
+per concern (runtime, pytrees, cells, errors, partition_specs, distributed_runtime,
+fastpath); the rest of the engine calls those (``test_private_jaxlib_only_in_xla``).
 A module is placed by the longest entry of ``LAYERS`` that names it or a package holding
 it; a new module that no entry places fails ``test_every_module_has_a_layer``.
 """
 import ast
 import pathlib
+import re
 
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "glassjax"
@@ -50,16 +59,16 @@ LAYERS = {
     "base": ["config", "caches", "dtypes", "errors", "layout", "version", "tree_util",
              "tree",
              "linear_util",
-             "monitoring", "source_info", "lib", "shape_poly", "rule_tables"],
-    "core": ["core", "pretty"],
+             "monitoring", "source_info", "lib", "shape_poly", "rule_tables", "slots",
+             "xla.cells", "xla.pytrees", "xla.errors"],
+    "core": ["core", "pretty", "placement", "drawing"],
     "interpreters": ["interpreters", "api_util"],
     "runtime": ["xla", "jit", "call", "cache_misses", "mesh", "named_sharding", "array",
                 "array_creation", "distributed", "typing", "dlpack", "profiler",
                 "interpreters.mlir"],
     "transforms": ["vmap_api", "custom_derivatives"],
-    "lax": ["lax"],
-    "libraries": ["numpy", "scipy", "nn", "random", "prng", "image", "ops", "flatten_util",
-                  "ad_api"],
+    "lax": ["lax", "ad_api"],
+    "libraries": ["numpy", "scipy", "nn", "random", "prng", "image", "ops", "flatten_util"],
     "API": ["pmap", "shard_map", "shard_map_eager", "sharding", "axis_modes", "key_reuse",
             "state", "ad_checkpoint", "callbacks", "debug", "debugger", "export", "ffi",
             "custom_batching", "describe", "api", "stages", "ref", "example_libraries",
@@ -210,3 +219,19 @@ def test_readme_layer_table_is_this_one():
     shown = readme.split("<!-- layers:start")[1].split("```\n")[1]
     table = __doc__[__doc__.index("    0 base"):__doc__.index("\nThe package root")]
     assert shown.rstrip("\n") == table.rstrip("\n")
+
+
+def test_private_jaxlib_only_in_xla():
+    """jaxlib's private ``_jax`` module is imported or named only in glassjax/xla/."""
+    private = re.compile(r"jaxlib\._jax|from jaxlib import _jax|jaxlib import _jax")
+    outside = sorted(m for m, path in MODULES.items()
+                     if not (m == "xla" or m.startswith("xla."))
+                     and private.search(path.read_text()))
+    assert outside == []
+
+
+def test_no_module_over_1500_lines():
+    """A module a reader can hold: longer ones are split by concept."""
+    long = sorted(m for m, path in MODULES.items()
+                  if len(path.read_text().splitlines()) > 1500)
+    assert long == []

@@ -27,7 +27,7 @@ from glassjax import numpy as jnp
 from glassjax.callbacks import Effect
 from glassjax.interpreters import ad, batching, staging
 from glassjax.jit import jit_p, make_jaxpr
-from glassjax.lax import arithmetic, slicing
+from glassjax.lax import arithmetic, gather_scatter, slicing
 from glassjax.mesh import PartitionSpec
 from glassjax.rule_tables import Rules
 from glassjax.shard_map import _body_scope, _vary_over_spec, shard_map_p
@@ -399,7 +399,7 @@ _CHECKS = Rules("checkify", "checkify: the checks the equation makes")
 _CHECKS.update({check_p: _check, shard_map_p: _shard_map, arithmetic.div_p: _div,
                 slicing.dynamic_slice_p: _dynamic_slice,
                 slicing.dynamic_update_slice_p: _dynamic_update_slice,
-                slicing.gather_p: _gather})
+                gather_scatter.gather_p: _gather})
 # The primitives that can produce a NaN (JAX's list).
 for _name in ["acos", "acosh", "add", "asin", "asinh", "atan2", "atan", "atanh",
               "bessel_i0e", "bessel_i1e", "cbrt", "conv_general_dilated", "cos", "cosh",

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import functools
 
-from jaxlib import _jax
 from jaxlib.mlir import ir
 
 from glassjax import core, source_info, tree_util
+from glassjax.config import internal_cell
 from glassjax.interpreters import ad, batching
 from glassjax.xla import dispatch, lowering
 
 # The attributes of the innermost ``with`` (None outside): read by jit's cache key only.
-_in_force = _jax.config.Config("xla_metadata_context_manager", None,
-                               include_in_jit_key=True, include_in_trace_context=True)
+_in_force = internal_cell("xla_metadata_context_manager", None, in_jit_key=True,
+                          in_trace_context=True)
 
 
 class XlaMetadataContextManager:

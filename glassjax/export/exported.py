@@ -24,7 +24,6 @@ from typing import Any, Callable, Sequence
 
 import ml_dtypes
 import numpy as np
-from jaxlib import _jax
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -203,9 +202,9 @@ def _export_traced(traced, platforms, disabled_checks) -> Exported:
         if symbolic:
             _wrap_main(module, solution, kept)
         _check_custom_calls(module, disabled_checks)
-        serialized = _jax.mlir.serialize_portable_artifact(
+        serialized = runtime.serialize_portable_artifact(
             module, stablehlo.get_version_from_compatibility_requirement(
-                stablehlo.StablehloCompatibilityRequirement.WEEK_4), False)
+                stablehlo.StablehloCompatibilityRequirement.WEEK_4))
     fun_name = traced._jitted._name
     exported = Exported(
         fun_name=fun_name, in_tree=result.in_tree, in_avals=in_avals,

@@ -28,6 +28,7 @@ from glassjax.interpreters import staging
 # (JAX keeps the staging trace and its tracers in this module)
 from glassjax.interpreters.staging import DynamicJaxprTrace, DynamicJaxprTracer  # noqa: F401
 from glassjax.rule_tables import Rules
+from glassjax.slots import Slot, Slots
 
 # Primitives whose partial evaluation is more than "stage the whole equation if any input
 # is unknown", e.g. ``remat`` (which computes its known part now) and ``jit`` (which is
@@ -54,10 +55,11 @@ class Offloadable(NamedTuple):
     dst: str
 
 
-class _Hooks(core.Slots):
-    """``move(var, space) -> (eqn, moved var)``: an equation putting ``var``'s value in
-    memory space ``space`` (a copying ``device_put``, lax/device_put.py)."""
-    move = None
+class _Hooks(Slots):
+    """What partial evaluation needs from lax."""
+    move = Slot("glassjax.lax.device_put", "move(var, space) -> (eqn, moved var): an "
+                "equation putting var's value in memory space space (a copying "
+                "device_put), for remat policies that offload")
 
 
 hooks = _Hooks()

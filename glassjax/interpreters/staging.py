@@ -19,6 +19,7 @@ from glassjax import caches, core, dtypes, source_info, tree_util
 from glassjax.config import config
 from glassjax.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from glassjax.rule_tables import Rules
+from glassjax.slots import Slot, Slots
 
 
 DebugInfo = core.DebugInfo     # (defined in core: jaxprs carry one)
@@ -450,7 +451,15 @@ def primitive_effects(primitive, params) -> frozenset:
 # primitive -> rule(vma of the operands, **params) -> vma of the results); calls (jit,
 # cond, ...) take their results' types from their bodies.
 vma_rules = Rules("vma", "shard_map: the axes the results vary over")
-pvary_primitive: list = []      # [pvary_p], filled by lax.parallel
+
+
+class _Hooks(Slots):
+    """What staging needs from lax."""
+    pvary = Slot("glassjax.lax.parallel", "pvary_p: the cast that makes a value vary "
+                 "over more manual axes")
+
+
+hooks = _Hooks()
 
 
 def vary_as(x, like):
@@ -462,7 +471,7 @@ def vary_as(x, like):
     vma = getattr(aval, "vma", ())
     if not vma:
         return x
-    return pvary_primitive[0].bind(x, axes=tuple(vma))
+    return hooks.pvary.bind(x, axes=tuple(vma))
 
 
 def _vary_alike(trace, primitive, tracers, params):
@@ -481,7 +490,7 @@ def _vary_alike(trace, primitive, tracers, params):
             f"{[frozenset(v) for v in in_vmas]}. Please open an issue at "
             "https://github.com/jax-ml/jax/issues and as a temporary workaround pass the "
             "check_vma=False argument to `jax.shard_map`")
-    pvary, = pvary_primitive
+    pvary = hooks.pvary
     tracers = [t if v == union or not hasattr(t.aval, "vma") else
                trace.default_process_primitive(
                    pvary, [t], dict(axes=tuple(a for a in union if a not in v)))

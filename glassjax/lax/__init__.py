@@ -46,12 +46,14 @@ from glassjax.lax.reductions import (
     reduce_xor, reduce_xor_p, sort, sort_key_val, sort_p, top_k, top_k_p)
 from glassjax.lax.dot import (DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers, Precision, PrecisionLike, batch_matmul, dot, dot_general, dot_general_p)
 from glassjax.lax.slicing import (
-    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, dynamic_index_in_dim,
-    dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p, dynamic_update_index_in_dim,
-    dynamic_update_slice, dynamic_update_slice_in_dim, dynamic_update_slice_p, gather,
-    gather_p, index_in_dim, index_take, scatter, scatter_add, scatter_add_p, scatter_apply,
-    scatter_max, scatter_max_p, scatter_min, scatter_min_p, scatter_mul, scatter_mul_p,
-    pad, pad_p, scatter_p, scatter_sub, scatter_sub_p, slice, slice_in_dim, slice_p)
+    dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim, dynamic_slice_p,
+    dynamic_update_index_in_dim, dynamic_update_slice, dynamic_update_slice_in_dim,
+    dynamic_update_slice_p, index_in_dim, pad, pad_p, slice, slice_in_dim, slice_p)
+from glassjax.lax.gather_scatter import (
+    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather, gather_p,
+    index_take, scatter, scatter_add, scatter_add_p, scatter_apply, scatter_max,
+    scatter_max_p, scatter_min, scatter_min_p, scatter_mul, scatter_mul_p, scatter_p,
+    scatter_sub, scatter_sub_p)
 from glassjax.lax.fft import FftType, fft, fft_p
 from glassjax.lax.ann import approx_max_k, approx_min_k, approx_top_k_p
 from glassjax.lax.control_flow import (cond, cond_p, custom_linear_solve, custom_root,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from jaxlib import _jax
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func as func_dialect
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -21,7 +20,7 @@ from glassjax import core, dtypes
 from glassjax.interpreters import ad, batching
 from glassjax.lax.slicing import take_along_last_axis
 from glassjax.lax.structural import transpose
-from glassjax.xla import dispatch, lowering
+from glassjax.xla import dispatch, lowering, runtime
 
 
 class ApproxTopKPrimitive(core.Primitive):
@@ -47,9 +46,9 @@ def _abstract_eval(operand, *, k, reduction_dimension, recall_target, is_max_k,
     if aggregate_to_topk:
         dims[reduction_dimension] = k
     else:
-        dims[reduction_dimension] = _jax.approx_top_k_reduction_output_size(
+        dims[reduction_dimension] = runtime.approx_top_k_output_size(
             dims[reduction_dimension], len(dims), k, recall_target, aggregate_to_topk,
-            reduction_input_size_override)[0]
+            reduction_input_size_override)
     return [operand.update(shape=tuple(dims)),
             core.ShapedArray(tuple(dims), np.int32)]
 

@@ -44,4 +44,4 @@ def dim_as_value(dim):
     return dim_as_value_p.bind(dim=dim)
 
 
-shape_poly.hooks.as_value = dim_as_value
+shape_poly.hooks.register(as_value=dim_as_value)

@@ -347,7 +347,7 @@ batching.primitive_batchers[pvary_p] = lambda args, dims, *, axes: (
     pvary_p.bind(args[0], axes=axes), dims[0])
 staging.vma_rules[pvary_p] = lambda vmas, *, axes: tuple(
     a for a in core.trace_ctx.vma_axes or axes if a in set(vmas[0]) | set(axes))
-staging.pvary_primitive.append(pvary_p)
+staging.hooks.register(pvary=pvary_p)
 
 
 def pvary(x, axes):

@@ -21,7 +21,7 @@ import numpy as np
 from glassjax import caches, core, dtypes, shape_poly, tree_util
 from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
-from glassjax.lax import elementwise, slicing
+from glassjax.lax import elementwise, gather_scatter
 from glassjax.lax.logaddexp import logaddexp
 from glassjax.lax.slicing import pad, slice_in_dim
 from glassjax.lax.structural import (_zeros, broadcast_in_dim, broadcasted_iota,
@@ -881,13 +881,13 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
                                          dimension=dimension, is_stable=is_stable,
                                          num_keys=num_keys)
     batch_dims = tuple(np.delete(np.arange(len(shape), dtype=np.int64), dimension))
-    dnums = slicing.GatherDimensionNumbers(
+    dnums = gather_scatter.GatherDimensionNumbers(
         offset_dims=(), collapsed_slice_dims=(dimension,), start_index_map=(dimension,),
         operand_batching_dims=batch_dims, start_indices_batching_dims=batch_dims)
     idx = expand_dims(sorted_primals_and_idx[-1], (len(shape),))
-    gather_idx = functools.partial(slicing.gather, start_indices=idx,
+    gather_idx = functools.partial(gather_scatter.gather, start_indices=idx,
                                    dimension_numbers=dnums, slice_sizes=(1,) * len(shape),
-                                   mode=slicing.GatherScatterMode.PROMISE_IN_BOUNDS)
+                                   mode=gather_scatter.GatherScatterMode.PROMISE_IN_BOUNDS)
     tangents_out = [t if type(t) is ad.Zero else gather_idx(t) for t in tangents]
     return tuple(sorted_primals_and_idx[:-1]), tangents_out
 
@@ -1015,10 +1015,10 @@ def _top_k_jvp(primals, tangents, *, k, axis):
     rank = len(np.shape(k_idxs))
     gather_indices = reshape(k_idxs, np.shape(k_idxs) + (1,))
     others = tuple(i for i in range(rank) if i != axis)
-    dnums = slicing.GatherDimensionNumbers(
+    dnums = gather_scatter.GatherDimensionNumbers(
         offset_dims=(), collapsed_slice_dims=(axis,), operand_batching_dims=others,
         start_indices_batching_dims=others, start_index_map=(axis,))
-    t_out = slicing.gather(t, gather_indices, dnums, (1,) * rank)
+    t_out = gather_scatter.gather(t, gather_indices, dnums, (1,) * rank)
     return primals_out, [t_out, ad.Zero.from_primal_value(primals_out[1])]
 
 

@@ -32,9 +32,17 @@ import numpy as np
 from glassjax import core, dtypes, pretty
 from glassjax.interpreters import ad, batching, staging
 from glassjax.lax import slicing
+from glassjax.slots import Slot, Slots
 
-# What a ref is outside staging: ``eager_ref(value)`` makes a box (filled by ref.py).
-eager_ref = None
+
+class _Hooks(Slots):
+    """What the ref primitives need from ref.py above."""
+    eager_ref = Slot("glassjax.ref", "eager_ref(value): what a ref is outside staging "
+                     "(a box)")
+
+
+hooks = _Hooks()
+
 _discharging = [False]
 
 
@@ -283,7 +291,7 @@ def _no_differentiated_writes(ref_tangent, value_tangent, ref):
 def _new_ref_bind(x, *, kind=None, memory_space=None):
     if staged_now():
         return core.Primitive.bind(new_ref_p, x, kind=kind, memory_space=memory_space)
-    return eager_ref(x)
+    return hooks.eager_ref(x)
 
 
 new_ref_p = core.Primitive("new_ref")

@@ -22,21 +22,29 @@ from glassjax.config import config
 from glassjax.interpreters import ad, batching, staging
 from glassjax.mesh import PartitionSpec
 from glassjax.named_sharding import NamedSharding
+from glassjax.slots import Slot, Slots
 from glassjax.xla import dispatch, lowering
 from glassjax.xla.lowering import hlo
 
 
-class _Above(core.Slots):
-    """The reductions that rules of lower lax modules need: the transpose of every
-    broadcast (of ``broadcast_in_dim``, ``tile``, a binary op's rank-0 operand, a
-    ``pad``'s padding value) sums the cotangent with ``reduce_sum``, and a gather that
-    fills out-of-bounds windows checks its indices with ``reduce_and``. The reductions'
-    own rules broadcast, so reductions.py sits above those modules and fills these slots
-    when it is imported (read as ``above.reduce_sum(x, axes)``)."""
-    reduce_sum = reduce_and = None
+class _Above(Slots):
+    """The reductions that rules of lower lax modules need. Their own rules broadcast, so
+    reductions.py sits above those modules and fills these slots when it is imported
+    (read as ``above.reduce_sum(x, axes)``)."""
+    reduce_sum = Slot("glassjax.lax.reductions", "the transpose of every broadcast (of "
+                      "broadcast_in_dim, tile, a binary op's rank-0 operand, a pad's "
+                      "padding value) sums the cotangent")
+    reduce_and = Slot("glassjax.lax.reductions", "a gather that fills out-of-bounds "
+                      "windows checks its indices")
 
 
 above = _Above()
+
+
+def operand_weak_type(x, *args, **params):
+    """The weak-type rule of an operation whose result is a piece of its first operand
+    (a dynamic slice, a gather): weak exactly when that operand is."""
+    return x.weak_type
 
 
 def all_weak(*avals, **params):

@@ -30,13 +30,21 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from glassjax import core, dtypes, shape_poly, source_info
 from glassjax.rule_tables import Rules
+from glassjax.slots import Slot, Slots
 from glassjax.xla import runtime
 
+
+class _Hooks(Slots):
+    """What lowering needs from the refs layer above."""
+    discharge_state = Slot("glassjax.ref", "discharge_state(closed) -> closed: the program "
+                           "with its mutable array refs turned into array operations; a "
+                           "jaxpr with the state effect is discharged before it is "
+                           "lowered, as XLA knows no refs")
+
+
+hooks = _Hooks()
+
 lowering_rules = Rules("lowering", "jit: emit StableHLO")
-# ``discharge_state(closed) -> closed``: the program with its mutable array refs turned
-# into array operations (filled by ref.py); a jaxpr with the state effect is discharged
-# before it is lowered, as XLA knows no refs.
-discharge_state: list = []
 # Primitives whose rules take extended-dtype operands (typed PRNG keys) as their physical
 # arrays themselves; other primitives meeting such operands are lowered word by word.
 extended_dtype_rules: set = set()
@@ -840,7 +848,7 @@ def lower_module(name: str, closed: core.ClosedJaxpr, *, result_names=None,
     are the dimension variables of a shape-polymorphic program (default: those in the
     shapes of its inputs)."""
     if core.state_effect in closed.effects:
-        closed = discharge_state[0](closed)
+        closed = hooks.discharge_state(closed)
     mctx = ModuleContext(name, platform=platform, axis_env=axis_env,
                          num_replicas=num_replicas, num_partitions=num_partitions)
     mctx.dim_vars = dim_vars_of(closed.in_avals) if dim_vars is None else tuple(dim_vars)

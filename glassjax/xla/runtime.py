@@ -35,6 +35,7 @@ from jaxlib.mlir.dialects import chlo, sdy, stablehlo
 
 from glassjax import caches, core, dtypes
 from glassjax.config import config, cpu_device_count
+from glassjax.slots import Slot, Slots
 from glassjax.xla import compilation_cache, compiler
 
 # XLA's C++ logs every device it creates at INFO level. Like JAX, show only warnings and
@@ -46,6 +47,7 @@ Client = xc.Client
 Array = xc.Array              # base class of ArrayImpl, for isinstance checks
 ArrayImpl = xc.ArrayImpl      # the device array (see glassjax/array.py)
 LoadedExecutable = xc.LoadedExecutable
+DeviceList = _jax.DeviceList  # a tuple of devices that jaxlib's C++ shardings hold
 
 
 def set_tracer_class(tracer_class: type) -> None:
@@ -458,11 +460,14 @@ def answering_jaxlib_imports():
 # Device arrays
 # ----------------------------------------------------------------------------------------
 
-def typed_aval(aval: core.ShapedArray, sharding) -> core.ShapedArray:
-    """The aval of an array laid out by ``sharding``. Sharding in types: over a mesh of
-    ``Explicit`` axes the type records the split; ``named_sharding.py`` fills this slot
-    in (it sits above this module)."""
-    return aval
+class _Hooks(Slots):
+    """What device arrays need from the sharding layer above."""
+    typed_aval = Slot("glassjax.named_sharding", "typed_aval(aval, sharding): the aval of "
+                      "an array laid out by sharding (over a mesh of Explicit axes the "
+                      "type records the split)")
+
+
+hooks = _Hooks()
 
 
 class InvalidInputError(TypeError):
@@ -511,7 +516,7 @@ def device_put(x, device=None, *, committed: bool = False,
     pieces = sharding.devices_indices_map(aval.shape)   # device -> index of its piece
     # (jaxlib takes the pieces in the order of the sharding's device list)
     devices = [d for d in sharding._device_assignment if d in pieces]
-    aval = typed_aval(aval, sharding)
+    aval = hooks.typed_aval(aval, sharding)
     return xc.batched_device_put(aval, sharding, [value[pieces[d]] for d in devices],
                                  devices, committed, enable_x64=config.jax_enable_x64)
 
@@ -547,9 +552,9 @@ def _move(x: ArrayImpl, device, committed: bool) -> ArrayImpl:
                           aval=x.aval)
     if target != source:
         x, = xc.batched_copy_array_to_devices_with_sharding(
-            [x], [_jax.DeviceList(target._device_assignment)], [target],
+            [x], [DeviceList(target._device_assignment)], [target],
             [xc.ArrayCopySemantics.REUSE_INPUT])
-    aval = typed_aval(x.aval, target)
+    aval = hooks.typed_aval(x.aval, target)
     if (committed and not x._committed) or aval is not x.aval:
         # the same buffers in a new array: committed, or of the new layout's type
         x = ArrayImpl(aval, target, shards(x), committed or x._committed, True)
@@ -561,7 +566,7 @@ def copy_array(x: ArrayImpl) -> ArrayImpl:
     check_not_deleted(x)
     sharding = x._sharding
     copy, = xc.batched_copy_array_to_devices_with_sharding(
-        [x], [_jax.DeviceList(sharding._device_assignment)], [sharding],
+        [x], [DeviceList(sharding._device_assignment)], [sharding],
         [xc.ArrayCopySemantics.ALWAYS_COPY])
     return copy
 
@@ -650,6 +655,13 @@ def to_dlpack(x: ArrayImpl, stream=None):
         return _jax.buffer_to_dlpack_managed_tensor(x, stream=stream)
 
 
+def from_dlpack(capsule, device: Device, copy: bool | None, device_type: int) -> ArrayImpl:
+    """A device array on ``device`` holding a DLPack capsule's buffer (shared unless
+    ``copy``; jaxlib raises ``JaxRuntimeError`` when it cannot share it)."""
+    with answering_jaxlib_imports():      # (jaxlib builds the aval)
+        return _jax.dlpack_managed_tensor_to_buffer(capsule, device, None, copy, device_type)
+
+
 # ----------------------------------------------------------------------------------------
 # Compiling and executing
 # ----------------------------------------------------------------------------------------
@@ -701,6 +713,20 @@ def refine_polymorphic_shapes(module: ir.Module) -> ir.Module:
         return ir.Module.parse(refined)
 
 
+def serialize_portable_artifact(module: ir.Module, target_version: str) -> bytes:
+    """``module`` as a StableHLO portable artifact readable by releases back to
+    ``target_version`` (what ``Exported.mlir_module_serialized`` holds)."""
+    return _jax.mlir.serialize_portable_artifact(module, target_version, False)
+
+
+def approx_top_k_output_size(input_size: int, rank: int, k: int, recall_target: float,
+                             aggregate_to_topk: bool, input_size_override: int) -> int:
+    """How many candidates XLA's approximate top-k keeps along the reduced axis (it
+    depends on XLA's own partitioning of the search)."""
+    return _jax.approx_top_k_reduction_output_size(
+        input_size, rank, k, recall_target, aggregate_to_topk, input_size_override)[0]
+
+
 def compile(module: ir.Module | str, *, devices: Sequence[Device] | None = None,
             num_replicas: int = 1, num_partitions: int = 1,
             host_callbacks: Sequence = ()) -> LoadedExecutable:
@@ -732,7 +758,7 @@ def compile(module: ir.Module | str, *, devices: Sequence[Device] | None = None,
     build.use_shardy_partitioner = True
     build.memory_fitting_level = 29     # XLA's O2: JAX's default (jax_memory_fitting_level)
     options.profile_version = -1        # (JAX's "no profile, do not retrieve one")
-    client, device_list = devices[0].client, _jax.DeviceList(tuple(devices))
+    client, device_list = devices[0].client, DeviceList(tuple(devices))
     return compilation_cache.compile_or_load(
         lambda: module_text(module), options, client, device_list,
         lambda: compiler.backend_compile_and_load(client, module, device_list, options,
