@@ -15,21 +15,20 @@ become leading operands of the new call (its ``call_jaxpr`` has none), as here.
 from __future__ import annotations
 
 import functools
-import weakref
 
-from glassjax import core
+from glassjax import caches, core
 from glassjax.interpreters import ad, batching, partial_eval as pe, staging
 from glassjax.xla import lowering
 
 
 call_p = core.CallPrimitive("call")
 closed_call_p = core.ClosedCallPrimitive("closed_call")
-_FUNCTION_NAMES = {call_p: "core_call", closed_call_p: "closed_call"}
 
 
 # The call jaxprs that JAX would have traced from a function of another name than
 # ``eval_jaxpr`` (the transpose rule's ``transposed``): vmap names a call after it.
-_traced_names: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_traced_names = caches.table("call.traced_names", weak=True,
+                             why="entries die with their jaxprs")
 
 
 def _closed(call_jaxpr) -> core.ClosedJaxpr:
@@ -68,7 +67,11 @@ def _call_staging(prim):
 
 
 def _call_lowering(prim):
-    def rule(ctx, *args, call_jaxpr, name=_FUNCTION_NAMES[prim]):
+    """Lowered to a private function named as JAX names it (``@closed_call``,
+    ``@core_call``, or the call's ``name`` param)."""
+    default_name = "closed_call" if prim is closed_call_p else "core_call"
+
+    def rule(ctx, *args, call_jaxpr, name=default_name):
         return lowering.call_private_function(ctx, name, _closed(call_jaxpr), args)
     return rule
 

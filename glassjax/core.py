@@ -34,7 +34,9 @@ import numpy as np
 
 from glassjax import caches, dtypes, shape_poly, source_info
 from glassjax.config import debug_key_reuse as _debug_key_reuse, internal_cell
+from glassjax.debug_info import DebugInfo  # noqa: F401  (core.DebugInfo, as in JAX)
 from glassjax.layout import Format
+from glassjax.linear_util import Rule  # noqa: F401  (core.Rule, as the interpreters use it)
 from glassjax.drawing import Drawing  # noqa: F401  (core.Drawing, as primitives use it)
 from glassjax.placement import (ManualAxisType, MemorySpace, ShardingTypeError,  # noqa: F401
                                 dim_with_axes, mem_kind_to_space, mem_space_to_kind,
@@ -715,35 +717,6 @@ def _nested_signature(value: tuple):
             _nested_signatures.clear()
         signature = _nested_signatures[text] = tuple(map(_plain_signature, value))
     return signature
-
-
-class DebugInfo(NamedTuple):
-    """What error messages say about a traced function: ``f at file.py:3 for jit``.
-    ``result_names`` label the outputs where a tracer knows them, and ``states`` marks
-    the inputs and outputs (``("in", i)``, ``("out", j)``) that carry the values of
-    ``glassjax.state`` objects, so that pictures can show them as such."""
-    traced_for: str
-    func_src_info: str | None
-    arg_names: tuple
-    result_names: tuple | None = None
-    states: frozenset = frozenset()
-
-    # JAX's names and helpers, for libraries that read or build one (``arg_names`` and
-    # ``result_names`` may be None there: unknown, e.g. for a jaxpr built by hand).
-    result_paths = property(lambda self: self.result_names)
-    func_name = property(lambda self: (self.func_src_info or "<unknown>").split(" ")[0])
-
-    def with_unknown_names(self) -> DebugInfo:
-        return self._replace(arg_names=None, result_names=None)
-
-    def safe_arg_names(self, expected_count: int) -> tuple:
-        """The argument names, or ``""`` for each when unknown."""
-        assert self.arg_names is None or len(self.arg_names) == expected_count, self
-        return ("",) * expected_count if self.arg_names is None else self.arg_names
-
-    def safe_result_paths(self, expected_count: int) -> tuple:
-        assert self.result_names is None or len(self.result_names) == expected_count
-        return ("",) * expected_count if self.result_names is None else self.result_names
 
 
 class Jaxpr:
@@ -1504,18 +1477,6 @@ def concrete_dim_or_error(x, context=""):
     if shape_poly.is_symbolic_dim(x):
         return x
     return concrete_or_error(operator.index, x, context)
-
-
-class Rule:
-    """A flat function handed to a custom-derivative primitive, with the name of the user
-    function it comes from (shown when the equation is printed)."""
-
-    def __init__(self, fun, name):
-        self.fun = fun
-        self.name = name
-
-    def call_wrapped(self, *args, **kwargs):
-        return self.fun(*args, **kwargs)
 
 
 def unzip2(pairs):

@@ -122,6 +122,19 @@ class WrappedFun:
                 and self.in_type == other.in_type and self.debug_info == other.debug_info)
 
 
+class Rule:
+    """A flat function handed to a custom-derivative primitive, with the name of the user
+    function it comes from (shown when the equation is printed): the one thing of a
+    ``WrappedFun`` glassjax's own rules need, ``call_wrapped``."""
+
+    def __init__(self, fun, name):
+        self.fun = fun
+        self.name = name
+
+    def call_wrapped(self, *args, **kwargs):
+        return self.fun(*args, **kwargs)
+
+
 def wrap_init(f: Callable, params=None, *, debug_info=None) -> WrappedFun:
     """``f`` as a WrappedFun with no transformation yet; ``params`` (a dict) are passed
     to ``f`` as keyword arguments on every call."""

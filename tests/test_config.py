@@ -32,6 +32,7 @@ DEFAULTS = {
     "jax_default_prng_impl": "threefry2x32", "jax_debug_key_reuse": False,
     "jax_auto_pcast": True, "jax_remove_size_one_mesh_axis_from_type": False,
     "jax2tf_associative_scan_reductions": False, "jax_thread_guard": False,
+    "glassjax_reference_mode": False,
 }
 
 

@@ -11,7 +11,7 @@ is imported; ``glassjax.slots.listing()`` lists them all (tests/test_slots.py).
     0 base          config, caches, dtypes, errors, layout, version, tree_util, tree,
                     monitoring, linear_util (JAX's WrappedFun, for libraries built on its
                     internals), source_info, lib, shape_poly (symbolic dimensions),
-                    rule_tables, slots (the upward slots), and xla/'s doors to the
+                    rule_tables, slots (the upward slots), debug_info, and xla/'s doors to the
                     jaxlib C++ these build on: xla/cells.py (config cells),
                     xla/pytrees.py, xla/errors.py
     1 core          core.py (avals, primitives, traces, jaxprs), pretty.py (the printer),
@@ -60,6 +60,7 @@ LAYERS = {
              "tree",
              "linear_util",
              "monitoring", "source_info", "lib", "shape_poly", "rule_tables", "slots",
+             "debug_info",
              "xla.cells", "xla.pytrees", "xla.errors"],
     "core": ["core", "pretty", "placement", "drawing"],
     "interpreters": ["interpreters", "api_util"],

@@ -20,6 +20,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from glassjax import core, dtypes
+from glassjax.slots import Slot, Slots
 from glassjax.xla import lowering, runtime
 from glassjax.xla.lowering import LoweringRuleContext, hlo
 
@@ -27,10 +28,10 @@ __all__ = ["LoweringRuleContext", "custom_call", "emit_python_callback", "ir", "
            "lower_fun", "register_lowering"]
 
 
-class Above(core.Slots):
-    """What this module names but a higher layer defines, filled when that layer is
-    imported: ``emit_python_callback`` (callbacks.py)."""
-    emit_python_callback = None
+class Above(Slots):
+    """What this module names but a higher layer defines (see glassjax/slots.py)."""
+    emit_python_callback = Slot("glassjax.callbacks",
+                                "JAX's emit_python_callback: a host call in a lowering")
 
 
 above = Above()
