@@ -662,7 +662,7 @@ def _std_basis(pytree):
     rows = lax.broadcasted_iota(np.int32, (ndim, ndim), 0)
     cols = lax.broadcasted_iota(np.int32, (ndim, ndim), 1)
     # ``jnp.eye``'s equations, ``row + 0 == col`` (offset 0), as JAX's jaxprs show them.
-    flat_basis = lax.convert_element_type(lax.eq(lax.add(rows, 0), cols), dtype)
+    flat_basis = lax.convert_element_type(lax.eq(lax.add(rows, np.int32(0)), cols), dtype)
     return _unravel_array_into_pytree(pytree, 1, None, flat_basis, _BASIS_SHARDING)
 
 

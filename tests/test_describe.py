@@ -137,9 +137,11 @@ def test_no_table_of_rules_is_left_out():
     an entry for a primitive. Sets only mark primitives (no code to point at)."""
     import sys
     from glassjax.experimental import checkify  # noqa: F401
+    from glassjax.notebook import provenance  # noqa: F401  (its marks are checked too)
     from glassjax.rule_tables import Rules
     marks = {("glassjax.interpreters.ad", "jvp_of_constants"),
-             ("glassjax.xla.lowering", "extended_dtype_rules")}
+             ("glassjax.xla.lowering", "extended_dtype_rules"),
+             ("glassjax.notebook.provenance", "ADAPTERS")}
     plain = []
     for module_name, module in list(sys.modules.items()):
         if not module_name.startswith("glassjax"):

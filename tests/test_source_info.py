@@ -151,8 +151,11 @@ def test_explorer_hover_cards_carry_the_source_line_and_scope():
     visit(view.root)
     sin = cards["g0-0.s.e0"]                 # inside the cluster of its named scope
     assert sin["text"] == "b:f32[] = sin a"
-    assert sin["source"] == {"file": __file__, "line": _line_of(model, "# sin here"),
-                             "function": model.__qualname__}
+    line = _line_of(model, "# sin here")
+    assert sin["source"] == {"file": __file__, "line": line,
+                             "function": model.__qualname__,
+                             "place": f"test_source_info.py:{line}",
+                             "code": "y = jnp.sin(x)                                         # sin here"}
     assert sin["scope"] == "block"
     cond = next(c for c in cards.values() if c["text"].startswith("e:f32[] = cond["))
     assert cond["source"]["line"] == _line_of(model, "# cond here")
